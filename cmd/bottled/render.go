@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"bottled/render"
+	"bottled/sources"
+)
+
+func renderCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "render",
+		Usage:     "render one session's bottle now",
+		ArgsUsage: "SESSION_ID",
+		Description: "Finds the session's transcript under <claude-dir>/projects/*/ (or reads --transcript),\n" +
+			"reads its claude-mem records, and writes <data-dir>/bottles/<SESSION_ID>.md.\n" +
+			"Exit status: 0 rendered, 1 nothing to render (the reason is printed), 2 bad usage.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "transcript", Usage: "read this transcript `FILE` instead of looking it up"},
+			&cli.BoolFlag{Name: "stdout", Usage: "print the bottle instead of writing it"},
+		},
+		Action: runRender,
+	}
+}
+
+func runRender(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("render takes exactly one SESSION_ID (got %d arguments)", c.NArg())
+	}
+	id := c.Args().First()
+	if !sources.ValidSessionID(id) {
+		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
+	}
+	d, err := dirsOf(c)
+	if err != nil {
+		return err
+	}
+	db, dbErr := sources.OpenMemoryDB(c.Context, sources.MemoryFile(d.data))
+	if dbErr == nil {
+		defer db.Close()
+	} else if !errors.Is(dbErr, sources.ErrNoMemoryDB) {
+		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v (rendering from the transcript alone)\n", dbErr)
+	}
+	loaded, err := render.Load(c.Context, render.Request{
+		SessionID: id, Transcript: c.String("transcript"), ClaudeDir: d.claude, Memory: db,
+	})
+	if err != nil {
+		return err
+	}
+	if db == nil {
+		loaded.MemoryErr = dbErr
+	}
+	in := loaded.Input(id)
+	in.Now, in.Location = time.Now(), time.Local
+	b, err := render.Render(in)
+	if errors.Is(err, render.ErrNothing) {
+		return exitError{code: exitFailed, msg: fmt.Sprintf("nothing to render for session %s: %s", id, loaded.Why())}
+	}
+	if err != nil {
+		return err
+	}
+	if c.Bool("stdout") {
+		_, err := c.App.Writer.Write(b.Bytes)
+		return err
+	}
+	dir := render.BottlesDir(d.data)
+	outcome, err := render.Write(dir, b)
+	if err != nil {
+		return err
+	}
+	path := render.BottlePath(dir, id)
+	switch outcome {
+	case render.Covered:
+		fmt.Fprintf(c.App.Writer, "%s\t%s\t(unchanged: already rendered from these sources)\n", path, b.State.Mode)
+	case render.KeptFull:
+		fmt.Fprintf(c.App.Writer, "%s\tfull\t(kept: the transcript is gone, the full bottle stays)\n", path)
+	default:
+		fmt.Fprintf(c.App.Writer, "%s\t%s\n", path, b.State.Mode)
+	}
+	return nil
+}

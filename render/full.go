@@ -1,0 +1,238 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"bottled/sources"
+)
+
+// turn is a user message with what followed it up to the next one, or the
+// assistant continuing on its own (after a compaction) when user is nil.
+type turn struct {
+	user      *sources.Entry
+	assistant []*sources.Entry
+	obs       []sources.Observation
+}
+
+func (t *turn) start() time.Time {
+	if t.user != nil {
+		return t.user.Time
+	}
+	if len(t.assistant) > 0 {
+		return t.assistant[0].Time
+	}
+	return time.Time{}
+}
+
+// segment is a turn or a compaction marker, in spine order. rollover
+// marks a compaction that moved the conversation into a new session file.
+type segment struct {
+	turn     *turn
+	compact  *sources.Entry
+	rollover bool
+}
+
+func segments(sp *sources.Spine) []segment {
+	var segs []segment
+	var cur *turn
+	for i := range sp.Entries {
+		e := &sp.Entries[i]
+		switch e.Kind {
+		case sources.EntryUser:
+			cur = &turn{user: e}
+			segs = append(segs, segment{turn: cur})
+		case sources.EntryAssistant:
+			if cur == nil {
+				cur = &turn{}
+				segs = append(segs, segment{turn: cur})
+			}
+			cur.assistant = append(cur.assistant, e)
+		case sources.EntryCompaction:
+			rollover := i > 0 && sp.Entries[i-1].Session != e.Session
+			segs = append(segs, segment{compact: e, rollover: rollover})
+			cur = nil
+		}
+	}
+	return segs
+}
+
+// full renders from the transcript, with observations placed under the
+// turns they belong to.
+func (r *renderer) full() (pre, body *doc) {
+	sp := r.in.Spine
+	r.project = text(sp.CWD)
+	r.started = sp.Started
+	r.when = timeFormatter{loc: r.in.Location}
+	r.state.Transcripts = sp.Files
+	if r.in.Memory != nil {
+		c := r.in.Memory.Cursor
+		r.state.Memory = &c
+	}
+	segs := segments(sp)
+	var turns []*turn
+	for _, s := range segs {
+		if s.turn != nil {
+			turns = append(turns, s.turn)
+		}
+	}
+	if m := r.in.Memory; m != nil {
+		placeObservations(turns, m)
+	}
+
+	pre = &doc{}
+	for _, t := range turns {
+		if t.user != nil {
+			if msg := userText(t.user); msg != "" {
+				pre.line("## Original request")
+				pre.line(msg)
+				pre.blank()
+			}
+			break
+		}
+	}
+
+	body = &doc{}
+	leg := 1
+	r.legs = append(r.legs, 1)
+	for _, s := range segs {
+		if s.compact != nil {
+			leg++
+			body.line("---")
+			body.blank()
+			r.legs = append(r.legs, body.next())
+			r.compactionMarker(body, s, leg)
+			continue
+		}
+		r.turn(body, s.turn)
+	}
+	for i := len(turns) - 1; i >= 0; i-- {
+		if turns[i].user != nil {
+			if msg := userText(turns[i].user); msg != "" {
+				r.state.Task = clip(oneLine(msg), taskMax)
+				break
+			}
+		}
+	}
+	return pre, body
+}
+
+// taskMax bounds the one-line statement of the current task.
+const taskMax = 200
+
+func (r *renderer) compactionMarker(body *doc, s segment, leg int) {
+	e := s.compact
+	how := "compacted"
+	if e.Trigger != "" {
+		how += " (" + e.Trigger + ")"
+	}
+	if s.rollover {
+		how += ", continued in session " + e.Session
+	}
+	clock := r.when.format(e.Time)
+	h := fmt.Sprintf("## Leg %d — %s", leg, how)
+	if clock != "" {
+		h += " at " + clock
+	}
+	r.outline = append(r.outline, outlineItem{line: body.next(), label: "— " + how + " —", clock: clock})
+	body.line(h)
+	body.blank()
+}
+
+// userText is a user message as the bottle shows it: stripped, with a
+// placeholder per image.
+func userText(e *sources.Entry) string {
+	msg := text(e.Text)
+	if e.Images > 0 {
+		msg = strings.TrimSpace(strings.Repeat("[image] ", e.Images) + "\n\n" + msg)
+	}
+	return msg
+}
+
+func (r *renderer) turn(body *doc, t *turn) {
+	var said []string
+	var saidAt time.Time
+	for _, a := range t.assistant {
+		if msg := text(a.Text); msg != "" {
+			if len(said) == 0 {
+				saidAt = a.Time
+			}
+			said = append(said, msg)
+		}
+	}
+	msg := ""
+	if t.user != nil {
+		msg = userText(t.user)
+		if msg == "" {
+			msg = "*(private)*"
+		}
+	}
+	if t.user == nil && len(said) == 0 && len(t.obs) == 0 {
+		return
+	}
+	body.line("---")
+	body.blank()
+	if t.user != nil {
+		clock := r.when.format(t.user.Time)
+		label := outlineLabel(text(t.user.Text), t.user.Images)
+		who := "User"
+		if t.user.Steering {
+			who = "User, while Claude was working"
+		}
+		r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, label: label})
+		body.line(heading(who, clock))
+		body.line(msg)
+		body.blank()
+	} else if len(r.outline) == 0 {
+		r.outline = append(r.outline, outlineItem{line: body.next(), clock: r.when.format(t.start()), label: "— Claude continues —"})
+	}
+	r.observations(body, t.obs)
+	if len(said) > 0 {
+		body.line(heading("Assistant", r.when.format(saidAt)))
+		body.line(strings.Join(said, "\n\n"))
+		body.blank()
+	}
+}
+
+func (r *renderer) observations(body *doc, obs []sources.Observation) {
+	var lines []string
+	for _, o := range obs {
+		if l := observationLine(o); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	body.line("*What happened:*")
+	for _, l := range lines {
+		body.line("- " + l)
+	}
+	body.blank()
+}
+
+// observationLine is "[#id] title — first clause of narrative".
+func observationLine(o sources.Observation) string {
+	title := oneLine(text(o.Title))
+	narrative := text(o.Narrative)
+	if title == "" && narrative == "" {
+		// A legacy row keeps everything in text: its first line is the title.
+		legacy := text(o.Text)
+		first, rest, _ := strings.Cut(legacy, "\n")
+		title, narrative = oneLine(first), rest
+	}
+	if title == "" {
+		title = oneLine(text(o.Subtitle))
+	}
+	clause := firstClause(narrative)
+	switch {
+	case title == "" && clause == "":
+		return ""
+	case title == "":
+		return fmt.Sprintf("[#%d] %s", o.ID, clause)
+	case clause == "":
+		return fmt.Sprintf("[#%d] %s", o.ID, clip(title, clauseMax))
+	}
+	return fmt.Sprintf("[#%d] %s — %s", o.ID, clip(title, clauseMax), clause)
+}

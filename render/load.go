@@ -1,0 +1,83 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"bottled/sources"
+)
+
+// Request names a session whose bottle is to be made from the sources on
+// disk, as the render command and the hook's inline fallback do. (The
+// daemon keeps parse state between renders and builds Input itself.)
+type Request struct {
+	SessionID string
+	// Transcript is the transcript's path; "" looks it up under ClaudeDir.
+	Transcript string
+	ClaudeDir  string
+	// Memory is claude-mem's database; nil when there is none.
+	Memory *sources.MemoryDB
+}
+
+// Loaded is what was found on disk for a session, and why the rest was not.
+type Loaded struct {
+	Chain         []*sources.Transcript // the session's transcript, predecessors first
+	Memory        *sources.Memory
+	TranscriptErr error // why Chain is empty
+	MemoryErr     error // why Memory is nil
+}
+
+// Load reads a session's transcript chain and its claude-mem records.
+// Missing or unreadable sources are reported in Loaded, not as errors: a
+// bottle can be made from either source alone. Only a cancelled context is
+// an error.
+func Load(ctx context.Context, req Request) (*Loaded, error) {
+	l := &Loaded{}
+	path := req.Transcript
+	if path == "" {
+		path, l.TranscriptErr = sources.FindTranscript(req.ClaudeDir, req.SessionID)
+	}
+	if l.TranscriptErr == nil {
+		l.Chain, l.TranscriptErr = sources.ReadChain(req.SessionID, path)
+	}
+	if req.Memory == nil {
+		l.MemoryErr = sources.ErrNoMemoryDB
+	} else {
+		l.Memory, l.MemoryErr = req.Memory.Session(ctx, req.SessionID)
+		if l.MemoryErr == nil && l.Memory == nil {
+			l.MemoryErr = fmt.Errorf("claude-mem has no records of session %s", req.SessionID)
+		}
+	}
+	return l, ctx.Err()
+}
+
+// Input turns what was loaded into the renderer's input.
+func (l *Loaded) Input(sessionID string) Input {
+	in := Input{SessionID: sessionID, Memory: l.Memory}
+	if len(l.Chain) > 0 {
+		in.Spine = sources.BuildSpine(sessionID, l.Chain)
+	}
+	return in
+}
+
+// Why explains, in one line, why a session had nothing to render.
+func (l *Loaded) Why() string {
+	var parts []string
+	switch {
+	case l.TranscriptErr != nil:
+		parts = append(parts, l.TranscriptErr.Error())
+	case len(l.Chain) > 0:
+		parts = append(parts, "its transcript has no messages")
+	}
+	switch {
+	case errors.Is(l.MemoryErr, sources.ErrNoMemoryDB):
+		parts = append(parts, "no claude-mem database")
+	case l.MemoryErr != nil:
+		parts = append(parts, l.MemoryErr.Error())
+	case l.Memory.Empty():
+		parts = append(parts, "claude-mem stored no prompt or observation for it")
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,222 @@
+// Package render owns the bottle: the pure function from a session's
+// transcript spine and claude-mem records to the bottle's bytes, the tag
+// stripper every rendered string goes through, and the atomic, monotonic
+// writing of bottles to disk. It does not watch, schedule or read sources.
+package render
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"bottled/sources"
+)
+
+// ErrNothing reports a session with neither a transcript with content nor
+// any prompt or observation in the database: there is no bottle to make,
+// and the caller falls back to whatever it would do without bottled.
+var ErrNothing = errors.New("nothing to render")
+
+// Input is everything a bottle is made from.
+type Input struct {
+	SessionID string
+	// Spine is the transcript's spine; nil when the transcript is gone.
+	Spine *sources.Spine
+	// Memory is claude-mem's record of the session; nil when it has none.
+	Memory *sources.Memory
+	// Now is the render time written in the header.
+	Now time.Time
+	// Location is the time zone times are shown in (UTC if nil).
+	Location *time.Location
+}
+
+// Bottle is a rendered bottle.
+type Bottle struct {
+	Bytes []byte
+	State State
+}
+
+// Render makes the bottle of a session: from the transcript when there is
+// one (full mode), else from the database alone (reconstructed mode).
+func Render(in Input) (*Bottle, error) {
+	if in.Location == nil {
+		in.Location = time.UTC
+	}
+	r := &renderer{in: in}
+	var (
+		pre, body *doc
+		err       error
+	)
+	switch {
+	case in.Spine != nil && hasContent(in.Spine):
+		r.state.Mode = ModeFull
+		pre, body = r.full()
+	case !in.Memory.Empty():
+		r.state.Mode = ModeReconstructed
+		pre, body = r.reconstructed()
+	default:
+		return nil, ErrNothing
+	}
+	b, err := r.assemble(pre, body)
+	if err != nil {
+		return nil, err
+	}
+	return &Bottle{Bytes: b, State: r.state}, nil
+}
+
+// hasContent reports whether a spine has a message to show.
+func hasContent(sp *sources.Spine) bool {
+	for _, e := range sp.Entries {
+		if e.Kind != sources.EntryCompaction && (text(e.Text) != "" || e.Images > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+type renderer struct {
+	in      Input
+	state   State
+	outline []outlineItem
+	legs    []int // body-relative line of each leg's start
+	when    timeFormatter
+	project string
+	started time.Time
+}
+
+// outlineItem is one line of the outline: a user turn or a compaction.
+type outlineItem struct {
+	line  int // body-relative
+	clock string
+	label string
+}
+
+// assemble lays out header, outline, the pre-body section and the body,
+// turning body-relative line numbers into absolute ones, and computes the
+// state line (whose byte count includes itself).
+func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
+	head := &doc{}
+	head.line("# Session bottle — " + r.in.SessionID)
+	meta := []string{"project: " + orDash(r.project), "started: " + r.stamp(r.started), "rendered: " + r.stamp(r.in.Now)}
+	head.line(strings.Join(meta, " · "))
+	switch r.state.Mode {
+	case ModeFull:
+		head.line("mode: full")
+	default:
+		head.line("mode: reconstructed — assistant messages not preserved")
+	}
+	// Line 4 is the state line, written last.
+	top := &doc{lines: stateLineN}
+	top.blank()
+	top.line("## Outline")
+	outlineStart := top.next()
+	offset := top.lines + len(r.outline) + 1 + pre.lines // absolute line of body line 0
+	for _, it := range r.outline {
+		parts := []string{fmt.Sprintf("line %d", offset+it.line)}
+		if it.clock != "" {
+			parts = append(parts, it.clock)
+		}
+		top.line("- " + strings.Join(append(parts, it.label), " · "))
+	}
+	top.blank()
+	r.state.Outline = [2]int{outlineStart, outlineStart + len(r.outline) - 1}
+	for _, l := range r.legs {
+		r.state.Legs = append(r.state.Legs, offset+l)
+	}
+	rest := concat(top.b.Bytes(), pre.b.Bytes(), body.b.Bytes())
+	r.state.Format = Format
+	r.state.Session = r.in.SessionID
+	r.state.Rendered = r.in.Now.UTC()
+	r.state.Lines = top.lines + pre.lines + body.lines
+	// The state line holds the file's byte count, itself included: iterate
+	// until the count's own digits stop changing it.
+	size := head.b.Len() + len(rest)
+	for range 4 {
+		r.state.Bytes = size
+		sl, err := r.state.line()
+		if err != nil {
+			return nil, err
+		}
+		if n := head.b.Len() + len(sl) + len(rest); n != size {
+			size = n
+			continue
+		}
+		return concat(head.b.Bytes(), sl, rest), nil
+	}
+	return nil, fmt.Errorf("render %s: bottle size did not settle", r.in.SessionID)
+}
+
+func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// stamp formats a header time.
+func (r *renderer) stamp(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.In(r.in.Location).Format("2006-01-02 15:04:05 MST")
+}
+
+// doc accumulates markdown and counts its lines.
+type doc struct {
+	b     bytes.Buffer
+	lines int
+}
+
+// line writes s and a newline; s may span several lines.
+func (d *doc) line(s string) {
+	d.b.WriteString(s)
+	d.b.WriteByte('\n')
+	d.lines += strings.Count(s, "\n") + 1
+}
+
+func (d *doc) blank() { d.line("") }
+
+// next is the number of the line about to be written.
+func (d *doc) next() int { return d.lines + 1 }
+
+// timeFormatter shows a time as HH:MM, with the date whenever it differs
+// from the last date shown, so that a session spanning days stays readable.
+type timeFormatter struct {
+	loc  *time.Location
+	last string
+}
+
+func (f *timeFormatter) format(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.In(f.loc)
+	if d := t.Format("2006-01-02"); d != f.last {
+		f.last = d
+		return t.Format("2006-01-02 15:04")
+	}
+	return t.Format("15:04")
+}
+
+// heading writes "**Who** (time)".
+func heading(who, clock string) string {
+	if clock == "" {
+		return "**" + who + "**"
+	}
+	return "**" + who + "** (" + clock + ")"
+}
+
+// outlineLabelMax bounds the first words of a turn in the outline.
+const outlineLabelMax = 72
+
+func outlineLabel(s string, images int) string {
+	l := clip(oneLine(s), outlineLabelMax)
+	if l == "" && images > 0 {
+		return "[image]"
+	}
+	return orDash(l)
+}

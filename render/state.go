@@ -1,0 +1,148 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"bottled/sources"
+)
+
+// Format is the version of the bottle layout. A bottle of another format is
+// always re-rendered.
+const Format = 1
+
+// Mode says what a bottle was rendered from.
+type Mode string
+
+const (
+	// ModeFull: the transcript, with observations from the database.
+	ModeFull Mode = "full"
+	// ModeReconstructed: the database alone; assistant messages are lost.
+	ModeReconstructed Mode = "reconstructed"
+)
+
+// State is the machine-readable record a bottle carries in its fourth line:
+// what it was rendered from and how it is laid out. It lives in the same
+// file as the content so that the two can never disagree.
+type State struct {
+	Format   int       `json:"format"`
+	Session  string    `json:"session"`
+	Mode     Mode      `json:"mode"`
+	Rendered time.Time `json:"rendered"`
+	// Transcripts are the files read, oldest first (a chain has several).
+	Transcripts []sources.FileState `json:"transcripts,omitempty"`
+	// Memory is the database cursor the records were read at, if any.
+	Memory *sources.MemoryCursor `json:"memory,omitempty"`
+	// Lines and Bytes are the size of the whole bottle.
+	Lines int `json:"lines"`
+	Bytes int `json:"bytes"`
+	// Outline is the first and last line of the outline list.
+	Outline [2]int `json:"outline"`
+	// Legs holds the line where each leg of the conversation starts; a new
+	// leg starts at each compaction.
+	Legs []int `json:"legs"`
+	// Task is a one-line statement of what the session is working on.
+	Task string `json:"task,omitempty"`
+}
+
+// stateLine is the fourth line of a bottle: an HTML comment, so markdown
+// viewers hide it.
+const (
+	stateOpen  = "<!-- bottled-state "
+	stateClose = " -->"
+	stateLineN = 4
+)
+
+func (s *State) line() ([]byte, error) {
+	js, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode bottle state: %w", err)
+	}
+	return slices.Concat([]byte(stateOpen), js, []byte(stateClose), []byte("\n")), nil
+}
+
+// ErrNoState reports a file that does not carry a bottle state line.
+var ErrNoState = errors.New("no bottle state")
+
+// maxHead bounds how much of a bottle is read to find its state.
+const maxHead = 256 << 10
+
+// ReadState reads the state recorded in the bottle at path without reading
+// the rest of the file.
+func ReadState(path string) (*State, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readState(io.LimitReader(f, maxHead))
+}
+
+func readState(r io.Reader) (*State, error) {
+	br := bufio.NewReader(r)
+	for n := 1; n <= stateLineN; n++ {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			var rest []byte
+			rest, err = io.ReadAll(br)
+			line = append(slices.Clone(line), rest...)
+		}
+		if n < stateLineN {
+			if err != nil {
+				return nil, ErrNoState
+			}
+			continue
+		}
+		line = bytes.TrimRight(line, "\n")
+		body, ok := bytes.CutPrefix(line, []byte(stateOpen))
+		if !ok {
+			return nil, ErrNoState
+		}
+		body, ok = bytes.CutSuffix(body, []byte(stateClose))
+		if !ok {
+			return nil, ErrNoState
+		}
+		var s State
+		if err := json.Unmarshal(body, &s); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNoState, err)
+		}
+		return &s, nil
+	}
+	return nil, ErrNoState
+}
+
+// Covers reports whether a bottle of state s reflects everything a bottle
+// of state o would: same format and mode, every transcript file of o read
+// at least as far, and the database read at or past o's cursor. A bottle is
+// only ever replaced by one that it does not cover, so bottles never move
+// backwards when renders race.
+func (s *State) Covers(o *State) bool {
+	if s.Format != o.Format || s.Session != o.Session || s.Mode != o.Mode {
+		return false
+	}
+	for _, ot := range o.Transcripts {
+		i := slices.IndexFunc(s.Transcripts, func(st sources.FileState) bool {
+			return st.Session == ot.Session && st.ID == ot.ID
+		})
+		if i < 0 || s.Transcripts[i].Offset < ot.Offset {
+			return false
+		}
+	}
+	if o.Memory == nil {
+		return true
+	}
+	if s.Memory == nil {
+		return false
+	}
+	a, b := s.Memory, o.Memory
+	return a.DB == b.DB && a.MemorySessionID == b.MemorySessionID &&
+		a.Prompt >= b.Prompt && a.Observation >= b.Observation &&
+		a.Summary >= b.Summary && a.ToolUseLinks >= b.ToolUseLinks
+}

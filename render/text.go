@@ -1,0 +1,74 @@
+package render
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// clean makes source text safe to put in a markdown file: invalid UTF-8
+// becomes U+FFFD and NUL bytes are dropped. Everything else is verbatim.
+func clean(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "")
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s
+}
+
+// text prepares any source string for the bottle: cleaned, then through the
+// tag stripper. Every string a bottle shows goes through here.
+func text(s string) string { return StripTags(clean(s)) }
+
+// oneLine collapses all whitespace runs (newlines included) to one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clip shortens s to at most n runes, ending it with "…" if cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRightFunc(string(r[:n-1]), unicode.IsSpace) + "…"
+}
+
+// utf16Len is the length JavaScript would report for s.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// clauseMax bounds an observation line's clause; narratives are paragraphs.
+const clauseMax = 160
+
+// firstClause returns the first clause of a narrative: up to the first
+// sentence end, semicolon or dash, on one line and clipped.
+func firstClause(s string) string {
+	s = oneLine(s)
+	cut := len(s)
+	for _, sep := range []string{". ", "! ", "? ", "; ", " — ", " – "} {
+		if i := strings.Index(s, sep); i >= 0 && i < cut {
+			cut = i
+			if sep[0] != ' ' && sep[0] != ';' {
+				cut++ // keep the sentence's own mark
+			}
+		}
+	}
+	c := strings.TrimSpace(s[:cut])
+	c = strings.TrimSuffix(c, ".")
+	return clip(c, clauseMax)
+}
+
+// truncatedByClaudeMem reports whether a stored prompt looks cut by
+// claude-mem's 4,000-unit cap: exactly 4,000 UTF-16 units ending in "…".
+// (A prompt of exactly that length ending in "…" would look the same; no
+// column records the cut.)
+func truncatedByClaudeMem(s string) bool {
+	return strings.HasSuffix(s, "…") && utf16Len(s) == 4000
+}

@@ -1,0 +1,180 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// BottlesDir is where bottles live under bottled's data directory.
+func BottlesDir(dataDir string) string { return filepath.Join(dataDir, "bottles") }
+
+// BottlePath is the bottle of a session in dir.
+func BottlePath(dir, sessionID string) string { return filepath.Join(dir, sessionID+".md") }
+
+// tempPrefix starts the names of bottles being written; a crash can leave
+// such files behind, and CleanTemp removes them.
+const tempPrefix = ".tmp-"
+
+// Outcome says what Write did.
+type Outcome int
+
+const (
+	// Written: the bottle replaced the one on disk (or there was none).
+	Written Outcome = iota
+	// Covered: the bottle on disk was rendered from source state at least
+	// as new; it was left alone.
+	Covered
+	// KeptFull: the bottle on disk is a full one and this one was
+	// reconstructed because the transcript went away; a bottle never loses
+	// the assistant's words that way.
+	KeptFull
+)
+
+// Write stores b as the bottle of its session in dir, atomically: the bytes
+// go to a temporary file in dir, are synced, and are renamed over the
+// bottle. Files are 0600 and dir 0700; bottles hold whole conversations.
+//
+// A bottle never moves backwards: if the bottle on disk covers b's source
+// state (see State.Covers), or is a full bottle and b a reconstructed one,
+// it is kept. The check and the rename happen under an exclusive lock on
+// dir, so concurrent writers (the daemon, a hook, the CLI) are safe.
+func Write(dir string, b *Bottle) (Outcome, error) {
+	if err := ensureDir(dir); err != nil {
+		return 0, err
+	}
+	tmp, err := writeTemp(dir, b.State.Session, b.Bytes)
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp) // a no-op once renamed
+
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	dst := BottlePath(dir, b.State.Session)
+	if cur, err := ReadState(dst); err == nil {
+		if cur.Mode == ModeFull && b.State.Mode == ModeReconstructed && cur.Format == b.State.Format {
+			return KeptFull, nil
+		}
+		if cur.Covers(&b.State) {
+			return Covered, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNoState) {
+		return 0, fmt.Errorf("read bottle %s: %w", dst, err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return 0, fmt.Errorf("write bottle %s: %w", dst, err)
+	}
+	return Written, syncDir(dir)
+}
+
+// ensureDir creates dir (and its parents) owner-only, and narrows an
+// existing bottles dir to 0700.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create bottles dir: %w", err)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("create bottles dir: %w", err)
+	}
+	if info.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("restrict bottles dir: %w", err)
+		}
+	}
+	return nil
+}
+
+func writeTemp(dir, session string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, tempPrefix+session+"-*.md")
+	if err != nil {
+		return "", fmt.Errorf("write bottle: %w", err)
+	}
+	name := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", fmt.Errorf("write bottle %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// lockDir takes an exclusive flock on the directory itself, so no lock
+// file is needed. The lock is held for a stat and a rename.
+func lockDir(dir string) (unlock func(), err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("lock bottles dir: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock bottles dir: %w", err)
+	}
+	return func() { f.Close() }, nil // closing releases the lock
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync bottles dir: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync bottles dir: %w", err)
+	}
+	return nil
+}
+
+// staleTemp is how old a temporary file must be before CleanTemp takes it
+// for the leftover of a crash rather than a write in progress.
+const staleTemp = time.Minute
+
+// CleanTemp removes temporary files that writers killed mid-write left in
+// dir. It returns how many it removed.
+func CleanTemp(dir string, now time.Time) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("clean bottles dir: %w", err)
+	}
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), tempPrefix) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) < staleTemp {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,178 @@
+package sources
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNoTranscript reports that a session has no transcript on disk (never
+// written, or deleted by Claude Code's cleanup).
+var ErrNoTranscript = errors.New("no transcript")
+
+// maxSessionIDLen bounds session ids taken from untrusted input. Claude
+// Code's are 36-character UUIDs.
+const maxSessionIDLen = 128
+
+// ValidSessionID reports whether id is a plain token ([A-Za-z0-9_-], at most
+// 128 bytes) that is safe to use in a file name.
+func ValidSessionID(id string) bool {
+	if id == "" || len(id) > maxSessionIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// ProjectsDir is where Claude Code keeps transcripts under its config dir.
+func ProjectsDir(claudeDir string) string { return filepath.Join(claudeDir, "projects") }
+
+// IsSessionFile reports whether name (a base name in a project directory)
+// is a main session transcript rather than a 2.0.x flat subagent file.
+func IsSessionFile(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") && !strings.HasPrefix(name, "agent-") &&
+		ValidSessionID(strings.TrimSuffix(name, ".jsonl"))
+}
+
+// FindTranscript returns the transcript of sessionID under
+// <claudeDir>/projects/*/. Project directory names are a lossy encoding of
+// the working directory, so the file is found by name, not by rebuilding
+// the key.
+func FindTranscript(claudeDir, sessionID string) (string, error) {
+	if !ValidSessionID(sessionID) {
+		return "", fmt.Errorf("invalid session id %q", sessionID)
+	}
+	matches, err := filepath.Glob(filepath.Join(ProjectsDir(claudeDir), "*", sessionID+".jsonl"))
+	if err != nil {
+		return "", fmt.Errorf("find transcript of %s: %w", sessionID, err)
+	}
+	var newest string
+	var newestMod int64
+	for _, m := range matches {
+		info, err := os.Stat(m)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		// The same id in two projects happens only with copied sessions;
+		// the most recently written one is the live one.
+		if mod := info.ModTime().UnixNano(); newest == "" || mod > newestMod {
+			newest, newestMod = m, mod
+		}
+	}
+	if newest == "" {
+		return "", fmt.Errorf("%w for session %s under %s", ErrNoTranscript, sessionID, ProjectsDir(claudeDir))
+	}
+	return newest, nil
+}
+
+// maxChain bounds how many predecessors a session chain may have, so that a
+// loop of continued-in records cannot run forever.
+const maxChain = 64
+
+// Predecessors returns the transcripts whose conversation continued, directly
+// or through others, in the session whose transcript is at path, oldest
+// first. Recent Claude Code builds roll an auto-compaction into a new
+// session file and append a continued-in record to the old one; the new
+// file does not point back. So the sibling files' tails are read (never
+// whole files) to find the link.
+func Predecessors(path string) ([]string, error) {
+	dir := filepath.Dir(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list project dir: %w", err)
+	}
+	prev := map[string]string{} // session → the session it continued from
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !IsSessionFile(name) || name == filepath.Base(path) {
+			continue
+		}
+		next, err := ReadContinuedIn(filepath.Join(dir, name))
+		if err != nil || next == "" {
+			continue // an unreadable sibling is not part of this chain
+		}
+		if _, dup := prev[next]; !dup {
+			prev[next] = strings.TrimSuffix(name, ".jsonl")
+		}
+	}
+	var chain []string
+	seen := map[string]bool{strings.TrimSuffix(filepath.Base(path), ".jsonl"): true}
+	for id := strings.TrimSuffix(filepath.Base(path), ".jsonl"); len(chain) < maxChain; {
+		p, ok := prev[id]
+		if !ok || seen[p] {
+			break
+		}
+		seen[p] = true
+		chain = append(chain, filepath.Join(dir, p+".jsonl"))
+		id = p
+	}
+	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+		chain[i], chain[j] = chain[j], chain[i]
+	}
+	return chain, nil
+}
+
+// continuedInWindow is how much of a file's end is searched for a
+// continued-in record: Claude Code appends it as the file's last line.
+const continuedInWindow = 64 << 10
+
+// ReadContinuedIn returns the session id named by the last continued-in
+// record in the tail of the transcript at path, or "" if there is none.
+func ReadContinuedIn(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	off := max(info.Size()-continuedInWindow, 0)
+	buf := make([]byte, info.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	next := ""
+	for line := range bytes.Lines(buf) {
+		if !bytes.Contains(line, []byte(`"continued-in"`)) {
+			continue
+		}
+		var r rawRecord
+		if parseRecord(bytes.TrimSpace(line), &r) && r.typ == "continued-in" && ValidSessionID(r.continuedIn) {
+			next = r.continuedIn
+		}
+	}
+	return next, nil
+}
+
+// ReadChain parses the transcript of sessionID at path and those of its
+// predecessors, oldest first.
+func ReadChain(sessionID, path string) ([]*Transcript, error) {
+	preds, err := Predecessors(path)
+	if err != nil {
+		return nil, err
+	}
+	var chain []*Transcript
+	for _, p := range preds {
+		t, err := ReadTranscript(strings.TrimSuffix(filepath.Base(p), ".jsonl"), p)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, t)
+	}
+	t, err := ReadTranscript(sessionID, path)
+	if err != nil {
+		return nil, err
+	}
+	return append(chain, t), nil
+}

@@ -1,0 +1,472 @@
+package sources
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"; never import .../embed
+)
+
+var (
+	// ErrNoMemoryDB reports that claude-mem's database does not exist.
+	ErrNoMemoryDB = errors.New("no claude-mem database")
+	// ErrMemoryShape reports a file that is not a claude-mem database bottled
+	// can read: not SQLite, or without the tables and columns it joins on.
+	ErrMemoryShape = errors.New("unreadable claude-mem database")
+)
+
+const (
+	// busyTimeout is how long a read waits for claude-mem's writer. The
+	// worker itself uses 5 s; readers in WAL mode rarely wait at all.
+	busyTimeout = 5 * time.Second
+	// maxPromptChars caps a prompt read from the database. claude-mem caps
+	// at 4,000 since 13.5.0, but older rows run to megabytes.
+	maxPromptChars = 100_000
+	// maxFieldChars caps observation and summary fields, of which a bottle
+	// shows a line or a paragraph.
+	maxFieldChars = 8_000
+	// observerProject is the project of claude-mem's own observer sessions.
+	observerProject = "observer-sessions"
+)
+
+// MemoryFile is the database file inside claude-mem's data directory.
+func MemoryFile(dataDir string) string { return filepath.Join(dataDir, "claude-mem.db") }
+
+// MemoryDB reads claude-mem's database. It is read-only: the connection is
+// opened with mode=ro, never checkpoints, and holds no transaction between
+// calls, so claude-mem's writer is never held up.
+//
+// A MemoryDB is safe for concurrent use.
+type MemoryDB struct {
+	path string
+	db   *sql.DB
+}
+
+// OpenMemoryDB opens the database at path read-only and checks that it has
+// the shape of a claude-mem database. It returns an error wrapping
+// ErrNoMemoryDB or ErrMemoryShape when that is the problem.
+func OpenMemoryDB(ctx context.Context, path string) (*MemoryDB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open memory db %s: %w", path, err)
+	}
+	if info, err := os.Stat(abs); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w at %s", ErrNoMemoryDB, abs)
+		}
+		return nil, fmt.Errorf("open memory db %s: %w", abs, err)
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a file", ErrMemoryShape, abs)
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: abs, RawQuery: q.Encode()}).String()
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open memory db %s: %w", abs, err)
+	}
+	m := &MemoryDB{path: abs, db: db}
+	if _, err := m.schema(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// Path is the database file's absolute path.
+func (m *MemoryDB) Path() string { return m.path }
+
+// Close closes the connection.
+func (m *MemoryDB) Close() error { return m.db.Close() }
+
+// schema describes the columns a database has, under the names bottled
+// uses. claude-mem renamed columns (v17) and added others over ~60
+// migrations, and rebuilds reorder them, so everything is read by name.
+type schema struct {
+	version int // highest schema_versions entry, 0 if none
+
+	sessContent, sessMemory string // sdk_sessions: content_session_id / memory_session_id (or old names)
+	sessPlatform            bool
+	sessCols                map[string]bool
+
+	promptContent string // user_prompts: content_session_id (or claude_session_id)
+	promptSessDB  bool   // user_prompts.session_db_id
+	promptCols    map[string]bool
+
+	obsMemory string // observations: memory_session_id (or sdk_session_id); "" = no table
+	obsCols   map[string]bool
+
+	sumMemory string // session_summaries: likewise
+	sumCols   map[string]bool
+
+	toolUses bool // tool_uses with observation_id
+}
+
+func (m *MemoryDB) schema(ctx context.Context) (*schema, error) {
+	conn, err := m.db.Conn(ctx)
+	if err != nil {
+		return nil, m.wrap(err)
+	}
+	defer conn.Close()
+	return readSchema(ctx, conn, m.path)
+}
+
+func readSchema(ctx context.Context, q querier, path string) (*schema, error) {
+	cols := func(table string) (map[string]bool, error) {
+		rows, err := q.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		out := map[string]bool{}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				return nil, err
+			}
+			out[name] = true
+		}
+		return out, rows.Err()
+	}
+	s := &schema{}
+	var err error
+	if s.sessCols, err = cols("sdk_sessions"); err != nil {
+		return nil, shapeErr(path, err)
+	}
+	if len(s.sessCols) == 0 {
+		return nil, fmt.Errorf("%w: %s has no sdk_sessions table", ErrMemoryShape, path)
+	}
+	s.sessContent = pick(s.sessCols, "content_session_id", "claude_session_id")
+	s.sessMemory = pick(s.sessCols, "memory_session_id", "sdk_session_id")
+	if s.sessContent == "" || s.sessMemory == "" || !s.sessCols["id"] {
+		return nil, fmt.Errorf("%w: %s: sdk_sessions lacks the session id columns", ErrMemoryShape, path)
+	}
+	s.sessPlatform = s.sessCols["platform_source"]
+	if s.promptCols, err = cols("user_prompts"); err != nil {
+		return nil, shapeErr(path, err)
+	}
+	s.promptContent = pick(s.promptCols, "content_session_id", "claude_session_id")
+	s.promptSessDB = s.promptCols["session_db_id"]
+	if s.obsCols, err = cols("observations"); err != nil {
+		return nil, shapeErr(path, err)
+	}
+	s.obsMemory = pick(s.obsCols, "memory_session_id", "sdk_session_id")
+	if s.sumCols, err = cols("session_summaries"); err != nil {
+		return nil, shapeErr(path, err)
+	}
+	s.sumMemory = pick(s.sumCols, "memory_session_id", "sdk_session_id")
+	tu, err := cols("tool_uses")
+	if err != nil {
+		return nil, shapeErr(path, err)
+	}
+	s.toolUses = tu["tool_use_id"] && tu["observation_id"] && tu["content_session_id"]
+	if vc, err := cols("schema_versions"); err == nil && vc["version"] {
+		var v sql.NullInt64
+		if err := q.QueryRowContext(ctx, "SELECT MAX(version) FROM schema_versions").Scan(&v); err == nil {
+			s.version = int(v.Int64)
+		}
+	}
+	return s, nil
+}
+
+func pick(cols map[string]bool, names ...string) string {
+	for _, n := range names {
+		if cols[n] {
+			return n
+		}
+	}
+	return ""
+}
+
+func shapeErr(path string, err error) error {
+	return fmt.Errorf("%w: %s: %v", ErrMemoryShape, path, err)
+}
+
+// wrap gives a driver error context, classifying "not a database" as a
+// shape problem.
+func (m *MemoryDB) wrap(err error) error {
+	if strings.Contains(err.Error(), "not a database") || strings.Contains(err.Error(), "malformed") {
+		return shapeErr(m.path, err)
+	}
+	return fmt.Errorf("read memory db %s: %w", m.path, err)
+}
+
+// querier is what both *sql.Conn and *sql.Tx offer.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// SchemaVersion returns the highest version in claude-mem's schema ledger
+// (0 if the database has none).
+func (m *MemoryDB) SchemaVersion(ctx context.Context) (int, error) {
+	s, err := m.schema(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return s.version, nil
+}
+
+// Session reads what the database holds about a Claude Code session, in
+// one short read-only transaction. It returns nil, nil if the database
+// does not know the session.
+func (m *MemoryDB) Session(ctx context.Context, contentSessionID string) (*Memory, error) {
+	tx, err := m.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, m.wrap(err)
+	}
+	defer tx.Rollback() // read-only: nothing to commit
+	s, err := readSchema(ctx, tx, m.path)
+	if err != nil {
+		return nil, err
+	}
+	r := sessionReader{ctx: ctx, tx: tx, s: s, path: m.path}
+	mem, err := r.read(contentSessionID)
+	if err != nil {
+		return nil, m.wrap(err)
+	}
+	return mem, nil
+}
+
+type sessionReader struct {
+	ctx  context.Context
+	tx   *sql.Tx
+	s    *schema
+	path string
+}
+
+func (r *sessionReader) read(content string) (*Memory, error) {
+	s := r.s
+	order := "id"
+	if s.sessPlatform {
+		order = "(COALESCE(NULLIF(platform_source, ''), 'claude') = 'claude') DESC, id"
+	}
+	var (
+		dbID    int64
+		memID   sql.NullString
+		project sql.NullString
+		started sql.NullInt64
+	)
+	err := r.tx.QueryRowContext(r.ctx, fmt.Sprintf(
+		`SELECT id, %s, %s, %s FROM sdk_sessions WHERE %s = ? AND COALESCE(%s, '') != ? ORDER BY %s LIMIT 1`,
+		s.sessMemory, col(s.sessCols, "project"), col(s.sessCols, "started_at_epoch"),
+		s.sessContent, col(s.sessCols, "project"), order),
+		content, observerProject).Scan(&dbID, &memID, &project, &started)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read sdk_sessions: %w", err)
+	}
+	mem := &Memory{ContentSessionID: content, MemorySessionID: memID.String, Project: project.String}
+	if started.Valid && started.Int64 > 0 {
+		mem.Started = time.UnixMilli(started.Int64).UTC()
+	}
+	mem.Cursor.MemorySessionID = memID.String
+	if info, err := os.Stat(r.path); err == nil {
+		mem.Cursor.DB = fileIDOf(info)
+	}
+	if err := r.prompts(mem, content, dbID); err != nil {
+		return nil, err
+	}
+	if memID.String != "" {
+		if err := r.observations(mem); err != nil {
+			return nil, err
+		}
+		if err := r.summaries(mem); err != nil {
+			return nil, err
+		}
+	}
+	if s.toolUses {
+		if err := r.toolUses(mem, content); err != nil {
+			return nil, err
+		}
+	}
+	return mem, nil
+}
+
+// col returns the column name if the table has it, else NULL, so that one
+// query text serves every schema version.
+func col(cols map[string]bool, name string) string {
+	if cols[name] {
+		return name
+	}
+	return "NULL"
+}
+
+// capped selects at most n characters of a text column.
+func capped(cols map[string]bool, name string, n int) string {
+	if !cols[name] {
+		return "NULL"
+	}
+	return fmt.Sprintf("substr(%s, 1, %d)", name, n)
+}
+
+func (r *sessionReader) prompts(mem *Memory, content string, dbID int64) error {
+	s := r.s
+	if s.promptContent == "" && !s.promptSessDB {
+		return nil // no user_prompts table (claude-mem < 4.2.3)
+	}
+	where, args := s.promptContent+" = ?", []any{content}
+	if s.promptSessDB {
+		where = "(session_db_id = ? OR (session_db_id IS NULL AND " + s.promptContent + " = ?))"
+		args = []any{dbID, content}
+	}
+	rows, err := r.tx.QueryContext(r.ctx, fmt.Sprintf(
+		`SELECT id, %s, %s, length(%s) > %d, %s FROM user_prompts WHERE %s ORDER BY %s, id`,
+		col(s.promptCols, "prompt_number"), capped(s.promptCols, "prompt_text", maxPromptChars),
+		col(s.promptCols, "prompt_text"), maxPromptChars, col(s.promptCols, "created_at_epoch"),
+		where, col(s.promptCols, "prompt_number")), args...)
+	if err != nil {
+		return fmt.Errorf("read user_prompts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			p       Prompt
+			num     sql.NullInt64
+			text    sql.NullString
+			clipped sql.NullBool
+			created sql.NullInt64
+		)
+		if err := rows.Scan(&p.ID, &num, &text, &clipped, &created); err != nil {
+			return fmt.Errorf("read user_prompts: %w", err)
+		}
+		mem.Cursor.Prompt = max(mem.Cursor.Prompt, p.ID)
+		p.Number, p.Text, p.Clipped = num.Int64, text.String, clipped.Bool
+		p.Created = millis(created)
+		if isObserverJunk(p.Text) {
+			continue
+		}
+		mem.Prompts = append(mem.Prompts, p)
+	}
+	return rows.Err()
+}
+
+func (r *sessionReader) observations(mem *Memory) error {
+	s := r.s
+	if s.obsMemory == "" {
+		return nil
+	}
+	c := s.obsCols
+	rows, err := r.tx.QueryContext(r.ctx, fmt.Sprintf(
+		`SELECT id, %s, %s, %s, %s, %s, %s, %s FROM observations WHERE %s = ? ORDER BY %s, id`,
+		col(c, "type"), capped(c, "title", maxFieldChars), capped(c, "subtitle", maxFieldChars),
+		capped(c, "narrative", maxFieldChars), capped(c, "text", maxFieldChars),
+		col(c, "prompt_number"), col(c, "created_at_epoch"),
+		s.obsMemory, col(c, "created_at_epoch")), mem.MemorySessionID)
+	if err != nil {
+		return fmt.Errorf("read observations: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			o                                  Observation
+			typ, title, sub, narrative, legacy sql.NullString
+			num, created                       sql.NullInt64
+		)
+		if err := rows.Scan(&o.ID, &typ, &title, &sub, &narrative, &legacy, &num, &created); err != nil {
+			return fmt.Errorf("read observations: %w", err)
+		}
+		o.Type, o.Title, o.Subtitle, o.Narrative, o.Text = typ.String, title.String, sub.String, narrative.String, legacy.String
+		o.PromptNumber, o.Created = num.Int64, millis(created)
+		mem.Cursor.Observation = max(mem.Cursor.Observation, o.ID)
+		mem.Observations = append(mem.Observations, o)
+	}
+	return rows.Err()
+}
+
+func (r *sessionReader) summaries(mem *Memory) error {
+	s := r.s
+	if s.sumMemory == "" {
+		return nil
+	}
+	c := s.sumCols
+	rows, err := r.tx.QueryContext(r.ctx, fmt.Sprintf(
+		`SELECT id, %s, %s, %s, %s, %s, %s, %s, %s FROM session_summaries WHERE %s = ? ORDER BY %s, id`,
+		capped(c, "request", maxFieldChars), capped(c, "investigated", maxFieldChars),
+		capped(c, "learned", maxFieldChars), capped(c, "completed", maxFieldChars),
+		capped(c, "next_steps", maxFieldChars), capped(c, "notes", maxFieldChars),
+		col(c, "prompt_number"), col(c, "created_at_epoch"),
+		s.sumMemory, col(c, "created_at_epoch")), mem.MemorySessionID)
+	if err != nil {
+		return fmt.Errorf("read session_summaries: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			x                 Summary
+			req, inv, learned sql.NullString
+			done, next, notes sql.NullString
+			num, created      sql.NullInt64
+		)
+		if err := rows.Scan(&x.ID, &req, &inv, &learned, &done, &next, &notes, &num, &created); err != nil {
+			return fmt.Errorf("read session_summaries: %w", err)
+		}
+		x.Request, x.Investigated, x.Learned = req.String, inv.String, learned.String
+		x.Completed, x.NextSteps, x.Notes = done.String, next.String, notes.String
+		x.PromptNumber, x.Created = num.Int64, millis(created)
+		mem.Cursor.Summary = max(mem.Cursor.Summary, x.ID)
+		mem.Summaries = append(mem.Summaries, x)
+	}
+	return rows.Err()
+}
+
+func (r *sessionReader) toolUses(mem *Memory, content string) error {
+	mem.HasToolUses = true
+	rows, err := r.tx.QueryContext(r.ctx,
+		`SELECT tool_use_id, observation_id FROM tool_uses WHERE content_session_id = ? AND observation_id IS NOT NULL ORDER BY id`,
+		content)
+	if err != nil {
+		return fmt.Errorf("read tool_uses: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var obs int64
+		if err := rows.Scan(&id, &obs); err != nil {
+			return fmt.Errorf("read tool_uses: %w", err)
+		}
+		if mem.ToolUses == nil {
+			mem.ToolUses = map[string]int64{}
+		}
+		mem.ToolUses[id] = obs
+		mem.Cursor.ToolUseLinks++
+	}
+	return rows.Err()
+}
+
+func millis(v sql.NullInt64) time.Time {
+	if !v.Valid || v.Int64 <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
+}
+
+// observerJunkPrefixes open rows that claude-mem's observer wrote into
+// user_prompts in 12.1.2–12.3.9 (issue #2104); old databases still hold them.
+var observerJunkPrefixes = []string{
+	"<observed_from_primary_session>", "You are a Claude-Mem, a specialized observer tool", "Hello memory agent",
+}
+
+func isObserverJunk(text string) bool {
+	t := strings.TrimSpace(text)
+	if hasAnyPrefix(t, observerJunkPrefixes) {
+		return true
+	}
+	// A prompt that is nothing but one task notification is the harness
+	// talking (claude-mem skips these since 12.4.3).
+	if strings.HasPrefix(t, "<task-notification") && strings.HasSuffix(t, "</task-notification>") {
+		inner := t[len("<task-notification") : len(t)-len("</task-notification>")]
+		return !strings.Contains(inner, "<task-notification") && !strings.Contains(inner, "</task-notification")
+	}
+	return false
+}

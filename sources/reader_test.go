@@ -1,0 +1,219 @@
+package sources
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// line builds one transcript record line (with its newline).
+func userLine(uuid, parent, ts, text string) string {
+	p := "null"
+	if parent != "" {
+		p = fmt.Sprintf("%q", parent)
+	}
+	return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"type":"user","message":{"role":"user","content":%q},"uuid":%q,"timestamp":%q,"sessionId":"s","cwd":"/w"}`+"\n", p, text, uuid, ts)
+}
+
+func assistantLine(uuid, parent, ts, msgID, text string) string {
+	return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]},"uuid":%q,"timestamp":%q,"sessionId":"s"}`+"\n", parent, msgID, text, uuid, ts)
+}
+
+func spineFromString(t *testing.T, data string) *Spine {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ReadTranscript("s", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return BuildSpine("s", []*Transcript{tr})
+}
+
+func texts(sp *Spine) []string {
+	var out []string
+	for _, e := range sp.Entries {
+		out = append(out, fmt.Sprintf("%d:%s", e.Kind, e.Text))
+	}
+	return out
+}
+
+func TestReaderTolerance(t *testing.T) {
+	u1 := userLine("u1", "", "2026-01-01T10:00:00.000Z", "first prompt")
+	a1 := assistantLine("a1", "u1", "2026-01-01T10:00:05.000Z", "m1", "first answer")
+	u2 := userLine("u2", "a1", "2026-01-01T10:01:00.000Z", "second prompt")
+	tests := []struct {
+		name      string
+		data      string
+		want      []string
+		malformed int
+	}{
+		{"plain", u1 + a1, []string{"1:first prompt", "2:first answer"}, 0},
+		{"torn final line waits", u1 + a1 + u2[:len(u2)/2], []string{"1:first prompt", "2:first answer"}, 0},
+		{"complete final line without newline waits", u1 + strings.TrimSuffix(a1, "\n"), []string{"1:first prompt"}, 0},
+		{"malformed line skipped and counted", u1 + "{\"type\":\"user\",\n" + a1, []string{"1:first prompt", "2:first answer"}, 1},
+		{"not an object", u1 + "[1,2]\n\"x\"\n" + a1, []string{"1:first prompt", "2:first answer"}, 2},
+		{"leading NUL padding", "\x00\x00\x00" + u1 + a1, []string{"1:first prompt", "2:first answer"}, 0},
+		{"NUL-only and blank lines", u1 + "\x00\x00\n\n   \n" + a1, []string{"1:first prompt", "2:first answer"}, 0},
+		{"invalid UTF-8 kept for the renderer", strings.Replace(u1, "first prompt", "caf\xe9 au lait", 1), []string{"1:caf\xe9 au lait"}, 0},
+		{"escapes and surrogates", strings.Replace(u1, "first prompt", `tab\tquote\"emoji\ud83d\ude00lone\ud800end`, 1), []string{"1:tab\tquote\"emoji😀lone\uFFFDend"}, 0},
+		{"unknown record types and fields", `{"type":"marble-origami-commit","uuid":"x1","parentUuid":null,"weird":[1,{"a":null}]}` + "\n" + u1, []string{"1:first prompt"}, 0},
+		{"duplicate uuid keeps the first", u1 + a1 + strings.Replace(u1, "first prompt", "replayed", 1), []string{"1:first prompt", "2:first answer"}, 0},
+		{"unknown parent is a root", userLine("u9", "nowhere", "2026-01-01T10:00:00.000Z", "orphan") + a1, []string{"1:orphan", "2:first answer"}, 0},
+		{"parent cycle terminates", userLine("c1", "c2", "2026-01-01T10:00:00.000Z", "one") + userLine("c2", "c1", "2026-01-01T10:00:01.000Z", "two"), []string{"1:one", "1:two"}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := spineFromString(t, tc.data)
+			if got := texts(sp); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("entries = %q, want %q", got, tc.want)
+			}
+			if sp.Malformed != tc.malformed {
+				t.Errorf("Malformed = %d, want %d", sp.Malformed, tc.malformed)
+			}
+		})
+	}
+}
+
+func TestHugeLines(t *testing.T) {
+	big := strings.Repeat("x", 3<<20) // longer than the initial read buffer
+	data := userLine("u1", "", "2026-01-01T10:00:00.000Z", "HUGE-START"+big+"HUGE-END") +
+		assistantLine("a1", "u1", "2026-01-01T10:00:05.000Z", "m1", "after the huge line")
+	sp := spineFromString(t, data)
+	if len(sp.Entries) != 2 || !strings.HasSuffix(sp.Entries[0].Text, "HUGE-END") || sp.Entries[1].Text != "after the huge line" {
+		t.Fatalf("entries = %d, first ends %q", len(sp.Entries), sp.Entries[0].Text[max(0, len(sp.Entries[0].Text)-8):])
+	}
+}
+
+// TestOversizedLineSkipped feeds a line longer than maxLine through
+// readFrom without writing it to disk: it is counted, not buffered, and the
+// offset still moves past it.
+func TestOversizedLineSkipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a few hundred MB")
+	}
+	head := userLine("u1", "", "2026-01-01T10:00:00.000Z", "before")
+	tail := userLine("u2", "u1", "2026-01-01T10:00:09.000Z", "after")
+	r := io.MultiReader(strings.NewReader(head), &repeatReader{n: maxLine + 10}, strings.NewReader("\n"+tail))
+	tr := NewTranscript("s", "")
+	if err := tr.readFrom(r, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tr.offset, int64(len(head)+maxLine+10+1+len(tail)); got != want {
+		t.Errorf("offset = %d, want %d", got, want)
+	}
+	if tr.malformed != 1 {
+		t.Errorf("malformed = %d, want 1", tr.malformed)
+	}
+	sp := BuildSpine("s", []*Transcript{tr})
+	if got := texts(sp); strings.Join(got, "|") != "1:before|1:after" {
+		t.Errorf("entries = %q", got)
+	}
+}
+
+type repeatReader struct{ n int }
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n)
+	for i := range p[:k] {
+		p[i] = 'y'
+	}
+	r.n -= k
+	return k, nil
+}
+
+// TestUpdateNoticesRewrites checks that a file replaced, truncated or
+// rewritten in place is parsed again from the start.
+func TestUpdateNoticesRewrites(t *testing.T) {
+	a := userLine("u1", "", "2026-01-01T10:00:00.000Z", "original prompt") +
+		assistantLine("a1", "u1", "2026-01-01T10:00:05.000Z", "m1", "original answer")
+	b := userLine("v1", "", "2026-01-01T11:00:00.000Z", "rewritten prompt")
+	same := strings.Replace(a, "original", "ORIGINAL", 2) // same length, new bytes
+	tests := []struct {
+		name   string
+		change func(path string) error
+		want   string
+	}{
+		{"truncated and rewritten shorter", func(p string) error { return os.WriteFile(p, []byte(b), 0o600) }, "1:rewritten prompt"},
+		{"replaced by rename", func(p string) error {
+			tmp := p + ".new"
+			if err := os.WriteFile(tmp, []byte(b+a[len(b):]), 0o600); err != nil {
+				return err
+			}
+			return os.Rename(tmp, p)
+		}, "1:rewritten prompt"},
+		{"rewritten in place, same size", func(p string) error { return os.WriteFile(p, []byte(same), 0o600) }, "1:ORIGINAL prompt|2:ORIGINAL answer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			tr := writeAndRead(t, path, []byte(a))
+			if err := tc.change(path); err != nil {
+				t.Fatal(err)
+			}
+			changed, err := tr.Update()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(texts(spineOf(t, tr)), "|"); !changed || !strings.HasPrefix(got, tc.want) {
+				t.Errorf("changed=%v entries=%q, want prefix %q", changed, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestUpdateUnchanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	tr := writeAndRead(t, path, []byte(userLine("u1", "", "2026-01-01T10:00:00.000Z", "p")))
+	if changed, err := tr.Update(); err != nil || changed {
+		t.Fatalf("Update of an unchanged file: changed=%v err=%v", changed, err)
+	}
+	appendFile(t, path, []byte(`{"type":"user","message":`)) // torn: not yet a record
+	if changed, err := tr.Update(); err != nil || changed {
+		t.Fatalf("Update after a torn append: changed=%v err=%v", changed, err)
+	}
+}
+
+func TestUpdateMissingFile(t *testing.T) {
+	tr := NewTranscript("s", filepath.Join(t.TempDir(), "gone.jsonl"))
+	if _, err := tr.Update(); !os.IsNotExist(unwrapAll(err)) {
+		t.Fatalf("err = %v, want a not-exist error", err)
+	}
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+func TestScannerSkipsAnyValue(t *testing.T) {
+	valid := []string{`{}`, `{"a":[]}`, `{"a":[1,-2.5e3,true,false,null,"x\"y\\",{"b":{}}]}`, ` { "a" : "b" } `}
+	invalid := []string{``, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":tru}`, `{"a":"unterminated}`, `[`, `{"a":[1 2]}`}
+	for _, v := range valid {
+		s := scanner{b: []byte(v)}
+		s.skip()
+		if !s.ok() {
+			t.Errorf("skip(%q) failed", v)
+		}
+	}
+	for _, v := range invalid {
+		s := scanner{b: []byte(v)}
+		s.skip()
+		if s.ok() {
+			t.Errorf("skip(%q) accepted malformed JSON", v)
+		}
+	}
+}

@@ -1,0 +1,387 @@
+package sources
+
+import (
+	"hash/fnv"
+	"strings"
+	"time"
+)
+
+// recKind classifies a transcript line by what the spine can use of it.
+type recKind uint8
+
+const (
+	// recNode is a conversation record that carries nothing for the spine
+	// (tool result, progress, hook attachment, system record…) but is part of
+	// the parentUuid graph that rewind pruning walks.
+	recNode recKind = iota
+	// recUser is a user record. userClass says whether it is genuine.
+	recUser
+	// recAssistant is one assistant content block.
+	recAssistant
+	// recCompact is a compact_boundary system record.
+	recCompact
+	// recQueued is a queued_command attachment: a steering message.
+	recQueued
+	// recEnqueue is a queue-operation enqueue whose text may turn out to be a
+	// steering message; recDequeue and recRemove consume it.
+	recEnqueue
+	recDequeue
+	recRemove
+	recPopAll
+)
+
+// userClass says what a user record is.
+type userClass uint8
+
+const (
+	userInjected userClass = iota // tool result, meta, caveat, command output…
+	userGenuine                   // a message the user wrote
+	userDropped                   // a built-in slash command without arguments
+)
+
+// record is what the spine keeps of one transcript line. Records without a
+// uuid (queue operations) have id -1 and take no part in the graph.
+type record struct {
+	id, parent int32 // interned uuids; -1 when absent
+	kind       recKind
+	class      userClass // recUser only
+	time       time.Time
+	text       string // genuine user text, assistant block text, queued text
+	images     int    // user: image blocks
+	typed      uint64 // user and queue records: hash of the text as typed
+	msg        string // assistant: message.id (or uuid)
+	blockIndex int    // assistant: apiBlockIndex, -1 if absent
+	toolUse    string // assistant: tool_use id
+	trigger    string // compaction trigger
+}
+
+// rawRecord collects the fields of one line before it is classified; the
+// keys of a JSON object can come in any order, so nothing is decided until
+// the whole line has been read.
+type rawRecord struct {
+	typ, uuid, parent, timestamp, cwd   string
+	subtype, operation, continuedIn     string
+	promptSource, originKind, trigger   string
+	sidechain, meta, compactSummary     bool
+	transcriptOnly, toolResult, apiErr  bool
+	blockIndex                          int
+	msgID, model                        string
+	content                             content // message.content
+	queueContent                        content // queue-operation content
+	attachType, attachOrigin, attachCmd string
+	attachPrompt                        content
+}
+
+// content is a message content value: a string or a list of blocks. Text
+// is kept raw (escaped) until the record's type says it is needed.
+type content struct {
+	isString bool
+	raw      []byte // the string, when isString
+	blocks   []block
+}
+
+type block struct {
+	typ  string
+	text []byte // raw text of a text block
+	id   string // tool_use id
+}
+
+// parseRecord reads one line into r. It returns false if the line is not a
+// JSON object.
+func parseRecord(line []byte, r *rawRecord) bool {
+	*r = rawRecord{blockIndex: -1}
+	s := scanner{b: line}
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "type":
+			r.typ = s.str()
+		case "uuid":
+			r.uuid = s.str()
+		case "parentUuid":
+			r.parent = s.str()
+		case "timestamp":
+			r.timestamp = s.str()
+		case "cwd":
+			r.cwd = s.str()
+		case "isSidechain":
+			r.sidechain = s.boolean()
+		case "isMeta":
+			r.meta = s.boolean()
+		case "isCompactSummary":
+			r.compactSummary = s.boolean()
+		case "isVisibleInTranscriptOnly":
+			r.transcriptOnly = s.boolean()
+		case "isApiErrorMessage":
+			r.apiErr = s.boolean()
+		case "toolUseResult":
+			r.toolResult = true
+			s.skip()
+		case "promptSource":
+			r.promptSource = s.str()
+		case "origin":
+			r.originKind = originKind(&s)
+		case "subtype":
+			r.subtype = s.str()
+		case "compactMetadata":
+			s.object(func(k []byte) {
+				if string(k) == "trigger" {
+					r.trigger = s.str()
+				}
+			})
+		case "operation":
+			r.operation = s.str()
+		case "content":
+			r.queueContent = readContent(&s)
+		case "continuedInSessionId":
+			r.continuedIn = s.str()
+		case "apiBlockIndex":
+			r.blockIndex = s.int()
+		case "message":
+			if s.peek() == '{' {
+				s.object(func(k []byte) {
+					switch string(k) {
+					case "id":
+						r.msgID = s.str()
+					case "model":
+						r.model = s.str()
+					case "content":
+						r.content = readContent(&s)
+					}
+				})
+			}
+		case "attachment":
+			if s.peek() == '{' {
+				s.object(func(k []byte) {
+					switch string(k) {
+					case "type":
+						r.attachType = s.str()
+					case "prompt":
+						r.attachPrompt = readContent(&s)
+					case "origin":
+						r.attachOrigin = originKind(&s)
+					case "commandMode":
+						r.attachCmd = s.str()
+					}
+				})
+			}
+		}
+	})
+	return s.ok()
+}
+
+// originKind reads origin.kind from an origin object. A present origin
+// without a kind reads as "?" so that it is not mistaken for an absent one.
+func originKind(s *scanner) string {
+	if s.peek() != '{' {
+		s.skip()
+		return ""
+	}
+	kind := "?"
+	s.object(func(k []byte) {
+		if string(k) == "kind" {
+			kind = s.str()
+		}
+	})
+	return kind
+}
+
+func readContent(s *scanner) content {
+	switch s.peek() {
+	case '"':
+		return content{isString: true, raw: s.rawString()}
+	case '[':
+		var c content
+		s.array(func() {
+			if s.peek() != '{' {
+				s.skip()
+				return
+			}
+			var b block
+			s.object(func(k []byte) {
+				switch string(k) {
+				case "type":
+					b.typ = s.str()
+				case "text":
+					if s.peek() == '"' {
+						b.text = s.rawString()
+					}
+				case "id":
+					b.id = s.str()
+				}
+			})
+			c.blocks = append(c.blocks, b)
+		})
+		return c
+	}
+	s.skip()
+	return content{}
+}
+
+// texts returns the decoded text blocks of c (a string counts as one).
+func (c *content) texts() []string {
+	if c.isString {
+		return []string{unescape(c.raw)}
+	}
+	var out []string
+	for _, b := range c.blocks {
+		if b.typ == "text" {
+			out = append(out, unescape(b.text))
+		}
+	}
+	return out
+}
+
+func (c *content) has(typ string) bool {
+	for _, b := range c.blocks {
+		if b.typ == typ {
+			return true
+		}
+	}
+	return false
+}
+
+func typedHash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(strings.TrimSpace(s)))
+	return h.Sum64()
+}
+
+// ideBlockPrefixes open text blocks that an IDE extension sends beside the
+// prompt; they are context, not the user's words.
+var ideBlockPrefixes = []string{"<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>", "<system-reminder>"}
+
+// injectedPrefixes open user-record text that Claude Code, a hook or a
+// plugin wrote rather than the user (transcript-format.md §8.2).
+var injectedPrefixes = []string{
+	"<local-command-", "Caveat: The messages below", "<bash-input>", "<bash-stdout>",
+	"<bash-stderr>", "<task-notification>", "[Request interrupted by user",
+	"This session is being continued", "Stop hook feedback:", "<user-prompt-submit-hook>",
+	"<teammate-message", "<agent-message>", "Your task is to create a detailed summary of the conversation so far",
+	PointerHeading,
+}
+
+// PointerHeading opens the context bottled's SessionStart hook injects. A
+// transcript that recorded it as a user message must not bottle it again.
+const PointerHeading = "# bottled — session continuation"
+
+// classifyUser decides whether a user record is a genuine message and, if
+// so, returns its text and image count (transcript-format.md §8.4).
+func classifyUser(r *rawRecord) (class userClass, text string, typed string, images int) {
+	if r.meta || r.compactSummary || r.transcriptOnly || r.toolResult || r.content.has("tool_result") {
+		return userInjected, "", "", 0
+	}
+	var parts []string
+	if r.content.isString {
+		parts = append(parts, unescape(r.content.raw))
+	} else {
+		for _, b := range r.content.blocks {
+			switch b.typ {
+			case "text":
+				t := unescape(b.text)
+				if hasAnyPrefix(strings.TrimLeft(t, " \t\r\n"), ideBlockPrefixes) {
+					continue
+				}
+				parts = append(parts, t)
+			case "image":
+				images++
+			}
+		}
+	}
+	raw := strings.TrimSpace(removeSystemReminders(strings.Join(parts, "\n\n")))
+	if r.originKind != "" && r.originKind != "human" || r.promptSource == "system" {
+		return userInjected, "", raw, 0
+	}
+	switch {
+	case strings.HasPrefix(raw, "<command-name>"), strings.HasPrefix(raw, "<command-message>"):
+		name, args := parseCommand(raw)
+		typed = strings.TrimSpace("/" + name + " " + args)
+		if args == "" && builtinCommands[name] {
+			return userDropped, "", typed, 0
+		}
+		return userGenuine, typed, typed, images
+	case hasAnyPrefix(raw, injectedPrefixes), isClaudeMemContext(raw):
+		return userInjected, "", raw, 0
+	case raw == "" && images == 0:
+		return userInjected, "", "", 0
+	}
+	return userGenuine, raw, raw, images
+}
+
+// isClaudeMemContext recognises claude-mem's SessionStart timeline
+// ("# [project] recent context, <date>"), in case a build recorded it as a
+// user message.
+func isClaudeMemContext(s string) bool {
+	if !strings.HasPrefix(s, "# [") {
+		return false
+	}
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.Contains(line, "] recent context")
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// removeSystemReminders drops <system-reminder>…</system-reminder> spans,
+// which the harness can put inside user text; classification looks at what
+// is left. (The renderer's tag stripper removes them from output anyway.)
+func removeSystemReminders(s string) string {
+	const open, close = "<system-reminder>", "</system-reminder>"
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], close)
+		if j < 0 {
+			return s
+		}
+		s = s[:i] + s[i+j+len(close):]
+	}
+}
+
+// parseCommand extracts the command name (without the slash) and arguments
+// from a slash-command wrapper; the tags come in either order.
+func parseCommand(s string) (name, args string) {
+	name = strings.TrimPrefix(strings.TrimSpace(tagBody(s, "command-name")), "/")
+	if name == "" {
+		// Some builds only wrote <command-message>name</command-message>.
+		name, _, _ = strings.Cut(strings.TrimSpace(tagBody(s, "command-message")), " ")
+	}
+	return name, strings.TrimSpace(tagBody(s, "command-args"))
+}
+
+func tagBody(s, tag string) string {
+	open, close := "<"+tag+">", "</"+tag+">"
+	i := strings.Index(s, open)
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len(open):]
+	j := strings.Index(rest, close)
+	if j < 0 {
+		return rest
+	}
+	return rest[:j]
+}
+
+// builtinCommands are Claude Code's own slash commands. Run without
+// arguments they change the session rather than say anything, so the spine
+// drops them; with arguments (/compact keep the API notes) they are kept.
+var builtinCommands = map[string]bool{
+	"add-dir": true, "agents": true, "bashes": true, "bug": true, "clear": true, "compact": true,
+	"config": true, "context": true, "cost": true, "doctor": true, "exit": true, "export": true,
+	"fast": true, "help": true, "hooks": true, "ide": true, "init": true, "install-github-app": true,
+	"login": true, "logout": true, "mcp": true, "memory": true, "migrate-installer": true,
+	"model": true, "output-style": true, "permissions": true, "plugin": true, "plugins": true,
+	"pr-comments": true, "privacy-settings": true, "quit": true, "release-notes": true,
+	"resume": true, "review": true, "rewind": true, "security-review": true, "status": true,
+	"statusline": true, "tasks": true, "terminal-setup": true, "theme": true, "todos": true,
+	"upgrade": true, "usage": true, "vim": true, "branch": true, "fork": true, "rename": true,
+	"btw": true, "skills": true, "stats": true, "feedback": true, "allowed-tools": true,
+}

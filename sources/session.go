@@ -1,0 +1,169 @@
+// Package sources owns reading the two durable records a Claude Code session
+// leaves on disk: the transcript JSONL that Claude Code appends to, and the
+// claude-mem SQLite database that the claude-mem worker writes. It produces
+// the session model both describe (a Spine from the transcript, a Memory from
+// the database) and knows nothing about bottles or markdown.
+//
+// Both readers are strictly passive. Transcripts are read, never written; the
+// database is opened read-only, with a busy timeout, and no transaction is
+// held between reads.
+package sources
+
+import "time"
+
+// EntryKind says what an Entry of the spine is.
+type EntryKind uint8
+
+const (
+	// EntryUser is a genuine user message: typed, pasted, a slash command
+	// with arguments, or a steering message typed while Claude worked.
+	EntryUser EntryKind = iota + 1
+	// EntryAssistant is one assistant API message, its text blocks joined.
+	// Text may be empty when the message only issued tool calls; ToolUseIDs
+	// then still tells which turn those calls belong to.
+	EntryAssistant
+	// EntryCompaction marks where the conversation was compacted (or rolled
+	// over into a new session file of the same chain).
+	EntryCompaction
+)
+
+// Entry is one element of a session's conversational spine, in the order the
+// transcript recorded it. Text is as written: it has not been through the
+// tag stripper, which is the renderer's job.
+type Entry struct {
+	Kind EntryKind `json:"kind"`
+	// Time is the record's timestamp (zero if the record had none).
+	Time time.Time `json:"time"`
+	// Text is the user message or the assistant's text blocks joined by a
+	// blank line.
+	Text string `json:"text,omitempty"`
+	// Images is the number of image blocks that came with a user message.
+	Images int `json:"images,omitempty"`
+	// Steering marks a user message typed while Claude was working.
+	Steering bool `json:"steering,omitempty"`
+	// ToolUseIDs are the tool_use ids an assistant message issued.
+	ToolUseIDs []string `json:"toolUseIds,omitempty"`
+	// Trigger is "auto" or "manual" for a compaction ("" if unknown).
+	Trigger string `json:"trigger,omitempty"`
+	// Session is the session id of the transcript file the entry came from;
+	// it differs from Spine.SessionID only for predecessors in a chain.
+	Session string `json:"session,omitempty"`
+}
+
+// Spine is the conversational spine of a session: genuine user messages,
+// assistant text and compaction markers, with tool traffic, injected content,
+// sidechains and abandoned rewind branches removed.
+type Spine struct {
+	// SessionID is the session the spine was built for (the newest file of
+	// the chain).
+	SessionID string `json:"sessionId"`
+	// CWD is the first working directory recorded in the chain.
+	CWD string `json:"cwd,omitempty"`
+	// Started is the first timestamp recorded in the chain.
+	Started time.Time `json:"started"`
+	// Entries is the spine in transcript order, oldest file first.
+	Entries []Entry `json:"entries"`
+	// Files describes the transcript files read, oldest first.
+	Files []FileState `json:"files"`
+	// Malformed counts complete lines that could not be parsed.
+	Malformed int `json:"malformed,omitempty"`
+}
+
+// FileState records how much of one transcript file a spine reflects.
+type FileState struct {
+	Session string `json:"session"`
+	Path    string `json:"path"`
+	// ID identifies the file (device and inode), so that a file replaced
+	// under the same name is not mistaken for the one that was read.
+	ID FileID `json:"id"`
+	// Offset is the byte offset just past the last complete line read.
+	Offset int64 `json:"offset"`
+}
+
+// FileID identifies a file independently of its name.
+type FileID struct {
+	Dev uint64 `json:"dev"`
+	Ino uint64 `json:"ino"`
+}
+
+// Memory is what claude-mem's database holds about one Claude Code session.
+type Memory struct {
+	ContentSessionID string `json:"contentSessionId"`
+	MemorySessionID  string `json:"memorySessionId,omitempty"`
+	Project          string `json:"project,omitempty"`
+	// Started is sdk_sessions.started_at_epoch (zero if unknown).
+	Started      time.Time     `json:"started"`
+	Prompts      []Prompt      `json:"prompts,omitempty"`
+	Observations []Observation `json:"observations,omitempty"`
+	Summaries    []Summary     `json:"summaries,omitempty"`
+	// ToolUses maps a transcript tool_use id to the observation claude-mem
+	// made of it (from the tool_uses table, when the schema has one).
+	ToolUses map[string]int64 `json:"toolUses,omitempty"`
+	// HasToolUses reports that the database has a tool_uses table at all.
+	HasToolUses bool `json:"hasToolUses,omitempty"`
+	// Cursor is the per-session row maxima the records were read at.
+	Cursor MemoryCursor `json:"cursor"`
+}
+
+// Prompt is a row of user_prompts: a user message as claude-mem stored it
+// (tag-stripped by claude-mem, capped at 4,000 UTF-16 units since 13.5.0).
+type Prompt struct {
+	ID      int64     `json:"id"`
+	Number  int64     `json:"number"`
+	Text    string    `json:"text"`
+	Created time.Time `json:"created"`
+	// Clipped reports that the stored text was longer than bottled reads
+	// (rows written before claude-mem capped prompts can be megabytes).
+	Clipped bool `json:"clipped,omitempty"`
+}
+
+// Observation is a row of observations: claude-mem's one-paragraph account
+// of some tool activity.
+type Observation struct {
+	ID    int64  `json:"id"`
+	Type  string `json:"type,omitempty"`
+	Title string `json:"title,omitempty"`
+	// Subtitle and Narrative are empty for legacy rows, which have Text.
+	Subtitle  string `json:"subtitle,omitempty"`
+	Narrative string `json:"narrative,omitempty"`
+	Text      string `json:"text,omitempty"`
+	// PromptNumber is 0 when the row has none.
+	PromptNumber int64     `json:"promptNumber,omitempty"`
+	Created      time.Time `json:"created"`
+}
+
+// Summary is a row of session_summaries: claude-mem's generated account of a
+// turn. It is never verbatim.
+type Summary struct {
+	ID           int64     `json:"id"`
+	Request      string    `json:"request,omitempty"`
+	Investigated string    `json:"investigated,omitempty"`
+	Learned      string    `json:"learned,omitempty"`
+	Completed    string    `json:"completed,omitempty"`
+	NextSteps    string    `json:"nextSteps,omitempty"`
+	Notes        string    `json:"notes,omitempty"`
+	PromptNumber int64     `json:"promptNumber,omitempty"`
+	Created      time.Time `json:"created"`
+}
+
+// MemoryCursor is the state of one session's rows in the database: the
+// largest row ids, the registered memory session id and the number of
+// tool_uses rows already linked to an observation. Rows are only ever
+// appended, so a cursor that is no larger in any field saw no newer data.
+type MemoryCursor struct {
+	// DB identifies the database file, so that cursors of a database that
+	// was deleted and created again are not compared with the old one's.
+	DB              FileID `json:"db"`
+	MemorySessionID string `json:"memorySessionId,omitempty"`
+	Prompt          int64  `json:"prompt,omitempty"`
+	Observation     int64  `json:"observation,omitempty"`
+	Summary         int64  `json:"summary,omitempty"`
+	ToolUseLinks    int64  `json:"toolUseLinks,omitempty"`
+}
+
+// Empty reports whether the memory holds nothing a bottle can be
+// reconstructed from: no prompt and no observation. (Summaries alone are
+// generated prose with nothing verbatim to anchor them.)
+func (m *Memory) Empty() bool {
+	return m == nil || (len(m.Prompts) == 0 && len(m.Observations) == 0)
+}

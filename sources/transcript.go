@@ -1,0 +1,340 @@
+package sources
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	// readChunk is the read size. Real transcripts run from kilobytes to
+	// gigabytes; 1 MiB keeps syscalls rare without holding much memory.
+	readChunk = 1 << 20
+	// maxLine bounds the memory one line may take. Real lines reach a few
+	// megabytes (inline screenshots, huge tool results); a longer line is
+	// skipped and counted as malformed rather than buffered.
+	maxLine = 256 << 20
+	// tailWindow is how many bytes before the read offset are checksummed to
+	// notice a file rewritten in place (same inode, same or larger size).
+	tailWindow = 4096
+)
+
+// Transcript is the parse state of one transcript file. It is built by
+// reading complete lines from the start of the file and can be brought up
+// to date by reading only the lines appended since; both paths give the
+// same state.
+//
+// A Transcript is not safe for concurrent use.
+type Transcript struct {
+	// SessionID is the session the file belongs to (its base name).
+	SessionID string
+	// Path is the file's location.
+	Path string
+
+	recs   []record
+	uuids  []string         // interned uuid by id
+	hasRec []bool           // whether a record with that uuid was kept
+	ids    map[string]int32 // uuid → id
+
+	cwd         string
+	started     time.Time
+	continuedIn string
+	malformed   int
+
+	offset  int64  // just past the last complete line
+	fileID  FileID // identity of the file read
+	tailSum uint32 // CRC-32 of up to tailWindow bytes before offset
+}
+
+// NewTranscript returns empty parse state for the transcript of sessionID
+// at path. Nothing is read until Update.
+func NewTranscript(sessionID, path string) *Transcript {
+	return &Transcript{SessionID: sessionID, Path: path, ids: map[string]int32{}}
+}
+
+// ReadTranscript parses the whole transcript at path.
+func ReadTranscript(sessionID, path string) (*Transcript, error) {
+	t := NewTranscript(sessionID, path)
+	if _, err := t.Update(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// State reports how much of the file t reflects.
+func (t *Transcript) State() FileState {
+	return FileState{Session: t.SessionID, Path: t.Path, ID: t.fileID, Offset: t.offset}
+}
+
+// ContinuedIn is the session this file's conversation moved to, if its
+// tail recorded one (a continued-in record).
+func (t *Transcript) ContinuedIn() string { return t.continuedIn }
+
+// Update reads what was appended to the file since the last call. If the
+// file was replaced, truncated or rewritten, it parses it again from the
+// start. It reports whether the state changed.
+func (t *Transcript) Update() (changed bool, err error) {
+	f, err := os.Open(t.Path)
+	if err != nil {
+		return false, fmt.Errorf("open transcript: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("stat transcript %s: %w", t.Path, err)
+	}
+	id := fileIDOf(info)
+	if t.offset > 0 && (id != t.fileID || info.Size() < t.offset || !t.tailMatches(f)) {
+		t.reset()
+		changed = true
+	}
+	t.fileID = id
+	if info.Size() == t.offset {
+		return changed, nil
+	}
+	before := t.offset
+	if _, err := f.Seek(t.offset, io.SeekStart); err != nil {
+		return changed, fmt.Errorf("seek transcript %s: %w", t.Path, err)
+	}
+	if err := t.readFrom(f, info.Size()-t.offset); err != nil {
+		return true, fmt.Errorf("read transcript %s: %w", t.Path, err)
+	}
+	if t.offset != before {
+		if t.tailSum, err = tailChecksum(f, t.offset); err != nil {
+			return true, fmt.Errorf("read transcript %s: %w", t.Path, err)
+		}
+	}
+	return changed || t.offset != before, nil
+}
+
+func (t *Transcript) reset() {
+	*t = *NewTranscript(t.SessionID, t.Path)
+}
+
+func (t *Transcript) tailMatches(f *os.File) bool {
+	sum, err := tailChecksum(f, t.offset)
+	return err == nil && sum == t.tailSum
+}
+
+func tailChecksum(f *os.File, offset int64) (uint32, error) {
+	n := min(offset, tailWindow)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, offset-n); err != nil {
+		return 0, err
+	}
+	return crc32.ChecksumIEEE(buf), nil
+}
+
+func fileIDOf(info os.FileInfo) FileID {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
+	}
+	return FileID{}
+}
+
+// readFrom consumes the complete lines r yields, advancing t.offset past
+// each. A final line without its newline is left for the next call: it is
+// still being written. sizeHint is how many bytes r is expected to hold;
+// the daemon's appends are usually a few kilobytes, which need no 1 MiB
+// buffer.
+func (t *Transcript) readFrom(r io.Reader, sizeHint int64) error {
+	buf := make([]byte, min(max(sizeHint+1, 4096), readChunk))
+	start, end, scanned := 0, 0, 0 // buf[start:end] is unconsumed; buf[start:scanned] has no newline
+	var dropped int64              // bytes of an oversized line already thrown away
+	for {
+		if end == len(buf) {
+			switch {
+			case start > 0:
+				copy(buf, buf[start:end])
+				end -= start
+				scanned -= start
+				start = 0
+			case len(buf) >= maxLine:
+				dropped += int64(end)
+				end, scanned = 0, 0
+			default:
+				buf = append(buf, make([]byte, len(buf))...)
+			}
+		}
+		n, err := r.Read(buf[end:])
+		end += n
+		for {
+			i := bytes.IndexByte(buf[scanned:end], '\n')
+			if i < 0 {
+				scanned = end
+				break
+			}
+			lineEnd := scanned + i
+			if dropped > 0 {
+				t.malformed++
+			} else {
+				t.addLine(buf[start:lineEnd])
+			}
+			t.offset += dropped + int64(lineEnd+1-start)
+			dropped = 0
+			start, scanned = lineEnd+1, lineEnd+1
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// addLine parses one complete line into the state.
+func (t *Transcript) addLine(line []byte) {
+	// Claude Code's own reader skips NUL padding left by preallocation.
+	line = bytes.TrimLeft(line, "\x00 \t\r")
+	if len(line) == 0 {
+		return
+	}
+	var r rawRecord
+	if !parseRecord(line, &r) {
+		t.malformed++
+		return
+	}
+	t.apply(&r)
+}
+
+func (t *Transcript) apply(r *rawRecord) {
+	if r.sidechain {
+		return
+	}
+	if r.uuid != "" {
+		if id, ok := t.ids[r.uuid]; ok && t.hasRec[id] {
+			return // a replayed copy; the first occurrence wins
+		}
+	}
+	ts, _ := time.Parse(time.RFC3339Nano, r.timestamp)
+	if t.cwd == "" {
+		t.cwd = r.cwd
+	}
+	if t.started.IsZero() {
+		t.started = ts
+	}
+	base := record{id: -1, parent: -1, blockIndex: -1, time: ts}
+	switch r.typ {
+	case "queue-operation":
+		t.applyQueue(r, base)
+		return
+	case "continued-in":
+		t.continuedIn = r.continuedIn
+		return
+	}
+	if r.uuid == "" {
+		return // metadata: summary, file-history-snapshot, last-prompt…
+	}
+	base.id = t.intern(r.uuid)
+	base.parent = t.intern(r.parent)
+	t.hasRec[base.id] = true
+	switch r.typ {
+	case "user":
+		t.applyUser(r, base)
+	case "assistant":
+		t.applyAssistant(r, base)
+	case "system":
+		if r.subtype == "compact_boundary" {
+			base.kind, base.trigger = recCompact, r.trigger
+		}
+		t.recs = append(t.recs, base)
+	case "attachment":
+		if r.attachType == "queued_command" && (r.attachOrigin == "" || r.attachOrigin == "human") && r.attachCmd != "bash" {
+			text := strings.TrimSpace(strings.Join(r.attachPrompt.texts(), "\n\n"))
+			if text != "" {
+				base.kind, base.text, base.typed = recQueued, text, typedHash(text)
+			}
+		}
+		t.recs = append(t.recs, base)
+	default:
+		t.recs = append(t.recs, base)
+	}
+}
+
+func (t *Transcript) applyUser(r *rawRecord, rec record) {
+	class, text, typed, images := classifyUser(r)
+	rec.kind, rec.class, rec.text, rec.images = recUser, class, text, images
+	if typed != "" {
+		rec.typed = typedHash(typed)
+	}
+	t.recs = append(t.recs, rec)
+}
+
+func (t *Transcript) applyAssistant(r *rawRecord, rec record) {
+	if r.apiErr || r.model == "<synthetic>" {
+		t.recs = append(t.recs, rec) // harness text, not the model's
+		return
+	}
+	rec.kind, rec.blockIndex = recAssistant, r.blockIndex
+	rec.msg = r.msgID
+	if rec.msg == "" {
+		rec.msg = r.uuid
+	}
+	kept := false
+	for _, b := range r.content.blocks {
+		out := rec
+		switch b.typ {
+		case "text":
+			out.text = unescape(b.text)
+			if strings.TrimSpace(out.text) == "" {
+				continue
+			}
+		case "tool_use", "server_tool_use", "mcp_tool_use":
+			out.toolUse = b.id
+		default:
+			continue
+		}
+		t.recs = append(t.recs, out)
+		kept = true
+	}
+	if !kept {
+		rec.kind = recNode
+		t.recs = append(t.recs, rec)
+	}
+}
+
+func (t *Transcript) applyQueue(r *rawRecord, rec record) {
+	switch r.operation {
+	case "enqueue":
+		// 2.0.x wrote block lists here and then a normal user record with
+		// the same text, so only string content can be a steering message.
+		if !r.queueContent.isString {
+			return
+		}
+		rec.text = strings.TrimSpace(unescape(r.queueContent.raw))
+		if rec.text == "" {
+			return
+		}
+		rec.kind, rec.typed = recEnqueue, typedHash(rec.text)
+	case "dequeue":
+		rec.kind = recDequeue
+	case "remove":
+		rec.kind = recRemove
+	case "popAll":
+		rec.kind = recPopAll
+	default:
+		return
+	}
+	t.recs = append(t.recs, rec)
+}
+
+func (t *Transcript) intern(uuid string) int32 {
+	if uuid == "" {
+		return -1
+	}
+	if id, ok := t.ids[uuid]; ok {
+		return id
+	}
+	id := int32(len(t.uuids))
+	t.uuids = append(t.uuids, uuid)
+	t.hasRec = append(t.hasRec, false)
+	t.ids[uuid] = id
+	return id
+}
