@@ -96,16 +96,22 @@ func (r *renderer) full() (pre, body *doc) {
 	body = &doc{}
 	leg := 1
 	r.legs = append(r.legs, 1)
+	ruled := false // a rule was written and nothing since
 	for _, s := range segs {
 		if s.compact != nil {
 			leg++
-			body.line("---")
-			body.blank()
+			if !ruled {
+				body.line("---")
+				body.blank()
+			}
 			r.legs = append(r.legs, body.next())
 			r.compactionMarker(body, s, leg)
+			ruled = true
 			continue
 		}
-		r.turn(body, s.turn)
+		if r.turn(body, s.turn, !ruled) {
+			ruled = false
+		}
 	}
 	for i := len(turns) - 1; i >= 0; i-- {
 		if turns[i].user != nil {
@@ -150,7 +156,9 @@ func userText(e *sources.Entry) string {
 	return msg
 }
 
-func (r *renderer) turn(body *doc, t *turn) {
+// turn writes one turn, preceded by a rule unless rule is false (a leg
+// heading already separates it). It reports whether it wrote anything.
+func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 	var said []string
 	var saidAt time.Time
 	for _, a := range t.assistant {
@@ -169,10 +177,12 @@ func (r *renderer) turn(body *doc, t *turn) {
 		}
 	}
 	if t.user == nil && len(said) == 0 && len(t.obs) == 0 {
-		return
+		return false
 	}
-	body.line("---")
-	body.blank()
+	if rule {
+		body.line("---")
+		body.blank()
+	}
 	if t.user != nil {
 		clock := r.when.format(t.user.Time)
 		label := outlineLabel(text(t.user.Text), t.user.Images)
@@ -193,6 +203,7 @@ func (r *renderer) turn(body *doc, t *turn) {
 		body.line(strings.Join(said, "\n\n"))
 		body.blank()
 	}
+	return true
 }
 
 func (r *renderer) observations(body *doc, obs []sources.Observation) {

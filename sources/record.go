@@ -265,46 +265,62 @@ var injectedPrefixes = []string{
 const PointerHeading = "# bottled — session continuation"
 
 // classifyUser decides whether a user record is a genuine message and, if
-// so, returns its text and image count (transcript-format.md §8.4).
-func classifyUser(r *rawRecord) (class userClass, text string, typed string, images int) {
+// so, returns its text and image count (transcript-format.md §8.4). typed
+// is the text as the user would have typed it, for matching steering
+// messages against later records.
+func classifyUser(r *rawRecord) (class userClass, text, typed string, images int) {
 	if r.meta || r.compactSummary || r.transcriptOnly || r.toolResult || r.content.has("tool_result") {
 		return userInjected, "", "", 0
 	}
-	var parts []string
-	if r.content.isString {
-		parts = append(parts, unescape(r.content.raw))
-	} else {
-		for _, b := range r.content.blocks {
-			switch b.typ {
-			case "text":
-				t := unescape(b.text)
-				if hasAnyPrefix(strings.TrimLeft(t, " \t\r\n"), ideBlockPrefixes) {
-					continue
-				}
-				parts = append(parts, t)
-			case "image":
-				images++
-			}
-		}
-	}
-	raw := strings.TrimSpace(removeSystemReminders(strings.Join(parts, "\n\n")))
+	raw, images := r.content.userText()
 	if r.originKind != "" && r.originKind != "human" || r.promptSource == "system" {
 		return userInjected, "", raw, 0
 	}
+	class, text, typed = classifyText(raw, images)
+	return class, text, typed, images
+}
+
+// userText joins the text blocks of user content, leaving out the blocks an
+// IDE adds as context and <system-reminder> spans, and counts images.
+func (c *content) userText() (string, int) {
+	var parts []string
+	images := 0
+	if c.isString {
+		parts = append(parts, unescape(c.raw))
+	}
+	for _, b := range c.blocks {
+		switch b.typ {
+		case "text":
+			t := unescape(b.text)
+			if !hasAnyPrefix(strings.TrimLeft(t, " \t\r\n"), ideBlockPrefixes) {
+				parts = append(parts, t)
+			}
+		case "image":
+			images++
+		}
+	}
+	return strings.TrimSpace(removeSystemReminders(strings.Join(parts, "\n\n"))), images
+}
+
+// classifyText decides from its text alone whether a message is one the
+// user wrote: slash commands become "/name args" (built-ins without
+// arguments are dropped), and text that Claude Code, a hook or a plugin
+// wrote is recognised by its opening.
+func classifyText(raw string, images int) (class userClass, text, typed string) {
 	switch {
 	case strings.HasPrefix(raw, "<command-name>"), strings.HasPrefix(raw, "<command-message>"):
 		name, args := parseCommand(raw)
 		typed = strings.TrimSpace("/" + name + " " + args)
 		if args == "" && builtinCommands[name] {
-			return userDropped, "", typed, 0
+			return userDropped, "", typed
 		}
-		return userGenuine, typed, typed, images
+		return userGenuine, typed, typed
 	case hasAnyPrefix(raw, injectedPrefixes), isClaudeMemContext(raw):
-		return userInjected, "", raw, 0
+		return userInjected, "", raw
 	case raw == "" && images == 0:
-		return userInjected, "", "", 0
+		return userInjected, "", ""
 	}
-	return userGenuine, raw, raw, images
+	return userGenuine, raw, raw
 }
 
 // isClaudeMemContext recognises claude-mem's SessionStart timeline

@@ -44,7 +44,7 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 		r := n.rec
 		switch {
 		case r.kind == recUser && r.class == userGenuine,
-			r.kind == recQueued:
+			r.kind == recQueued && r.class == userGenuine:
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: r.time, Text: r.text,
 				Images: r.images, Steering: r.kind == recQueued, Session: n.session})
 		case r.kind == recRemove && steering[i] != nil:
@@ -279,7 +279,7 @@ func (g *chainGraph) steeringMessages() map[int]*record {
 			later[r.typed] = true
 		}
 		for _, rm := range enqueueOf[i] {
-			if !later[r.typed] && !queued[r.typed] {
+			if r.class == userGenuine && !later[r.typed] && !queued[r.typed] {
 				out[rm] = r
 			}
 		}

@@ -246,11 +246,9 @@ func (t *Transcript) apply(r *rawRecord) {
 		}
 		t.recs = append(t.recs, base)
 	case "attachment":
-		if r.attachType == "queued_command" && (r.attachOrigin == "" || r.attachOrigin == "human") && r.attachCmd != "bash" {
-			text := strings.TrimSpace(strings.Join(r.attachPrompt.texts(), "\n\n"))
-			if text != "" {
-				base.kind, base.text, base.typed = recQueued, text, typedHash(text)
-			}
+		if r.attachType == "queued_command" {
+			t.applyQueued(r, base)
+			return
 		}
 		t.recs = append(t.recs, base)
 	default:
@@ -263,6 +261,22 @@ func (t *Transcript) applyUser(r *rawRecord, rec record) {
 	rec.kind, rec.class, rec.text, rec.images = recUser, class, text, images
 	if typed != "" {
 		rec.typed = typedHash(typed)
+	}
+	t.recs = append(t.recs, rec)
+}
+
+// applyQueued handles a queued_command attachment (≈2.1.101+): text the
+// user typed while Claude worked, delivered into the conversation, unless
+// its origin or command mode says the harness queued it (a task
+// notification). Its typed text is recorded either way, so that the queue
+// operations carrying the same text are not taken for a second copy.
+func (t *Transcript) applyQueued(r *rawRecord, rec record) {
+	raw, images := r.attachPrompt.userText()
+	rec.kind = recQueued
+	rec.typed = typedHash(raw)
+	human := (r.attachOrigin == "" || r.attachOrigin == "human") && (r.attachCmd == "" || r.attachCmd == "prompt")
+	if class, text, _ := classifyText(raw, images); human && class == userGenuine {
+		rec.class, rec.text, rec.images = userGenuine, text, images
 	}
 	t.recs = append(t.recs, rec)
 }
@@ -308,11 +322,15 @@ func (t *Transcript) applyQueue(r *rawRecord, rec record) {
 		if !r.queueContent.isString {
 			return
 		}
-		rec.text = strings.TrimSpace(unescape(r.queueContent.raw))
-		if rec.text == "" {
+		raw := strings.TrimSpace(unescape(r.queueContent.raw))
+		class, text, _ := classifyText(raw, 0)
+		if raw == "" {
 			return
 		}
-		rec.kind, rec.typed = recEnqueue, typedHash(rec.text)
+		rec.kind, rec.typed = recEnqueue, typedHash(raw)
+		if class == userGenuine {
+			rec.class, rec.text = userGenuine, text
+		}
 	case "dequeue":
 		rec.kind = recDequeue
 	case "remove":
