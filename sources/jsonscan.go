@@ -155,6 +155,33 @@ func (s *scanner) str() string {
 	return unescape(s.rawString())
 }
 
+// bytesVal decodes the string at the cursor into bytes that alias the line
+// when the string has no escapes (ids and timestamps never do). A value of
+// another type is skipped and reads as nil.
+func (s *scanner) bytesVal() []byte {
+	if s.peek() != '"' {
+		s.skip()
+		return nil
+	}
+	raw := s.rawString()
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	return []byte(unescape(raw))
+}
+
+// known decodes a string that is usually one of vals, returning the
+// constant (no allocation) when it is.
+func (s *scanner) known(vals ...string) string {
+	b := s.bytesVal()
+	for _, v := range vals {
+		if string(b) == v {
+			return v
+		}
+	}
+	return string(b)
+}
+
 // boolean decodes true/false; any other value is skipped and reads as false.
 func (s *scanner) boolean() bool {
 	if s.peek() == 't' && bytes.HasPrefix(s.b[s.i:], []byte("true")) {

@@ -59,17 +59,17 @@ type record struct {
 // keys of a JSON object can come in any order, so nothing is decided until
 // the whole line has been read.
 type rawRecord struct {
-	typ, uuid, parent, timestamp, cwd   string
-	subtype, operation, continuedIn     string
-	promptSource, originKind, trigger   string
-	sidechain, meta, compactSummary     bool
-	transcriptOnly, toolResult, apiErr  bool
-	blockIndex                          int
-	msgID, model                        string
-	content                             content // message.content
-	queueContent                        content // queue-operation content
-	attachType, attachOrigin, attachCmd string
-	attachPrompt                        content
+	uuid, parent, timestamp, cwd         []byte // alias the line
+	typ, subtype, operation, continuedIn string
+	promptSource, originKind, trigger    string
+	sidechain, meta, compactSummary      bool
+	transcriptOnly, toolResult, apiErr   bool
+	blockIndex                           int
+	msgID, model                         string
+	content                              content // message.content
+	queueContent                         content // queue-operation content
+	attachType, attachOrigin, attachCmd  string
+	attachPrompt                         content
 }
 
 // content is a message content value: a string or a list of blocks. Text
@@ -94,15 +94,15 @@ func parseRecord(line []byte, r *rawRecord) bool {
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
-			r.typ = s.str()
+			r.typ = s.known("assistant", "user", "progress", "system", "attachment", "queue-operation", "file-history-snapshot")
 		case "uuid":
-			r.uuid = s.str()
+			r.uuid = s.bytesVal()
 		case "parentUuid":
-			r.parent = s.str()
+			r.parent = s.bytesVal()
 		case "timestamp":
-			r.timestamp = s.str()
+			r.timestamp = s.bytesVal()
 		case "cwd":
-			r.cwd = s.str()
+			r.cwd = s.bytesVal()
 		case "isSidechain":
 			r.sidechain = s.boolean()
 		case "isMeta":
@@ -117,11 +117,11 @@ func parseRecord(line []byte, r *rawRecord) bool {
 			r.toolResult = true
 			s.skip()
 		case "promptSource":
-			r.promptSource = s.str()
+			r.promptSource = s.known("typed", "system", "sdk")
 		case "origin":
 			r.originKind = originKind(&s)
 		case "subtype":
-			r.subtype = s.str()
+			r.subtype = s.known("compact_boundary", "turn_duration", "stop_hook_summary", "local_command")
 		case "compactMetadata":
 			s.object(func(k []byte) {
 				if string(k) == "trigger" {
@@ -129,7 +129,7 @@ func parseRecord(line []byte, r *rawRecord) bool {
 				}
 			})
 		case "operation":
-			r.operation = s.str()
+			r.operation = s.known("enqueue", "dequeue", "remove", "popAll")
 		case "content":
 			r.queueContent = readContent(&s)
 		case "continuedInSessionId":
@@ -143,7 +143,7 @@ func parseRecord(line []byte, r *rawRecord) bool {
 					case "id":
 						r.msgID = s.str()
 					case "model":
-						r.model = s.str()
+						r.model = s.known("<synthetic>")
 					case "content":
 						r.content = readContent(&s)
 					}
@@ -154,7 +154,7 @@ func parseRecord(line []byte, r *rawRecord) bool {
 				s.object(func(k []byte) {
 					switch string(k) {
 					case "type":
-						r.attachType = s.str()
+						r.attachType = s.known("queued_command", "hook_success")
 					case "prompt":
 						r.attachPrompt = readContent(&s)
 					case "origin":
@@ -200,7 +200,7 @@ func readContent(s *scanner) content {
 			s.object(func(k []byte) {
 				switch string(k) {
 				case "type":
-					b.typ = s.str()
+					b.typ = s.known("text", "tool_use", "thinking", "tool_result", "image", "redacted_thinking")
 				case "text":
 					if s.peek() == '"' {
 						b.text = s.rawString()

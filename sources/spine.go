@@ -32,7 +32,7 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 	}
 
 	msgs := map[string]int{} // message id → index of its entry
-	var blocks [][]record    // per assistant entry, its blocks
+	var blocks [][]*record   // per assistant entry, its blocks
 	for i, n := range g.nodes {
 		if n.firstOfFile {
 			// Entries of a later file of the chain follow a roll-over.
@@ -60,7 +60,7 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 			for len(blocks) <= len(sp.Entries) {
 				blocks = append(blocks, nil)
 			}
-			blocks[len(sp.Entries)] = []record{r}
+			blocks[len(sp.Entries)] = []*record{r}
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryAssistant, Time: r.time, Session: n.session})
 		case r.kind == recCompact:
 			sp.addCompaction(Entry{Kind: EntryCompaction, Time: r.time, Trigger: r.trigger, Session: n.session})
@@ -96,9 +96,9 @@ func (sp *Spine) addCompaction(e Entry) {
 
 // fillAssistant joins the blocks of one assistant message into its entry,
 // in apiBlockIndex order when every block has one, else file order.
-func fillAssistant(e *Entry, bs []record) {
-	if !slices.ContainsFunc(bs, func(r record) bool { return r.blockIndex < 0 }) {
-		slices.SortStableFunc(bs, func(a, b record) int { return a.blockIndex - b.blockIndex })
+func fillAssistant(e *Entry, bs []*record) {
+	if !slices.ContainsFunc(bs, func(r *record) bool { return r.blockIndex < 0 }) {
+		slices.SortStableFunc(bs, func(a, b *record) int { return a.blockIndex - b.blockIndex })
 	}
 	var texts []string
 	for _, b := range bs {
@@ -120,8 +120,8 @@ type chainGraph struct {
 }
 
 type chainNode struct {
-	rec         record
-	gid, parent int32 // ids across the chain; -1 when absent
+	rec         *record // points into the Transcript's records; never modified
+	gid, parent int32   // ids across the chain; -1 when absent
 	session     string
 	firstOfFile bool
 }
@@ -129,7 +129,11 @@ type chainNode struct {
 // joinChain lays the files' records end to end. A record whose uuid was
 // already seen in an earlier file is a replayed copy and is dropped.
 func joinChain(chain []*Transcript) *chainGraph {
-	g := &chainGraph{}
+	total := 0
+	for _, t := range chain {
+		total += len(t.recs)
+	}
+	g := &chainGraph{nodes: make([]chainNode, 0, total)}
 	var seen map[string]int32 // uuid → chain id, only needed past the first file
 	for fi, t := range chain {
 		remap := make([]int32, len(t.uuids))
@@ -154,7 +158,8 @@ func joinChain(chain []*Transcript) *chainGraph {
 			}
 		}
 		first := true
-		for _, r := range t.recs {
+		for i := range t.recs {
+			r := &t.recs[i]
 			n := chainNode{rec: r, gid: -1, parent: -1, session: t.SessionID}
 			if r.id >= 0 {
 				n.gid = remap[r.id]
@@ -274,7 +279,7 @@ func (g *chainGraph) steeringMessages() map[int]*record {
 		}
 	}
 	for i := len(g.nodes) - 1; i >= 0; i-- {
-		r := &g.nodes[i].rec
+		r := g.nodes[i].rec
 		if r.kind == recUser && r.typed != 0 {
 			later[r.typed] = true
 		}

@@ -208,14 +208,14 @@ func (t *Transcript) apply(r *rawRecord) {
 	if r.sidechain {
 		return
 	}
-	if r.uuid != "" {
-		if id, ok := t.ids[r.uuid]; ok && t.hasRec[id] {
+	if len(r.uuid) > 0 {
+		if id, ok := t.ids[string(r.uuid)]; ok && t.hasRec[id] {
 			return // a replayed copy; the first occurrence wins
 		}
 	}
-	ts, _ := time.Parse(time.RFC3339Nano, r.timestamp)
+	ts := parseTime(r.timestamp)
 	if t.cwd == "" {
-		t.cwd = r.cwd
+		t.cwd = string(r.cwd)
 	}
 	if t.started.IsZero() {
 		t.started = ts
@@ -229,7 +229,7 @@ func (t *Transcript) apply(r *rawRecord) {
 		t.continuedIn = r.continuedIn
 		return
 	}
-	if r.uuid == "" {
+	if len(r.uuid) == 0 {
 		return // metadata: summary, file-history-snapshot, last-prompt…
 	}
 	base.id = t.intern(r.uuid)
@@ -289,7 +289,7 @@ func (t *Transcript) applyAssistant(r *rawRecord, rec record) {
 	rec.kind, rec.blockIndex = recAssistant, r.blockIndex
 	rec.msg = r.msgID
 	if rec.msg == "" {
-		rec.msg = r.uuid
+		rec.msg = string(r.uuid)
 	}
 	kept := false
 	for _, b := range r.content.blocks {
@@ -343,16 +343,42 @@ func (t *Transcript) applyQueue(r *rawRecord, rec record) {
 	t.recs = append(t.recs, rec)
 }
 
-func (t *Transcript) intern(uuid string) int32 {
-	if uuid == "" {
+// intern returns the id of a uuid, assigning the next one on first sight.
+func (t *Transcript) intern(uuid []byte) int32 {
+	if len(uuid) == 0 {
 		return -1
 	}
-	if id, ok := t.ids[uuid]; ok {
+	if id, ok := t.ids[string(uuid)]; ok {
 		return id
 	}
 	id := int32(len(t.uuids))
-	t.uuids = append(t.uuids, uuid)
+	u := string(uuid)
+	t.uuids = append(t.uuids, u)
 	t.hasRec = append(t.hasRec, false)
-	t.ids[uuid] = id
+	t.ids[u] = id
 	return id
+}
+
+// parseTime reads a transcript timestamp. Claude Code always writes
+// 2006-01-02T15:04:05.000Z, which is parsed by hand; anything else goes to
+// time.Parse, and an unparsable value reads as the zero time.
+func parseTime(b []byte) time.Time {
+	if len(b) == 24 && b[4] == '-' && b[7] == '-' && b[10] == 'T' && b[13] == ':' && b[16] == ':' && b[19] == '.' && b[23] == 'Z' {
+		n := func(i, w int) int {
+			v := 0
+			for _, c := range b[i : i+w] {
+				if c < '0' || c > '9' {
+					return -1
+				}
+				v = v*10 + int(c-'0')
+			}
+			return v
+		}
+		y, mo, d, h, mi, sec, ms := n(0, 4), n(5, 2), n(8, 2), n(11, 2), n(14, 2), n(17, 2), n(20, 3)
+		if y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h < 24 && mi >= 0 && mi < 60 && sec >= 0 && sec < 61 && ms >= 0 {
+			return time.Date(y, time.Month(mo), d, h, mi, sec, ms*int(time.Millisecond), time.UTC)
+		}
+	}
+	ts, _ := time.Parse(time.RFC3339Nano, string(b))
+	return ts
 }

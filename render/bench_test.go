@@ -1,0 +1,107 @@
+package render
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"bottled/internal/synth"
+	"bottled/sources"
+)
+
+// benchTranscriptSize is the size of the generated transcript: large
+// sessions reach hundreds of megabytes, and 100 MB makes per-byte costs
+// dominate per-call ones.
+const benchTranscriptSize = 100 << 20
+
+var (
+	benchOnce  sync.Once
+	benchPath  string
+	benchStats synth.Stats
+	benchErr   error
+)
+
+// benchTranscript writes the generated transcript once per test binary run.
+func benchTranscript(b *testing.B) (string, synth.Stats) {
+	b.Helper()
+	benchOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "bottled-bench-")
+		if err != nil {
+			benchErr = err
+			return
+		}
+		benchPath = filepath.Join(dir, "bench.jsonl")
+		f, err := os.Create(benchPath)
+		if err != nil {
+			benchErr = err
+			return
+		}
+		defer f.Close()
+		benchStats, benchErr = synth.Transcript(f, "bench", benchTranscriptSize, 1)
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchPath, benchStats
+}
+
+// BenchmarkReadFile is the baseline: reading the transcript's bytes.
+func BenchmarkReadFile(b *testing.B) {
+	path, st := benchTranscript(b)
+	b.SetBytes(st.Bytes)
+	buf := make([]byte, 1<<20)
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{bufio.NewReaderSize(f, 1<<20)}, buf); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
+
+// BenchmarkFullRender is a one-shot render: parse, spine, bottle bytes.
+func BenchmarkFullRender(b *testing.B) {
+	path, st := benchTranscript(b)
+	b.SetBytes(st.Bytes)
+	for b.Loop() {
+		tr, err := sources.ReadTranscript("bench", path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Render(Input{SessionID: "bench", Spine: sources.BuildSpine("bench", []*sources.Transcript{tr}), Now: time.Now()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(st.TextBytes)/float64(st.Bytes)*100, "%text")
+}
+
+// BenchmarkStdlibDecode is a point of comparison: decoding every line of
+// the same transcript into generic values with encoding/json, as a renderer
+// that does not skip what it does not need would.
+func BenchmarkStdlibDecode(b *testing.B) {
+	path, st := benchTranscript(b)
+	b.SetBytes(st.Bytes)
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var v map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		f.Close()
+	}
+}

@@ -1,0 +1,239 @@
+package render
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"bottled/internal/fixtures"
+	"bottled/sources"
+)
+
+// rewound lists the fixtures with abandoned rewind branches, whose
+// assistant text is rightly not all in the bottle.
+var rewound = map[string]bool{"daaain__claude-code-log__-experiments-ideas__03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl": true}
+
+// TestRealFixturesRender renders every real transcript and checks the
+// bottle against facts read from the same file with encoding/json,
+// independently of the spine: every assistant text block is in it
+// verbatim, and no tool input, tool output or thinking text is.
+func TestRealFixturesRender(t *testing.T) {
+	dir := fixtures.Real(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			tr, err := sources.ReadTranscript("s", f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Render(Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow})
+			facts := readFacts(t, f)
+			if len(facts.said) == 0 {
+				if !errors.Is(err, ErrNothing) {
+					t.Fatalf("sidechain-only file: err = %v, want ErrNothing", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			bottle := string(b.Bytes)
+			if !rewound[name] {
+				for _, s := range facts.said {
+					if want := StripTags(s); !strings.Contains(bottle, want) {
+						t.Errorf("assistant text missing: %.80q", want)
+					}
+				}
+			}
+			checked := 0
+			for _, s := range facts.hidden {
+				probe := probeOf(s)
+				if len(probe) < 40 || facts.inText(probe) {
+					continue // too short to be telling, or also said in the conversation
+				}
+				checked++
+				if strings.Contains(bottle, probe) {
+					t.Errorf("tool or thinking text leaked into the bottle: %.80q", probe)
+				}
+			}
+			if checked == 0 {
+				t.Errorf("no tool or thinking text was checked")
+			}
+			if b.State.Bytes != len(b.Bytes) || b.State.Lines != strings.Count(bottle, "\n") {
+				t.Errorf("state size %d bytes %d lines, bottle has %d bytes %d lines", b.State.Bytes, b.State.Lines, len(b.Bytes), strings.Count(bottle, "\n"))
+			}
+		})
+	}
+}
+
+// facts are what encoding/json finds in a transcript's main thread.
+type facts struct {
+	said   []string // assistant text blocks
+	texts  []string // every user and assistant text, to tell coincidences
+	hidden []string // tool inputs and outputs, thinking
+}
+
+func (f *facts) inText(probe string) bool {
+	for _, s := range f.texts {
+		if strings.Contains(s, probe) {
+			return true
+		}
+	}
+	return false
+}
+
+// probeOf is a stretch of s to search for: its longest line, trimmed and
+// cut to 120 bytes at a rune boundary.
+func probeOf(s string) string {
+	best := ""
+	for line := range strings.Lines(s) {
+		if l := strings.TrimSpace(line); len(l) > len(best) {
+			best = l
+		}
+	}
+	for len(best) > 120 {
+		best = strings.ToValidUTF8(best[:120], "")
+	}
+	return best
+}
+
+func readFacts(t *testing.T, path string) *facts {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out facts
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var r struct {
+			Type          string          `json:"type"`
+			IsSidechain   bool            `json:"isSidechain"`
+			ToolUseResult json.RawMessage `json:"toolUseResult"`
+			Message       struct {
+				Model   string          `json:"model"`
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) != nil || r.IsSidechain {
+			continue
+		}
+		var blocks []map[string]any
+		var str string
+		if json.Unmarshal(r.Message.Content, &str) == nil {
+			out.texts = append(out.texts, str)
+		}
+		_ = json.Unmarshal(r.Message.Content, &blocks)
+		for _, b := range blocks {
+			switch b["type"] {
+			case "text":
+				s, _ := b["text"].(string)
+				out.texts = append(out.texts, s)
+				if r.Type == "assistant" && r.Message.Model != "<synthetic>" && strings.TrimSpace(s) != "" {
+					out.said = append(out.said, strings.TrimSpace(s))
+				}
+			case "thinking":
+				s, _ := b["thinking"].(string)
+				out.hidden = append(out.hidden, s)
+			case "tool_use":
+				out.hidden = append(out.hidden, stringsIn(b["input"])...)
+			case "tool_result":
+				out.hidden = append(out.hidden, stringsIn(b["content"])...)
+			}
+		}
+		if len(r.ToolUseResult) > 0 {
+			var v any
+			_ = json.Unmarshal(r.ToolUseResult, &v)
+			out.hidden = append(out.hidden, stringsIn(v)...)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
+
+// stringsIn collects every string inside a decoded JSON value.
+func stringsIn(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, stringsIn(e)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for _, e := range v {
+			out = append(out, stringsIn(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// TestRealFixtureOnDisk renders a real session laid out the way Claude Code
+// keeps it, with its subagent files beside it, through Load as the render
+// command does: subagents never contribute.
+func TestRealFixtureOnDisk(t *testing.T) {
+	dir := fixtures.Real(t)
+	claude := t.TempDir()
+	const id = "ae4a77f8-aedd-4bc1-888f-c94edc91af04"
+	proj := filepath.Join(claude, "projects", "-home-USER-projects-spotter")
+	sub := filepath.Join(proj, id, "subagents")
+	if err := os.MkdirAll(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join(dir, "marot__spotter__"+id+".jsonl"), filepath.Join(proj, id+".jsonl"))
+	copyFile(t, filepath.Join(dir, "marot__spotter__"+id+"__subagents__agent-aac57f5.jsonl"), filepath.Join(sub, "agent-aac57f5.jsonl"))
+	copyFile(t, filepath.Join(dir, "marot__spotter__"+id+"__subagents__agent-acompact-946d2b.jsonl"), filepath.Join(sub, "agent-acompact-946d2b.jsonl"))
+	l, err := Load(t.Context(), Request{SessionID: id, ClaudeDir: claude})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := l.Input(id)
+	in.Now = time.Now()
+	b, err := Render(in)
+	if err != nil {
+		t.Fatalf("Render: %v (%s)", err, l.Why())
+	}
+	bottle := string(b.Bytes)
+	for _, f := range []string{"agent-aac57f5.jsonl", "agent-acompact-946d2b.jsonl"} {
+		for _, s := range readFacts(t, filepath.Join(sub, f)).texts {
+			if p := probeOf(s); len(p) >= 40 && strings.Contains(bottle, p) {
+				t.Errorf("subagent text from %s in the bottle: %.80q", f, p)
+			}
+		}
+	}
+	if len(b.State.Legs) != 2 {
+		t.Errorf("legs = %v, want 2 (one compaction)", b.State.Legs)
+	}
+	lines := strings.Split(bottle, "\n")
+	if leg := b.State.Legs[len(b.State.Legs)-1]; !strings.HasPrefix(lines[leg-1], "## Leg 2") {
+		t.Errorf("line %d = %q, want the leg 2 heading", leg, lines[leg-1])
+	}
+	if o := b.State.Outline; !strings.HasPrefix(lines[o[0]-1], "- line ") || !strings.HasPrefix(lines[o[1]-1], "- line ") || lines[o[1]] != "" {
+		t.Errorf("outline range %v does not frame the outline", o)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,235 @@
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"bottled/sources"
+)
+
+// bottleAt renders a minimal full bottle whose transcript was read to
+// offset, with an optional memory cursor.
+func bottleAt(t *testing.T, id string, offset int64, mem *sources.MemoryCursor, mode Mode) *Bottle {
+	t.Helper()
+	in := Input{SessionID: id, Now: goldenNow}
+	switch mode {
+	case ModeFull:
+		in.Spine = &sources.Spine{SessionID: id, Entries: []sources.Entry{{Kind: sources.EntryUser, Text: "hello at " + string(rune('a'+offset%26))}},
+			Files: []sources.FileState{{Session: id, Path: "/p/" + id + ".jsonl", ID: sources.FileID{Dev: 1, Ino: 2}, Offset: offset}}}
+	case ModeReconstructed:
+		in.Memory = &sources.Memory{ContentSessionID: id, Prompts: []sources.Prompt{{ID: 1, Number: 1, Text: "stored prompt"}}}
+	}
+	if mem != nil {
+		if in.Memory == nil {
+			in.Memory = &sources.Memory{ContentSessionID: id}
+		}
+		in.Memory.Cursor = *mem
+	}
+	b, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestWriteNeverMovesBackwards(t *testing.T) {
+	cur := func(obs int64) *sources.MemoryCursor {
+		return &sources.MemoryCursor{DB: sources.FileID{Ino: 9}, Observation: obs}
+	}
+	tests := []struct {
+		name        string
+		first, then func(t *testing.T) *Bottle
+		want        Outcome
+		keepFirst   bool
+	}{
+		{"newer transcript replaces",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, nil, ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, nil, ModeFull) }, Written, false},
+		{"older transcript is refused",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, nil, ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, nil, ModeFull) }, Covered, true},
+		{"same sources is a no-op",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) }, Covered, true},
+		{"newer memory replaces",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) }, Written, false},
+		{"older memory is refused",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) }, Covered, true},
+		{"mixed (newer transcript, older memory) replaces",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, cur(5), ModeFull) }, Written, false},
+		{"a recreated database is not compared with the old one",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
+			func(t *testing.T) *Bottle {
+				return bottleAt(t, "s", 100, &sources.MemoryCursor{DB: sources.FileID{Ino: 10}, Observation: 1}, ModeFull)
+			}, Written, false},
+		{"full is never replaced by reconstructed",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 0, cur(50), ModeReconstructed) }, KeptFull, true},
+		{"reconstructed is replaced by full",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 0, cur(5), ModeReconstructed) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) }, Written, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "bottles")
+			first, then := tc.first(t), tc.then(t)
+			if got, err := Write(dir, first); err != nil || got != Written {
+				t.Fatalf("first Write = %v, %v", got, err)
+			}
+			got, err := Write(dir, then)
+			if err != nil || got != tc.want {
+				t.Fatalf("second Write = %v, %v; want %v", got, err, tc.want)
+			}
+			onDisk, err := os.ReadFile(BottlePath(dir, "s"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := then.Bytes
+			if tc.keepFirst {
+				want = first.Bytes
+			}
+			if string(onDisk) != string(want) {
+				t.Errorf("bottle on disk is not the expected one")
+			}
+			assertNoTemp(t, dir)
+		})
+	}
+}
+
+func TestWritePermissions(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "bottles")
+	if err := os.MkdirAll(dir, 0o755); err != nil { // made by someone else, too open
+		t.Fatal(err)
+	}
+	if _, err := Write(dir, bottleAt(t, "s", 1, nil, ModeFull)); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]os.FileMode{dir: 0o700, BottlePath(dir, "s"): 0o600} {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := info.Mode().Perm(); got != want {
+			t.Errorf("%s mode = %v, want %v", path, got, want)
+		}
+	}
+	fresh := filepath.Join(t.TempDir(), "new", "bottles")
+	if _, err := Write(fresh, bottleAt(t, "s", 1, nil, ModeFull)); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{fresh, filepath.Dir(fresh)} {
+		if info, err := os.Stat(d); err != nil || info.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, err %v; want 0700", d, info.Mode().Perm(), err)
+		}
+	}
+}
+
+// TestWriteConcurrent races writers of the same session with different
+// source offsets: whatever the interleaving, the bottle left on disk is
+// complete and is the newest.
+func TestWriteConcurrent(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bottles")
+	const writers = 16
+	bottles := make([]*Bottle, writers)
+	for i := range bottles {
+		bottles[i] = bottleAt(t, "s", int64(100+i), nil, ModeFull)
+	}
+	var wg sync.WaitGroup
+	for round := 0; round < 20; round++ {
+		for i := range bottles {
+			wg.Go(func() {
+				if _, err := Write(dir, bottles[(i*7+round)%writers]); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	got, err := os.ReadFile(BottlePath(dir, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(bottles[writers-1].Bytes) {
+		t.Errorf("bottle on disk is not the newest one")
+	}
+	assertNoTemp(t, dir)
+}
+
+func TestCleanTemp(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	stale := filepath.Join(dir, tempPrefix+"s-1.md")
+	fresh := filepath.Join(dir, tempPrefix+"s-2.md")
+	keep := filepath.Join(dir, "s.md")
+	for _, p := range []string{stale, fresh, keep} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chtimes(stale, now.Add(-time.Hour), now.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := CleanTemp(dir, now)
+	if err != nil || n != 1 {
+		t.Fatalf("CleanTemp = %d, %v; want 1", n, err)
+	}
+	for p, exists := range map[string]bool{stale: false, fresh: true, keep: true} {
+		if _, err := os.Stat(p); (err == nil) != exists {
+			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, exists)
+		}
+	}
+	if n, err := CleanTemp(filepath.Join(dir, "absent"), now); err != nil || n != 0 {
+		t.Errorf("CleanTemp of a missing dir = %d, %v", n, err)
+	}
+}
+
+func TestReadState(t *testing.T) {
+	dir := t.TempDir()
+	b := bottleAt(t, "s", 42, &sources.MemoryCursor{Prompt: 3}, ModeFull)
+	if _, err := Write(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ReadState(BottlePath(dir, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Covers(&b.State) || !b.State.Covers(st) || st.Transcripts[0].Offset != 42 || st.Memory.Prompt != 3 {
+		t.Errorf("state read back = %+v, want %+v", st, b.State)
+	}
+	for name, content := range map[string]string{
+		"not a bottle":     "# notes\nline\nline\nline\n",
+		"short":            "# x\n",
+		"broken json":      "a\nb\nc\n" + stateOpen + "{nope" + stateClose + "\n",
+		"state on line 5":  "a\nb\nc\n\n" + stateOpen + "{}" + stateClose + "\n",
+		"unterminated tag": "a\nb\nc\n" + stateOpen + "{}\n",
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".md")
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadState(p); err == nil {
+			t.Errorf("%s: ReadState succeeded", name)
+		}
+	}
+}
+
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix) {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
