@@ -68,6 +68,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Commands: []*cli.Command{
 			renderCommand(),
 		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("unknown command %q (see bottled --help)", c.Args().First())
+			}
+			cli.ShowAppHelp(c)
+			return exitError{code: exitUsage}
+		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
 		},

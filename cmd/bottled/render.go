@@ -42,8 +42,6 @@ func runRender(c *cli.Context) error {
 	db, dbErr := sources.OpenMemoryDB(c.Context, sources.MemoryFile(d.data))
 	if dbErr == nil {
 		defer db.Close()
-	} else if !errors.Is(dbErr, sources.ErrNoMemoryDB) {
-		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v (rendering from the transcript alone)\n", dbErr)
 	}
 	loaded, err := render.Load(c.Context, render.Request{
 		SessionID: id, Transcript: c.String("transcript"), ClaudeDir: d.claude, Memory: db,
@@ -62,6 +60,9 @@ func runRender(c *cli.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if dbErr != nil && !errors.Is(dbErr, sources.ErrNoMemoryDB) {
+		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v (rendered from the transcript alone)\n", dbErr)
 	}
 	if c.Bool("stdout") {
 		_, err := c.App.Writer.Write(b.Bytes)
