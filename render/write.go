@@ -34,7 +34,13 @@ const (
 	// reconstructed because the transcript went away; a bottle never loses
 	// the assistant's words that way.
 	KeptFull
+	// Archived: the session's bottle was archived (its session was cleared)
+	// and the sources have nothing new since; it is not brought back.
+	Archived
 )
+
+// ArchiveDir is where bottles of cleared sessions are moved.
+func ArchiveDir(dir string) string { return filepath.Join(dir, "archive") }
 
 // Write stores b as the bottle of its session in dir, atomically: the bytes
 // go to a temporary file in dir, are synced, and are renamed over the
@@ -60,20 +66,69 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 	}
 	defer unlock()
 	dst := BottlePath(dir, b.State.Session)
-	if cur, err := ReadState(dst); err == nil {
-		if cur.Mode == ModeFull && b.State.Mode == ModeReconstructed && cur.Format == b.State.Format {
-			return KeptFull, nil
-		}
-		if cur.Covers(&b.State) {
+	cur, err := ReadState(dst)
+	switch {
+	case err == nil:
+		if keep := keeps(cur, &b.State); keep {
+			if cur.Mode == ModeFull && b.State.Mode == ModeReconstructed {
+				return KeptFull, nil
+			}
 			return Covered, nil
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNoState) {
+	case errors.Is(err, fs.ErrNotExist):
+		if arch := newestArchived(dir, b.State.Session); arch != nil && keeps(arch, &b.State) {
+			return Archived, nil
+		}
+	case !errors.Is(err, ErrNoState):
 		return 0, fmt.Errorf("read bottle %s: %w", dst, err)
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		return 0, fmt.Errorf("write bottle %s: %w", dst, err)
 	}
 	return Written, syncDir(dir)
+}
+
+// keeps reports whether a bottle of state cur should stay rather than be
+// replaced by one of state next: it covers next's sources, or it is full and
+// next is only reconstructed (the transcript went away).
+func keeps(cur, next *State) bool {
+	if cur.Format == next.Format && cur.Mode == ModeFull && next.Mode == ModeReconstructed {
+		return true
+	}
+	return cur.Covers(next)
+}
+
+// archiveStamp starts the name of an archived bottle; it sorts by time.
+const archiveStamp = "20060102T150405Z"
+
+// ArchiveName is the name a bottle of session gets when archived at t.
+func ArchiveName(t time.Time, session string) string {
+	return t.UTC().Format(archiveStamp) + "-" + session + ".md"
+}
+
+// newestArchived returns the state of the most recent archived bottle of a
+// session, or nil.
+func newestArchived(dir, session string) *State {
+	entries, err := os.ReadDir(ArchiveDir(dir))
+	if err != nil {
+		return nil
+	}
+	var newest string
+	for _, e := range entries {
+		name := e.Name()
+		if len(name) > len(archiveStamp)+1 && name[len(archiveStamp)] == '-' &&
+			name[len(archiveStamp)+1:] == session+".md" && name > newest {
+			newest = name
+		}
+	}
+	if newest == "" {
+		return nil
+	}
+	st, err := ReadState(filepath.Join(ArchiveDir(dir), newest))
+	if err != nil {
+		return nil
+	}
+	return st
 }
 
 // ensureDir creates dir (and its parents) owner-only, and narrows an

@@ -243,41 +243,57 @@ type sessionReader struct {
 	path string
 }
 
-func (r *sessionReader) read(content string) (*Memory, error) {
+// sessionRow is the sdk_sessions row of a Claude Code session.
+type sessionRow struct {
+	dbID    int64
+	memID   string
+	project string
+	started time.Time
+}
+
+// session resolves a content session id to its sdk_sessions row, preferring
+// Claude Code's own row when other platforms share the id. It returns nil
+// if there is none.
+func (r *sessionReader) session(content string) (*sessionRow, error) {
 	s := r.s
 	order := "id"
 	if s.sessPlatform {
 		order = "(COALESCE(NULLIF(platform_source, ''), 'claude') = 'claude') DESC, id"
 	}
 	var (
-		dbID    int64
-		memID   sql.NullString
-		project sql.NullString
-		started sql.NullInt64
+		row            sessionRow
+		memID, project sql.NullString
+		started        sql.NullInt64
 	)
 	err := r.tx.QueryRowContext(r.ctx, fmt.Sprintf(
 		`SELECT id, %s, %s, %s FROM sdk_sessions WHERE %s = ? AND COALESCE(%s, '') != ? ORDER BY %s LIMIT 1`,
 		s.sessMemory, col(s.sessCols, "project"), col(s.sessCols, "started_at_epoch"),
 		s.sessContent, col(s.sessCols, "project"), order),
-		content, observerProject).Scan(&dbID, &memID, &project, &started)
+		content, observerProject).Scan(&row.dbID, &memID, &project, &started)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read sdk_sessions: %w", err)
 	}
-	mem := &Memory{ContentSessionID: content, MemorySessionID: memID.String, Project: project.String}
+	row.memID, row.project = memID.String, project.String
 	if started.Valid && started.Int64 > 0 {
-		mem.Started = time.UnixMilli(started.Int64).UTC()
+		row.started = time.UnixMilli(started.Int64).UTC()
 	}
-	mem.Cursor.MemorySessionID = memID.String
-	if info, err := os.Stat(r.path); err == nil {
-		mem.Cursor.DB = fileIDOf(info)
-	}
-	if err := r.prompts(mem, content, dbID); err != nil {
+	return &row, nil
+}
+
+func (r *sessionReader) read(content string) (*Memory, error) {
+	row, err := r.session(content)
+	if row == nil || err != nil {
 		return nil, err
 	}
-	if memID.String != "" {
+	mem := &Memory{ContentSessionID: content, MemorySessionID: row.memID, Project: row.project, Started: row.started}
+	mem.Cursor = r.baseCursor(row)
+	if err := r.prompts(mem, content, row.dbID); err != nil {
+		return nil, err
+	}
+	if row.memID != "" {
 		if err := r.observations(mem); err != nil {
 			return nil, err
 		}
@@ -285,12 +301,84 @@ func (r *sessionReader) read(content string) (*Memory, error) {
 			return nil, err
 		}
 	}
-	if s.toolUses {
+	if r.s.toolUses {
 		if err := r.toolUses(mem, content); err != nil {
 			return nil, err
 		}
 	}
 	return mem, nil
+}
+
+func (r *sessionReader) baseCursor(row *sessionRow) MemoryCursor {
+	c := MemoryCursor{MemorySessionID: row.memID}
+	if info, err := os.Stat(r.path); err == nil {
+		c.DB = FileIDOf(info)
+	}
+	return c
+}
+
+// Cursor returns a session's row maxima, the same MemoryCursor Session
+// reports, without reading the rows. It returns false if the database does
+// not know the session.
+func (m *MemoryDB) Cursor(ctx context.Context, contentSessionID string) (MemoryCursor, bool, error) {
+	tx, err := m.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return MemoryCursor{}, false, m.wrap(err)
+	}
+	defer tx.Rollback() // read-only: nothing to commit
+	s, err := readSchema(ctx, tx, m.path)
+	if err != nil {
+		return MemoryCursor{}, false, err
+	}
+	r := sessionReader{ctx: ctx, tx: tx, s: s, path: m.path}
+	row, err := r.session(contentSessionID)
+	if row == nil || err != nil {
+		return MemoryCursor{}, false, m.wrapNil(err)
+	}
+	c := r.baseCursor(row)
+	var queries []struct {
+		dst   *int64
+		query string
+		args  []any
+	}
+	add := func(dst *int64, query string, args ...any) {
+		queries = append(queries, struct {
+			dst   *int64
+			query string
+			args  []any
+		}{dst, query, args})
+	}
+	if s.promptContent != "" {
+		if s.promptSessDB {
+			add(&c.Prompt, "SELECT MAX(id) FROM user_prompts WHERE session_db_id = ? OR (session_db_id IS NULL AND "+s.promptContent+" = ?)", row.dbID, contentSessionID)
+		} else {
+			add(&c.Prompt, "SELECT MAX(id) FROM user_prompts WHERE "+s.promptContent+" = ?", contentSessionID)
+		}
+	}
+	if row.memID != "" && s.obsMemory != "" {
+		add(&c.Observation, "SELECT MAX(id) FROM observations WHERE "+s.obsMemory+" = ?", row.memID)
+	}
+	if row.memID != "" && s.sumMemory != "" {
+		add(&c.Summary, "SELECT MAX(id) FROM session_summaries WHERE "+s.sumMemory+" = ?", row.memID)
+	}
+	if s.toolUses {
+		add(&c.ToolUseLinks, "SELECT COUNT(*) FROM tool_uses WHERE content_session_id = ? AND observation_id IS NOT NULL", contentSessionID)
+	}
+	for _, q := range queries {
+		var v sql.NullInt64
+		if err := tx.QueryRowContext(ctx, q.query, q.args...).Scan(&v); err != nil {
+			return MemoryCursor{}, false, m.wrap(err)
+		}
+		*q.dst = v.Int64
+	}
+	return c, true, nil
+}
+
+func (m *MemoryDB) wrapNil(err error) error {
+	if err == nil {
+		return nil
+	}
+	return m.wrap(err)
 }
 
 // col returns the column name if the table has it, else NULL, so that one

@@ -89,7 +89,7 @@ func (t *Transcript) Update() (changed bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("stat transcript %s: %w", t.Path, err)
 	}
-	id := fileIDOf(info)
+	id := FileIDOf(info)
 	if t.offset > 0 && (id != t.fileID || info.Size() < t.offset || !t.tailMatches(f)) {
 		t.reset()
 		changed = true
@@ -131,7 +131,8 @@ func tailChecksum(f *os.File, offset int64) (uint32, error) {
 	return crc32.ChecksumIEEE(buf), nil
 }
 
-func fileIDOf(info os.FileInfo) FileID {
+// FileIDOf returns the identity of the file info describes.
+func FileIDOf(info os.FileInfo) FileID {
 	if st, ok := info.Sys().(*syscall.Stat_t); ok {
 		return FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
 	}
