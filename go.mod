@@ -3,8 +3,10 @@ module bottled
 go 1.26.0
 
 require (
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/ncruces/go-sqlite3 v0.37.0
 	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/sync v0.25.0
 )
 
 require (

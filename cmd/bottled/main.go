@@ -66,6 +66,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			},
 		},
 		Commands: []*cli.Command{
+			runCommand(),
 			renderCommand(),
 		},
 		Action: func(c *cli.Context) error {

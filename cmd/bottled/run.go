@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"bottled/watch"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "keep every session's bottle current (the daemon)",
+		Description: "Watches <claude-dir>/projects and claude-mem's database and re-renders a session's\n" +
+			"bottle, debounced, whenever either changes. One daemon per data dir; SIGINT or SIGTERM\n" +
+			"stops it after the renders in flight finish. Logs go to stderr.",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "debounce", Value: watch.DefaultDebounce, Usage: "quiet time after a change before rendering"},
+			&cli.DurationFlag{Name: "max-wait", Value: watch.DefaultMaxWait, Usage: "longest a session that keeps changing waits for a render"},
+			&cli.IntFlag{Name: "workers", Value: watch.DefaultWorkers, Usage: "sessions rendered at once"},
+			&cli.IntFlag{Name: "max-cached", Value: watch.DefaultMaxCached, Usage: "sessions whose parse state is kept in memory"},
+			&cli.DurationFlag{Name: "rescan", Value: watch.DefaultRescan, Usage: "interval of the full check that covers missed file events"},
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
+			&cli.BoolFlag{Name: "verbose", Usage: "log every render"},
+		},
+		Action: runDaemon,
+	}
+}
+
+func runDaemon(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("run takes no arguments")
+	}
+	d, err := dirsOf(c)
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if c.Bool("verbose") {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var logger *slog.Logger
+	switch c.String("log-format") {
+	case "text":
+		logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, opts))
+	case "json":
+		logger = slog.New(slog.NewJSONHandler(c.App.ErrWriter, opts))
+	default:
+		return usagef("--log-format must be text or json, not %q", c.String("log-format"))
+	}
+	for _, f := range []string{"debounce", "max-wait", "rescan"} {
+		if c.Duration(f) <= 0 {
+			return usagef("--%s must be positive", f)
+		}
+	}
+	for _, f := range []string{"workers", "max-cached"} {
+		if c.Int(f) <= 0 {
+			return usagef("--%s must be positive", f)
+		}
+	}
+	cfg := watch.Config{
+		ClaudeDir: d.claude, DataDir: d.data,
+		Debounce: c.Duration("debounce"), MaxWait: c.Duration("max-wait"), Rescan: c.Duration("rescan"),
+		Workers: c.Int("workers"), MaxCached: c.Int("max-cached"),
+		Version: version, Logger: logger,
+	}
+	if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
+		cfg.Progress = f
+	}
+	err = watch.New(cfg).Run(c.Context)
+	if errors.Is(err, watch.ErrRunning) {
+		return exitError{code: exitFailed, msg: err.Error()}
+	}
+	return err
+}
+
+// isTerminal reports whether f is a character device (a terminal), where a
+// progress bar can redraw itself.
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

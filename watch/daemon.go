@@ -1,0 +1,401 @@
+// Package watch is bottled's daemon: it watches Claude Code's transcripts
+// and claude-mem's database and re-renders a session's bottle, debounced,
+// whenever either changes, so that every bottle is always current.
+//
+// Design notes:
+//
+//   - fsnotify watches directories, never files: <claude-dir>/projects, each
+//     project directory under it, and the data directory that holds
+//     claude-mem's database. Events are only hints that something changed;
+//     what changed is always read from disk.
+//   - The database's change signal comes from SQLite: PRAGMA data_version on
+//     one long-lived read-only connection, then a query for the sessions
+//     owning rows past the daemon's cursors. The WAL file's size and
+//     timestamps are not trusted (a checkpoint reuses it).
+//   - A slow periodic check re-stats every transcript and asks the database
+//     again, covering missed events, queue overflow and roots that appear
+//     late.
+//   - Each session is rendered after a trailing debounce capped by a maximum
+//     wait, never twice at once, with a bounded number of renders across
+//     sessions. Parse state is kept per session so that a render reads only
+//     what was appended, and is evicted when idle.
+//
+// Goroutines, each stopped by Run's context:
+//   - the loop (Run itself) owns the scheduler, the session table and the
+//     catch-up backlog, and starts renders;
+//   - the fsnotify reader turns events into changes for the loop;
+//   - the database poller turns database commits into changes for the loop;
+//   - one goroutine per render in flight, at most Config.Workers;
+//   - the status server answers the socket.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"bottled/render"
+	"bottled/sources"
+)
+
+// Defaults for Config. The debounce is long enough to coalesce the burst of
+// lines Claude Code writes for one API response (a block per line, tool
+// results between), short enough that a bottle trails the conversation by
+// well under a second. The maximum wait bounds how stale a bottle gets
+// while a session writes without pause. The rescan interval only matters
+// when events are lost.
+const (
+	DefaultDebounce  = 250 * time.Millisecond
+	DefaultMaxWait   = 2 * time.Second
+	DefaultRescan    = 30 * time.Second
+	DefaultWorkers   = 2
+	DefaultMaxCached = 32
+)
+
+const (
+	// renderTimeout bounds one render; a render is not cancelled by
+	// shutdown (in-flight renders finish), only by this.
+	renderTimeout = 2 * time.Minute
+	// rootPoll is how often roots that do not exist yet are looked for.
+	rootPoll = time.Second
+	// idleEvict is how long a session's parse state is kept without changes.
+	idleEvict = 30 * time.Minute
+)
+
+// Config configures a Daemon.
+type Config struct {
+	ClaudeDir string // Claude Code's config dir (transcripts under projects/)
+	DataDir   string // claude-mem's data dir (claude-mem.db; bottles/)
+	Debounce  time.Duration
+	MaxWait   time.Duration
+	Rescan    time.Duration
+	Workers   int
+	MaxCached int // sessions whose parse state is kept
+	Version   string
+	Logger    *slog.Logger
+	// Progress, if set, receives a progress bar for the start-up catch-up
+	// (a terminal); otherwise progress is logged.
+	Progress io.Writer
+	// Now returns the current time; time.Now if nil.
+	Now func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	if c.Debounce <= 0 {
+		c.Debounce = DefaultDebounce
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = DefaultMaxWait
+	}
+	if c.MaxWait < c.Debounce {
+		c.MaxWait = c.Debounce
+	}
+	if c.Rescan <= 0 {
+		c.Rescan = DefaultRescan
+	}
+	if c.Workers <= 0 {
+		c.Workers = DefaultWorkers
+	}
+	if c.MaxCached <= 0 {
+		c.MaxCached = DefaultMaxCached
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Daemon keeps bottles current. Create it with New and start it with Run.
+type Daemon struct {
+	cfg     Config
+	log     *slog.Logger
+	bottles string // the bottles directory
+	rec     *recorder
+
+	changes chan change // to the loop, from the fs reader, db poller and renders
+	results chan result // to the loop, from renders
+
+	db  atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
+	dbw *dbWatch
+
+	// mu guards paths, links and linkScanned, which renders and the fs
+	// reader share.
+	mu          sync.Mutex
+	paths       map[string]string // session → transcript path
+	links       map[string]string // session → the session it continued in
+	linkScanned map[string]bool   // project dirs whose tails were read for links
+
+	// Owned by the loop.
+	sched    *scheduler
+	sessions map[string]*session
+	backlog  []string // catch-up, newest first
+	progress *progress
+	renders  errgroup.Group // the render goroutines, at most Workers
+}
+
+// change says a session's sources changed at a time.
+type change struct {
+	id   string
+	path string // the transcript, when the change came from it
+	at   time.Time
+}
+
+// New returns a daemon for cfg.
+func New(cfg Config) *Daemon {
+	cfg.setDefaults()
+	return &Daemon{
+		cfg:         cfg,
+		log:         cfg.Logger,
+		bottles:     render.BottlesDir(cfg.DataDir),
+		changes:     make(chan change, 1024),
+		results:     make(chan result, 64),
+		paths:       map[string]string{},
+		links:       map[string]string{},
+		linkScanned: map[string]bool{},
+		sched:       newScheduler(cfg.Debounce, cfg.MaxWait),
+		sessions:    map[string]*session{},
+	}
+}
+
+// Run runs the daemon until ctx is cancelled, then stops taking work,
+// lets the renders in flight finish, and returns nil. It returns an error
+// wrapping ErrRunning if another daemon holds the data directory.
+func (d *Daemon) Run(ctx context.Context) error {
+	if err := os.MkdirAll(d.cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	lk, err := acquireLock(d.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer lk.release()
+	ln, err := listenStatus(d.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if n, err := render.CleanTemp(d.bottles, d.cfg.Now()); err != nil {
+		d.log.Warn("clean bottles dir", "err", err)
+	} else if n > 0 {
+		d.log.Info("removed temporary files left by a crash", "count", n)
+	}
+	d.rec = newRecorder(Status{
+		Version: d.cfg.Version, PID: os.Getpid(), Started: d.cfg.Now(),
+		ClaudeDir: d.cfg.ClaudeDir, DataDir: d.cfg.DataDir,
+		DB: DB{Path: sources.MemoryFile(d.cfg.DataDir)},
+	})
+	go serveStatus(ln, d.rec)
+
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var bg sync.WaitGroup
+	defer bg.Wait()
+	defer stop()
+
+	fw, err := newFSWatch(d)
+	if err != nil {
+		return err
+	}
+	defer fw.close()
+	dbw := newDBWatch(d)
+	d.dbw = dbw
+
+	d.backlog = fw.initialScan()
+	d.progress = newProgress(d.cfg.Progress, d.log, len(d.backlog))
+	d.rec.update(func(st *Status) { st.CatchUp = CatchUp{Total: len(d.backlog), Over: len(d.backlog) == 0} })
+	d.log.Info("bottled running", "claude_dir", d.cfg.ClaudeDir, "data_dir", d.cfg.DataDir,
+		"transcripts", len(d.backlog), "debounce", d.cfg.Debounce, "max_wait", d.cfg.MaxWait, "workers", d.cfg.Workers)
+	bg.Go(func() { fw.run(ctx) })
+	bg.Go(func() { dbw.run(ctx) })
+	d.loop(ctx)
+	d.drain()
+	d.log.Info("bottled stopped")
+	return nil
+}
+
+// drain waits for the renders in flight, taking their results.
+func (d *Daemon) drain() {
+	done := make(chan struct{})
+	go func() {
+		d.renders.Wait()
+		close(done)
+	}()
+	for {
+		select {
+		case res := <-d.results:
+			d.finish(res)
+		case <-done:
+			return
+		}
+	}
+}
+
+// loop is the daemon's heart: it feeds changes to the scheduler, starts
+// the renders that come due (live changes before catch-up), and waits.
+func (d *Daemon) loop(ctx context.Context) {
+	d.renders.SetLimit(d.cfg.Workers)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	tick := time.NewTicker(d.cfg.Rescan)
+	defer tick.Stop()
+	for {
+		now := d.cfg.Now()
+		d.startDue(now)
+		d.startBacklog()
+		if at, ok := d.sched.next(); ok {
+			timer.Reset(max(at.Sub(now), 0))
+		} else {
+			timer.Reset(time.Hour)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-d.changes:
+			d.noteChange(c)
+		case res := <-d.results:
+			d.finish(res)
+		case <-timer.C:
+		case <-tick.C:
+			d.evictIdle(d.cfg.Now())
+		}
+	}
+}
+
+func (d *Daemon) noteChange(c change) {
+	d.sched.mark(c.id, c.at)
+	d.rec.changed(c.id, c.path, c.at)
+	if c.path != "" {
+		d.mu.Lock()
+		d.paths[c.id] = c.path
+		d.mu.Unlock()
+	}
+}
+
+// startDue starts the renders whose time has come, as workers allow.
+func (d *Daemon) startDue(now time.Time) {
+	for _, s := range d.sched.due(now, d.free()) {
+		d.launch(s.id, s.since, false)
+	}
+}
+
+// startBacklog starts catch-up renders on workers live changes left free.
+func (d *Daemon) startBacklog() {
+	for len(d.backlog) > 0 && d.free() > 0 {
+		id := d.backlog[0]
+		d.backlog = d.backlog[1:]
+		if !d.sched.start(id) {
+			d.catchUpStep() // a live render is on it already
+			continue
+		}
+		d.launch(id, time.Time{}, true)
+	}
+}
+
+// free is how many more renders may start now. A render counts from its
+// start until the loop has taken its result.
+func (d *Daemon) free() int { return d.cfg.Workers - len(d.sched.running) }
+
+func (d *Daemon) launch(id string, since time.Time, catchUp bool) {
+	s := d.sessions[id]
+	if s == nil {
+		s = &session{id: id}
+		d.sessions[id] = s
+	}
+	s.used = d.cfg.Now()
+	// The group's limit is Workers and free() kept the count under it, so
+	// Go does not block here.
+	d.renders.Go(func() error {
+		// Shutdown lets a render finish: its context is not the daemon's.
+		ctx, cancel := context.WithTimeout(context.Background(), renderTimeout)
+		defer cancel()
+		res := d.renderSession(ctx, s, catchUp)
+		res.id, res.since, res.catchUp = id, since, catchUp
+		d.results <- res
+		return nil
+	})
+}
+
+func (d *Daemon) finish(res result) {
+	d.sched.done(res.id)
+	res.pendingAfter = !d.sched.idle(res.id)
+	if !(res.catchUp && res.outcome == outcomeFresh) {
+		d.rec.rendered(res.id, res)
+	}
+	switch {
+	case res.err != nil:
+		d.log.Warn("render failed", "session", res.id, "err", res.err)
+	case res.outcome == outcomeWritten:
+		d.log.Debug("bottle written", "session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began))
+	}
+	for _, next := range res.continued {
+		d.noteChange(change{id: next, at: res.finished})
+	}
+	if res.catchUp {
+		d.catchUpStep()
+	}
+	d.evictOverflow()
+}
+
+func (d *Daemon) catchUpStep() {
+	d.progress.step()
+	d.rec.update(func(st *Status) {
+		st.CatchUp.Done++
+		st.CatchUp.Over = st.CatchUp.Done >= st.CatchUp.Total
+	})
+}
+
+// evictOverflow drops the parse state of the least recently used idle
+// sessions beyond the cache limit.
+func (d *Daemon) evictOverflow() {
+	for len(d.sessions) > d.cfg.MaxCached {
+		var oldest *session
+		for id, s := range d.sessions {
+			if d.sched.idle(id) && (oldest == nil || s.used.Before(oldest.used)) {
+				oldest = s
+			}
+		}
+		if oldest == nil {
+			return
+		}
+		delete(d.sessions, oldest.id)
+	}
+}
+
+// evictIdle drops the parse state of sessions without changes for a while.
+func (d *Daemon) evictIdle(now time.Time) {
+	for id, s := range d.sessions {
+		if d.sched.idle(id) && now.Sub(s.used) > idleEvict {
+			delete(d.sessions, id)
+		}
+	}
+}
+
+// transcriptPath returns the known transcript of a session.
+func (d *Daemon) transcriptPath(id string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.paths[id]
+}
+
+// send hands a change to the loop unless the daemon is stopping.
+func (d *Daemon) send(ctx context.Context, c change) {
+	select {
+	case d.changes <- c:
+	case <-ctx.Done():
+	}
+}
+
+func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }
+
+func projectsDir(claudeDir string) string { return filepath.Join(claudeDir, "projects") }

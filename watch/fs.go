@@ -1,0 +1,275 @@
+package watch
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"bottled/sources"
+)
+
+// fsWatch turns file system events into changes for the loop. It watches
+// <claude-dir> (until projects/ exists), projects/, every project directory
+// in it, and the data directory, where claude-mem's database lives; it
+// re-stats every transcript periodically and after an event overflow, and
+// polls for roots that do not exist yet.
+//
+// Its state is owned by its run goroutine, except during initialScan, which
+// runs before it.
+type fsWatch struct {
+	d        *Daemon
+	w        *fsnotify.Watcher
+	claude   string // <claude-dir>
+	projects string // <claude-dir>/projects
+	data     string // <data-dir>
+
+	watched map[string]bool      // directories with a watch
+	seen    map[string]fileStamp // transcript path → size and mtime last seen
+}
+
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+func newFSWatch(d *Daemon) (*fsWatch, error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	return &fsWatch{
+		d: d, w: w,
+		claude: filepath.Clean(d.cfg.ClaudeDir), projects: filepath.Clean(projectsDir(d.cfg.ClaudeDir)),
+		data:    filepath.Clean(d.cfg.DataDir),
+		watched: map[string]bool{}, seen: map[string]fileStamp{},
+	}, nil
+}
+
+func (f *fsWatch) close() { f.w.Close() }
+
+// initialScan sets up the watches and lists every transcript, newest
+// first, for the start-up catch-up.
+func (f *fsWatch) initialScan() []string {
+	f.add(f.data)
+	f.ensureRoots()
+	type entry struct {
+		id  string
+		mod time.Time
+	}
+	var all []entry
+	for _, p := range f.transcripts() {
+		info, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		id := sessionOf(p)
+		f.seen[p] = fileStamp{info.Size(), info.ModTime()}
+		f.d.mu.Lock()
+		f.d.paths[id] = p
+		f.d.mu.Unlock()
+		all = append(all, entry{id, info.ModTime()})
+	}
+	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	ids := make([]string, len(all))
+	for i, e := range all {
+		ids[i] = e.id
+	}
+	f.status()
+	return ids
+}
+
+// run reads events until ctx is done.
+func (f *fsWatch) run(ctx context.Context) {
+	rescan := time.NewTicker(f.d.cfg.Rescan)
+	defer rescan.Stop()
+	roots := time.NewTicker(rootPoll)
+	defer roots.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-f.w.Events:
+			if !ok {
+				return
+			}
+			f.handle(ctx, ev)
+		case err, ok := <-f.w.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				f.d.log.Warn("file events overflowed; rescanning")
+				f.rescan(ctx)
+				continue
+			}
+			f.d.log.Warn("file watch error", "err", err)
+			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "watch: " + err.Error()})
+		case <-roots.C:
+			if !f.watched[f.projects] {
+				f.ensureRootsAndScan(ctx)
+			}
+		case <-rescan.C:
+			f.rescan(ctx)
+		}
+	}
+}
+
+func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
+	if ev.Op == fsnotify.Chmod {
+		return // attribute noise (backup tools, indexers)
+	}
+	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
+	switch {
+	case dir == f.data:
+		if name == "claude-mem.db" || name == "claude-mem.db-wal" {
+			f.d.dbw.poke()
+		}
+	case ev.Name == f.projects || dir == f.claude && name == "projects":
+		if ev.Has(fsnotify.Create) {
+			f.ensureRootsAndScan(ctx)
+		}
+	case dir == f.projects:
+		if ev.Has(fsnotify.Create) && isDir(ev.Name) {
+			f.add(ev.Name)
+			f.scanDir(ctx, ev.Name) // files written before the watch landed
+			f.status()
+		}
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			delete(f.watched, ev.Name) // fsnotify drops the watch itself
+			f.status()
+		}
+	case f.watched[dir] && sources.IsSessionFile(name):
+		f.touched(ctx, ev.Name)
+	}
+}
+
+// touched reports a transcript as changed.
+func (f *fsWatch) touched(ctx context.Context, path string) {
+	if info, err := os.Stat(path); err == nil {
+		f.seen[path] = fileStamp{info.Size(), info.ModTime()}
+	} else {
+		delete(f.seen, path)
+	}
+	f.d.send(ctx, change{id: sessionOf(path), path: path, at: f.d.cfg.Now()})
+}
+
+// ensureRoots adds the watches that can be added: projects/ and each
+// project directory if projects/ exists, else <claude-dir> to see it
+// appear.
+func (f *fsWatch) ensureRoots() {
+	if !isDir(f.projects) {
+		if isDir(f.claude) {
+			f.add(f.claude)
+		}
+		return
+	}
+	f.add(f.projects)
+	entries, err := os.ReadDir(f.projects)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			f.add(filepath.Join(f.projects, e.Name()))
+		}
+	}
+}
+
+func (f *fsWatch) ensureRootsAndScan(ctx context.Context) {
+	f.ensureRoots()
+	if f.watched[f.projects] {
+		f.rescan(ctx)
+	}
+	f.status()
+}
+
+func (f *fsWatch) add(dir string) {
+	if f.watched[dir] {
+		return
+	}
+	if err := f.w.Add(dir); err != nil {
+		if !isNotExist(err) {
+			f.d.log.Warn("cannot watch directory", "dir", dir, "err", err)
+			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "watch " + dir + ": " + err.Error()})
+		}
+		return
+	}
+	f.watched[dir] = true
+}
+
+// rescan re-stats every transcript and reports those that changed since
+// last seen; it also picks up project directories whose watch was missed.
+func (f *fsWatch) rescan(ctx context.Context) {
+	f.ensureRoots()
+	current := map[string]bool{}
+	for _, p := range f.transcripts() {
+		current[p] = true
+		info, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		stamp := fileStamp{info.Size(), info.ModTime()}
+		if old, ok := f.seen[p]; !ok || old != stamp {
+			f.touched(ctx, p)
+		}
+	}
+	for p := range f.seen {
+		if !current[p] {
+			f.touched(ctx, p) // gone: its bottle is rendered from what is left
+		}
+	}
+	f.status()
+}
+
+// scanDir reports every transcript in a new project directory.
+func (f *fsWatch) scanDir(ctx context.Context, dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() && sources.IsSessionFile(e.Name()) {
+			f.touched(ctx, filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// transcripts lists every session transcript under projects/.
+func (f *fsWatch) transcripts() []string {
+	matches, _ := filepath.Glob(filepath.Join(f.projects, "*", "*.jsonl"))
+	out := matches[:0]
+	for _, m := range matches {
+		if sources.IsSessionFile(filepath.Base(m)) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// status publishes the watch state.
+func (f *fsWatch) status() {
+	projects := 0
+	for dir := range f.watched {
+		if filepath.Dir(dir) == f.projects {
+			projects++
+		}
+	}
+	roots := []Root{{Path: f.projects, Watched: f.watched[f.projects]}, {Path: f.data, Watched: f.watched[f.data]}}
+	f.d.rec.update(func(st *Status) {
+		st.Roots, st.Projects, st.Sessions = roots, projects, len(f.seen)
+	})
+}
+
+func sessionOf(path string) string { return strings.TrimSuffix(filepath.Base(path), ".jsonl") }
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
+}

@@ -1,0 +1,253 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"bottled/render"
+	"bottled/sources"
+)
+
+// session is the daemon's parse state for one session: its transcript and
+// those of its predecessors in a chain, each read incrementally. The loop
+// owns the table of sessions; a session is used by at most one render at a
+// time (the scheduler's guarantee), which needs no lock.
+type session struct {
+	id    string
+	used  time.Time             // when a render last started
+	chain []*sources.Transcript // predecessors first, the session's own last
+}
+
+// Outcomes of a render, as reported in status.
+const (
+	outcomeWritten   = "written"
+	outcomeUnchanged = "unchanged"
+	outcomeKeptFull  = "kept-full"
+	outcomeArchived  = "archived"
+	outcomeNothing   = "nothing"
+	outcomeFresh     = "fresh"   // catch-up found the bottle current
+	outcomeSkipped   = "skipped" // catch-up left it to a pending render
+	outcomeFailed    = "failed"
+)
+
+// result is what a render reports to the loop.
+type result struct {
+	id                     string
+	since, began, finished time.Time
+	catchUp                bool
+	outcome, mode          string
+	err                    error
+	continued              []string // sessions newly found to continue this one
+	pendingAfter           bool     // set by the loop
+}
+
+// renderSession brings a session's parse state up to date, renders its
+// bottle and writes it.
+func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (res result) {
+	res.began = d.cfg.Now()
+	defer func() {
+		res.finished = d.cfg.Now()
+		if res.err != nil {
+			res.outcome = outcomeFailed
+		}
+	}()
+	path := d.transcriptPath(s.id)
+	if path == "" {
+		if p, err := sources.FindTranscript(d.cfg.ClaudeDir, s.id); err == nil {
+			path = p
+			d.mu.Lock()
+			d.paths[s.id] = p
+			d.mu.Unlock()
+		}
+	}
+	if catchUp && d.fresh(ctx, s.id, path) {
+		res.outcome = outcomeFresh
+		return res
+	}
+	d.syncChain(s, path)
+	var live []*sources.Transcript
+	for _, t := range s.chain {
+		if _, err := t.Update(); err != nil {
+			if isNotExist(err) {
+				continue // deleted: the bottle keeps what it had
+			}
+			res.err = err
+			return res
+		}
+		live = append(live, t)
+		if next := t.ContinuedIn(); next != "" && d.learnLink(t.SessionID, next) && next != s.id {
+			res.continued = append(res.continued, next)
+		}
+	}
+	in := render.Input{SessionID: s.id, Now: d.cfg.Now(), Location: time.Local}
+	if len(live) > 0 {
+		in.Spine = sources.BuildSpine(s.id, live)
+	}
+	if db := d.db.Load(); db != nil {
+		mem, err := db.Session(ctx, s.id)
+		if err != nil {
+			// Rendering without the database would drop observations
+			// from the bottle; try again on the next change instead.
+			res.err = err
+			return res
+		}
+		in.Memory = mem
+	}
+	b, err := render.Render(in)
+	if errors.Is(err, render.ErrNothing) {
+		res.outcome = outcomeNothing
+		return res
+	}
+	if err != nil {
+		res.err = err
+		return res
+	}
+	res.mode = string(b.State.Mode)
+	out, err := render.Write(d.bottles, b)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	res.outcome = map[render.Outcome]string{
+		render.Written: outcomeWritten, render.Covered: outcomeUnchanged,
+		render.KeptFull: outcomeKeptFull, render.Archived: outcomeArchived,
+	}[out]
+	return res
+}
+
+// syncChain makes s.chain the parse state of the session's predecessors
+// and its own transcript, keeping the state of files it already had.
+func (d *Daemon) syncChain(s *session, path string) {
+	var paths []string
+	if path != "" {
+		paths = append(d.predecessorPaths(s.id, filepath.Dir(path)), path)
+	}
+	have := map[string]*sources.Transcript{}
+	for _, t := range s.chain {
+		have[t.Path] = t
+	}
+	chain := make([]*sources.Transcript, 0, len(paths))
+	for _, p := range paths {
+		t := have[p]
+		if t == nil {
+			t = sources.NewTranscript(strings.TrimSuffix(filepath.Base(p), ".jsonl"), p)
+		}
+		chain = append(chain, t)
+	}
+	s.chain = chain
+}
+
+// predecessorPaths returns the transcripts a session continued from,
+// oldest first, from the continued-in links known. The first time a
+// project directory is needed, its files' tails are read for links that
+// were written before the daemon started.
+func (d *Daemon) predecessorPaths(id, dir string) []string {
+	d.scanLinks(dir)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	prev := map[string]string{}
+	for from, to := range d.links {
+		prev[to] = from
+	}
+	var out []string
+	seen := map[string]bool{id: true}
+	for cur := id; len(out) < 64; {
+		p, ok := prev[cur]
+		if !ok || seen[p] {
+			break
+		}
+		seen[p] = true
+		path := d.paths[p]
+		if path == "" {
+			path = filepath.Join(dir, p+".jsonl")
+		}
+		out = append([]string{path}, out...)
+		cur = p
+	}
+	return out
+}
+
+// scanLinks reads the tails of a project directory's transcripts for
+// continued-in links, once per directory.
+func (d *Daemon) scanLinks(dir string) {
+	d.mu.Lock()
+	done := d.linkScanned[dir]
+	d.linkScanned[dir] = true
+	d.mu.Unlock()
+	if done {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	found := map[string]string{}
+	for _, e := range entries {
+		if e.IsDir() || !sources.IsSessionFile(e.Name()) {
+			continue
+		}
+		if next, err := sources.ReadContinuedIn(filepath.Join(dir, e.Name())); err == nil && next != "" {
+			found[strings.TrimSuffix(e.Name(), ".jsonl")] = next
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for from, to := range found {
+		if _, ok := d.links[from]; !ok {
+			d.links[from] = to
+		}
+	}
+}
+
+// learnLink records that session from continued in session to, reporting
+// whether that is news.
+func (d *Daemon) learnLink(from, to string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.links[from] == to {
+		return false
+	}
+	d.links[from] = to
+	return true
+}
+
+// fresh reports whether a session's bottle already reflects its
+// transcript and database rows, judged cheaply from file sizes and row
+// maxima, so that start-up catch-up skips it without parsing anything.
+func (d *Daemon) fresh(ctx context.Context, id, path string) bool {
+	st, err := render.ReadState(render.BottlePath(d.bottles, id))
+	if err != nil || st.Format != render.Format {
+		return false
+	}
+	if path != "" {
+		info, err := os.Stat(path)
+		if err != nil {
+			return false
+		}
+		ok := false
+		for _, f := range st.Transcripts {
+			if f.Session == id {
+				ok = f.ID == sources.FileIDOf(info) && f.Offset == info.Size()
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	db := d.db.Load()
+	if db == nil {
+		return true
+	}
+	cur, known, err := db.Cursor(ctx, id)
+	if err != nil {
+		return false
+	}
+	if !known {
+		return st.Memory == nil
+	}
+	return st.Memory != nil && *st.Memory == cur
+}

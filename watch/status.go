@@ -1,0 +1,286 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Status is what a running daemon reports on its socket, as JSON. Field
+// names are stable; fields may be added.
+type Status struct {
+	Version   string    `json:"version"`
+	PID       int       `json:"pid"`
+	Started   time.Time `json:"started"`
+	ClaudeDir string    `json:"claudeDir"`
+	DataDir   string    `json:"dataDir"`
+	// Roots are the directories watched (or waited for).
+	Roots    []Root  `json:"roots"`
+	Projects int     `json:"projects"` // project directories watched
+	Sessions int     `json:"sessions"` // transcripts known
+	DB       DB      `json:"db"`
+	Renders  Renders `json:"renders"`
+	CatchUp  CatchUp `json:"catchUp"`
+	// Errors are the most recent failures, newest first.
+	Errors []Failure `json:"errors"`
+	// Recent are the most recently changed sessions, newest first.
+	Recent []SessionStatus `json:"recent"`
+}
+
+// Root is a watched directory.
+type Root struct {
+	Path    string `json:"path"`
+	Watched bool   `json:"watched"` // false while it does not exist
+}
+
+// DB is the state of claude-mem's database as the daemon sees it.
+type DB struct {
+	Path          string `json:"path"`
+	Reachable     bool   `json:"reachable"`
+	SchemaVersion int    `json:"schemaVersion,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+// Renders counts renders since start, with latency percentiles: from the
+// first change a render covers to the bottle being written.
+type Renders struct {
+	Written   int     `json:"written"`   // bottles replaced or created
+	Unchanged int     `json:"unchanged"` // sources already reflected
+	Failed    int     `json:"failed"`
+	P50ms     float64 `json:"p50ms"`
+	P90ms     float64 `json:"p90ms"`
+	P99ms     float64 `json:"p99ms"`
+	MaxMs     float64 `json:"maxms"`
+}
+
+// CatchUp is the progress of the start-up catch-up.
+type CatchUp struct {
+	Total int  `json:"total"`
+	Done  int  `json:"done"`
+	Over  bool `json:"over"`
+}
+
+// Failure is one failed render or watch error.
+type Failure struct {
+	Time    time.Time `json:"time"`
+	Session string    `json:"session,omitempty"`
+	Error   string    `json:"error"`
+}
+
+// SessionStatus is the state of one session's bottle.
+type SessionStatus struct {
+	Session    string    `json:"session"`
+	Transcript string    `json:"transcript,omitempty"`
+	Changed    time.Time `json:"changed"`            // last change seen
+	Rendered   time.Time `json:"rendered,omitempty"` // last render that finished
+	Mode       string    `json:"mode,omitempty"`
+	Outcome    string    `json:"outcome,omitempty"` // written, unchanged, kept-full, archived, nothing, failed
+	Pending    bool      `json:"pending"`           // a change is not rendered yet
+}
+
+const (
+	// keepLatencies is how many recent render latencies the percentiles are
+	// computed over: enough for a p99, bounded memory.
+	keepLatencies = 1024
+	keepErrors    = 20
+	keepRecent    = 20
+)
+
+// recorder accumulates the daemon's status. Its mutex guards every field;
+// it is written by the loop and the render workers and read by the socket
+// server.
+type recorder struct {
+	mu        sync.Mutex
+	st        Status
+	latencies []time.Duration // ring of the last keepLatencies
+	next      int
+	recent    map[string]*SessionStatus
+}
+
+func newRecorder(st Status) *recorder {
+	return &recorder{st: st, recent: map[string]*SessionStatus{}}
+}
+
+func (r *recorder) update(f func(st *Status)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(&r.st)
+}
+
+// changed notes a change to a session.
+func (r *recorder) changed(id, transcript string, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.session(id)
+	s.Changed, s.Pending = at, true
+	if transcript != "" {
+		s.Transcript = transcript
+	}
+}
+
+func (r *recorder) session(id string) *SessionStatus {
+	s, ok := r.recent[id]
+	if !ok {
+		s = &SessionStatus{Session: id}
+		r.recent[id] = s
+		if len(r.recent) > 4*keepRecent {
+			r.trim()
+		}
+	}
+	return s
+}
+
+// trim forgets the sessions that changed longest ago.
+func (r *recorder) trim() {
+	all := r.sortedRecent()
+	for _, s := range all[keepRecent:] {
+		delete(r.recent, s.Session)
+	}
+}
+
+func (r *recorder) sortedRecent() []*SessionStatus {
+	all := make([]*SessionStatus, 0, len(r.recent))
+	for _, s := range r.recent {
+		all = append(all, s)
+	}
+	slices.SortFunc(all, func(a, b *SessionStatus) int { return b.Changed.Compare(a.Changed) })
+	return all
+}
+
+// rendered records a finished render.
+func (r *recorder) rendered(id string, res result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.session(id)
+	s.Rendered, s.Outcome, s.Pending = res.finished, res.outcome, res.pendingAfter
+	if res.mode != "" {
+		s.Mode = res.mode
+	}
+	switch {
+	case res.err != nil:
+		r.st.Renders.Failed++
+		r.fail(Failure{Time: res.finished, Session: id, Error: res.err.Error()})
+		return
+	case res.outcome == outcomeWritten:
+		r.st.Renders.Written++
+	default:
+		r.st.Renders.Unchanged++
+	}
+	if !res.since.IsZero() {
+		lat := res.finished.Sub(res.since)
+		if len(r.latencies) < keepLatencies {
+			r.latencies = append(r.latencies, lat)
+		} else {
+			r.latencies[r.next] = lat
+			r.next = (r.next + 1) % keepLatencies
+		}
+	}
+}
+
+func (r *recorder) fail(f Failure) {
+	r.st.Errors = append([]Failure{f}, r.st.Errors...)
+	if len(r.st.Errors) > keepErrors {
+		r.st.Errors = r.st.Errors[:keepErrors]
+	}
+}
+
+// failure records an error that is not a render's (a watch error).
+func (r *recorder) failure(f Failure) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fail(f)
+}
+
+// snapshot returns a copy of the status with percentiles computed.
+func (r *recorder) snapshot() Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.st
+	st.Roots = slices.Clone(st.Roots)
+	st.Errors = slices.Clone(st.Errors)
+	lat := slices.Clone(r.latencies)
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		if len(lat) == 0 {
+			return 0
+		}
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	st.Renders.P50ms, st.Renders.P90ms, st.Renders.P99ms = pct(0.50), pct(0.90), pct(0.99)
+	if len(lat) > 0 {
+		st.Renders.MaxMs = float64(lat[len(lat)-1].Microseconds()) / 1000
+	}
+	st.Recent = nil
+	for _, s := range r.sortedRecent()[:min(keepRecent, len(r.recent))] {
+		st.Recent = append(st.Recent, *s)
+	}
+	return st
+}
+
+// serveStatus answers every connection on ln with one status snapshot.
+// It returns when ln is closed.
+func serveStatus(ln net.Listener, rec *recorder) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer conn.Close()
+			conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+			json.NewEncoder(conn).Encode(rec.snapshot())
+		}()
+	}
+}
+
+// listenStatus creates the status socket, owner-only. A socket left by a
+// daemon that crashed is removed first; the caller holds the lock, so no
+// live daemon owns it.
+func listenStatus(dataDir string) (net.Listener, error) {
+	path := filepath.Join(dataDir, SocketFile)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("remove stale socket: %w", err)
+	}
+	old := syscall.Umask(0o077) // the socket is created 0600, never briefly wider
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(true)
+	return ln, nil
+}
+
+// ErrNotRunning reports that no daemon answers on the data directory's
+// socket.
+var ErrNotRunning = errors.New("no bottled daemon is running")
+
+// Query asks the daemon for dataDir for its status.
+func Query(ctx context.Context, dataDir string) (*Status, error) {
+	path := filepath.Join(dataDir, SocketFile)
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("%w for %s", ErrNotRunning, dataDir)
+		}
+		return nil, fmt.Errorf("query daemon: %w", err)
+	}
+	defer conn.Close()
+	if deadline, ok := ctx.Deadline(); ok {
+		conn.SetReadDeadline(deadline)
+	}
+	var st Status
+	if err := json.NewDecoder(conn).Decode(&st); err != nil {
+		return nil, fmt.Errorf("read daemon status: %w", err)
+	}
+	return &st, nil
+}
