@@ -91,11 +91,24 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 // keeps reports whether a bottle of state cur should stay rather than be
 // replaced by one of state next: it covers next's sources, or it is full and
 // next is only reconstructed (the transcript went away).
+//
+// Covering is judged from offsets, which only means something while the
+// files hold what cur read: a transcript truncated and written again since
+// makes cur stale whatever its offset says, so cur's claims are checked on
+// disk before it is kept.
 func keeps(cur, next *State) bool {
 	if cur.Format == next.Format && cur.Mode == ModeFull && next.Mode == ModeReconstructed {
 		return true
 	}
-	return cur.Covers(next)
+	if !cur.Covers(next) {
+		return false
+	}
+	for _, f := range cur.Transcripts {
+		if ok, err := f.Holds(); err == nil && !ok {
+			return false // rewritten since cur was rendered
+		}
+	}
+	return true
 }
 
 // archiveStamp starts the name of an archived bottle; it sorts by time.

@@ -233,3 +233,49 @@ func assertNoTemp(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestWriteAfterRewrite renders a transcript, rewrites the file shorter in
+// place (same inode) and renders again: the first bottle's offset is
+// larger, but it describes bytes the file no longer holds, so it goes.
+func TestWriteAfterRewrite(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	line := func(uuid, text string) string {
+		return `{"type":"user","uuid":"` + uuid + `","parentUuid":null,"message":{"role":"user","content":"` + text + `"}}` + "\n"
+	}
+	render := func() *Bottle {
+		tr, err := sources.ReadTranscript("s", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Render(Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if err := os.WriteFile(path, []byte(line("u1", "OLD first prompt")+line("u2", "OLD second prompt")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bottles := filepath.Join(dir, "bottles")
+	if _, err := Write(bottles, render()); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(line("v1", "NEW prompt"))
+	f.Close()
+	newer := render()
+	if got, err := Write(bottles, newer); err != nil || got != Written {
+		t.Fatalf("Write after rewrite = %v, %v; want Written", got, err)
+	}
+	if got, err := Write(bottles, newer); err != nil || got != Covered {
+		t.Fatalf("second Write = %v, %v; want Covered", got, err)
+	}
+	data, _ := os.ReadFile(BottlePath(bottles, "s"))
+	if !strings.Contains(string(data), "NEW prompt") || strings.Contains(string(data), "OLD") {
+		t.Errorf("bottle does not show the rewritten transcript:\n%s", data)
+	}
+}

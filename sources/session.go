@@ -78,6 +78,10 @@ type FileState struct {
 	ID FileID `json:"id"`
 	// Offset is the byte offset just past the last complete line read.
 	Offset int64 `json:"offset"`
+	// Tail is the CRC-32 of the (up to) 4 KiB before Offset: with ID and
+	// Offset it tells whether the file still holds the bytes that were
+	// read, or was rewritten in place since.
+	Tail uint32 `json:"tail"`
 }
 
 // FileID identifies a file independently of its name.

@@ -69,7 +69,32 @@ func ReadTranscript(sessionID, path string) (*Transcript, error) {
 
 // State reports how much of the file t reflects.
 func (t *Transcript) State() FileState {
-	return FileState{Session: t.SessionID, Path: t.Path, ID: t.fileID, Offset: t.offset}
+	return FileState{Session: t.SessionID, Path: t.Path, ID: t.fileID, Offset: t.offset, Tail: t.tailSum}
+}
+
+// Holds reports whether the file at fs.Path is still the one fs describes
+// and still holds the bytes that were read: same identity, at least Offset
+// bytes long, the same bytes before Offset. A transcript is only ever
+// appended to, so then nothing a reader of fs saw has changed. It reads at
+// most 4 KiB.
+func (fs FileState) Holds() (bool, error) {
+	f, err := os.Open(fs.Path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if FileIDOf(info) != fs.ID || info.Size() < fs.Offset {
+		return false, nil
+	}
+	sum, err := tailChecksum(f, fs.Offset)
+	if err != nil {
+		return false, err
+	}
+	return sum == fs.Tail, nil
 }
 
 // ContinuedIn is the session this file's conversation moved to, if its
