@@ -93,7 +93,7 @@ func (r *renderer) full() (pre, body *doc) {
 		}
 	}
 
-	body = &doc{}
+	body = newBody(spineSize(sp))
 	leg := 1
 	r.legs = append(r.legs, 1)
 	ruled := false // a rule was written and nothing since
@@ -116,12 +116,21 @@ func (r *renderer) full() (pre, body *doc) {
 	for i := len(turns) - 1; i >= 0; i-- {
 		if turns[i].user != nil {
 			if msg := userText(turns[i].user); msg != "" {
-				r.state.Task = clip(oneLine(msg), taskMax)
+				r.state.Task = firstWords(msg, taskMax)
 				break
 			}
 		}
 	}
 	return pre, body
+}
+
+// spineSize estimates the body's size, so its buffer is allocated once.
+func spineSize(sp *sources.Spine) int {
+	n := 0
+	for _, e := range sp.Entries {
+		n += len(e.Text) + 64
+	}
+	return n
 }
 
 // taskMax bounds the one-line statement of the current task.
@@ -148,10 +157,11 @@ func (r *renderer) compactionMarker(body *doc, s segment, leg int) {
 
 // userText is a user message as the bottle shows it: stripped, with a
 // placeholder per image.
-func userText(e *sources.Entry) string {
-	msg := text(e.Text)
-	if e.Images > 0 {
-		msg = strings.TrimSpace(strings.Repeat("[image] ", e.Images) + "\n\n" + msg)
+func userText(e *sources.Entry) string { return withImages(text(e.Text), e.Images) }
+
+func withImages(msg string, images int) string {
+	if images > 0 {
+		msg = strings.TrimSpace(strings.Repeat("[image] ", images) + "\n\n" + msg)
 	}
 	return msg
 }
@@ -169,9 +179,10 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 			said = append(said, msg)
 		}
 	}
-	msg := ""
+	msg, stripped := "", ""
 	if t.user != nil {
-		msg = userText(t.user)
+		stripped = text(t.user.Text)
+		msg = withImages(stripped, t.user.Images)
 		if msg == "" {
 			msg = "*(private)*"
 		}
@@ -185,7 +196,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 	}
 	if t.user != nil {
 		clock := r.when.format(t.user.Time)
-		label := outlineLabel(text(t.user.Text), t.user.Images)
+		label := outlineLabel(stripped, t.user.Images)
 		who := "User"
 		if t.user.Steering {
 			who = "User, while Claude was working"
@@ -200,7 +211,12 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 	r.observations(body, t.obs)
 	if len(said) > 0 {
 		body.line(heading("Assistant", r.when.format(saidAt)))
-		body.line(strings.Join(said, "\n\n"))
+		for i, s := range said {
+			if i > 0 {
+				body.blank()
+			}
+			body.line(s)
+		}
 		body.blank()
 	}
 	return true

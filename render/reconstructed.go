@@ -79,7 +79,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 		}
 	}
 
-	body = &doc{}
+	body = newBody(0)
 	r.legs = append(r.legs, 1)
 	for _, g := range groups {
 		if g.prompt == nil && len(g.obs) == 0 && len(g.summaries) == 0 {
@@ -160,11 +160,11 @@ func reconstructedTask(m *sources.Memory) string {
 	for i := len(m.Summaries) - 1; i >= 0; i-- {
 		s := m.Summaries[i]
 		if req := text(s.Request); req != "" && (last == nil || s.PromptNumber >= last.Number) {
-			return clip(oneLine(req), taskMax)
+			return firstWords(req, taskMax)
 		}
 	}
 	if last != nil {
-		return clip(oneLine(text(last.Text)), taskMax)
+		return firstWords(text(last.Text), taskMax)
 	}
 	return ""
 }

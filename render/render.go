@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"bottled/sources"
@@ -60,6 +61,7 @@ func Render(in Input) (*Bottle, error) {
 		return nil, ErrNothing
 	}
 	b, err := r.assemble(pre, body)
+	body.release()
 	if err != nil {
 		return nil, err
 	}
@@ -125,30 +127,32 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 	for _, l := range r.legs {
 		r.state.Legs = append(r.state.Legs, offset+l)
 	}
-	rest := concat(top.b.Bytes(), pre.b.Bytes(), body.b.Bytes())
 	r.state.Format = Format
 	r.state.Session = r.in.SessionID
 	r.state.Rendered = r.in.Now.UTC()
 	r.state.Lines = top.lines + pre.lines + body.lines
 	// The state line holds the file's byte count, itself included: iterate
 	// until the count's own digits stop changing it.
-	size := head.b.Len() + len(rest)
+	rest := top.b.Len() + pre.b.Len() + body.b.Len()
+	size := head.b.Len() + rest
 	for range 4 {
 		r.state.Bytes = size
 		sl, err := r.state.line()
 		if err != nil {
 			return nil, err
 		}
-		if n := head.b.Len() + len(sl) + len(rest); n != size {
+		if n := head.b.Len() + len(sl) + rest; n != size {
 			size = n
 			continue
 		}
-		return concat(head.b.Bytes(), sl, rest), nil
+		out := make([]byte, 0, size)
+		for _, part := range [][]byte{head.b.Bytes(), sl, top.b.Bytes(), pre.b.Bytes(), body.b.Bytes()} {
+			out = append(out, part...)
+		}
+		return out, nil
 	}
 	return nil, fmt.Errorf("render %s: bottle size did not settle", r.in.SessionID)
 }
-
-func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 func orDash(s string) string {
 	if s == "" {
@@ -169,6 +173,30 @@ func (r *renderer) stamp(t time.Time) string {
 type doc struct {
 	b     bytes.Buffer
 	lines int
+}
+
+// bodyBuffers recycles body buffers between renders. A daemon re-renders
+// big bottles several times a second; fresh multi-megabyte buffers each
+// time cost more in page faults and zeroing than the rendering itself.
+var bodyBuffers sync.Pool
+
+// newBody returns an empty doc whose buffer holds at least size bytes.
+func newBody(size int) *doc {
+	d := &doc{}
+	if b, ok := bodyBuffers.Get().(*bytes.Buffer); ok {
+		d.b = *b
+		d.b.Reset()
+	}
+	d.b.Grow(size)
+	return d
+}
+
+// release returns the doc's buffer for reuse; the doc must not be used
+// after.
+func (d *doc) release() {
+	b := d.b
+	bodyBuffers.Put(&b)
+	d.b = bytes.Buffer{}
 }
 
 // line writes s and a newline; s may span several lines.
@@ -214,7 +242,7 @@ func heading(who, clock string) string {
 const outlineLabelMax = 72
 
 func outlineLabel(s string, images int) string {
-	l := clip(oneLine(s), outlineLabelMax)
+	l := firstWords(s, outlineLabelMax)
 	if l == "" && images > 0 {
 		return "[image]"
 	}

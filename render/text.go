@@ -28,11 +28,25 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // clip shortens s to at most n runes, ending it with "…" if cut.
 func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	i, runes := 0, 0
+	for i < len(s) && runes < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		runes++
+	}
+	if i == len(s) || runes == n-1 && utf8.RuneCountInString(s[i:]) <= 1 {
 		return s
 	}
-	r := []rune(s)
-	return strings.TrimRightFunc(string(r[:n-1]), unicode.IsSpace) + "…"
+	return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+}
+
+// firstWords is the start of s on one line, at most n runes. Only the
+// start of s is looked at: messages can be megabytes.
+func firstWords(s string, n int) string {
+	if limit := 4*n + 64; len(s) > limit {
+		s = strings.ToValidUTF8(s[:limit], "")
+	}
+	return clip(oneLine(s), n)
 }
 
 // utf16Len is the length JavaScript would report for s.

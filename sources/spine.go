@@ -31,8 +31,8 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 		}
 	}
 
-	msgs := map[string]int{} // message id → index of its entry
-	var blocks [][]*record   // per assistant entry, its blocks
+	msgs := make(map[string]int, len(g.nodes)/4) // message id → index of its entry
+	var blocks [][]*record                       // per assistant entry, its blocks
 	for i, n := range g.nodes {
 		if n.firstOfFile {
 			// Entries of a later file of the chain follow a roll-over.
@@ -103,7 +103,7 @@ func fillAssistant(e *Entry, bs []*record) {
 	var texts []string
 	for _, b := range bs {
 		if b.text != "" {
-			texts = append(texts, strings.TrimSpace(b.text))
+			texts = append(texts, b.text) // trimmed when parsed
 		}
 		if b.toolUse != "" {
 			e.ToolUseIDs = append(e.ToolUseIDs, b.toolUse)

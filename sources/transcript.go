@@ -322,8 +322,8 @@ func (t *Transcript) applyAssistant(r *rawRecord, rec record) {
 		out := rec
 		switch b.typ {
 		case "text":
-			out.text = unescape(b.text)
-			if strings.TrimSpace(out.text) == "" {
+			out.text = strings.TrimSpace(unescape(b.text))
+			if out.text == "" {
 				continue
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use":

@@ -1,0 +1,470 @@
+package watch_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"bottled/internal/memwriter"
+	"bottled/render"
+	"bottled/watch"
+)
+
+// binary is the bottled binary the end-to-end tests run, built once by
+// TestMain (with the race detector when the tests have it).
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bottled-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "bottled")
+	args := []string{"build", "-o", binary}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "bottled/cmd/bottled")...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build bottled:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fastFlags make the daemon quick enough for tests; the behaviour under
+// test does not depend on the values.
+var fastFlags = []string{"--debounce", "40ms", "--max-wait", "200ms", "--rescan", "1s"}
+
+// daemon is a running `bottled run` on temporary directories.
+type daemon struct {
+	t            *testing.T
+	claude, data string
+	cmd          *exec.Cmd
+	stderr       *syncBuffer
+	exited       chan error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func dirs(t *testing.T) (claude, data string) {
+	root := t.TempDir()
+	return filepath.Join(root, "claude"), filepath.Join(root, "mem")
+}
+
+func startDaemon(t *testing.T, claude, data string, extra ...string) *daemon {
+	t.Helper()
+	d := &daemon{t: t, claude: claude, data: data, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	args := append([]string{"--claude-dir", claude, "--data-dir", data, "run", "--verbose"}, fastFlags...)
+	d.cmd = exec.Command(binary, append(args, extra...)...)
+	d.cmd.Stderr = d.stderr
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { d.exited <- d.cmd.Wait() }()
+	t.Cleanup(func() {
+		if d.cmd.ProcessState == nil {
+			d.cmd.Process.Kill()
+			<-d.exited
+		}
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", d.stderr.String())
+		}
+	})
+	eventually(t, "the daemon answers on its socket", func() bool {
+		_, err := d.status()
+		return err == nil
+	})
+	return d
+}
+
+func (d *daemon) status() (*watch.Status, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return watch.Query(ctx, d.data)
+}
+
+// stop sends SIGTERM and returns the exit code.
+func (d *daemon) stop(timeout time.Duration) int {
+	d.t.Helper()
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.exited:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			d.t.Fatal(err)
+		}
+		return 0
+	case <-time.After(timeout):
+		d.t.Fatalf("daemon did not exit within %v of SIGTERM", timeout)
+		return -1
+	}
+}
+
+func (d *daemon) bottle(id string) string {
+	b, _ := os.ReadFile(render.BottlePath(render.BottlesDir(d.data), id))
+	return string(b)
+}
+
+// waitBottle waits until the session's bottle satisfies ok.
+func (d *daemon) waitBottle(id, what string, ok func(string) bool) string {
+	d.t.Helper()
+	var last string
+	eventually(d.t, what, func() bool {
+		last = d.bottle(id)
+		return ok(last)
+	})
+	return last
+}
+
+func (d *daemon) waitContains(id string, texts ...string) string {
+	d.t.Helper()
+	return d.waitBottle(id, fmt.Sprintf("bottle of %s shows %q", id, texts), func(b string) bool {
+		for _, s := range texts {
+			if !strings.Contains(b, s) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitSettled waits until the daemon has seen a change to the session at
+// or after since and has nothing pending for it: every change up to now is
+// reflected on disk.
+func (d *daemon) waitSettled(id string, since time.Time) {
+	d.t.Helper()
+	eventually(d.t, "session "+id+" settles", func() bool {
+		st, err := d.status()
+		if err != nil {
+			return false
+		}
+		for _, s := range st.Recent {
+			if s.Session == id {
+				return !s.Changed.Before(since) && !s.Pending && !s.Rendered.Before(s.Changed)
+			}
+		}
+		return false
+	})
+}
+
+// eventually polls cond until it holds, failing the test after a generous
+// deadline (shared CI machines are slow; nothing here measures time).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Transcript records, as Claude Code 2.1.x writes them.
+func userRec(id, uuid, parent, text string) string {
+	p := "null"
+	if parent != "" {
+		p = `"` + parent + `"`
+	}
+	return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"type":"user","message":{"role":"user","content":%q},"uuid":%q,"timestamp":%q,"sessionId":%q,"cwd":"/home/dev/app","version":"2.1.114"}`+"\n",
+		p, text, uuid, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), id)
+}
+
+func assistantRec(id, uuid, parent, msg, text string) string {
+	return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]},"uuid":%q,"timestamp":%q,"sessionId":%q}`+"\n",
+		parent, msg, text, uuid, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), id)
+}
+
+func toolUseRec(id, uuid, parent, msg, toolID string) string {
+	return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"go test ./..."}}]},"uuid":%q,"timestamp":%q,"sessionId":%q}`+"\n",
+		parent, msg, toolID, uuid, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), id)
+}
+
+func appendFile(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDaemonFollowsTranscripts starts the daemon before Claude Code's
+// directory even exists, then plays a session: the project directory and
+// transcript appear, prompts and answers are appended, a line arrives in
+// two halves, and the file is truncated and rewritten.
+func TestDaemonFollowsTranscripts(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	d := startDaemon(t, claude, data)
+	const id = "0b5e3c7e-1f4a-4d8e-9a6b-2c1d0e9f8a71"
+	path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "E2E-P1 add a --dry-run flag"))
+	d.waitContains(id, "E2E-P1 add a --dry-run flag")
+
+	appendFile(t, path, assistantRec(id, "a1", "u1", "m1", "E2E-A1 Added --dry-run."))
+	d.waitContains(id, "E2E-A1 Added --dry-run.")
+	appendFile(t, path, userRec(id, "u2", "a1", "E2E-P2 now document it")+assistantRec(id, "a2", "u2", "m2", "E2E-A2 Documented in README."))
+	d.waitContains(id, "E2E-P2 now document it", "E2E-A2 Documented in README.")
+
+	// A torn line is not a record yet: the render it causes changes nothing.
+	line := userRec(id, "u3", "a2", "E2E-P3 TORN-THEN-WHOLE release it")
+	half := time.Now()
+	appendFile(t, path, line[:len(line)/2])
+	d.waitSettled(id, half)
+	if strings.Contains(d.bottle(id), "TORN-THEN-WHOLE") {
+		t.Fatalf("half a line was rendered")
+	}
+	appendFile(t, path, line[len(line)/2:])
+	d.waitContains(id, "E2E-P3 TORN-THEN-WHOLE release it")
+
+	// Truncated and rewritten in place: the bottle follows the new content.
+	if err := os.WriteFile(path, []byte(userRec(id, "v1", "", "E2E-REWRITTEN start over")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := d.waitContains(id, "E2E-REWRITTEN start over")
+	if strings.Contains(b, "E2E-P1") {
+		t.Errorf("bottle still shows the content from before the rewrite")
+	}
+	if code := d.stop(10 * time.Second); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0", code)
+	}
+}
+
+// TestDaemonIgnoresSubagents checks that subagent transcripts, flat
+// (2.0.x) or in <session>/subagents/ (2.1.x), never get bottles of their
+// own.
+func TestDaemonIgnoresSubagents(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "5d2f8a10-3b7c-4e61-8f0a-9c4b2d6e1a37"
+	proj := filepath.Join(claude, "projects", "-p")
+	if err := os.MkdirAll(filepath.Join(proj, id, "subagents"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, claude, data)
+	appendFile(t, filepath.Join(proj, "agent-c8d9b115.jsonl"), userRec(id, "s1", "", "SUBAGENT flat"))
+	appendFile(t, filepath.Join(proj, id, "subagents", "agent-a1.jsonl"), userRec(id, "s2", "", "SUBAGENT nested"))
+	appendFile(t, filepath.Join(proj, id+".jsonl"), userRec(id, "u1", "", "MAIN prompt"))
+	d.waitContains(id, "MAIN prompt")
+	entries, _ := os.ReadDir(render.BottlesDir(data))
+	for _, e := range entries {
+		if e.Name() != id+".md" {
+			t.Errorf("unexpected bottle %s", e.Name())
+		}
+	}
+	if strings.Contains(d.bottle(id), "SUBAGENT") {
+		t.Errorf("subagent text in the session's bottle")
+	}
+}
+
+func TestDaemonSingleInstance(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	startDaemon(t, claude, data)
+	var stderr bytes.Buffer
+	cmd := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "run")
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "another bottled daemon is running") {
+		t.Fatalf("second daemon: err %v, stderr %q; want exit 1 naming the running daemon", err, stderr.String())
+	}
+}
+
+// TestDaemonCatchUp starts the daemon on transcripts written while it was
+// not running: the stale bottles are rendered, the fresh one is left alone.
+func TestDaemonCatchUp(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	proj := filepath.Join(claude, "projects", "-p")
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"c0000000-0000-4000-8000-000000000001", "c0000000-0000-4000-8000-000000000002", "c0000000-0000-4000-8000-000000000003"}
+	for i, id := range ids {
+		appendFile(t, filepath.Join(proj, id+".jsonl"), userRec(id, "u1", "", fmt.Sprintf("CATCHUP-%d first", i)))
+	}
+	// Render the first one now, as an earlier daemon would have.
+	if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", ids[0]).CombinedOutput(); err != nil {
+		t.Fatalf("render: %v %s", err, out)
+	}
+	fresh := render.BottlePath(render.BottlesDir(data), ids[0])
+	before, _ := os.Stat(fresh)
+	appendFile(t, filepath.Join(proj, ids[1]+".jsonl"), assistantRec(ids[1], "a1", "u1", "m1", "CATCHUP-1 answered while down"))
+
+	d := startDaemon(t, claude, data)
+	d.waitContains(ids[1], "CATCHUP-1 answered while down")
+	d.waitContains(ids[2], "CATCHUP-2 first")
+	eventually(t, "catch-up is over", func() bool {
+		st, err := d.status()
+		return err == nil && st.CatchUp.Over && st.CatchUp.Done == 3
+	})
+	after, _ := os.Stat(fresh)
+	if !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("a fresh bottle was rewritten at catch-up")
+	}
+}
+
+// TestDaemonSIGTERMWhileBusy stops the daemon in the middle of a catch-up
+// of large transcripts: it exits 0 promptly, and every bottle on disk is
+// whole (no temporary files, every size matching its recorded state).
+func TestDaemonSIGTERMWhileBusy(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	proj := filepath.Join(claude, "projects", "-p")
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("lorem ipsum dolor sit amet ", 4000)
+	for i := range 40 {
+		id := fmt.Sprintf("b0000000-0000-4000-8000-%012d", i)
+		var sb strings.Builder
+		parent := ""
+		for j := range 40 {
+			u, a := fmt.Sprintf("u%d", j), fmt.Sprintf("a%d", j)
+			sb.WriteString(userRec(id, u, parent, fmt.Sprintf("BUSY %d prompt %d", i, j)))
+			sb.WriteString(assistantRec(id, a, u, "m"+a, big))
+			parent = a
+		}
+		appendFile(t, filepath.Join(proj, id+".jsonl"), sb.String())
+	}
+	d := startDaemon(t, claude, data, "--workers", "4")
+	eventually(t, "catch-up has started", func() bool {
+		st, err := d.status()
+		return err == nil && st.CatchUp.Done > 0
+	})
+	if code := d.stop(10 * time.Second); code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	dir := render.BottlesDir(data)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file left: %s", e.Name())
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		st, err := render.ReadState(path)
+		info, _ := os.Stat(path)
+		if err != nil || info == nil || int64(st.Bytes) != info.Size() {
+			t.Errorf("%s is not a whole bottle (state err %v)", e.Name(), err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, watch.SocketFile)); !os.IsNotExist(err) {
+		t.Errorf("socket left behind after exit (stat err %v)", err)
+	}
+}
+
+// TestDaemonFollowsClaudeMem writes claude-mem rows with the real
+// claude-mem while the daemon runs: the database appears after the daemon
+// started, its rows sit in the WAL, a writer checkpoints it, and rows keep
+// coming; every observation reaches the bottle.
+func TestDaemonFollowsClaudeMem(t *testing.T) {
+	t.Parallel()
+	w := memwriter.Require(t)
+	claude, data := dirs(t)
+	const id = "7e3a9c21-4b5d-4f60-8a1e-3d2c5b7f9e04"
+	path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "MEM-P1 run the tests")+toolUseRec(id, "a1", "u1", "m1", "toolu_E2E1")+
+		assistantRec(id, "a2", "a1", "m1", "MEM-A1 All green."))
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, "MEM-A1 All green.")
+
+	db := filepath.Join(data, "claude-mem.db")
+	w.Write(t, db,
+		memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "MEM-P1 run the tests"},
+		memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
+		memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "MEM-P1 run the tests"},
+		memwriter.Op{"op": "tool_use", "content": id, "tool_use_id": "toolu_E2E1", "tool_name": "Bash", "prompt_number": 1},
+		memwriter.Op{"op": "observation", "content": id, "prompt_number": 1, "type": "discovery", "title": "Ran the test suite",
+			"narrative": "MEM-OBS1 every package passed. More detail here.", "tool_use_ids": []string{"toolu_E2E1"}},
+		memwriter.Op{"op": "kill"})
+	d.waitContains(id, "] Ran the test suite — MEM-OBS1 every package passed")
+
+	w.Write(t, db, memwriter.Op{"op": "checkpoint", "mode": "TRUNCATE"})
+	w.Write(t, db,
+		memwriter.Op{"op": "observation", "content": id, "prompt_number": 1, "type": "change", "title": "Checked coverage",
+			"narrative": "MEM-OBS2 coverage is 84 percent. Fine."},
+		memwriter.Op{"op": "kill"})
+	b := d.waitContains(id, "] Checked coverage — MEM-OBS2 coverage is 84 percent")
+	if !strings.Contains(b, "MEM-OBS1") {
+		t.Errorf("an observation was lost across the checkpoint")
+	}
+	st, err := d.status()
+	if err != nil || !st.DB.Reachable || st.DB.SchemaVersion == 0 {
+		t.Errorf("status DB = %+v, err %v; want reachable with a schema version", st.DB, err)
+	}
+}
+
+// TestDaemonKeepsFullBottle deletes a transcript (Claude Code prunes them
+// after 30 days): the full bottle stays, even though claude-mem could
+// reconstruct one.
+func TestDaemonKeepsFullBottle(t *testing.T) {
+	t.Parallel()
+	w := memwriter.Require(t)
+	claude, data := dirs(t)
+	const id = "9f1e2d3c-4b5a-4c6d-8e7f-0a1b2c3d4e5f"
+	w.Write(t, filepath.Join(data, "claude-mem.db"),
+		memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "KEEP-P1 fix the bug"},
+		memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "KEEP-P1 fix the bug"})
+	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "KEEP-P1 fix the bug")+assistantRec(id, "a1", "u1", "m1", "KEEP-A1 Fixed the off-by-one."))
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, "KEEP-A1 Fixed the off-by-one.", "mode: full")
+	gone := time.Now()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	d.waitSettled(id, gone)
+	if b := d.bottle(id); !strings.Contains(b, "mode: full") || !strings.Contains(b, "KEEP-A1") {
+		t.Errorf("full bottle was replaced after the transcript went away:\n%s", b)
+	}
+}

@@ -1,0 +1,102 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"bottled/internal/synth"
+	"bottled/render"
+	"bottled/sources"
+)
+
+// benchSize is the transcript the incremental benchmark appends to: a
+// long session's worth.
+const benchSize = 100 << 20
+
+// benchSession writes a generated transcript of benchSize into a fresh
+// Claude directory and returns a daemon (not running) that knows it.
+func benchSession(b *testing.B) (*Daemon, string, string) {
+	b.Helper()
+	root := b.TempDir()
+	d := New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: filepath.Join(root, "data")})
+	const id = "bench"
+	path := filepath.Join(root, "claude", "projects", "p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := synth.Transcript(f, id, benchSize, 1); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	d.paths[id] = path
+	return d, id, path
+}
+
+// appendTurn is one ~2 KB append: a prompt and its answer.
+func appendTurn(b *testing.B, path, id string, n int) {
+	b.Helper()
+	text := fmt.Sprintf("appended prompt %d %0900d", n, n)
+	line := fmt.Sprintf(`{"parentUuid":null,"type":"user","message":{"role":"user","content":%q},"uuid":"bench-u-%d","timestamp":"2026-03-02T10:00:00.000Z","sessionId":%q}`+"\n", text, n, id) +
+		fmt.Sprintf(`{"parentUuid":"bench-u-%d","type":"assistant","message":{"id":"bench-m-%d","role":"assistant","content":[{"type":"text","text":%q}]},"uuid":"bench-a-%d","timestamp":"2026-03-02T10:00:01.000Z","sessionId":%q}`+"\n", n, n, text, n, id)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.WriteString(line)
+	f.Close()
+}
+
+// BenchmarkRender100MB compares, in one run, a render of a 100 MB
+// transcript without parse state (the first render of a session, or a
+// one-shot render) with the daemon's common case: one ~2 KB append to the
+// same transcript, rendered from the kept parse state. "append" includes
+// writing the bottle (write, fsync, rename, directory fsync); "append-cpu"
+// stops at the rendered bytes, to separate the two costs.
+func BenchmarkRender100MB(b *testing.B) {
+	d, id, path := benchSession(b)
+	n := 0
+	b.Run("full", func(b *testing.B) {
+		for b.Loop() {
+			appendTurn(b, path, id, n)
+			n++
+			if res := d.renderSession(context.Background(), &session{id: id}, false); res.err != nil || res.outcome != outcomeWritten {
+				b.Fatal(res.err, res.outcome)
+			}
+		}
+	})
+	s := &session{id: id}
+	if res := d.renderSession(context.Background(), s, false); res.err != nil {
+		b.Fatal(res.err)
+	}
+	b.Run("append", func(b *testing.B) {
+		for b.Loop() {
+			appendTurn(b, path, id, n)
+			n++
+			if res := d.renderSession(context.Background(), s, false); res.err != nil || res.outcome != outcomeWritten {
+				b.Fatal(res.err, res.outcome)
+			}
+		}
+	})
+	b.Run("append-cpu", func(b *testing.B) {
+		t := s.chain[len(s.chain)-1]
+		for b.Loop() {
+			appendTurn(b, path, id, n)
+			n++
+			if _, err := t.Update(); err != nil {
+				b.Fatal(err)
+			}
+			in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, s.chain), Now: time.Now()}
+			if _, err := render.Render(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
