@@ -184,7 +184,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer ln.Close()
+	defer ln.close()
 	if n, err := render.CleanTemp(d.bottles, d.cfg.Now()); err != nil {
 		d.log.Warn("clean bottles dir", "err", err)
 	} else if n > 0 {

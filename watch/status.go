@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -227,9 +226,9 @@ func (r *recorder) snapshot() Status {
 
 // serveStatus answers every connection on ln with one status snapshot.
 // It returns when ln is closed.
-func serveStatus(ln net.Listener, rec *recorder) {
+func serveStatus(ln *unixListener, rec *recorder) {
 	for {
-		conn, err := ln.Accept()
+		conn, err := ln.accept()
 		if err != nil {
 			return
 		}
@@ -244,30 +243,25 @@ func serveStatus(ln net.Listener, rec *recorder) {
 // listenStatus creates the status socket, owner-only. A socket left by a
 // daemon that crashed is removed first; the caller holds the lock, so no
 // live daemon owns it.
-func listenStatus(dataDir string) (net.Listener, error) {
+func listenStatus(dataDir string) (*unixListener, error) {
 	path := filepath.Join(dataDir, SocketFile)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("remove stale socket: %w", err)
 	}
-	old := syscall.Umask(0o077) // the socket is created 0600, never briefly wider
-	ln, err := net.Listen("unix", path)
-	syscall.Umask(old)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
-	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(true)
-	return ln, nil
+	return listenUnix(path)
 }
 
 // ErrNotRunning reports that no daemon answers on the data directory's
 // socket.
 var ErrNotRunning = errors.New("no bottled daemon is running")
 
+// queryTimeout bounds a status query when the context has no deadline.
+const queryTimeout = 3 * time.Second
+
 // Query asks the daemon for dataDir for its status.
 func Query(ctx context.Context, dataDir string) (*Status, error) {
 	path := filepath.Join(dataDir, SocketFile)
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", path)
+	conn, err := dialUnix(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
 			return nil, fmt.Errorf("%w for %s", ErrNotRunning, dataDir)
@@ -275,11 +269,16 @@ func Query(ctx context.Context, dataDir string) (*Status, error) {
 		return nil, fmt.Errorf("query daemon: %w", err)
 	}
 	defer conn.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		conn.SetReadDeadline(deadline)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(queryTimeout)
+	}
+	data, err := readAll(conn, deadline)
+	if err != nil {
+		return nil, fmt.Errorf("read daemon status: %w", err)
 	}
 	var st Status
-	if err := json.NewDecoder(conn).Decode(&st); err != nil {
+	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("read daemon status: %w", err)
 	}
 	return &st, nil

@@ -1,0 +1,119 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+)
+
+// The status socket is a unix stream socket made with syscalls and run on
+// Go's poller through os.File, rather than with package net: net links the
+// cgo DNS resolver, which makes the whole bottled binary dynamically linked
+// and every process start slower, and the hooks, which are bottled
+// processes Claude Code waits for, never need a network.
+
+// unixListener accepts connections on a unix socket.
+type unixListener struct {
+	f    *os.File
+	path string
+}
+
+// socket makes a close-on-exec unix stream socket. (SOCK_CLOEXEC is not
+// portable; holding ForkLock keeps a concurrent exec from inheriting it.)
+func socket() (int, error) {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	return fd, err
+}
+
+// listenUnix creates a listening unix socket at path, mode 0600.
+func listenUnix(path string) (*unixListener, error) {
+	fd, err := socket()
+	if err != nil {
+		return nil, fmt.Errorf("socket: %w", err)
+	}
+	old := syscall.Umask(0o077) // created 0600, never briefly wider
+	err = syscall.Bind(fd, &syscall.SockaddrUnix{Name: path})
+	syscall.Umask(old)
+	if err == nil {
+		err = syscall.Listen(fd, 16)
+	}
+	if err == nil {
+		err = syscall.SetNonblock(fd, true)
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	return &unixListener{f: os.NewFile(uintptr(fd), path), path: path}, nil
+}
+
+// accept waits for a connection. It fails once the listener is closed.
+func (l *unixListener) accept() (*os.File, error) {
+	rc, err := l.f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var nfd int
+	var aerr error
+	err = rc.Read(func(fd uintptr) bool {
+		syscall.ForkLock.RLock()
+		nfd, _, aerr = syscall.Accept(int(fd))
+		if aerr == nil {
+			syscall.CloseOnExec(nfd)
+		}
+		syscall.ForkLock.RUnlock()
+		return !errors.Is(aerr, syscall.EAGAIN)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if aerr != nil {
+		return nil, aerr
+	}
+	if err := syscall.SetNonblock(nfd, true); err != nil {
+		syscall.Close(nfd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(nfd), l.path), nil
+}
+
+// close stops accepting and removes the socket file.
+func (l *unixListener) close() error {
+	os.Remove(l.path)
+	return l.f.Close()
+}
+
+// dialUnix connects to the unix socket at path.
+func dialUnix(path string) (*os.File, error) {
+	fd, err := socket()
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// readAll reads f to its end, failing after the deadline.
+func readAll(f *os.File, deadline time.Time) ([]byte, error) {
+	if !deadline.IsZero() {
+		if err := f.SetReadDeadline(deadline); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(f)
+}
