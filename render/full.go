@@ -150,7 +150,7 @@ func (r *renderer) compactionMarker(body *doc, s segment, leg int) {
 	if clock != "" {
 		h += " at " + clock
 	}
-	r.outline = append(r.outline, outlineItem{line: body.next(), label: "— " + how + " —", clock: clock})
+	r.outline = append(r.outline, outlineItem{line: body.next(), label: "— " + how + " —", clock: clock, compact: true})
 	body.line(h)
 	body.blank()
 }

@@ -90,9 +90,55 @@ type renderer struct {
 
 // outlineItem is one line of the outline: a user turn or a compaction.
 type outlineItem struct {
-	line  int // body-relative
-	clock string
-	label string
+	line    int // body-relative
+	clock   string
+	label   string
+	compact bool
+}
+
+// The outline must fit one Read with room for the rest, so a long
+// session's outline lists every compaction but only its first and latest
+// turns, and says what it left out.
+const (
+	outlineMax   = 150
+	outlineFirst = 10
+)
+
+// shortenOutline keeps every compaction, the first outlineFirst turns and
+// as many of the latest turns as fit in outlineMax lines, replacing the
+// others by one line that says how many were left out.
+func shortenOutline(items []outlineItem) []outlineItem {
+	if len(items) <= outlineMax {
+		return items
+	}
+	compactions := 0
+	for _, it := range items {
+		if it.compact {
+			compactions++
+		}
+	}
+	// Each compaction among the left-out turns splits their elision line
+	// in two: budget one elision line per compaction, plus one.
+	keepLast := max(outlineMax-outlineFirst-2*compactions-1, 20)
+	turn := 0
+	turns := len(items) - compactions
+	var out []outlineItem
+	elided := 0
+	for _, it := range items {
+		if !it.compact {
+			turn++
+		}
+		if it.compact || turn <= outlineFirst || turn > turns-keepLast {
+			if elided > 0 {
+				out = append(out, outlineItem{line: -1, label: fmt.Sprintf("… %d turns not listed …", elided)})
+				elided = 0
+			}
+			out = append(out, it)
+			continue
+		}
+		elided++
+	}
+	return out
 }
 
 // assemble lays out header, outline, the pre-body section and the body,
@@ -114,8 +160,13 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 	top.blank()
 	top.line("## Outline")
 	outlineStart := top.next()
-	offset := top.lines + len(r.outline) + 1 + pre.lines // absolute line of body line 0
-	for _, it := range r.outline {
+	outline := shortenOutline(r.outline)
+	offset := top.lines + len(outline) + 1 + pre.lines // absolute line of body line 0
+	for _, it := range outline {
+		if it.line < 0 {
+			top.line("- " + it.label)
+			continue
+		}
 		parts := []string{fmt.Sprintf("line %d", offset+it.line)}
 		if it.clock != "" {
 			parts = append(parts, it.clock)
@@ -123,7 +174,7 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 		top.line("- " + strings.Join(append(parts, it.label), " · "))
 	}
 	top.blank()
-	r.state.Outline = [2]int{outlineStart, outlineStart + len(r.outline) - 1}
+	r.state.Outline = [2]int{outlineStart, outlineStart + len(outline) - 1}
 	for _, l := range r.legs {
 		r.state.Legs = append(r.state.Legs, offset+l)
 	}
