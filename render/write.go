@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"bottled/sources"
 )
 
 // BottlesDir is where bottles live under bottled's data directory.
@@ -76,7 +78,7 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 			return Covered, nil
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		if arch := newestArchived(dir, b.State.Session); arch != nil && keeps(arch, &b.State) {
+		if arch := newestArchived(dir, b.State.Session); arch != nil && stillCurrent(arch, &b.State) {
 			return Archived, nil
 		}
 	case !errors.Is(err, ErrNoState):
@@ -111,6 +113,21 @@ func keeps(cur, next *State) bool {
 	return true
 }
 
+// stillCurrent reports whether an archived bottle still shows everything
+// the sources behind next hold: the session was cleared and has gained no
+// content since (bytes appended without content, such as hook records, do
+// not bring it back; a resumed conversation does).
+func stillCurrent(arch, next *State) bool {
+	transcript := ""
+	for _, f := range next.Transcripts {
+		if f.Session == next.Session {
+			transcript = f.Path
+		}
+	}
+	fresh, _, err := CheckState(arch, transcript, func() (*sources.MemoryCursor, error) { return next.Memory, nil })
+	return err == nil && fresh == Fresh
+}
+
 // archiveStamp starts the name of an archived bottle; it sorts by time.
 const archiveStamp = "20060102T150405Z"
 
@@ -119,12 +136,12 @@ func ArchiveName(t time.Time, session string) string {
 	return t.UTC().Format(archiveStamp) + "-" + session + ".md"
 }
 
-// newestArchived returns the state of the most recent archived bottle of a
-// session, or nil.
-func newestArchived(dir, session string) *State {
+// ArchivedPath returns the most recent archived bottle of a session, or ""
+// if there is none.
+func ArchivedPath(dir, session string) string {
 	entries, err := os.ReadDir(ArchiveDir(dir))
 	if err != nil {
-		return nil
+		return ""
 	}
 	var newest string
 	for _, e := range entries {
@@ -135,13 +152,49 @@ func newestArchived(dir, session string) *State {
 		}
 	}
 	if newest == "" {
+		return ""
+	}
+	return filepath.Join(ArchiveDir(dir), newest)
+}
+
+// newestArchived returns the state of the most recent archived bottle of a
+// session, or nil.
+func newestArchived(dir, session string) *State {
+	path := ArchivedPath(dir, session)
+	if path == "" {
 		return nil
 	}
-	st, err := ReadState(filepath.Join(ArchiveDir(dir), newest))
+	st, err := ReadState(path)
 	if err != nil {
 		return nil
 	}
 	return st
+}
+
+// Archive moves the bottle of session to the archive (dir/archive/<UTC
+// time>-<session>.md), under the same lock as writes so that it cannot
+// cross a render. It returns the new path, or "" if there was no bottle.
+func Archive(dir, session string, now time.Time) (string, error) {
+	src := BottlePath(dir, session)
+	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err := ensureDir(ArchiveDir(dir)); err != nil {
+		return "", err
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	dst := filepath.Join(ArchiveDir(dir), ArchiveName(now, session))
+	if err := os.Rename(src, dst); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil // archived or removed by someone else meanwhile
+		}
+		return "", fmt.Errorf("archive bottle: %w", err)
+	}
+	return dst, syncDir(dir)
 }
 
 // ensureDir creates dir (and its parents) owner-only, and narrows an

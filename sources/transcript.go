@@ -164,6 +164,40 @@ func FileIDOf(info os.FileInfo) FileID {
 	return FileID{}
 }
 
+// Appended reports whether the complete lines written to the file after
+// fs.Offset carry anything a spine shows: a genuine user message, assistant
+// text, a steering message. Records that only add structure or noise (tool
+// results, hook and progress records, a compaction boundary and its
+// summary) do not count. It assumes the file Holds what fs read.
+func (fs FileState) Appended() (bool, error) {
+	f, err := os.Open(fs.Path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if info.Size() <= fs.Offset {
+		return false, nil
+	}
+	t := NewTranscript(fs.Session, fs.Path)
+	if err := t.readFrom(io.NewSectionReader(f, fs.Offset, info.Size()-fs.Offset), info.Size()-fs.Offset); err != nil {
+		return false, err
+	}
+	for _, r := range t.recs {
+		switch {
+		case r.kind == recUser && r.class == userGenuine,
+			r.kind == recQueued && r.class == userGenuine,
+			r.kind == recEnqueue && r.class == userGenuine,
+			r.kind == recAssistant && r.text != "":
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // readFrom consumes the complete lines r yields, advancing t.offset past
 // each. A final line without its newline is left for the next call: it is
 // still being written. sizeHint is how many bytes r is expected to hold;

@@ -216,38 +216,19 @@ func (d *Daemon) learnLink(from, to string) bool {
 }
 
 // fresh reports whether a session's bottle already reflects its
-// transcript and database rows, judged cheaply from file sizes and row
-// maxima, so that start-up catch-up skips it without parsing anything.
+// transcript and database rows, so that start-up catch-up skips it without
+// parsing the transcript.
 func (d *Daemon) fresh(ctx context.Context, id, path string) bool {
-	st, err := render.ReadState(render.BottlePath(d.bottles, id))
-	if err != nil || st.Format != render.Format {
-		return false
-	}
-	if path != "" {
-		info, err := os.Stat(path)
-		if err != nil {
-			return false
-		}
-		ok := false
-		for _, f := range st.Transcripts {
-			if f.Session == id {
-				ok = f.ID == sources.FileIDOf(info) && f.Offset == info.Size()
+	var memNow render.MemoryNow
+	if db := d.db.Load(); db != nil {
+		memNow = func() (*sources.MemoryCursor, error) {
+			cur, known, err := db.Cursor(ctx, id)
+			if !known {
+				return nil, err
 			}
-		}
-		if !ok {
-			return false
+			return &cur, err
 		}
 	}
-	db := d.db.Load()
-	if db == nil {
-		return true
-	}
-	cur, known, err := db.Cursor(ctx, id)
-	if err != nil {
-		return false
-	}
-	if !known {
-		return st.Memory == nil
-	}
-	return st.Memory != nil && *st.Memory == cur
+	f, _, _, err := render.Check(d.bottles, id, path, memNow)
+	return err == nil && f == render.Fresh
 }

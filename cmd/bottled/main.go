@@ -68,6 +68,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Commands: []*cli.Command{
 			runCommand(),
 			renderCommand(),
+			hookCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHookCommand runs the hooks as Claude Code does: whatever the input,
+// exit 0, stdout empty or exactly one JSON object, diagnostics on stderr.
+func TestHookCommand(t *testing.T) {
+	e := newEnv(t, true)
+	transcriptPath := filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl")
+	payload := func(source string) string {
+		b, _ := json.Marshal(map[string]string{"session_id": sessionID, "transcript_path": transcriptPath, "cwd": "/home/dev/app", "hook_event_name": "SessionStart", "source": source})
+		return string(b)
+	}
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    io.Reader
+		wantJSON bool
+	}{
+		{"compact", append(flags, "hook", "session-start"), strings.NewReader(payload("compact")), true},
+		{"resume, stdin left open", append(flags, "hook", "session-start"), openAfter(payload("resume")), true},
+		{"startup", append(flags, "hook", "session-start"), strings.NewReader(payload("startup")), false},
+		{"clear", append(flags, "hook", "session-start"), strings.NewReader(payload("clear")), false},
+		{"garbage stdin", append(flags, "hook", "session-start"), strings.NewReader("}{ not json"), false},
+		{"empty stdin", append(flags, "hook", "session-start"), strings.NewReader(""), false},
+		{"hostile id", append(flags, "hook", "session-start"), strings.NewReader(`{"session_id":"../../x","source":"compact"}`), false},
+		{"unknown flag", append(flags, "hook", "session-start", "--frobnicate"), strings.NewReader(payload("compact")), false},
+		{"session-end clear", append(flags, "hook", "session-end"), strings.NewReader(`{"session_id":"` + sessionID + `","reason":"clear"}`), false},
+		{"session-end garbage", append(flags, "hook", "session-end"), strings.NewReader(`nope`), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), append([]string{"bottled"}, tc.args...), tc.stdin, &out, &errOut)
+			if code != 0 {
+				t.Fatalf("exit code %d (stderr %q); a hook always exits 0", code, errOut.String())
+			}
+			if !tc.wantJSON {
+				if out.Len() != 0 {
+					t.Fatalf("stdout %q, want nothing", out.String())
+				}
+				return
+			}
+			var v struct {
+				HookSpecificOutput struct {
+					HookEventName     string `json:"hookEventName"`
+					AdditionalContext string `json:"additionalContext"`
+				} `json:"hookSpecificOutput"`
+			}
+			dec := json.NewDecoder(&out)
+			if err := dec.Decode(&v); err != nil || v.HookSpecificOutput.HookEventName != "SessionStart" || v.HookSpecificOutput.AdditionalContext == "" {
+				t.Fatalf("stdout is not the hook's JSON: %v", err)
+			}
+			if dec.More() {
+				t.Fatalf("stdout holds more than one JSON value")
+			}
+		})
+	}
+	archived, _ := filepath.Glob(filepath.Join(e.data, "bottles", "archive", "*-"+sessionID+".md"))
+	if len(archived) != 1 {
+		t.Errorf("session-end clear archived %d bottles, want 1", len(archived))
+	}
+	if _, err := os.Stat(filepath.Join(e.data, "bottles", sessionID+".md")); !os.IsNotExist(err) {
+		t.Errorf("the cleared session's bottle is still live")
+	}
+}
+
+func openAfter(s string) io.Reader {
+	r, w := io.Pipe()
+	go w.Write([]byte(s))
+	return r
+}

@@ -1,0 +1,352 @@
+package inject
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"bottled/render"
+)
+
+// env is a Claude config dir and a data dir with one session's transcript.
+type env struct {
+	claude, data, transcript, id string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	root := t.TempDir()
+	e := &env{claude: filepath.Join(root, "claude"), data: filepath.Join(root, "mem"), id: "4c1f7b2e-9d3a-4e5f-8a6b-1c2d3e4f5a6b"}
+	e.transcript = filepath.Join(e.claude, "projects", "-home-dev-app", e.id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(e.transcript), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e.append(t, user("u1", "", "HOOK-P1 make the importer idempotent")+assistant("a1", "u1", "m1", "HOOK-A1 The importer now skips rows it has seen."))
+	return e
+}
+
+func (e *env) cfg() Config {
+	return Config{ClaudeDir: e.claude, DataDir: e.data, Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }}
+}
+
+func (e *env) payload(source string) *Payload {
+	return &Payload{SessionID: e.id, TranscriptPath: e.transcript, CWD: "/home/dev/app", HookEventName: "SessionStart", Source: source}
+}
+
+func (e *env) bottle() string { return render.BottlePath(render.BottlesDir(e.data), e.id) }
+
+func (e *env) append(t *testing.T, s string) {
+	t.Helper()
+	f, err := os.OpenFile(e.transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func user(uuid, parent, text string) string {
+	p := "null"
+	if parent != "" {
+		p = `"` + parent + `"`
+	}
+	return fmt.Sprintf(`{"parentUuid":%s,"type":"user","message":{"role":"user","content":%q},"uuid":%q,"timestamp":"2026-11-30T10:00:00.000Z","sessionId":"s","cwd":"/home/dev/app"}`+"\n", p, text, uuid)
+}
+
+func assistant(uuid, parent, msg, text string) string {
+	return fmt.Sprintf(`{"parentUuid":%q,"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]},"uuid":%q,"timestamp":"2026-11-30T10:00:05.000Z","sessionId":"s"}`+"\n", parent, msg, text, uuid)
+}
+
+// decode checks the output is exactly the JSON Claude Code reads from a
+// SessionStart hook and returns the context.
+func decode(t *testing.T, out []byte) string {
+	t.Helper()
+	var v map[string]map[string]any
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	h, ok := v["hookSpecificOutput"]
+	if len(v) != 1 || !ok || len(h) != 2 || h["hookEventName"] != "SessionStart" {
+		t.Fatalf("output shape = %s", out)
+	}
+	ctx, ok := h["additionalContext"].(string)
+	if !ok || ctx == "" {
+		t.Fatalf("additionalContext = %#v", h["additionalContext"])
+	}
+	if n := len([]rune(ctx)); n > 10000 {
+		t.Fatalf("context is %d characters; Claude Code caps hook context at 10,000", n)
+	}
+	return ctx
+}
+
+func TestSessionStartSources(t *testing.T) {
+	for _, source := range []string{"startup", "clear", "fork", "", "something-new", "compact", "resume"} {
+		t.Run("source="+source, func(t *testing.T) {
+			e := newEnv(t)
+			out, err := SessionStart(context.Background(), e.cfg(), e.payload(source))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wants := source == "compact" || source == "resume"
+			if wants != (out != nil) {
+				t.Fatalf("output = %s; want output: %v", out, wants)
+			}
+			if !wants {
+				if _, err := os.Stat(e.bottle()); !os.IsNotExist(err) {
+					t.Errorf("source %q wrote a bottle", source)
+				}
+				return
+			}
+			ctx := decode(t, out)
+			for _, want := range []string{"# bottled — session continuation", e.bottle(), "Current task: HOOK-P1 make the importer idempotent", "do not repeat it"} {
+				if !strings.Contains(ctx, want) {
+					t.Errorf("pointer lacks %q:\n%s", want, ctx)
+				}
+			}
+		})
+	}
+}
+
+// TestSessionStartFreshness checks when the hook renders: a missing bottle
+// is rendered, a fresh one is not touched, appended records that carry no
+// content leave it fresh, and a new message makes it stale.
+func TestSessionStartFreshness(t *testing.T) {
+	e := newEnv(t)
+	start := func() string {
+		t.Helper()
+		out, err := SessionStart(context.Background(), e.cfg(), e.payload("compact"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decode(t, out)
+	}
+	mtime := func() time.Time {
+		info, err := os.Stat(e.bottle())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.ModTime()
+	}
+	first := start() // missing: rendered
+	m1 := mtime()
+	past := m1.Add(-time.Hour)
+	os.Chtimes(e.bottle(), past, past)
+
+	if again := start(); again != first {
+		t.Errorf("firing twice gave different pointers")
+	}
+	if !mtime().Equal(past) {
+		t.Errorf("a fresh bottle was rewritten")
+	}
+
+	// What a compaction appends: boundary, summary, hook progress, tool traffic.
+	e.append(t, `{"type":"system","subtype":"compact_boundary","parentUuid":null,"logicalParentUuid":"a1","uuid":"b1","compactMetadata":{"trigger":"auto"},"timestamp":"2026-11-30T11:00:00.000Z"}`+"\n"+
+		`{"type":"user","parentUuid":"b1","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"uuid":"c1","message":{"role":"user","content":"This session is being continued from a previous conversation."}}`+"\n"+
+		`{"type":"progress","parentUuid":"c1","uuid":"p1","data":{"type":"hook_progress","hookEvent":"SessionStart","hookName":"SessionStart:compact"}}`+"\n"+
+		`{"type":"attachment","parentUuid":"p1","uuid":"h1","attachment":{"type":"hook_success","hookName":"SessionStart:compact","stdout":"{}"}}`+"\n"+
+		`{"type":"user","parentUuid":"h1","uuid":"t1","toolUseResult":{"stdout":"ok"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"ok"}]}}`+"\n")
+	start()
+	if !mtime().Equal(past) {
+		t.Errorf("records without content made the bottle stale")
+	}
+
+	e.append(t, user("u2", "t1", "HOOK-P2 and log what was skipped"))
+	ctx := start()
+	if mtime().Equal(past) {
+		t.Fatalf("a new message did not make the bottle stale")
+	}
+	data, _ := os.ReadFile(e.bottle())
+	if !strings.Contains(string(data), "HOOK-P2 and log what was skipped") || !strings.Contains(ctx, "Current task: HOOK-P2") {
+		t.Errorf("re-rendered bottle or pointer lacks the new message")
+	}
+}
+
+func TestSessionStartUntrustedInput(t *testing.T) {
+	e := newEnv(t)
+	outside := filepath.Join(t.TempDir(), e.id+".jsonl")
+	if err := os.WriteFile(outside, []byte(user("x1", "", "OUTSIDE-SECRET must not be read")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		outside,
+		filepath.Join(e.claude, "projects", "..", "..", filepath.Base(outside)),
+		filepath.Join(e.claude, "projects", "-other", "not-this-session.jsonl"),
+		"relative/" + e.id + ".jsonl",
+	} {
+		p := e.payload("compact")
+		p.TranscriptPath = path
+		out, err := SessionStart(context.Background(), e.cfg(), p)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		ctx := decode(t, out)
+		data, _ := os.ReadFile(e.bottle())
+		if strings.Contains(string(data), "OUTSIDE-SECRET") || !strings.Contains(ctx, e.bottle()) {
+			t.Errorf("transcript_path %s was trusted", path)
+		}
+	}
+	entries, _ := os.ReadDir(e.data)
+	for _, en := range entries {
+		if en.Name() != "bottles" {
+			t.Errorf("wrote %s outside the bottles dir", en.Name())
+		}
+	}
+}
+
+func TestSessionStartFailuresPrintNothing(t *testing.T) {
+	t.Run("nothing to render", func(t *testing.T) {
+		e := newEnv(t)
+		os.Remove(e.transcript)
+		out, err := SessionStart(context.Background(), e.cfg(), e.payload("compact"))
+		if out != nil || err == nil {
+			t.Errorf("out %s, err %v; want nothing and an error for the log", out, err)
+		}
+	})
+	t.Run("deadline exceeded", func(t *testing.T) {
+		e := newEnv(t)
+		cfg := e.cfg()
+		cfg.Timeout = time.Nanosecond
+		out, err := SessionStart(context.Background(), cfg, e.payload("resume"))
+		if out != nil || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("out %s, err %v; want nothing and a deadline error", out, err)
+		}
+	})
+	t.Run("unwritable bottles dir", func(t *testing.T) {
+		e := newEnv(t)
+		os.MkdirAll(e.data, 0o700)
+		os.WriteFile(render.BottlesDir(e.data), []byte("a file where the dir should be"), 0o600)
+		out, err := SessionStart(context.Background(), e.cfg(), e.payload("compact"))
+		if out != nil || err == nil {
+			t.Errorf("out %s, err %v; want nothing and an error", out, err)
+		}
+	})
+}
+
+func TestSessionEnd(t *testing.T) {
+	for _, reason := range []string{"clear", "logout", "prompt_input_exit", "other", "", "bypass_permissions_disabled"} {
+		t.Run("reason="+reason, func(t *testing.T) {
+			e := newEnv(t)
+			if _, err := SessionStart(context.Background(), e.cfg(), e.payload("compact")); err != nil {
+				t.Fatal(err)
+			}
+			p := e.payload("")
+			p.HookEventName, p.Reason = "SessionEnd", reason
+			if err := SessionEnd(e.cfg(), p); err != nil {
+				t.Fatal(err)
+			}
+			_, err := os.Stat(e.bottle())
+			archived := render.ArchivedPath(render.BottlesDir(e.data), e.id)
+			if reason == "clear" {
+				want := filepath.Join(render.ArchiveDir(render.BottlesDir(e.data)), "20261130T120000Z-"+e.id+".md")
+				if !os.IsNotExist(err) || archived != want {
+					t.Fatalf("after clear: bottle stat err %v, archived %q; want moved to %s", err, archived, want)
+				}
+				return
+			}
+			if err != nil || archived != "" {
+				t.Errorf("reason %q moved the bottle (stat err %v, archived %q)", reason, err, archived)
+			}
+		})
+	}
+	t.Run("no bottle", func(t *testing.T) {
+		e := newEnv(t)
+		if err := SessionEnd(e.cfg(), &Payload{SessionID: e.id, Reason: "clear"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestArchivedStaysArchived: after /clear archives a bottle, renders of the
+// unchanged session do not bring it back, noise appended to the transcript
+// does not either, and a resumed conversation does.
+func TestArchivedStaysArchived(t *testing.T) {
+	e := newEnv(t)
+	if _, err := SessionStart(context.Background(), e.cfg(), e.payload("compact")); err != nil {
+		t.Fatal(err)
+	}
+	if err := SessionEnd(e.cfg(), &Payload{SessionID: e.id, Reason: "clear"}); err != nil {
+		t.Fatal(err)
+	}
+	renderWrite := func() render.Outcome {
+		t.Helper()
+		l, err := render.Load(context.Background(), render.Request{SessionID: e.id, ClaudeDir: e.claude})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := l.Input(e.id)
+		in.Now = time.Now()
+		b, err := render.Render(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := render.Write(render.BottlesDir(e.data), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := renderWrite(); got != render.Archived {
+		t.Errorf("render of the unchanged session: %v, want Archived", got)
+	}
+	e.append(t, `{"type":"attachment","parentUuid":"a1","uuid":"h9","attachment":{"type":"hook_success","hookName":"SessionEnd"}}`+"\n")
+	if got := renderWrite(); got != render.Archived {
+		t.Errorf("render after appended noise: %v, want Archived", got)
+	}
+	e.append(t, user("u7", "h9", "HOOK-RESUMED pick it up again"))
+	if got := renderWrite(); got != render.Written {
+		t.Errorf("render after the session resumed: %v, want Written", got)
+	}
+}
+
+func TestReadPayload(t *testing.T) {
+	const good = `{"session_id":"abc-123_X","transcript_path":"/x/abc.jsonl","cwd":"/x","hook_event_name":"SessionStart","source":"compact","model":"m","extra":{"a":1}}`
+	tests := []struct {
+		name  string
+		input io.Reader
+		ok    bool
+	}{
+		{"valid", strings.NewReader(good), true},
+		{"valid with trailing newline and more", strings.NewReader(good + "\n{}garbage"), true},
+		{"stdin left open after the payload", openAfter(good), true},
+		{"empty", strings.NewReader(""), false},
+		{"garbage", strings.NewReader("not json at all"), false},
+		{"array", strings.NewReader(`[1,2]`), false},
+		{"oversized", io.MultiReader(strings.NewReader(`{"session_id":"a","pad":"`), strings.NewReader(strings.Repeat("x", maxPayload))), false},
+		{"never completes", openAfter(`{"session_id":"abc"`), false},
+		{"hostile id: path", strings.NewReader(`{"session_id":"../../etc/passwd"}`), false},
+		{"hostile id: slash", strings.NewReader(`{"session_id":"a/b"}`), false},
+		{"hostile id: empty", strings.NewReader(`{"session_id":""}`), false},
+		{"hostile id: long", strings.NewReader(`{"session_id":"` + strings.Repeat("a", 200) + `"}`), false},
+		{"hostile id: unicode", strings.NewReader(`{"session_id":"ab\u00e9"}`), false},
+		{"hostile id: newline", strings.NewReader(`{"session_id":"ab\ncd"}`), false},
+	}
+	defer func(old time.Duration) { readTimeout = old }(readTimeout)
+	readTimeout = 200 * time.Millisecond
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ReadPayload(tc.input)
+			if (err == nil) != tc.ok {
+				t.Fatalf("ReadPayload: %+v, %v; want ok=%v", p, err, tc.ok)
+			}
+			if tc.ok && (p.SessionID != "abc-123_X" || p.Source != "compact") {
+				t.Errorf("payload = %+v", p)
+			}
+		})
+	}
+}
+
+// openAfter yields s and then blocks, like a stdin that is never closed.
+func openAfter(s string) io.Reader {
+	r, w := io.Pipe()
+	go w.Write([]byte(s)) // never closed
+	return r
+}

@@ -1,0 +1,101 @@
+package render
+
+import (
+	"errors"
+	"io/fs"
+
+	"bottled/sources"
+)
+
+// Freshness says how a bottle compares with its sources now.
+type Freshness int
+
+const (
+	// Fresh: the sources hold nothing the bottle does not show.
+	Fresh Freshness = iota
+	// Stale: the sources have content the bottle lacks.
+	Stale
+	// Missing: there is no bottle (or none bottled can read).
+	Missing
+)
+
+func (f Freshness) String() string {
+	return [...]string{"fresh", "stale", "missing"}[f]
+}
+
+// MemoryNow returns a session's claude-mem cursor as it is now, nil if the
+// database does not know the session. A nil MemoryNow means there is no
+// database to compare with.
+type MemoryNow func() (*sources.MemoryCursor, error)
+
+// CheckState compares a bottle's state with the sources now. transcript is
+// where the session's transcript is now ("" if it has none). Records
+// appended since the bottle that carry nothing it would show (hook
+// records, tool results, a compaction boundary and its summary) leave it
+// fresh; so does a transcript that disappeared, since the bottle keeps what
+// it had. The reason is a few words for logs and status.
+func CheckState(st *State, transcript string, memNow MemoryNow) (Freshness, string, error) {
+	if st.Format != Format {
+		return Stale, "bottle of an older format", nil
+	}
+	own := false
+	for _, f := range st.Transcripts {
+		if f.Session == st.Session {
+			own = true
+			if transcript != "" && transcript != f.Path {
+				return Stale, "transcript moved", nil
+			}
+		}
+		holds, err := f.Holds()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Stale, "", err
+		}
+		if !holds {
+			return Stale, "transcript rewritten", nil
+		}
+		appended, err := f.Appended()
+		if err != nil {
+			return Stale, "", err
+		}
+		if appended {
+			return Stale, "new messages in the transcript", nil
+		}
+	}
+	if !own && transcript != "" {
+		return Stale, "transcript appeared", nil
+	}
+	if memNow == nil {
+		return Fresh, "", nil
+	}
+	cur, err := memNow()
+	if err != nil {
+		return Stale, "", err
+	}
+	switch {
+	case cur == nil:
+		return Fresh, "", nil // rows are never deleted; the bottle has what there was
+	case st.Memory == nil:
+		if cur.Prompt > 0 || cur.Observation > 0 || cur.Summary > 0 {
+			return Stale, "new claude-mem records", nil
+		}
+	case *st.Memory != *cur:
+		return Stale, "new claude-mem records", nil
+	}
+	return Fresh, "", nil
+}
+
+// Check compares the bottle of session in dir with the sources now.
+func Check(dir, session, transcript string, memNow MemoryNow) (Freshness, *State, string, error) {
+	st, err := ReadState(BottlePath(dir, session))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNoState) {
+		return Missing, nil, "no bottle", nil
+	}
+	if err != nil {
+		return Missing, nil, "", err
+	}
+	f, why, err := CheckState(st, transcript, memNow)
+	return f, st, why, err
+}
