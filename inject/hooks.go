@@ -71,7 +71,7 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 		defer db.Close()
 	}
 	path := render.BottlePath(dir, p.SessionID)
-	fresh, st, why, err := render.Check(dir, p.SessionID, transcript, memoryNow(ctx, db, p.SessionID))
+	fresh, st, why, err := render.Check(dir, p.SessionID, transcript, render.CursorNow(ctx, db, p.SessionID))
 	if err != nil || fresh != render.Fresh {
 		cfg.Log.Info("rendering bottle", "session", p.SessionID, "freshness", fresh, "why", why, "err", err)
 		ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
@@ -101,19 +101,6 @@ func openMemory(ctx context.Context, cfg Config) *sources.MemoryDB {
 		return nil
 	}
 	return db
-}
-
-func memoryNow(ctx context.Context, db *sources.MemoryDB, id string) render.MemoryNow {
-	if db == nil {
-		return nil
-	}
-	return func() (*sources.MemoryCursor, error) {
-		cur, known, err := db.Cursor(ctx, id)
-		if err != nil || !known {
-			return nil, err
-		}
-		return &cur, nil
-	}
 }
 
 // renderNow renders and writes the session's bottle, returning the path of

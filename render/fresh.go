@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 
@@ -27,6 +28,21 @@ func (f Freshness) String() string {
 // database does not know the session. A nil MemoryNow means there is no
 // database to compare with.
 type MemoryNow func() (*sources.MemoryCursor, error)
+
+// CursorNow is the MemoryNow that reads a session's cursor from db, or nil
+// when there is no database.
+func CursorNow(ctx context.Context, db *sources.MemoryDB, session string) MemoryNow {
+	if db == nil {
+		return nil
+	}
+	return func() (*sources.MemoryCursor, error) {
+		cur, known, err := db.Cursor(ctx, session)
+		if err != nil || !known {
+			return nil, err
+		}
+		return &cur, nil
+	}
+}
 
 // CheckState compares a bottle's state with the sources now. transcript is
 // where the session's transcript is now ("" if it has none). Records

@@ -468,3 +468,37 @@ func TestDaemonKeepsFullBottle(t *testing.T) {
 		t.Errorf("full bottle was replaced after the transcript went away:\n%s", b)
 	}
 }
+
+// TestDaemonLeavesClearedSessionArchived runs the SessionEnd hook for
+// /clear while the daemon watches: the bottle moves to the archive, the
+// records Claude Code appends as the session ends do not bring it back,
+// and resuming the conversation does.
+func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "a3c9e1f0-2b4d-4e6f-8a0b-c1d2e3f4a5b6"
+	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "CLEAR-P1 tidy the logs")+assistantRec(id, "a1", "u1", "m1", "CLEAR-A1 Tidied."))
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, "CLEAR-A1 Tidied.")
+
+	hook := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "hook", "session-end")
+	hook.Stdin = strings.NewReader(`{"session_id":"` + id + `","transcript_path":"` + path + `","hook_event_name":"SessionEnd","reason":"clear"}`)
+	if out, err := hook.CombinedOutput(); err != nil {
+		t.Fatalf("hook session-end: %v %s", err, out)
+	}
+	if d.bottle(id) != "" {
+		t.Fatalf("bottle still live after /clear")
+	}
+	ended := time.Now()
+	appendFile(t, path, `{"type":"attachment","parentUuid":"a1","uuid":"h1","sessionId":"`+id+`","attachment":{"type":"hook_success","hookName":"SessionEnd"}}`+"\n")
+	d.waitSettled(id, ended)
+	if d.bottle(id) != "" {
+		t.Fatalf("the daemon recreated an archived bottle for records without content")
+	}
+	appendFile(t, path, userRec(id, "u2", "h1", "CLEAR-RESUMED one more thing"))
+	d.waitContains(id, "CLEAR-RESUMED one more thing")
+}

@@ -219,16 +219,6 @@ func (d *Daemon) learnLink(from, to string) bool {
 // transcript and database rows, so that start-up catch-up skips it without
 // parsing the transcript.
 func (d *Daemon) fresh(ctx context.Context, id, path string) bool {
-	var memNow render.MemoryNow
-	if db := d.db.Load(); db != nil {
-		memNow = func() (*sources.MemoryCursor, error) {
-			cur, known, err := db.Cursor(ctx, id)
-			if !known {
-				return nil, err
-			}
-			return &cur, err
-		}
-	}
-	f, _, _, err := render.Check(d.bottles, id, path, memNow)
+	f, _, _, err := render.Check(d.bottles, id, path, render.CursorNow(ctx, d.db.Load(), id))
 	return err == nil && f == render.Fresh
 }

@@ -54,6 +54,7 @@ type Renders struct {
 	Written   int     `json:"written"`   // bottles replaced or created
 	Unchanged int     `json:"unchanged"` // sources already reflected
 	Failed    int     `json:"failed"`
+	Samples   int     `json:"samples"` // latencies the percentiles are over
 	P50ms     float64 `json:"p50ms"`
 	P90ms     float64 `json:"p90ms"`
 	P99ms     float64 `json:"p99ms"`
@@ -213,6 +214,7 @@ func (r *recorder) snapshot() Status {
 		}
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
 	}
+	st.Renders.Samples = len(lat)
 	st.Renders.P50ms, st.Renders.P90ms, st.Renders.P99ms = pct(0.50), pct(0.90), pct(0.99)
 	if len(lat) > 0 {
 		st.Renders.MaxMs = float64(lat[len(lat)-1].Microseconds()) / 1000

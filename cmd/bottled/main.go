@@ -69,6 +69,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			runCommand(),
 			renderCommand(),
 			hookCommand(),
+			statusCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"bottled/watch"
+)
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show what the daemon and the bottles are doing",
+		Description: "Asks the running daemon for its state, and checks every transcript's bottle against\n" +
+			"its sources on disk (fresh, stale or missing). Works without a daemon, and says so.\n" +
+			"--json prints one object: {\"daemon\": <daemon status or null>, \"daemonError\": …, \"disk\": <survey>}.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print JSON (the format is stable; see the README)"},
+		},
+		Action: runStatus,
+	}
+}
+
+// statusReport is the --json output.
+type statusReport struct {
+	Daemon      *watch.Status `json:"daemon"`
+	DaemonError string        `json:"daemonError,omitempty"`
+	Disk        *watch.Survey `json:"disk"`
+}
+
+func runStatus(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("status takes no arguments")
+	}
+	d, err := dirsOf(c)
+	if err != nil {
+		return err
+	}
+	var rep statusReport
+	qctx, cancel := context.WithTimeout(c.Context, 3*time.Second)
+	rep.Daemon, err = watch.Query(qctx, d.data)
+	cancel()
+	if err != nil {
+		rep.DaemonError = err.Error()
+	}
+	if rep.Disk, err = watch.TakeSurvey(c.Context, d.claude, d.data); err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printStatus(c.App.Writer, d, &rep, time.Now())
+	return nil
+}
+
+func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	row := func(label, format string, a ...any) { fmt.Fprintf(w, "%s\t%s\n", label, fmt.Sprintf(format, a...)) }
+	disk := rep.Disk
+	if st := rep.Daemon; st != nil {
+		row("daemon", "running · pid %d · up %s · version %s", st.PID, age(now.Sub(st.Started)), st.Version)
+		var roots []string
+		for _, r := range st.Roots {
+			state := "watched"
+			if !r.Watched {
+				state = "waiting for it"
+			}
+			roots = append(roots, r.Path+" ("+state+")")
+		}
+		row("watching", "%s · %d projects · %d transcripts", strings.Join(roots, " · "), st.Projects, st.Sessions)
+		row("database", "%s", dbLine(st.DB))
+		r := st.Renders
+		latency := "no change rendered yet"
+		if r.Samples > 0 {
+			latency = fmt.Sprintf("change to bottle p50 %s p90 %s p99 %s", ms(r.P50ms), ms(r.P90ms), ms(r.P99ms))
+		}
+		row("renders", "%d written · %d unchanged · %d failed · %s", r.Written, r.Unchanged, r.Failed, latency)
+		if cu := st.CatchUp; !cu.Over {
+			row("catch-up", "%d of %d transcripts checked", cu.Done, cu.Total)
+		}
+	} else {
+		row("daemon", "not running (%s); what follows is read from disk", rep.DaemonError)
+		row("database", "%s", dbLine(disk.DB))
+	}
+	row("bottles", "%d fresh · %d stale · %d missing (of %d transcripts) · %d without transcript · %d archived",
+		disk.Fresh, disk.Stale, disk.Missing, disk.Transcripts, disk.Orphans, disk.Archived)
+	if st := rep.Daemon; st != nil {
+		for i, e := range st.Errors {
+			if i == 3 {
+				row("", "… %d more (bottled status --json)", len(st.Errors)-i)
+				break
+			}
+			label := ""
+			if i == 0 {
+				label = "errors"
+			}
+			row(label, "%s ago  %s  %s", age(now.Sub(e.Time)), short(e.Session), e.Error)
+		}
+	}
+	w.Flush()
+	if len(disk.Sessions) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "\nrecent sessions")
+	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	for _, s := range disk.Sessions {
+		mode := s.Mode
+		if mode == "" {
+			mode = "—"
+		}
+		fresh := s.Freshness
+		if s.Why != "" && s.Freshness != "fresh" {
+			fresh += " (" + s.Why + ")"
+		}
+		fmt.Fprintf(w, "  %s\t%s ago\t%s\t%s\t%s\n", s.Session, age(now.Sub(s.Modified)), mode, fresh, filepath.Base(filepath.Dir(s.Transcript)))
+	}
+	w.Flush()
+}
+
+func dbLine(db watch.DB) string {
+	switch {
+	case db.Reachable:
+		return fmt.Sprintf("%s · reachable · schema %d", db.Path, db.SchemaVersion)
+	case db.Error != "":
+		return fmt.Sprintf("%s · %s", db.Path, db.Error)
+	}
+	return db.Path + " · not opened yet"
+}
+
+// age formats a duration the way people say it: 45s, 12m, 3h12m, 4d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func ms(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.1fs", v/1000)
+	}
+	return fmt.Sprintf("%.0fms", v)
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStatusFromDisk(t *testing.T) {
+	e := newEnv(t, true)
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	proj := filepath.Join(e.claude, "projects", "-home-dev-app")
+	// fresh: sessionID rendered; stale: rendered then appended; missing: never rendered.
+	const stale, missing = "5a5a5a5a-0000-4000-8000-000000000001", "5a5a5a5a-0000-4000-8000-000000000002"
+	for _, id := range []string{stale, missing} {
+		os.WriteFile(filepath.Join(proj, id+".jsonl"), []byte(strings.ReplaceAll(transcript, sessionID, id)), 0o600)
+	}
+	for _, id := range []string{sessionID, stale} {
+		if code, _, errOut := bottled(t, nil, append(flags, "render", id)...); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	f, _ := os.OpenFile(filepath.Join(proj, stale+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"parentUuid":"a1","type":"user","message":{"role":"user","content":"STATUS new prompt"},"uuid":"u9","timestamp":"2026-05-01T11:00:00.000Z"}` + "\n")
+	f.Close()
+	os.WriteFile(filepath.Join(e.data, "bottles", "0rphan00-0000-4000-8000-000000000000.md"), []byte("x"), 0o600)
+
+	code, out, errOut := bottled(t, nil, append(flags, "status", "--json")...)
+	if code != 0 {
+		t.Fatalf("status --json: code %d, stderr %q", code, errOut)
+	}
+	var rep struct {
+		Daemon      *json.RawMessage `json:"daemon"`
+		DaemonError string           `json:"daemonError"`
+		Disk        struct {
+			Transcripts, Fresh, Stale, Missing, Orphans, Archived int
+			Sessions                                              []struct{ Session, Freshness string }
+		} `json:"disk"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("status --json is not JSON: %v\n%s", err, out)
+	}
+	d := rep.Disk
+	if rep.Daemon != nil || !strings.Contains(rep.DaemonError, "no bottled daemon") {
+		t.Errorf("daemon = %v, error %q; want null and a reason", rep.Daemon, rep.DaemonError)
+	}
+	if d.Transcripts != 3 || d.Fresh != 1 || d.Stale != 1 || d.Missing != 1 || d.Orphans != 1 || len(d.Sessions) != 3 {
+		t.Errorf("disk = %+v", d)
+	}
+
+	code, out, _ = bottled(t, nil, append(flags, "status")...)
+	for _, want := range []string{"not running", "1 fresh · 1 stale · 1 missing (of 3 transcripts)", missing, "missing (no bottle)", "stale (new messages in the transcript)"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestStatusWithDaemon(t *testing.T) {
+	e := newEnv(t, true)
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		var out, errOut bytes.Buffer
+		done <- run(ctx, append([]string{"bottled"}, append(flags, "run", "--debounce", "20ms", "--max-wait", "100ms")...), strings.NewReader(""), &out, &errOut)
+	}()
+	defer func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("run exited %d after cancel, want 0", code)
+		}
+	}()
+	var out string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var code int
+		code, out, _ = bottled(t, nil, append(flags, "status")...)
+		if code == 0 && strings.Contains(out, "daemon    running") && strings.Contains(out, "1 fresh") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status never showed the running daemon and a fresh bottle:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, want := range []string{"pid", "watching", "projects/ (watched)", "1 projects · 1 transcripts", "renders"} {
+		if want == "projects/ (watched)" {
+			want = filepath.Join(e.claude, "projects") + " (watched)"
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package watch
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"bottled/render"
+	"bottled/sources"
+)
+
+// Survey is what the disk says about bottles, daemon or not: every
+// transcript's bottle checked against its sources.
+type Survey struct {
+	Transcripts int `json:"transcripts"`
+	Fresh       int `json:"fresh"`
+	Stale       int `json:"stale"`
+	Missing     int `json:"missing"`
+	// Orphans are bottles whose transcript is gone (kept, or reconstructed).
+	Orphans  int `json:"orphans"`
+	Archived int `json:"archived"`
+	// DB is the claude-mem database as seen from here.
+	DB DB `json:"db"`
+	// Sessions are the most recently written transcripts, newest first.
+	Sessions []SessionCheck `json:"sessions"`
+}
+
+// SessionCheck is one session's bottle against its sources.
+type SessionCheck struct {
+	Session    string    `json:"session"`
+	Transcript string    `json:"transcript"`
+	Modified   time.Time `json:"modified"` // transcript's last write
+	Mode       string    `json:"mode,omitempty"`
+	Freshness  string    `json:"freshness"` // fresh, stale, missing
+	Why        string    `json:"why,omitempty"`
+}
+
+// surveyRecent is how many sessions a survey lists.
+const surveyRecent = 10
+
+// TakeSurvey checks every transcript under claudeDir against its bottle in
+// dataDir, reading claude-mem's database when there is one.
+func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error) {
+	sv := &Survey{DB: DB{Path: sources.MemoryFile(dataDir)}}
+	db, err := sources.OpenMemoryDB(ctx, sv.DB.Path)
+	switch {
+	case err == nil:
+		defer db.Close()
+		sv.DB.Reachable = true
+		sv.DB.SchemaVersion, _ = db.SchemaVersion(ctx)
+	case errors.Is(err, sources.ErrNoMemoryDB):
+		sv.DB.Error = "no claude-mem database"
+	default:
+		sv.DB.Error = err.Error()
+	}
+	bottles := render.BottlesDir(dataDir)
+	paths, _ := filepath.Glob(filepath.Join(sources.ProjectsDir(claudeDir), "*", "*.jsonl"))
+	type found struct {
+		id, path string
+		mod      time.Time
+	}
+	var all []found
+	live := map[string]bool{}
+	for _, p := range paths {
+		name := filepath.Base(p)
+		info, err := os.Stat(p)
+		if !sources.IsSessionFile(name) || err != nil {
+			continue
+		}
+		id := strings.TrimSuffix(name, ".jsonl")
+		all = append(all, found{id, p, info.ModTime()})
+		live[id] = true
+	}
+	slices.SortFunc(all, func(a, b found) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	sv.Transcripts = len(all)
+	for i, f := range all {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fresh, st, why, err := render.Check(bottles, f.id, f.path, render.CursorNow(ctx, db, f.id))
+		if err != nil {
+			fresh, why = render.Stale, err.Error()
+		}
+		switch fresh {
+		case render.Fresh:
+			sv.Fresh++
+		case render.Stale:
+			sv.Stale++
+		default:
+			sv.Missing++
+		}
+		if i < surveyRecent {
+			c := SessionCheck{Session: f.id, Transcript: f.path, Modified: f.mod, Freshness: fresh.String(), Why: why}
+			if st != nil {
+				c.Mode = string(st.Mode)
+			}
+			sv.Sessions = append(sv.Sessions, c)
+		}
+	}
+	entries, _ := os.ReadDir(bottles)
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), ".md"); ok && !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !live[id] {
+			sv.Orphans++
+		}
+	}
+	archived, _ := os.ReadDir(render.ArchiveDir(bottles))
+	sv.Archived = len(archived)
+	return sv, nil
+}
