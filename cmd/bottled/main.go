@@ -70,6 +70,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			renderCommand(),
 			hookCommand(),
 			statusCommand(),
+			installCommand(),
+			uninstallCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
