@@ -51,7 +51,7 @@ var fastFlags = []string{"--debounce", "40ms", "--max-wait", "200ms", "--rescan"
 
 // daemon is a running `bottled run` on temporary directories.
 type daemon struct {
-	t            *testing.T
+	t            testing.TB
 	claude, data string
 	cmd          *exec.Cmd
 	stderr       *syncBuffer
@@ -75,12 +75,15 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func dirs(t *testing.T) (claude, data string) {
+func dirs(t testing.TB) (claude, data string) {
 	root := t.TempDir()
 	return filepath.Join(root, "claude"), filepath.Join(root, "mem")
 }
 
-func startDaemon(t *testing.T, claude, data string, extra ...string) *daemon {
+// startDaemon starts `bottled run` with the fast test timings, then extra
+// flags (a flag given twice takes its last value), and waits until it
+// answers on its socket.
+func startDaemon(t testing.TB, claude, data string, extra ...string) *daemon {
 	t.Helper()
 	d := &daemon{t: t, claude: claude, data: data, stderr: &syncBuffer{}, exited: make(chan error, 1)}
 	args := append([]string{"--claude-dir", claude, "--data-dir", data, "run", "--verbose"}, fastFlags...)
@@ -181,12 +184,17 @@ func (d *daemon) waitSettled(id string, since time.Time) {
 
 // eventually polls cond until it holds, failing the test after a generous
 // deadline (shared CI machines are slow; nothing here measures time).
-func eventually(t *testing.T, what string, cond func() bool) {
+func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	eventuallyWithin(t, 20*time.Second, what, cond)
+}
+
+func eventuallyWithin(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
+			t.Fatalf("timed out after %v waiting until %s", timeout, what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -212,7 +220,7 @@ func toolUseRec(id, uuid, parent, msg, toolID string) string {
 		parent, msg, toolID, uuid, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), id)
 }
 
-func appendFile(t *testing.T, path, s string) {
+func appendFile(t testing.TB, path, s string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
