@@ -23,10 +23,16 @@ type ChangeCursor struct {
 //
 // A MemoryWatch is not safe for concurrent use.
 type MemoryWatch struct {
-	m    *MemoryDB
-	conn *sql.Conn
-	last int64 // data_version at the previous Changed
+	m       *MemoryDB
+	conn    *sql.Conn
+	last    int64 // data_version at the previous Changed
+	version int   // schema ledger version seen by the last Since or Cursor
 }
+
+// SchemaVersion is claude-mem's schema version as of the last Since or
+// Cursor. (A database that appeared while the daemon watched may still be
+// migrating when it is first opened.)
+func (w *MemoryWatch) SchemaVersion() int { return w.version }
 
 // Watch pins a connection for change detection. Close it when done.
 func (m *MemoryDB) Watch(ctx context.Context) (*MemoryWatch, error) {
@@ -78,6 +84,7 @@ func (w *MemoryWatch) since(ctx context.Context, cur *ChangeCursor) ([]string, C
 	if err != nil {
 		return nil, ChangeCursor{}, err
 	}
+	w.version = s.version
 	c := changeReader{ctx: ctx, tx: tx, s: s, found: map[string]bool{}}
 	next, err := c.read(cur)
 	if err != nil {

@@ -99,6 +99,8 @@ func (w *dbWatch) check(ctx context.Context) {
 		return
 	}
 	w.cur = next
+	version := w.watch.SchemaVersion()
+	w.d.rec.update(func(st *Status) { st.DB.SchemaVersion = version })
 	now := w.d.cfg.Now()
 	for _, id := range ids {
 		if sources.ValidSessionID(id) {
@@ -134,9 +136,7 @@ func (w *dbWatch) open(ctx context.Context, info os.FileInfo) bool {
 	}
 	w.db, w.watch, w.cur, w.id = db, watch, cur, sources.FileIDOf(info)
 	w.d.db.Store(db)
-	version, _ := db.SchemaVersion(ctx)
-	w.d.rec.update(func(st *Status) { st.DB.SchemaVersion = version })
-	w.d.log.Info("reading claude-mem database", "path", w.path, "schema", version)
+	w.d.log.Info("reading claude-mem database", "path", w.path)
 	return true
 }
 
