@@ -81,17 +81,14 @@ func (r *renderer) full() (pre, body *doc) {
 		placeObservations(turns, m)
 	}
 
-	pre = &doc{}
+	first := ""
 	for _, t := range turns {
 		if t.user != nil {
-			if msg := userText(t.user); msg != "" {
-				pre.line("## Original request")
-				pre.line(msg)
-				pre.blank()
-			}
+			first = userText(t.user)
 			break
 		}
 	}
+	pre = originalRequest(first)
 
 	body = newBody(spineSize(sp))
 	leg := 1
@@ -122,6 +119,18 @@ func (r *renderer) full() (pre, body *doc) {
 		}
 	}
 	return pre, body
+}
+
+// originalRequest is the section that repeats the session's first user
+// message, which frames everything after it (empty when there is none).
+func originalRequest(msg string) *doc {
+	d := &doc{}
+	if msg != "" {
+		d.line("## Original request")
+		d.line(msg)
+		d.blank()
+	}
+	return d
 }
 
 // spineSize estimates the body's size, so its buffer is allocated once.

@@ -67,17 +67,14 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 		groups = slices.Insert(groups, 0, &lead)
 	}
 
-	pre = &doc{}
+	first := ""
 	for _, g := range groups {
 		if g.prompt != nil {
-			if msg := promptText(g.prompt); msg != "" {
-				pre.line("## Original request")
-				pre.line(msg)
-				pre.blank()
-			}
+			first = promptText(g.prompt)
 			break
 		}
 	}
+	pre = originalRequest(first)
 
 	body = newBody(0)
 	r.legs = append(r.legs, 1)

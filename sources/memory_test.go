@@ -23,20 +23,6 @@ import (
 // summaries (ms); prompts and sessions get the time of the writer's run.
 const memT0 = int64(1_790_000_000_000)
 
-// memOpenSQL opens a claude-mem database read-only with database/sql, for
-// reading what the tests compare Session with independently of it; params
-// are more URI parameters.
-func memOpenSQL(t *testing.T, path string, params ...string) *sql.DB {
-	t.Helper()
-	uri := "file:" + filepath.ToSlash(path) + "?" + strings.Join(append([]string{"mode=ro", "_pragma=busy_timeout(5000)"}, params...), "&")
-	db, err := sql.Open("sqlite3", uri)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // memQueryInt reads one integer with an independent connection.
 func memQueryInt(t *testing.T, db *sql.DB, query string, args ...any) int64 {
 	t.Helper()
@@ -224,7 +210,7 @@ func TestMemoryFromRealClaudeMem(t *testing.T) {
 		t.Fatalf("observation ids %d, %d: the tie case needs the second to be larger", res[11].ID, res[14].ID)
 	}
 
-	sqlDB := memOpenSQL(t, dbPath)
+	sqlDB := memwriter.OpenRO(t, dbPath)
 	m := memOpen(t, dbPath)
 	dbID := memFileID(t, dbPath)
 
@@ -391,7 +377,7 @@ func TestMemoryReadsWALAndNeverWrites(t *testing.T) {
 	}
 	// Precondition: the database file alone (immutable=1 ignores the WAL)
 	// lacks the second run's rows.
-	if n := memQueryInt(t, memOpenSQL(t, dbPath, "immutable=1"), `SELECT count(*) FROM user_prompts`); n != 1 {
+	if n := memQueryInt(t, memwriter.OpenRO(t, dbPath, "immutable=1"), `SELECT count(*) FROM user_prompts`); n != 1 {
 		t.Fatalf("precondition: the database file holds %d prompts, want 1 (the rest in the WAL)", n)
 	}
 	dbHash, walHash := memHash(t, dbPath), memHash(t, walPath)
@@ -694,7 +680,7 @@ func TestMemorySchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := memQueryInt(t, memOpenSQL(t, dbPath), `SELECT MAX(version) FROM schema_versions`)
+	want := memQueryInt(t, memwriter.OpenRO(t, dbPath), `SELECT MAX(version) FROM schema_versions`)
 	t.Logf("claude-mem %s: schema ledger v%d", w.Version, want)
 	if int64(got) != want {
 		t.Errorf("SchemaVersion = %d, want %d (the ledger's max)", got, want)

@@ -78,15 +78,11 @@ func (t *Transcript) State() FileState {
 // appended to, so then nothing a reader of fs saw has changed. It reads at
 // most 4 KiB.
 func (fs FileState) Holds() (bool, error) {
-	f, err := os.Open(fs.Path)
+	f, info, err := openStat(fs.Path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
 	if FileIDOf(info) != fs.ID || info.Size() < fs.Offset {
 		return false, nil
 	}
@@ -105,15 +101,11 @@ func (t *Transcript) ContinuedIn() string { return t.continuedIn }
 // file was replaced, truncated or rewritten, it parses it again from the
 // start. It reports whether the state changed.
 func (t *Transcript) Update() (changed bool, err error) {
-	f, err := os.Open(t.Path)
+	f, info, err := openStat(t.Path)
 	if err != nil {
-		return false, fmt.Errorf("open transcript: %w", err)
+		return false, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return false, fmt.Errorf("stat transcript %s: %w", t.Path, err)
-	}
 	id := FileIDOf(info)
 	if t.offset > 0 && (id != t.fileID || info.Size() < t.offset || !t.tailMatches(f)) {
 		t.reset()
@@ -136,6 +128,21 @@ func (t *Transcript) Update() (changed bool, err error) {
 		}
 	}
 	return changed || t.offset != before, nil
+}
+
+// openStat opens a transcript and stats the open file (not the name, which
+// may be replaced meanwhile).
+func openStat(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open transcript: %w", err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("stat transcript %s: %w", path, err)
+	}
+	return f, info, nil
 }
 
 func (t *Transcript) reset() {
@@ -170,15 +177,11 @@ func FileIDOf(info os.FileInfo) FileID {
 // results, hook and progress records, a compaction boundary and its
 // summary) do not count. It assumes the file Holds what fs read.
 func (fs FileState) Appended() (bool, error) {
-	f, err := os.Open(fs.Path)
+	f, info, err := openStat(fs.Path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
 	if info.Size() <= fs.Offset {
 		return false, nil
 	}

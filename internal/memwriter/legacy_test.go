@@ -37,7 +37,7 @@ func TestBuildLegacyDB(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db := openRO(t, path)
+	db := OpenRO(t, path)
 
 	t.Run("schema", func(t *testing.T) {
 		tests := []struct {

@@ -68,6 +68,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,6 +79,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
 )
 
 // Environment variables read by [Locate] and [Require].
@@ -131,6 +134,20 @@ type Writer struct {
 	ClaudeMem string // unpacked claude-mem package dir
 	Version   string // claude-mem version, from its package.json
 	script    string // write.js
+}
+
+// OpenRO opens a database read-only with database/sql, for tests that read
+// what they compare bottled with independently of bottled's reader; params
+// are more URI parameters (such as "immutable=1").
+func OpenRO(tb testing.TB, path string, params ...string) *sql.DB {
+	tb.Helper()
+	uri := "file:" + filepath.ToSlash(path) + "?" + strings.Join(append([]string{"mode=ro", "_pragma=busy_timeout(5000)"}, params...), "&")
+	db, err := sql.Open("sqlite3", uri)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }
 
 // Locate finds bun, claude-mem and write.js as the package doc describes. The

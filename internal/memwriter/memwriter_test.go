@@ -12,19 +12,6 @@ import (
 	"unicode/utf8"
 )
 
-// openRO opens a claude-mem database read-only, as bottled does; params are
-// more URI parameters.
-func openRO(t *testing.T, path string, params ...string) *sql.DB {
-	t.Helper()
-	uri := "file:" + filepath.ToSlash(path) + "?" + strings.Join(append([]string{"mode=ro", "_pragma=busy_timeout(5000)"}, params...), "&")
-	db, err := sql.Open("sqlite3", uri)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func TestWriteRealClaudeMem(t *testing.T) {
 	w := Require(t)
 	t.Logf("claude-mem %s at %s, bun %s", w.Version, w.ClaudeMem, w.Bun)
@@ -98,7 +85,7 @@ func TestWriteRealClaudeMem(t *testing.T) {
 		t.Errorf("checkpoint busy: %+v", c)
 	}
 
-	db := openRO(t, dbPath)
+	db := OpenRO(t, dbPath)
 
 	t.Run("sdk_sessions", func(t *testing.T) {
 		tests := []struct {
@@ -297,7 +284,7 @@ func TestWriteWhileWatched(t *testing.T) {
 		Op{"op": "prompt", "content": "s1", "number": 1, "text": "one"},
 	)
 
-	conn, err := openRO(t, dbPath).Conn(t.Context())
+	conn, err := OpenRO(t, dbPath).Conn(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +310,7 @@ func TestWriteWhileWatched(t *testing.T) {
 		version = v
 
 		var inFile int
-		if err := openRO(t, dbPath, "immutable=1").QueryRow(`SELECT count(*) FROM user_prompts`).Scan(&inFile); err != nil {
+		if err := OpenRO(t, dbPath, "immutable=1").QueryRow(`SELECT count(*) FROM user_prompts`).Scan(&inFile); err != nil {
 			t.Fatal(err)
 		}
 		if inFile != wantFile {
