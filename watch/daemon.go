@@ -197,12 +197,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	})
 	go serveStatus(ln, d.rec)
 
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	var bg sync.WaitGroup
-	defer bg.Wait()
-	defer stop()
-
 	fw, err := newFSWatch(d)
 	if err != nil {
 		return err
@@ -216,10 +210,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.rec.update(func(st *Status) { st.CatchUp = CatchUp{Total: len(d.backlog), Over: len(d.backlog) == 0} })
 	d.log.Info("bottled running", "claude_dir", d.cfg.ClaudeDir, "data_dir", d.cfg.DataDir,
 		"transcripts", len(d.backlog), "debounce", d.cfg.Debounce, "max_wait", d.cfg.MaxWait, "workers", d.cfg.Workers)
+	var bg sync.WaitGroup
 	bg.Go(func() { fw.run(ctx) })
 	bg.Go(func() { dbw.run(ctx) })
 	d.loop(ctx)
+	// Stopping: the renders in flight finish (with the database still
+	// open), then the watchers, which ctx has already told to stop.
 	d.drain()
+	bg.Wait()
+	dbw.close()
 	d.log.Info("bottled stopped")
 	return nil
 }

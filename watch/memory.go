@@ -39,8 +39,9 @@ func (w *dbWatch) poke() {
 	}
 }
 
+// run checks on pokes and ticks until ctx is done. The database stays open
+// for renders in flight; Run closes it after them.
 func (w *dbWatch) run(ctx context.Context) {
-	defer w.close()
 	tick := time.NewTicker(w.d.cfg.Rescan)
 	defer tick.Stop()
 	for {
