@@ -217,20 +217,6 @@ func readContent(s *scanner) content {
 	return content{}
 }
 
-// texts returns the decoded text blocks of c (a string counts as one).
-func (c *content) texts() []string {
-	if c.isString {
-		return []string{unescape(c.raw)}
-	}
-	var out []string
-	for _, b := range c.blocks {
-		if b.typ == "text" {
-			out = append(out, unescape(b.text))
-		}
-	}
-	return out
-}
-
 func (c *content) has(typ string) bool {
 	for _, b := range c.blocks {
 		if b.typ == typ {

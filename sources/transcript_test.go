@@ -13,6 +13,9 @@ import (
 	"bottled/internal/fixtures"
 )
 
+// The real transcripts are read in place from ../shared/fixtures/real
+// (located by internal/fixtures), never copied into the repository.
+
 // realCounts are the genuine user messages, assistant messages with text
 // and compactions of each real fixture's spine. The user and assistant
 // counts were checked by hand against transcript-format.md §8.4; they

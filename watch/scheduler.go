@@ -116,9 +116,6 @@ func (s *scheduler) next() (time.Time, bool) {
 	return at, found
 }
 
-// busy reports whether any session is pending or running.
-func (s *scheduler) busy() bool { return len(s.pending) > 0 || len(s.running) > 0 }
-
 // idle reports whether a session has nothing pending and is not running.
 func (s *scheduler) idle(id string) bool {
 	_, p := s.pending[id]

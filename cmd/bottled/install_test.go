@@ -179,8 +179,8 @@ func TestInstallUninstall(t *testing.T) {
 			}
 
 			code, out, errOut = e.run(t, "uninstall")
-			if code != 0 {
-				t.Fatalf("uninstall: code %d, stderr %q", code, errOut)
+			if code != 0 || !strings.Contains(out, "removed "+e.unit) || !strings.Contains(out, "hooks: removed") {
+				t.Fatalf("uninstall: code %d, stdout %q, stderr %q", code, out, errOut)
 			}
 			if _, err := os.Stat(e.unit); !os.IsNotExist(err) {
 				t.Errorf("unit file left after uninstall")
