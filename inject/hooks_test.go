@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"bottled/internal/memwriter"
 	"bottled/render"
 )
 
@@ -349,4 +350,43 @@ func openAfter(s string) io.Reader {
 	r, w := io.Pipe()
 	go w.Write([]byte(s)) // never closed
 	return r
+}
+
+// TestSessionStartWithClaudeMem checks freshness against a database
+// written by the real claude-mem: a bottle is fresh while claude-mem has
+// nothing new for the session, stale once it stores an observation, and
+// the re-rendered bottle shows it.
+func TestSessionStartWithClaudeMem(t *testing.T) {
+	w := memwriter.Require(t)
+	e := newEnv(t)
+	db := filepath.Join(e.data, "claude-mem.db")
+	w.Write(t, db,
+		memwriter.Op{"op": "session", "content": e.id, "project": "app", "prompt": "HOOK-P1 make the importer idempotent"},
+		memwriter.Op{"op": "register", "content": e.id, "memory": "mem-" + e.id},
+		memwriter.Op{"op": "prompt", "content": e.id, "number": 1, "text": "HOOK-P1 make the importer idempotent"},
+		memwriter.Op{"op": "kill"})
+	start := func() {
+		t.Helper()
+		out, err := SessionStart(context.Background(), e.cfg(), e.payload("compact"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		decode(t, out)
+	}
+	start()
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(e.bottle(), past, past)
+	start()
+	if info, _ := os.Stat(e.bottle()); !info.ModTime().Equal(past) {
+		t.Fatalf("bottle re-rendered although claude-mem had nothing new")
+	}
+	w.Write(t, db,
+		memwriter.Op{"op": "observation", "content": e.id, "prompt_number": 1, "type": "change", "title": "Made imports idempotent",
+			"narrative": "HOOK-OBS rows are keyed by their source id. Details follow."},
+		memwriter.Op{"op": "kill"})
+	start()
+	data, _ := os.ReadFile(e.bottle())
+	if !strings.Contains(string(data), "] Made imports idempotent — HOOK-OBS rows are keyed by their source id") {
+		t.Errorf("the new observation did not make the bottle stale:\n%s", data)
+	}
 }
