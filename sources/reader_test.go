@@ -64,6 +64,9 @@ func TestReaderTolerance(t *testing.T) {
 		{"escapes and surrogates", strings.Replace(u1, "first prompt", `tab\tquote\"emoji\ud83d\ude00lone\ud800end`, 1), []string{"1:tab\tquote\"emoji😀lone\uFFFDend"}, 0},
 		{"unknown record types and fields", `{"type":"marble-origami-commit","uuid":"x1","parentUuid":null,"weird":[1,{"a":null}]}` + "\n" + u1, []string{"1:first prompt"}, 0},
 		{"duplicate uuid keeps the first", u1 + a1 + strings.Replace(u1, "first prompt", "replayed", 1), []string{"1:first prompt", "2:first answer"}, 0},
+		{"a prompt replayed under a new uuid renders once", u1 + strings.Replace(u1, `"u1"`, `"u1-copy"`, 1) + a1, []string{"1:first prompt", "2:first answer"}, 0},
+		{"the same prompt again after an answer is kept", u1 + a1 + strings.Replace(strings.Replace(u1, `"u1"`, `"u3"`, 1), `null`, `"a1"`, 1), []string{"1:first prompt", "2:first answer", "1:first prompt"}, 0},
+		{"a block replayed in the same message renders once", u1 + a1 + strings.Replace(a1, `"a1"`, `"a1-copy"`, 1), []string{"1:first prompt", "2:first answer"}, 0},
 		{"unknown parent is a root", userLine("u9", "nowhere", "2026-01-01T10:00:00.000Z", "orphan") + a1, []string{"1:orphan", "2:first answer"}, 0},
 		{"parent cycle terminates", userLine("c1", "c2", "2026-01-01T10:00:00.000Z", "one") + userLine("c2", "c1", "2026-01-01T10:00:01.000Z", "two"), []string{"1:one", "1:two"}, 0},
 	}

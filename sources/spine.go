@@ -45,6 +45,9 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 		switch {
 		case r.kind == recUser && r.class == userGenuine,
 			r.kind == recQueued && r.class == userGenuine:
+			if sp.repeats(r) {
+				continue // a copy replayed under a new uuid (older resumes did that)
+			}
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: r.time, Text: r.text,
 				Images: r.images, Steering: r.kind == recQueued, Session: n.session})
 		case r.kind == recRemove && steering[i] != nil:
@@ -72,6 +75,13 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 		}
 	}
 	return sp
+}
+
+// repeats reports whether a user record says exactly what the entry just
+// before it said: nothing can come between a message and its copy.
+func (sp *Spine) repeats(r *record) bool {
+	n := len(sp.Entries)
+	return n > 0 && sp.Entries[n-1].Kind == EntryUser && sp.Entries[n-1].Text == r.text && sp.Entries[n-1].Images == r.images
 }
 
 // addCompaction appends a compaction marker, merging it into a marker that
@@ -102,7 +112,8 @@ func fillAssistant(e *Entry, bs []*record) {
 	}
 	var texts []string
 	for _, b := range bs {
-		if b.text != "" {
+		// A block seen twice in one message is a replayed copy.
+		if b.text != "" && !slices.Contains(texts, b.text) {
 			texts = append(texts, b.text) // trimmed when parsed
 		}
 		if b.toolUse != "" {
