@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bottled/watch"
 )
 
 func TestStatusFromDisk(t *testing.T) {
@@ -64,16 +65,18 @@ func TestStatusFromDisk(t *testing.T) {
 func TestStatusWithDaemon(t *testing.T) {
 	e := newEnv(t, true)
 	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	// The daemon runs in-process through its package, not through run():
+	// urfave/cli's help and version flags are package globals that two
+	// apps running at once would share.
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
+	done := make(chan error)
 	go func() {
-		var out, errOut bytes.Buffer
-		done <- run(ctx, append([]string{"bottled"}, append(flags, "run", "--debounce", "20ms", "--max-wait", "100ms")...), strings.NewReader(""), &out, &errOut)
+		done <- watch.New(watch.Config{ClaudeDir: e.claude, DataDir: e.data, Debounce: 20 * time.Millisecond}).Run(ctx)
 	}()
 	defer func() {
 		cancel()
-		if code := <-done; code != 0 {
-			t.Errorf("run exited %d after cancel, want 0", code)
+		if err := <-done; err != nil {
+			t.Errorf("daemon: %v", err)
 		}
 	}()
 	var out string
