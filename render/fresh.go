@@ -62,21 +62,15 @@ func CheckState(st *State, transcript string, memNow MemoryNow) (Freshness, stri
 				return Stale, "transcript moved", nil
 			}
 		}
-		holds, err := f.Holds()
-		if errors.Is(err, fs.ErrNotExist) {
+		rewritten, appended, err := f.Since()
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			continue
-		}
-		if err != nil {
+		case err != nil:
 			return Stale, "", err
-		}
-		if !holds {
+		case rewritten:
 			return Stale, "transcript rewritten", nil
-		}
-		appended, err := f.Appended()
-		if err != nil {
-			return Stale, "", err
-		}
-		if appended {
+		case appended:
 			return Stale, "new messages in the transcript", nil
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"; never import .../embed
@@ -47,6 +48,13 @@ func MemoryFile(dataDir string) string { return filepath.Join(dataDir, "claude-m
 type MemoryDB struct {
 	path string
 	db   *sql.DB
+
+	// mu guards the schema cache: the schema read last and SQLite's schema
+	// cookie when it was read. Reading a schema costs a query per table;
+	// the cookie, one query, changes whenever claude-mem migrates.
+	mu     sync.Mutex
+	cached *schema
+	cookie int64
 }
 
 // OpenMemoryDB opens the database at path read-only and checks that it has
@@ -116,9 +124,37 @@ func (m *MemoryDB) schema(ctx context.Context) (*schema, error) {
 		return nil, m.wrap(err)
 	}
 	defer conn.Close()
-	return readSchema(ctx, conn, m.path)
+	return m.schemaIn(ctx, conn)
 }
 
+// schemaIn returns the database's schema as q sees it, from the cache when
+// the schema cookie has not moved.
+func (m *MemoryDB) schemaIn(ctx context.Context, q querier) (*schema, error) {
+	var cookie int64
+	if err := q.QueryRowContext(ctx, "PRAGMA schema_version").Scan(&cookie); err != nil {
+		return nil, m.wrap(err)
+	}
+	m.mu.Lock()
+	cached := m.cached
+	if m.cookie != cookie {
+		cached = nil
+	}
+	m.mu.Unlock()
+	if cached != nil {
+		return cached, nil
+	}
+	s, err := readSchema(ctx, q, m.path)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.cached, m.cookie = s, cookie
+	m.mu.Unlock()
+	return s, nil
+}
+
+// readSchema introspects the tables bottled reads. The result is never
+// modified after.
 func readSchema(ctx context.Context, q querier, path string) (*schema, error) {
 	cols := func(table string) (map[string]bool, error) {
 		rows, err := q.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
@@ -224,7 +260,7 @@ func (m *MemoryDB) Session(ctx context.Context, contentSessionID string) (*Memor
 		return nil, m.wrap(err)
 	}
 	defer tx.Rollback() // read-only: nothing to commit
-	s, err := readSchema(ctx, tx, m.path)
+	s, err := m.schemaIn(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +362,7 @@ func (m *MemoryDB) Cursor(ctx context.Context, contentSessionID string) (MemoryC
 		return MemoryCursor{}, false, m.wrap(err)
 	}
 	defer tx.Rollback() // read-only: nothing to commit
-	s, err := readSchema(ctx, tx, m.path)
+	s, err := m.schemaIn(ctx, tx)
 	if err != nil {
 		return MemoryCursor{}, false, err
 	}

@@ -80,7 +80,7 @@ func (w *MemoryWatch) since(ctx context.Context, cur *ChangeCursor) ([]string, C
 		return nil, ChangeCursor{}, w.m.wrap(err)
 	}
 	defer tx.Rollback() // read-only: nothing to commit
-	s, err := readSchema(ctx, tx, w.m.path)
+	s, err := w.m.schemaIn(ctx, tx)
 	if err != nil {
 		return nil, ChangeCursor{}, err
 	}

@@ -83,6 +83,10 @@ func (fs FileState) Holds() (bool, error) {
 		return false, err
 	}
 	defer f.Close()
+	return fs.holds(f, info)
+}
+
+func (fs FileState) holds(f *os.File, info os.FileInfo) (bool, error) {
 	if FileIDOf(info) != fs.ID || info.Size() < fs.Offset {
 		return false, nil
 	}
@@ -171,23 +175,28 @@ func FileIDOf(info os.FileInfo) FileID {
 	return FileID{}
 }
 
-// Appended reports whether the complete lines written to the file after
-// fs.Offset carry anything a spine shows: a genuine user message, assistant
-// text, a steering message. Records that only add structure or noise (tool
-// results, hook and progress records, a compaction boundary and its
-// summary) do not count. It assumes the file Holds what fs read.
-func (fs FileState) Appended() (bool, error) {
+// Since compares the file at fs.Path with what fs read, opening it once:
+// rewritten reports that it no longer Holds those bytes; appended, that
+// the complete lines written after fs.Offset carry something a spine
+// shows (a genuine user message, assistant text, a steering message).
+// Records that only add structure or noise (tool results, hook and
+// progress records, a compaction boundary and its summary) do not count.
+func (fs FileState) Since() (rewritten, appended bool, err error) {
 	f, info, err := openStat(fs.Path)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer f.Close()
-	if info.Size() <= fs.Offset {
-		return false, nil
+	holds, err := fs.holds(f, info)
+	if err != nil || !holds {
+		return !holds, false, err
+	}
+	if info.Size() == fs.Offset {
+		return false, false, nil
 	}
 	t := NewTranscript(fs.Session, fs.Path)
 	if err := t.readFrom(io.NewSectionReader(f, fs.Offset, info.Size()-fs.Offset), info.Size()-fs.Offset); err != nil {
-		return false, err
+		return false, false, err
 	}
 	for _, r := range t.recs {
 		switch {
@@ -195,10 +204,10 @@ func (fs FileState) Appended() (bool, error) {
 			r.kind == recQueued && r.class == userGenuine,
 			r.kind == recEnqueue && r.class == userGenuine,
 			r.kind == recAssistant && r.text != "":
-			return true, nil
+			return false, true, nil
 		}
 	}
-	return false, nil
+	return false, false, nil
 }
 
 // readFrom consumes the complete lines r yields, advancing t.offset past
