@@ -107,16 +107,8 @@ func openMemory(ctx context.Context, cfg Config) *sources.MemoryDB {
 // the bottle to point to and its state. A concurrent render (the daemon)
 // may have written a newer bottle meanwhile: then that one is pointed to.
 func renderNow(ctx context.Context, cfg Config, id, transcript string, db *sources.MemoryDB) (string, *render.State, error) {
-	loaded, err := render.Load(ctx, render.Request{SessionID: id, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, Memory: db})
-	if err != nil {
-		return "", nil, err
-	}
-	in := loaded.Input(id)
-	in.Now, in.Location = cfg.Now(), time.Local
-	b, err := render.Render(in)
-	if errors.Is(err, render.ErrNothing) {
-		return "", nil, fmt.Errorf("nothing to render: %s", loaded.Why())
-	}
+	req := render.Request{SessionID: id, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, Memory: db}
+	b, err := render.FromDisk(ctx, req, cfg.Now(), time.Local)
 	if err != nil {
 		return "", nil, err
 	}
@@ -128,10 +120,7 @@ func renderNow(ctx context.Context, cfg Config, id, transcript string, db *sourc
 	if err != nil {
 		return "", nil, err
 	}
-	path := render.BottlePath(dir, id)
-	if outcome == render.Archived {
-		path = render.ArchivedPath(dir, id)
-	}
+	path := outcome.Path(dir, id)
 	if outcome == render.Written {
 		return path, &b.State, nil
 	}

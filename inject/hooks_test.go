@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 
 	"bottled/internal/memwriter"
 	"bottled/render"
+
+	"bottled/internal/synth"
 )
 
 // env is a Claude config dir and a data dir with one session's transcript.
@@ -55,17 +56,16 @@ func (e *env) append(t *testing.T, s string) {
 	}
 }
 
+// user and assistant build one record (newline included).
 func user(uuid, parent, text string) string {
-	p := "null"
-	if parent != "" {
-		p = `"` + parent + `"`
-	}
-	return fmt.Sprintf(`{"parentUuid":%s,"type":"user","message":{"role":"user","content":%q},"uuid":%q,"timestamp":"2026-11-30T10:00:00.000Z","sessionId":"s","cwd":"/home/dev/app"}`+"\n", p, text, uuid)
+	return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: recordTime, CWD: "/home/dev/app"}.User(text)
 }
 
 func assistant(uuid, parent, msg, text string) string {
-	return fmt.Sprintf(`{"parentUuid":%q,"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]},"uuid":%q,"timestamp":"2026-11-30T10:00:05.000Z","sessionId":"s"}`+"\n", parent, msg, text, uuid)
+	return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: recordTime.Add(5 * time.Second)}.Assistant(msg, text)
 }
+
+var recordTime = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
 // decode checks the output is exactly the JSON Claude Code reads from a
 // SessionStart hook and returns the context.

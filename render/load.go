@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"bottled/sources"
 )
@@ -17,8 +18,10 @@ type Request struct {
 	// Transcript is the transcript's path; "" looks it up under ClaudeDir.
 	Transcript string
 	ClaudeDir  string
-	// Memory is claude-mem's database; nil when there is none.
-	Memory *sources.MemoryDB
+	// Memory is claude-mem's database; nil when there is none, and then
+	// MemoryErr may say why (the error opening it).
+	Memory    *sources.MemoryDB
+	MemoryErr error
 }
 
 // Loaded is what was found on disk for a session, and why the rest was not.
@@ -43,7 +46,10 @@ func Load(ctx context.Context, req Request) (*Loaded, error) {
 		l.Chain, l.TranscriptErr = sources.ReadChain(req.SessionID, path)
 	}
 	if req.Memory == nil {
-		l.MemoryErr = sources.ErrNoMemoryDB
+		l.MemoryErr = req.MemoryErr
+		if l.MemoryErr == nil {
+			l.MemoryErr = sources.ErrNoMemoryDB
+		}
 	} else {
 		l.Memory, l.MemoryErr = req.Memory.Session(ctx, req.SessionID)
 		if l.MemoryErr == nil && l.Memory == nil {
@@ -51,6 +57,22 @@ func Load(ctx context.Context, req Request) (*Loaded, error) {
 		}
 	}
 	return l, ctx.Err()
+}
+
+// FromDisk loads a session's sources and renders its bottle at now. When
+// there is nothing to render the error wraps ErrNothing and says why.
+func FromDisk(ctx context.Context, req Request, now time.Time, loc *time.Location) (*Bottle, error) {
+	l, err := Load(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	in := l.Input(req.SessionID)
+	in.Now, in.Location = now, loc
+	b, err := Render(in)
+	if errors.Is(err, ErrNothing) {
+		return nil, fmt.Errorf("%w for session %s: %s", ErrNothing, req.SessionID, l.Why())
+	}
+	return b, err
 }
 
 // Input turns what was loaded into the renderer's input.

@@ -37,6 +37,9 @@ type Input struct {
 type Bottle struct {
 	Bytes []byte
 	State State
+	// Malformed counts the transcript lines that could not be read and
+	// were left out.
+	Malformed int
 }
 
 // Render makes the bottle of a session: from the transcript when there is
@@ -65,7 +68,11 @@ func Render(in Input) (*Bottle, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Bottle{Bytes: b, State: r.state}, nil
+	bottle := &Bottle{Bytes: b, State: r.state}
+	if in.Spine != nil {
+		bottle.Malformed = in.Spine.Malformed
+	}
+	return bottle, nil
 }
 
 // hasContent reports whether a spine has a message to show.

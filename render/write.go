@@ -41,6 +41,10 @@ const (
 	Archived
 )
 
+func (o Outcome) String() string {
+	return [...]string{"written", "unchanged", "kept-full", "archived"}[o]
+}
+
 // ArchiveDir is where bottles of cleared sessions are moved.
 func ArchiveDir(dir string) string { return filepath.Join(dir, "archive") }
 
@@ -134,6 +138,15 @@ const archiveStamp = "20060102T150405Z"
 // ArchiveName is the name a bottle of session gets when archived at t.
 func ArchiveName(t time.Time, session string) string {
 	return t.UTC().Format(archiveStamp) + "-" + session + ".md"
+}
+
+// Path is where the bottle Write dealt with is: the archived one when the
+// outcome is Archived, else the session's bottle in dir.
+func (o Outcome) Path(dir, session string) string {
+	if o == Archived {
+		return ArchivedPath(dir, session)
+	}
+	return BottlePath(dir, session)
 }
 
 // ArchivedPath returns the most recent archived bottle of a session, or ""

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -86,39 +87,77 @@ const maxChain = 64
 // whole files) to find the link.
 func Predecessors(path string) ([]string, error) {
 	dir := filepath.Dir(path)
+	links, err := Links(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, id := range ChainBack(links, SessionOf(path)) {
+		out = append(out, filepath.Join(dir, id+".jsonl"))
+	}
+	return out, nil
+}
+
+// Links reads the continued-in records at the tails of a project
+// directory's transcripts: session → the session it continued in.
+func Links(dir string) (map[string]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list project dir: %w", err)
 	}
-	prev := map[string]string{} // session → the session it continued from
+	links := map[string]string{}
 	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !IsSessionFile(name) || name == filepath.Base(path) {
+		if e.IsDir() || !IsSessionFile(e.Name()) {
 			continue
 		}
-		next, err := ReadContinuedIn(filepath.Join(dir, name))
+		next, err := ReadContinuedIn(filepath.Join(dir, e.Name()))
 		if err != nil || next == "" {
-			continue // an unreadable sibling is not part of this chain
+			continue // an unreadable sibling is not part of a chain
 		}
-		if _, dup := prev[next]; !dup {
-			prev[next] = strings.TrimSuffix(name, ".jsonl")
+		links[SessionOf(e.Name())] = next
+	}
+	return links, nil
+}
+
+// ChainBack follows continued-in links (session → its successor) backwards
+// from a session and returns its predecessors, oldest first. Loops and
+// chains longer than maxChain are cut.
+func ChainBack(links map[string]string, session string) []string {
+	prev := map[string]string{}
+	for from, to := range links {
+		if p, dup := prev[to]; !dup || from < p {
+			prev[to] = from // two files claiming one successor: a stable pick
 		}
 	}
 	var chain []string
-	seen := map[string]bool{strings.TrimSuffix(filepath.Base(path), ".jsonl"): true}
-	for id := strings.TrimSuffix(filepath.Base(path), ".jsonl"); len(chain) < maxChain; {
+	seen := map[string]bool{session: true}
+	for id := session; len(chain) < maxChain; {
 		p, ok := prev[id]
 		if !ok || seen[p] {
 			break
 		}
 		seen[p] = true
-		chain = append(chain, filepath.Join(dir, p+".jsonl"))
+		chain = append(chain, p)
 		id = p
 	}
-	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
-		chain[i], chain[j] = chain[j], chain[i]
+	slices.Reverse(chain)
+	return chain
+}
+
+// SessionOf is the session id a transcript file is named after.
+func SessionOf(path string) string { return strings.TrimSuffix(filepath.Base(path), ".jsonl") }
+
+// ListTranscripts returns every main session transcript under
+// <claudeDir>/projects/*/ (subagent files excluded).
+func ListTranscripts(claudeDir string) []string {
+	matches, _ := filepath.Glob(filepath.Join(ProjectsDir(claudeDir), "*", "*.jsonl"))
+	out := matches[:0]
+	for _, m := range matches {
+		if IsSessionFile(filepath.Base(m)) {
+			out = append(out, m)
+		}
 	}
-	return chain, nil
+	return out
 }
 
 // continuedInWindow is how much of a file's end is searched for a
@@ -164,7 +203,7 @@ func ReadChain(sessionID, path string) ([]*Transcript, error) {
 	}
 	var chain []*Transcript
 	for _, p := range preds {
-		t, err := ReadTranscript(strings.TrimSuffix(filepath.Base(p), ".jsonl"), p)
+		t, err := ReadTranscript(SessionOf(p), p)
 		if err != nil {
 			return nil, err
 		}

@@ -545,7 +545,6 @@ func (r *sessionReader) summaries(mem *Memory) error {
 }
 
 func (r *sessionReader) toolUses(mem *Memory, content string) error {
-	mem.HasToolUses = true
 	rows, err := r.tx.QueryContext(r.ctx,
 		`SELECT tool_use_id, observation_id FROM tool_uses WHERE content_session_id = ? AND observation_id IS NOT NULL ORDER BY id`,
 		content)

@@ -121,9 +121,6 @@ func memCheck(t *testing.T, got, want *Memory) {
 	if fmt.Sprint(got.ToolUses) != fmt.Sprint(want.ToolUses) || (got.ToolUses == nil) != (want.ToolUses == nil) {
 		t.Errorf("ToolUses = %v, want %v", got.ToolUses, want.ToolUses)
 	}
-	if got.HasToolUses != want.HasToolUses {
-		t.Errorf("HasToolUses = %v, want %v", got.HasToolUses, want.HasToolUses)
-	}
 	if got.Cursor != want.Cursor {
 		t.Errorf("Cursor = %+v, want %+v", got.Cursor, want.Cursor)
 	}
@@ -242,8 +239,7 @@ func TestMemoryFromRealClaudeMem(t *testing.T) {
 				{ID: res[15].ID, Request: "Fix the retry loop", Investigated: "retry.go", Learned: "it was unbounded",
 					Completed: "capped", NextSteps: "tests", Notes: "n", PromptNumber: 1, Created: time.UnixMilli(memT0 + 3500).UTC()},
 			},
-			ToolUses:    map[string]int64{"toolu_A1": res[11].ID},
-			HasToolUses: true,
+			ToolUses: map[string]int64{"toolu_A1": res[11].ID},
 			Cursor: MemoryCursor{
 				DB: dbID, MemorySessionID: memA,
 				Prompt: res[9].ID, Observation: max(res[10].ID, res[11].ID, res[13].ID, res[14].ID),
@@ -289,9 +285,8 @@ func TestMemoryFromRealClaudeMem(t *testing.T) {
 				{ID: res[12].ID, Type: "discovery", Title: "B1 belongs to B", Narrative: "Not A's.", PromptNumber: 1, Created: time.UnixMilli(memT0 + 1500).UTC()},
 				{ID: res[20].ID, Type: "change", Title: "B2 linked in B", PromptNumber: 2, Created: time.UnixMilli(memT0 + 5000).UTC()},
 			},
-			Summaries:   []Summary{{ID: res[17].ID, Request: "B's summary", PromptNumber: 1, Created: time.UnixMilli(memT0 + 4000).UTC()}},
-			ToolUses:    map[string]int64{"toolu_B1": res[20].ID},
-			HasToolUses: true,
+			Summaries: []Summary{{ID: res[17].ID, Request: "B's summary", PromptNumber: 1, Created: time.UnixMilli(memT0 + 4000).UTC()}},
+			ToolUses:  map[string]int64{"toolu_B1": res[20].ID},
 			Cursor: MemoryCursor{DB: dbID, MemorySessionID: memB, Prompt: res[18].ID, Observation: res[20].ID,
 				Summary: res[17].ID, ToolUseLinks: 1},
 		}
@@ -305,9 +300,8 @@ func TestMemoryFromRealClaudeMem(t *testing.T) {
 		}
 		want := &Memory{
 			ContentSessionID: sidC, Project: "proj-c", Started: memStarted(t, sqlDB, sidC),
-			Prompts:     []Prompt{{ID: res[22].ID, Number: 1, Text: "C only", Created: memPromptCreated(t, sqlDB, res[22].ID)}},
-			HasToolUses: true,
-			Cursor:      MemoryCursor{DB: dbID, Prompt: res[22].ID},
+			Prompts: []Prompt{{ID: res[22].ID, Number: 1, Text: "C only", Created: memPromptCreated(t, sqlDB, res[22].ID)}},
+			Cursor:  MemoryCursor{DB: dbID, Prompt: res[22].ID},
 		}
 		memCheck(t, got, want)
 	})

@@ -7,19 +7,27 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"bottled/internal/synth"
 )
 
-// line builds one transcript record line (with its newline).
+// userLine and assistantLine build one record of session "s" (newline
+// included); ts is an RFC 3339 time.
 func userLine(uuid, parent, ts, text string) string {
-	p := "null"
-	if parent != "" {
-		p = fmt.Sprintf("%q", parent)
-	}
-	return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"type":"user","message":{"role":"user","content":%q},"uuid":%q,"timestamp":%q,"sessionId":"s","cwd":"/w"}`+"\n", p, text, uuid, ts)
+	return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: at(ts), CWD: "/w"}.User(text)
 }
 
 func assistantLine(uuid, parent, ts, msgID, text string) string {
-	return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]},"uuid":%q,"timestamp":%q,"sessionId":"s"}`+"\n", parent, msgID, text, uuid, ts)
+	return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: at(ts)}.Assistant(msgID, text)
+}
+
+func at(ts string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		panic(err)
+	}
+	return t
 }
 
 func spineFromString(t *testing.T, data string) *Spine {

@@ -103,8 +103,6 @@ type Memory struct {
 	// ToolUses maps a transcript tool_use id to the observation claude-mem
 	// made of it (from the tool_uses table, when the schema has one).
 	ToolUses map[string]int64 `json:"toolUses,omitempty"`
-	// HasToolUses reports that the database has a tool_uses table at all.
-	HasToolUses bool `json:"hasToolUses,omitempty"`
 	// Cursor is the per-session row maxima the records were read at.
 	Cursor MemoryCursor `json:"cursor"`
 }

@@ -36,7 +36,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -303,7 +302,7 @@ func (d *Daemon) startBacklog() {
 
 // free is how many more renders may start now. A render counts from its
 // start until the loop has taken its result.
-func (d *Daemon) free() int { return d.cfg.Workers - len(d.sched.running) }
+func (d *Daemon) free() int { return d.cfg.Workers - d.sched.inFlight() }
 
 func (d *Daemon) launch(id string, since time.Time, catchUp bool) {
 	s := d.sessions[id]
@@ -335,7 +334,7 @@ func (d *Daemon) finish(res result) {
 	case res.err != nil:
 		d.log.Warn("render failed", "session", res.id, "err", res.err)
 	case res.outcome == outcomeWritten:
-		d.log.Debug("bottle written", "session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began))
+		d.log.Debug("bottle written", "session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began), "malformed_lines", res.malformed)
 	}
 	for _, next := range res.continued {
 		d.noteChange(change{id: next, at: res.finished})
@@ -396,5 +395,3 @@ func (d *Daemon) send(ctx context.Context, c change) {
 }
 
 func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }
-
-func projectsDir(claudeDir string) string { return filepath.Join(claudeDir, "projects") }

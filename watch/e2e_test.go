@@ -17,6 +17,8 @@ import (
 	"bottled/internal/memwriter"
 	"bottled/render"
 	"bottled/watch"
+
+	"bottled/internal/synth"
 )
 
 // binary is the bottled binary the end-to-end tests run, built once by
@@ -200,24 +202,18 @@ func eventuallyWithin(t testing.TB, timeout time.Duration, what string, cond fun
 	}
 }
 
-// Transcript records, as Claude Code 2.1.x writes them.
+// Transcript records of session id, stamped now, as Claude Code 2.1.x
+// writes them.
 func userRec(id, uuid, parent, text string) string {
-	p := "null"
-	if parent != "" {
-		p = `"` + parent + `"`
-	}
-	return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"type":"user","message":{"role":"user","content":%q},"uuid":%q,"timestamp":%q,"sessionId":%q,"cwd":"/home/dev/app","version":"2.1.114"}`+"\n",
-		p, text, uuid, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), id)
+	return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: time.Now(), CWD: "/home/dev/app"}.User(text)
 }
 
 func assistantRec(id, uuid, parent, msg, text string) string {
-	return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]},"uuid":%q,"timestamp":%q,"sessionId":%q}`+"\n",
-		parent, msg, text, uuid, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), id)
+	return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: time.Now()}.Assistant(msg, text)
 }
 
 func toolUseRec(id, uuid, parent, msg, toolID string) string {
-	return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"go test ./..."}}]},"uuid":%q,"timestamp":%q,"sessionId":%q}`+"\n",
-		parent, msg, toolID, uuid, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), id)
+	return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: time.Now()}.ToolUse(msg, toolID)
 }
 
 func appendFile(t testing.TB, path, s string) {
@@ -376,10 +372,15 @@ func TestDaemonSIGTERMWhileBusy(t *testing.T) {
 		appendFile(t, filepath.Join(proj, id+".jsonl"), sb.String())
 	}
 	d := startDaemon(t, claude, data, "--workers", "4")
+	var busy bool
 	eventually(t, "catch-up has started", func() bool {
 		st, err := d.status()
+		busy = err == nil && !st.CatchUp.Over
 		return err == nil && st.CatchUp.Done > 0
 	})
+	if !busy {
+		t.Fatalf("catch-up was over before SIGTERM; the test no longer stops a busy daemon")
+	}
 	if code := d.stop(10 * time.Second); code != 0 {
 		t.Fatalf("exit code %d, want 0", code)
 	}

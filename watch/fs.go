@@ -46,7 +46,7 @@ func newFSWatch(d *Daemon) (*fsWatch, error) {
 	}
 	return &fsWatch{
 		d: d, w: w,
-		claude: filepath.Clean(d.cfg.ClaudeDir), projects: filepath.Clean(projectsDir(d.cfg.ClaudeDir)),
+		claude: filepath.Clean(d.cfg.ClaudeDir), projects: filepath.Clean(sources.ProjectsDir(d.cfg.ClaudeDir)),
 		data:    filepath.Clean(d.cfg.DataDir),
 		watched: map[string]bool{}, seen: map[string]fileStamp{},
 	}, nil
@@ -64,12 +64,12 @@ func (f *fsWatch) initialScan() []string {
 		mod time.Time
 	}
 	var all []entry
-	for _, p := range f.transcripts() {
+	for _, p := range sources.ListTranscripts(f.claude) {
 		info, err := os.Stat(p)
 		if err != nil {
 			continue
 		}
-		id := sessionOf(p)
+		id := sources.SessionOf(p)
 		f.seen[p] = fileStamp{info.Size(), info.ModTime()}
 		f.d.mu.Lock()
 		f.d.paths[id] = p
@@ -157,7 +157,7 @@ func (f *fsWatch) touched(ctx context.Context, path string) {
 	} else {
 		delete(f.seen, path)
 	}
-	f.d.send(ctx, change{id: sessionOf(path), path: path, at: f.d.cfg.Now()})
+	f.d.send(ctx, change{id: sources.SessionOf(path), path: path, at: f.d.cfg.Now()})
 }
 
 // ensureRoots adds the watches that can be added: projects/ and each
@@ -209,7 +209,7 @@ func (f *fsWatch) add(dir string) {
 func (f *fsWatch) rescan(ctx context.Context) {
 	f.ensureRoots()
 	current := map[string]bool{}
-	for _, p := range f.transcripts() {
+	for _, p := range sources.ListTranscripts(f.claude) {
 		current[p] = true
 		info, err := os.Stat(p)
 		if err != nil {
@@ -241,18 +241,6 @@ func (f *fsWatch) scanDir(ctx context.Context, dir string) {
 	}
 }
 
-// transcripts lists every session transcript under projects/.
-func (f *fsWatch) transcripts() []string {
-	matches, _ := filepath.Glob(filepath.Join(f.projects, "*", "*.jsonl"))
-	out := matches[:0]
-	for _, m := range matches {
-		if sources.IsSessionFile(filepath.Base(m)) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // status publishes the watch state.
 func (f *fsWatch) status() {
 	projects := 0
@@ -266,8 +254,6 @@ func (f *fsWatch) status() {
 		st.Roots, st.Projects, st.Sessions = roots, projects, len(f.seen)
 	})
 }
-
-func sessionOf(path string) string { return strings.TrimSuffix(filepath.Base(path), ".jsonl") }
 
 func isDir(path string) bool {
 	info, err := os.Stat(path)

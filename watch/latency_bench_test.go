@@ -576,11 +576,8 @@ func (c *convo) output(n int) string {
 	return sb.String()
 }
 
-// toolResultRec is a tool result as Claude Code 2.1.x writes it: the
-// output in the message and again in toolUseResult.
 func toolResultRec(id, uuid, parent, toolID, output string) string {
-	return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%q}]},"uuid":%q,"timestamp":%q,"sessionId":%q,"toolUseResult":{"stdout":%q,"stderr":"","interrupted":false}}`+"\n",
-		parent, toolID, output, uuid, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), id, output)
+	return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: time.Now()}.ToolResult(toolID, output)
 }
 
 // percentile returns the nearest-rank p-quantile of ds, 0 if empty.

@@ -116,6 +116,9 @@ func (s *scheduler) next() (time.Time, bool) {
 	return at, found
 }
 
+// inFlight is how many sessions are rendering.
+func (s *scheduler) inFlight() int { return len(s.running) }
+
 // idle reports whether a session has nothing pending and is not running.
 func (s *scheduler) idle(id string) bool {
 	_, p := s.pending[id]

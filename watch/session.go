@@ -3,9 +3,7 @@ package watch
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"bottled/render"
@@ -22,16 +20,13 @@ type session struct {
 	chain []*sources.Transcript // predecessors first, the session's own last
 }
 
-// Outcomes of a render, as reported in status.
+// Outcomes of a render, as reported in status, besides render.Outcome's.
+var outcomeWritten = render.Written.String()
+
 const (
-	outcomeWritten   = "written"
-	outcomeUnchanged = "unchanged"
-	outcomeKeptFull  = "kept-full"
-	outcomeArchived  = "archived"
-	outcomeNothing   = "nothing"
-	outcomeFresh     = "fresh"   // catch-up found the bottle current
-	outcomeSkipped   = "skipped" // catch-up left it to a pending render
-	outcomeFailed    = "failed"
+	outcomeNothing = "nothing" // no source has anything to show
+	outcomeFresh   = "fresh"   // catch-up found the bottle current
+	outcomeFailed  = "failed"
 )
 
 // result is what a render reports to the loop.
@@ -42,6 +37,7 @@ type result struct {
 	outcome, mode          string
 	err                    error
 	continued              []string // sessions newly found to continue this one
+	malformed              int      // transcript lines that could not be read
 	pendingAfter           bool     // set by the loop
 }
 
@@ -106,16 +102,13 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		res.err = err
 		return res
 	}
-	res.mode = string(b.State.Mode)
+	res.mode, res.malformed = string(b.State.Mode), b.Malformed
 	out, err := render.Write(d.bottles, b)
 	if err != nil {
 		res.err = err
 		return res
 	}
-	res.outcome = map[render.Outcome]string{
-		render.Written: outcomeWritten, render.Covered: outcomeUnchanged,
-		render.KeptFull: outcomeKeptFull, render.Archived: outcomeArchived,
-	}[out]
+	res.outcome = out.String()
 	return res
 }
 
@@ -134,7 +127,7 @@ func (d *Daemon) syncChain(s *session, path string) {
 	for _, p := range paths {
 		t := have[p]
 		if t == nil {
-			t = sources.NewTranscript(strings.TrimSuffix(filepath.Base(p), ".jsonl"), p)
+			t = sources.NewTranscript(sources.SessionOf(p), p)
 		}
 		chain = append(chain, t)
 	}
@@ -149,30 +142,20 @@ func (d *Daemon) predecessorPaths(id, dir string) []string {
 	d.scanLinks(dir)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	prev := map[string]string{}
-	for from, to := range d.links {
-		prev[to] = from
-	}
 	var out []string
-	seen := map[string]bool{id: true}
-	for cur := id; len(out) < 64; {
-		p, ok := prev[cur]
-		if !ok || seen[p] {
-			break
-		}
-		seen[p] = true
+	for _, p := range sources.ChainBack(d.links, id) {
 		path := d.paths[p]
 		if path == "" {
 			path = filepath.Join(dir, p+".jsonl")
 		}
-		out = append([]string{path}, out...)
-		cur = p
+		out = append(out, path)
 	}
 	return out
 }
 
 // scanLinks reads the tails of a project directory's transcripts for
-// continued-in links, once per directory.
+// continued-in links, once per directory; links learned from parse state
+// since take precedence.
 func (d *Daemon) scanLinks(dir string) {
 	d.mu.Lock()
 	done := d.linkScanned[dir]
@@ -181,18 +164,9 @@ func (d *Daemon) scanLinks(dir string) {
 	if done {
 		return
 	}
-	entries, err := os.ReadDir(dir)
+	found, err := sources.Links(dir)
 	if err != nil {
 		return
-	}
-	found := map[string]string{}
-	for _, e := range entries {
-		if e.IsDir() || !sources.IsSessionFile(e.Name()) {
-			continue
-		}
-		if next, err := sources.ReadContinuedIn(filepath.Join(dir, e.Name())); err == nil && next != "" {
-			found[strings.TrimSuffix(e.Name(), ".jsonl")] = next
-		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

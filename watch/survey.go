@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -59,20 +58,18 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		sv.DB.Error = err.Error()
 	}
 	bottles := render.BottlesDir(dataDir)
-	paths, _ := filepath.Glob(filepath.Join(sources.ProjectsDir(claudeDir), "*", "*.jsonl"))
 	type found struct {
 		id, path string
 		mod      time.Time
 	}
 	var all []found
 	live := map[string]bool{}
-	for _, p := range paths {
-		name := filepath.Base(p)
+	for _, p := range sources.ListTranscripts(claudeDir) {
 		info, err := os.Stat(p)
-		if !sources.IsSessionFile(name) || err != nil {
+		if err != nil {
 			continue
 		}
-		id := strings.TrimSuffix(name, ".jsonl")
+		id := sources.SessionOf(p)
 		all = append(all, found{id, p, info.ModTime()})
 		live[id] = true
 	}

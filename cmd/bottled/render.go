@@ -43,26 +43,19 @@ func runRender(c *cli.Context) error {
 	if dbErr == nil {
 		defer db.Close()
 	}
-	loaded, err := render.Load(c.Context, render.Request{
-		SessionID: id, Transcript: c.String("transcript"), ClaudeDir: d.claude, Memory: db,
-	})
-	if err != nil {
-		return err
-	}
-	if db == nil {
-		loaded.MemoryErr = dbErr
-	}
-	in := loaded.Input(id)
-	in.Now, in.Location = time.Now(), time.Local
-	b, err := render.Render(in)
+	req := render.Request{SessionID: id, Transcript: c.String("transcript"), ClaudeDir: d.claude, Memory: db, MemoryErr: dbErr}
+	b, err := render.FromDisk(c.Context, req, time.Now(), time.Local)
 	if errors.Is(err, render.ErrNothing) {
-		return exitError{code: exitFailed, msg: fmt.Sprintf("nothing to render for session %s: %s", id, loaded.Why())}
+		return exitError{code: exitFailed, msg: err.Error()}
 	}
 	if err != nil {
 		return err
 	}
 	if dbErr != nil && !errors.Is(dbErr, sources.ErrNoMemoryDB) {
 		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v (rendered from the transcript alone)\n", dbErr)
+	}
+	if b.Malformed > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %d transcript lines could not be read and were left out\n", b.Malformed)
 	}
 	if c.Bool("stdout") {
 		_, err := c.App.Writer.Write(b.Bytes)
@@ -73,8 +66,10 @@ func runRender(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	path := render.BottlePath(dir, id)
+	path := outcome.Path(dir, id)
 	switch outcome {
+	case render.Archived:
+		fmt.Fprintf(c.App.Writer, "%s\t%s\t(archived: the session was cleared and has nothing new since)\n", path, b.State.Mode)
 	case render.Covered:
 		fmt.Fprintf(c.App.Writer, "%s\t%s\t(unchanged: already rendered from these sources)\n", path, b.State.Mode)
 	case render.KeptFull:

@@ -155,3 +155,25 @@ func TestRenderWarnsOnUnreadableDatabase(t *testing.T) {
 		t.Errorf("code %d, stdout %q, stderr %q; want a full render with a warning", code, out, errOut)
 	}
 }
+
+func TestRenderReportsMalformedAndArchived(t *testing.T) {
+	e := newEnv(t, true)
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	path := filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl")
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{\"type\":\"user\",\n")
+	f.Close()
+	code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...)
+	if code != 0 || !strings.Contains(errOut, "1 transcript lines could not be read") {
+		t.Errorf("code %d, stderr %q; want a warning about the malformed line", code, errOut)
+	}
+	var out bytes.Buffer
+	payload := `{"session_id":"` + sessionID + `","reason":"clear"}`
+	if code := run(context.Background(), append([]string{"bottled"}, append(flags, "hook", "session-end")...), strings.NewReader(payload), &out, &out); code != 0 {
+		t.Fatal(out.String())
+	}
+	code, stdout, _ := bottled(t, nil, append(flags, "render", sessionID)...)
+	if code != 0 || !strings.Contains(stdout, filepath.Join(e.data, "bottles", "archive")) || !strings.Contains(stdout, "archived") {
+		t.Errorf("render of a cleared session: code %d, stdout %q; want the archived bottle named", code, stdout)
+	}
+}

@@ -10,7 +10,6 @@ package synth
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -140,16 +139,13 @@ func (g *Generator) system(subtype string) error {
 	return g.write(g.envelope("system", map[string]any{"subtype": subtype, "durationMs": g.rng.IntN(90000)}))
 }
 
-// envelope adds the fields every conversation record carries.
+// envelope makes the next record of the session's chain.
 func (g *Generator) envelope(typ string, fields map[string]any) map[string]any {
 	g.seq++
 	g.clock = g.clock.Add(time.Duration(200+g.rng.IntN(4000)) * time.Millisecond)
 	uuid := fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", g.seq, g.rng.IntN(1<<16), g.rng.IntN(1<<12), g.rng.IntN(1<<12), g.rng.Uint64()&(1<<48-1))
-	r := map[string]any{
-		"parentUuid": nilIfEmpty(g.parent), "isSidechain": false, "userType": "external", "cwd": "/home/u/src/app",
-		"sessionId": g.session, "version": "2.1.39", "gitBranch": "main", "type": typ, "uuid": uuid,
-		"timestamp": g.clock.Format("2006-01-02T15:04:05.000Z"),
-	}
+	r := Rec{Session: g.session, UUID: uuid, Parent: g.parent, At: g.clock, CWD: "/home/u/src/app"}.envelope(typ)
+	r["gitBranch"] = "main"
 	for k, v := range fields {
 		r[k] = v
 	}
@@ -157,22 +153,11 @@ func (g *Generator) envelope(typ string, fields map[string]any) map[string]any {
 	return r
 }
 
-func nilIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
 func (g *Generator) write(r map[string]any) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
+	b := marshalLine(r)
 	g.Stats.Bytes += int64(len(b))
 	g.Stats.Lines++
-	_, err = g.w.Write(b)
+	_, err := g.w.Write(b)
 	return err
 }
 
