@@ -18,10 +18,14 @@ const (
 	Stale
 	// Missing: there is no bottle (or none bottled can read).
 	Missing
+	// Cleared: the session was cleared (/clear) and its archived bottle
+	// still shows everything the sources hold; it has no live bottle, and
+	// should have none until the session gains content.
+	Cleared
 )
 
 func (f Freshness) String() string {
-	return [...]string{"fresh", "stale", "missing"}[f]
+	return [...]string{"fresh", "stale", "missing", "archived"}[f]
 }
 
 // MemoryNow returns a session's claude-mem cursor as it is now, nil if the
@@ -97,9 +101,19 @@ func CheckState(st *State, transcript string, memNow MemoryNow) (Freshness, stri
 	return Fresh, "", nil
 }
 
-// Check compares the bottle of session in dir with the sources now.
+// Check compares the bottle of session in dir with the sources now. A
+// session without a live bottle whose archived bottle is still current is
+// Cleared, with the archived bottle's state.
 func Check(dir, session, transcript string, memNow MemoryNow) (Freshness, *State, string, error) {
 	st, err := ReadState(BottlePath(dir, session))
+	if errors.Is(err, fs.ErrNotExist) {
+		if arch := newestArchived(dir, session); arch != nil {
+			if f, _, err := CheckState(arch, transcript, memNow); err == nil && f == Fresh {
+				return Cleared, arch, "cleared", nil
+			}
+			return Missing, nil, "cleared, then resumed", nil
+		}
+	}
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNoState) {
 		return Missing, nil, "no bottle", nil
 	}

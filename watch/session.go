@@ -194,5 +194,5 @@ func (d *Daemon) learnLink(from, to string) bool {
 // parsing the transcript.
 func (d *Daemon) fresh(ctx context.Context, id, path string) bool {
 	f, _, _, err := render.Check(d.bottles, id, path, render.CursorNow(ctx, d.db.Load(), id))
-	return err == nil && f == render.Fresh
+	return err == nil && (f == render.Fresh || f == render.Cleared)
 }

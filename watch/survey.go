@@ -21,7 +21,9 @@ type Survey struct {
 	Stale       int `json:"stale"`
 	Missing     int `json:"missing"`
 	// Orphans are bottles whose transcript is gone (kept, or reconstructed).
-	Orphans  int `json:"orphans"`
+	Orphans int `json:"orphans"`
+	// Archived are transcripts of cleared sessions: their bottle is in the
+	// archive and stays there until the session gains content.
 	Archived int `json:"archived"`
 	// DB is the claude-mem database as seen from here.
 	DB DB `json:"db"`
@@ -35,7 +37,7 @@ type SessionCheck struct {
 	Transcript string    `json:"transcript"`
 	Modified   time.Time `json:"modified"` // transcript's last write
 	Mode       string    `json:"mode,omitempty"`
-	Freshness  string    `json:"freshness"` // fresh, stale, missing
+	Freshness  string    `json:"freshness"` // fresh, stale, missing, archived
 	Why        string    `json:"why,omitempty"`
 }
 
@@ -88,6 +90,8 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 			sv.Fresh++
 		case render.Stale:
 			sv.Stale++
+		case render.Cleared:
+			sv.Archived++
 		default:
 			sv.Missing++
 		}
@@ -105,7 +109,5 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 			sv.Orphans++
 		}
 	}
-	archived, _ := os.ReadDir(render.ArchiveDir(bottles))
-	sv.Archived = len(archived)
 	return sv, nil
 }
