@@ -46,11 +46,16 @@ type output struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// SessionStart answers the SessionStart hook. For source compact or resume
-// it makes sure the session's bottle is fresh, rendering it within the
-// timeout if it is stale or missing, and returns the JSON pointing to it.
-// For any other source, or when there is no bottle to point to, it returns
-// nil: the hook prints nothing.
+// SessionStart answers the SessionStart hook. The pointer is injected only
+// where it helps: after a compaction, and on the resume of a session that
+// has one (Claude Code then loads the summary and what follows the latest
+// compaction; a session never compacted comes back whole, and a pointer
+// would make the model read it twice). It is never injected twice into
+// one context: a resume whose transcript shows a pointer to the same
+// bottle after the latest compaction gets nothing. Otherwise it makes sure
+// the session's bottle is fresh, rendering it within the timeout if it is
+// stale or missing, and returns the JSON pointing to it. When there is
+// nothing to add it returns nil: the hook prints nothing.
 func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	cfg.defaults()
 	if p.Source != "compact" && p.Source != "resume" {
@@ -66,12 +71,27 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	if transcript == "" {
 		transcript, _ = sources.FindTranscript(cfg.ClaudeDir, p.SessionID)
 	}
+	path := render.BottlePath(dir, p.SessionID)
+	var live sources.LiveContext
+	if transcript != "" {
+		var compacted bool
+		var err error
+		if live, compacted, err = liveContext(transcript, path, p.SessionID); err != nil {
+			return nil, err
+		}
+		if p.Source == "resume" && !compacted {
+			cfg.Log.Info("resume of a session never compacted: Claude Code loaded all of it", "session", p.SessionID)
+			return nil, nil
+		}
+	}
 	db := openMemory(ctx, cfg)
 	if db != nil {
 		defer db.Close()
 	}
-	path := render.BottlePath(dir, p.SessionID)
 	fresh, st, why, err := render.Check(dir, p.SessionID, transcript, render.CursorNow(ctx, db, p.SessionID))
+	if err == nil && fresh == render.Cleared {
+		fresh, path = render.Fresh, render.ArchivedPath(dir, p.SessionID)
+	}
 	if err != nil || fresh != render.Fresh {
 		cfg.Log.Info("rendering bottle", "session", p.SessionID, "freshness", fresh, "why", why, "err", err)
 		ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
@@ -80,7 +100,18 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 			return nil, err
 		}
 	}
-	text, err := Pointer(path, st)
+	on := AfterCompaction
+	switch {
+	case transcript == "":
+		on = Unloaded
+	case p.Source == "resume":
+		if live.Pointed(path) {
+			cfg.Log.Info("a pointer to this bottle is already in the context", "session", p.SessionID)
+			return nil, nil
+		}
+		on = OnResume
+	}
+	text, err := Pointer(path, st, on, replacedSpan(st, live, transcript, on))
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +119,57 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	out.HookSpecificOutput.HookEventName = "SessionStart"
 	out.HookSpecificOutput.AdditionalContext = text
 	return json.Marshal(out)
+}
+
+// liveContext scans the session's transcript back to its latest
+// compaction, and reports whether the session has one in any file of its
+// chain. A bottle that holds no compaction and whose transcript still
+// holds what it read spares the scan of the part it covers.
+func liveContext(transcript, bottle, session string) (sources.LiveContext, bool, error) {
+	var floor int64
+	st, _ := render.ReadState(bottle)
+	if st != nil && len(st.Legs) <= 1 {
+		for _, f := range st.Transcripts {
+			if f.Session == session && f.Path == transcript {
+				if ok, err := f.Holds(); err == nil && ok {
+					floor = f.Offset
+				}
+			}
+		}
+	}
+	live, err := sources.ScanLiveContext(transcript, floor)
+	if err != nil {
+		return live, false, err
+	}
+	return live, live.Compacted || (st != nil && len(st.Legs) > 1), nil
+}
+
+// replacedSpan is the part of the bottle that the latest compaction's
+// summary stands for: the leg that ended at the latest compaction (after
+// a compaction, on to the end of the bottle: whatever arrived since is
+// part of what the model must read). A bottle written before the latest
+// compaction does not mark it yet: then its last leg is that part.
+func replacedSpan(st *render.State, live sources.LiveContext, transcript string, on Occasion) Span {
+	includes := true
+	if live.Compacted {
+		includes = false
+		for _, f := range st.Transcripts {
+			if f.Path == transcript && f.Offset > live.At {
+				includes = true
+			}
+		}
+	}
+	n := len(st.Legs)
+	if n == 0 {
+		return Span{1, st.Lines}
+	}
+	if !includes || n < 2 {
+		return Span{st.Legs[n-1], st.Lines}
+	}
+	if on == OnResume {
+		return Span{st.Legs[n-2], st.Legs[n-1] - 1}
+	}
+	return Span{st.Legs[n-2], st.Lines}
 }
 
 // openMemory opens claude-mem's database, or returns nil if there is none

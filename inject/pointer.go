@@ -10,51 +10,90 @@ import (
 	"bottled/sources"
 )
 
-// Claude Code's Read tool returns at most readLines lines and about
-// readTokens tokens per call, and a Read of a bigger file returns only its
-// beginning: the oldest part of a bottle, while the model needs the newest.
+// Occasion says why the pointer is injected, which decides what it asks
+// the model to read.
+type Occasion int
+
 const (
-	readLines  = 2000
-	readTokens = 25000
-	// bytesPerToken is a deliberately low estimate (English runs nearer 4,
-	// code and other scripts lower), so that a part planned to fit does.
-	bytesPerToken = 3
-	// A planned part stays under these, with room to spare.
-	partLines = 1800
-	partBytes = readTokens * bytesPerToken * 8 / 10
-	// maxParts bounds the parts listed one by one (the first and last
-	// halves); the pointer must stay far below Claude Code's 10,000-character
-	// cap on hook context.
-	maxParts = 6
-	// maxContext is that cap, with a margin.
+	// AfterCompaction: the context was just replaced by a summary.
+	AfterCompaction Occasion = iota
+	// OnResume: a session with a compaction was resumed; Claude Code
+	// loaded the summary and everything after the latest compaction.
+	OnResume
+	// Unloaded: nothing of the conversation is in the context (the
+	// transcript is gone, or was never loaded).
+	Unloaded
+)
+
+// Span is a range of bottle lines, both ends included.
+type Span struct{ From, To int }
+
+// Claude Code's Read tool (2.1.332) refuses a read of more than 25,000
+// tokens when offset and limit are given, refuses a whole-file read of a
+// file over 256 KB, and older versions also stop at 2,000 lines. Every
+// step of a reading plan names offset and limit and stays well inside
+// all three.
+const (
+	// stepTokens is a step's budget by the conservative estimate of
+	// estimateTokens: well under the 25,000-token cap even where the
+	// estimate is off.
+	stepTokens = 15000
+	// stepLines stays under the 2,000 lines older Read tools return.
+	stepLines = 1800
+	// maxSteps bounds the steps over the replaced part: the latest
+	// stepTokens×maxSteps of it is what a model can take in after a
+	// compaction without filling its context again; the outline says
+	// where the rest is.
+	maxSteps = 6
+	// maxContext is Claude Code's 10,000-character cap on hook context,
+	// with a margin.
 	maxContext = 9000
+	// slack is how many lines past its part each step reads. The daemon
+	// re-renders the bottle while the model reads it: the turn that
+	// follows the hook adds a line to the outline above everything, and
+	// late observations add lines under earlier turns. Steps that overlap
+	// by this much still hold every line they were planned for after such
+	// shifts, for a few hundred tokens each.
+	slack = 40
 )
 
 // Pointer is the context the SessionStart hook injects: where the bottle
-// is, how to read it, and how to treat it.
-func Pointer(path string, st *render.State) (string, error) {
-	var b strings.Builder
-	if st.Mode == render.ModeReconstructed {
-		fmt.Fprintf(&b, "%s (partial reconstruction)\n\n", sources.PointerHeading)
-		b.WriteString("The transcript of this session is gone; bottled rebuilt what it could from claude-mem's records.\n")
-	} else {
-		fmt.Fprintf(&b, "%s\n\n", sources.PointerHeading)
-		b.WriteString("Your context was just compacted or resumed. bottled keeps the verbatim record of this session.\n")
+// is, how to treat it, and the reads that bring the model the part of
+// the conversation it lost. replaced is the span of bottle lines the
+// latest compaction's summary stands for (ignored when Unloaded).
+func Pointer(path string, st *render.State, on Occasion, replaced Span) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
 	}
-	fmt.Fprintf(&b, "Read this file and continue the session from where it ends: %s\n\n", path)
+	lines := splitLines(data)
+	var b strings.Builder
+	heading := sources.PointerHeading
+	if st.Mode == render.ModeReconstructed {
+		heading += " (partial reconstruction)"
+	}
+	fmt.Fprintf(&b, "%s\n\n", heading)
+	switch {
+	case st.Mode == render.ModeReconstructed:
+		b.WriteString("The transcript of this session is gone; bottled rebuilt what it could from claude-mem's records.\n")
+	case on == OnResume:
+		b.WriteString("This session was resumed after a compaction: the conversation before the latest compaction was replaced by a summary; what came after it is in your context verbatim.\n")
+	case on == AfterCompaction:
+		b.WriteString("Your context was just compacted: the conversation so far was replaced by a summary.\n")
+	default:
+		b.WriteString("This session's conversation is not in your context.\n")
+	}
+	fmt.Fprintf(&b, "bottled keeps the record of this session in %s\n", path)
 	if st.Mode == render.ModeReconstructed {
 		b.WriteString("- It is a partial reconstruction: only the user's messages are verbatim; the assistant's messages were not preserved.\n")
 		b.WriteString("- Quoted \"Session summary\" blocks are generated by claude-mem, not verbatim. Continue from the last session summary.\n")
 	} else {
-		b.WriteString("- It is the authoritative record of this session: the user's words and yours, verbatim, with tool activity reduced to one line per step. Where it disagrees with the summary above, the bottle wins.\n")
+		b.WriteString("- It is this conversation verbatim, the user's words and yours, without the tool noise: each tool step is one line. For details from before the compaction, read it instead of the raw .jsonl transcript.\n")
+		b.WriteString("- It is the authoritative record: where it disagrees with the summary, the bottle wins.\n")
 		b.WriteString("- Its final assistant message was already delivered to the user: do not repeat it, and do not redo work it reports as finished.\n")
 	}
 	b.WriteString("- The newest activity may still be settling: records of the last few steps can arrive after the bottle was written.\n")
-	if plan, err := readingPlan(path, st); err != nil {
-		return "", err
-	} else if plan != "" {
-		b.WriteString("\n" + plan)
-	}
+	b.WriteString("\n" + readingPlan(lines, st, on, replaced))
 	if st.Task != "" {
 		fmt.Fprintf(&b, "\nCurrent task: %s\n", st.Task)
 	}
@@ -65,69 +104,95 @@ func Pointer(path string, st *render.State) (string, error) {
 	return strings.ToValidUTF8(out, ""), nil
 }
 
-// oneRead reports whether a bottle of this size comes back whole from one
-// Read.
-func oneRead(st *render.State) bool {
-	return st.Lines <= readLines && st.Bytes <= partBytes
-}
-
-// readingPlan tells the model how to read a bottle bigger than one Read:
-// the outline first, then the latest leg to the end in parts that each fit
-// one Read. It is empty for a bottle that fits.
-func readingPlan(path string, st *render.State) (string, error) {
-	if oneRead(st) {
-		return "", nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
+func splitLines(data []byte) [][]byte {
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
+	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
+		lines = lines[:n-1]
 	}
-	from := 1
-	if n := len(st.Legs); n > 0 {
-		from = st.Legs[n-1]
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "The bottle has %d lines (about %d tokens), more than one Read returns, and a plain Read shows only its beginning, the oldest part. Read it like this:\n",
-		len(lines), len(data)/4)
-	if o := st.Outline; o[1] >= o[0] {
-		fmt.Fprintf(&b, "1. The outline (every turn and compaction, with its line): offset %d, limit %d.\n", o[0], o[1]-o[0]+1)
-	}
-	parts := plan(lines, from)
-	fmt.Fprintf(&b, "2. The latest leg, from line %d to the end (line %d), in %d part(s) that each fit one Read:", from, len(lines), len(parts))
-	for i, p := range parts {
-		if len(parts) > maxParts && i == maxParts/2 {
-			fmt.Fprintf(&b, " …then on in parts of at most %d lines, ending with", partLines)
-			for _, p := range parts[len(parts)-maxParts/2:] {
-				fmt.Fprintf(&b, " offset %d limit %d;", p[0], p[1])
-			}
-			break
-		}
-		fmt.Fprintf(&b, " offset %d limit %d;", p[0], p[1])
-	}
-	b.WriteString("\nEarlier legs are listed in the outline; read them only if you need them.\n")
-	return b.String(), nil
+	return lines
 }
 
-// plan splits lines from (1-based) to the end into parts of at most
-// partLines lines and partBytes bytes, each as [offset, limit]. A single
-// line over the byte budget is a part of its own.
-func plan(lines [][]byte, from int) [][2]int {
-	var parts [][2]int
-	start, size := from, 0
-	for i := from; i <= len(lines); i++ {
-		n := len(lines[i-1])
-		if i > start && (i-start >= partLines || size+n > partBytes) {
-			parts = append(parts, [2]int{start, i - start})
-			start, size = i, 0
+// readingPlan lists the Reads that bring the model what it lost: the whole
+// bottle when it fits one Read, else the outline and then the replaced
+// span (its latest part, when it is longer than maxSteps reads).
+func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) string {
+	var b strings.Builder
+	b.WriteString("Read it with the Read tool in these steps; each fits one Read:\n")
+	if tokens(lines, 1, len(lines)) <= stepTokens && len(lines)+slack <= stepLines {
+		fmt.Fprintf(&b, "1. offset 1, limit %d: the whole bottle.\n", len(lines)+slack)
+		if on == OnResume && replaced.To < len(lines) {
+			fmt.Fprintf(&b, "Lines %d–%d are what the summary replaced; what follows line %d is already in your context.\n", replaced.From, replaced.To, replaced.To)
 		}
-		size += n
+		return b.String()
 	}
-	if start <= len(lines) {
-		parts = append(parts, [2]int{start, len(lines) - start + 1})
+	n := 1
+	if o := st.Outline; o[1] >= o[0] && o[1] <= len(lines) {
+		// The header, the outline and the original request's heading
+		// come first in the file; reading from line 1 gives the header's
+		// project and times with the outline.
+		fmt.Fprintf(&b, "%d. offset 1, limit %d: the header and the outline (every turn and compaction, with its line).\n", n, o[1]+slack)
+		n++
 	}
-	return parts
+	if on == Unloaded {
+		replaced = Span{From: lastLeg(st), To: len(lines)}
+	}
+	replaced.From = max(1, replaced.From)
+	replaced.To = min(len(lines), replaced.To)
+	steps := split(lines, replaced.From, replaced.To)
+	skipped := 0
+	if len(steps) > maxSteps {
+		skipped = steps[len(steps)-maxSteps][0] - replaced.From
+		steps = steps[len(steps)-maxSteps:]
+	}
+	for _, s := range steps {
+		fmt.Fprintf(&b, "%d. offset %d, limit %d\n", n, s[0], s[1])
+		n++
+	}
+	what := "the part of the conversation the summary replaced"
+	if on == Unloaded {
+		what = "the latest part of the conversation"
+	}
+	fmt.Fprintf(&b, "Lines %d–%d are %s", replaced.From, replaced.To, what)
+	if skipped > 0 {
+		fmt.Fprintf(&b, "; the steps cover its latest part, from line %d: read lines %d–%d only if you need them", replaced.From+skipped, replaced.From, replaced.From+skipped-1)
+	}
+	b.WriteString(".")
+	if on != Unloaded && replaced.To < len(lines) {
+		fmt.Fprintf(&b, " What follows line %d is already in your context.", replaced.To)
+	}
+	b.WriteString(" Earlier legs are in the outline; read them only if you need them.\n")
+	return b.String()
+}
+
+// lastLeg is the line where the bottle's latest leg starts.
+func lastLeg(st *render.State) int {
+	if n := len(st.Legs); n > 0 {
+		return st.Legs[n-1]
+	}
+	return 1
+}
+
+// split cuts lines from..to (1-based, inclusive) into steps, each
+// [offset, limit]: a step's limit runs slack lines past its part, and
+// with them it stays within stepLines lines and stepTokens estimated
+// tokens. A part of one line over the budget is a step of its own.
+func split(lines [][]byte, from, to int) [][2]int {
+	var steps [][2]int
+	for start := from; start <= to; {
+		end := start // the part is start..end
+		for end < to && end+1-start+1+slack <= stepLines && tokens(lines, start, end+1+slack) <= stepTokens {
+			end++
+		}
+		steps = append(steps, [2]int{start, end - start + 1 + slack})
+		start = end + 1
+	}
+	return steps
+}
+
+func tokens(lines [][]byte, from, to int) int {
+	n := 0
+	for i := from; i <= to && i <= len(lines); i++ {
+		n += lineTokens(lines[i-1])
+	}
+	return n
 }

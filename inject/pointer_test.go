@@ -1,11 +1,11 @@
 package inject
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,18 +15,18 @@ import (
 	"bottled/sources"
 )
 
-// TestPointerReadingPlan makes a bottle far bigger than one Read, with a
-// compaction, and checks the plan: the outline first, then the latest leg
-// to the end in contiguous parts that each fit one Read.
-func TestPointerReadingPlan(t *testing.T) {
-	e := newEnv(t)
+// longSession appends turns of long assistant prose, with a compaction
+// before turn i for each i in compactAt, and returns the last uuid.
+func longSession(t *testing.T, e *env, turns int, compactAt ...int) string {
+	t.Helper()
 	long := strings.Repeat("a long line of assistant prose that fills the bottle; ", 12)
 	var sb strings.Builder
 	parent := "a1"
-	for i := range 1500 {
-		if i == 700 {
-			sb.WriteString(`{"type":"system","subtype":"compact_boundary","parentUuid":null,"uuid":"cb","compactMetadata":{"trigger":"auto"},"timestamp":"2026-11-30T10:30:00.000Z"}` + "\n")
-			parent = "cb"
+	for i := range turns {
+		if slices.Contains(compactAt, i) {
+			b := fmt.Sprintf("cb%d", i)
+			sb.WriteString(boundaryRec(b, parent) + summaryRec("s"+b, b))
+			parent = "s" + b
 		}
 		u, a := fmt.Sprintf("u%d", i+2), fmt.Sprintf("a%d", i+2)
 		sb.WriteString(user(u, parent, fmt.Sprintf("PLAN-P%d keep going", i)))
@@ -34,81 +34,107 @@ func TestPointerReadingPlan(t *testing.T) {
 		parent = a
 	}
 	e.append(t, sb.String())
-	out, err := SessionStart(context.Background(), e.cfg(), e.payload("compact"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := decode(t, out)
-	st, err := render.ReadState(e.bottle())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(e.bottle())
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	lines = lines[:len(lines)-1]
-	if st.Lines <= readLines || len(st.Legs) != 2 {
-		t.Fatalf("test bottle too small or legs wrong: %d lines, legs %v", st.Lines, st.Legs)
-	}
-	pairs := regexp.MustCompile(`offset (\d+),? limit (\d+)`).FindAllStringSubmatch(ctx, -1)
-	if len(pairs) < 3 {
-		t.Fatalf("no reading plan in the pointer:\n%s", ctx)
-	}
-	num := func(s string) int { n, _ := strconv.Atoi(s); return n }
-	off, lim := num(pairs[0][1]), num(pairs[0][2])
-	if off != st.Outline[0] || off+lim-1 != st.Outline[1] || !bytes.HasPrefix(lines[off-1], []byte("- line ")) {
-		t.Errorf("outline part offset %d limit %d, state outline %v", off, lim, st.Outline)
-	}
-	if lim > partLines || size(lines[off-1:off-1+lim]) > partBytes {
-		t.Errorf("the outline (%d lines) does not fit one Read", lim)
-	}
-	if !bytes.HasPrefix(lines[st.Legs[1]-1], []byte("## Leg 2")) {
-		t.Errorf("latest leg starts at line %d: %q", st.Legs[1], lines[st.Legs[1]-1])
-	}
-	// The parts listed are the first and the last ones: each run is
-	// contiguous, the first starts at the leg, the last ends the bottle,
-	// and every part fits one Read.
-	listed := pairs[1:]
-	runs := [][][]string{listed}
-	if len(listed) == maxParts {
-		runs = [][][]string{listed[:maxParts/2], listed[maxParts/2:]}
-	}
-	for r, run := range runs {
-		next := num(run[0][1])
-		if r == 0 && next != st.Legs[1] {
-			t.Errorf("first part at line %d, want the leg's start %d", next, st.Legs[1])
-		}
-		for _, p := range run {
-			off, lim := num(p[1]), num(p[2])
-			if off != next {
-				t.Fatalf("part at %d, want it to start where the previous ended (%d)", off, next)
+	return parent
+}
+
+var planStep = regexp.MustCompile(`(\d+)\. offset (\d+), limit (\d+)`)
+
+// TestPointerReadingPlan checks the plan for bottles far bigger than one
+// Read: the header and outline first, then the span the summary replaced
+// (its latest part, when long) in contiguous steps that each fit one Read.
+func TestPointerReadingPlan(t *testing.T) {
+	tests := []struct {
+		name   string
+		source string
+		setup  func(t *testing.T, e *env)
+		// span returns the lines the plan must cover, from the state.
+		span      func(st *render.State) (from, to int)
+		inContext bool // the pointer says what follows the span is in context
+	}{
+		{"just compacted", "compact", func(t *testing.T, e *env) {
+			last := longSession(t, e, 1500, 700)
+			e.append(t, boundaryRec("end", last)+summaryRec("send", "end"))
+		}, func(st *render.State) (int, int) { return st.Legs[len(st.Legs)-2], st.Lines }, false},
+		{"just compacted, bottle written before the compaction", "compact", func(t *testing.T, e *env) {
+			last := longSession(t, e, 1500, 700)
+			if _, err := SessionStart(context.Background(), e.cfg(), e.payload("compact")); err != nil {
+				t.Fatal(err)
 			}
-			if lim > partLines || size(lines[off-1:off-1+lim]) > partBytes {
-				t.Errorf("part offset %d limit %d is more than one Read", off, lim)
+			e.append(t, boundaryRec("end", last)+summaryRec("send", "end"))
+		}, func(st *render.State) (int, int) { return st.Legs[1], st.Lines }, false},
+		{"resumed after a compaction", "resume", func(t *testing.T, e *env) {
+			longSession(t, e, 1500, 900)
+		}, func(st *render.State) (int, int) { return st.Legs[0], st.Legs[1] - 1 }, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			tc.setup(t, e)
+			out, err := SessionStart(context.Background(), e.cfg(), e.payload(tc.source))
+			if err != nil {
+				t.Fatal(err)
 			}
-			next = off + lim
-		}
-		if r == len(runs)-1 && next != len(lines)+1 {
-			t.Errorf("parts end at line %d, bottle has %d", next-1, len(lines))
-		}
+			ctx := decode(t, out)
+			st, err := render.ReadState(e.bottle())
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(e.bottle())
+			lines := splitLines(data)
+			steps := planStep.FindAllStringSubmatch(ctx, -1)
+			if len(steps) < 3 || len(steps) > 1+maxSteps {
+				t.Fatalf("%d steps in the reading plan:\n%s", len(steps), ctx)
+			}
+			num := func(s string) int { n, _ := strconv.Atoi(s); return n }
+			if off, lim := num(steps[0][2]), num(steps[0][3]); off != 1 || lim != st.Outline[1]+slack {
+				t.Errorf("first step offset %d limit %d, want the header and outline, lines 1-%d, and %d more", off, lim, st.Outline[1], slack)
+			}
+			from, to := tc.span(st)
+			first := num(steps[1][2])
+			if first < from || (first > from && len(steps) != 1+maxSteps) {
+				t.Errorf("the steps start at line %d, the span at %d", first, from)
+			}
+			next := first
+			for i, s := range steps {
+				if n := num(s[1]); n != i+1 {
+					t.Errorf("step %d numbered %d", i+1, n)
+				}
+				off, lim := num(s[2]), num(s[3])
+				if got := tokens(lines, off, off+lim-1); got > stepTokens || lim > stepLines {
+					t.Errorf("step offset %d limit %d: %d lines, ~%d tokens: more than one Read", off, lim, lim, got)
+				}
+				if i == 0 {
+					continue
+				}
+				if off != next {
+					t.Fatalf("step at line %d, want it to start where the previous one's part ended (%d)", off, next)
+				}
+				next = off + lim - slack
+			}
+			if next-1 != to {
+				t.Errorf("the steps end at line %d, the span at %d", next-1, to)
+			}
+			says := fmt.Sprintf("What follows line %d is already in your context.", to)
+			if strings.Contains(ctx, says) != tc.inContext {
+				t.Errorf("pointer says %q: %v, want %v\n%s", says, !tc.inContext, tc.inContext, ctx)
+			}
+		})
 	}
 }
 
-func size(lines [][]byte) int {
-	n := 0
-	for _, l := range lines {
-		n += len(l)
-	}
-	return n
-}
-
-func TestPointerSmallBottleHasNoPlan(t *testing.T) {
+func TestPointerSmallBottleIsOneRead(t *testing.T) {
 	e := newEnv(t)
 	out, err := SessionStart(context.Background(), e.cfg(), e.payload("compact"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ctx := decode(t, out); strings.Contains(ctx, "offset") {
-		t.Errorf("a bottle that fits one Read got a reading plan:\n%s", ctx)
+	st, err := render.ReadState(e.bottle())
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := planStep.FindAllStringSubmatch(decode(t, out), -1)
+	if len(steps) != 1 || steps[0][2] != "1" || steps[0][3] != strconv.Itoa(st.Lines+slack) {
+		t.Errorf("a bottle of %d lines: steps %q, want one read of all of it", st.Lines, steps)
 	}
 }
 

@@ -28,7 +28,8 @@ func TestHookCommand(t *testing.T) {
 		wantJSON bool
 	}{
 		{"compact", append(flags, "hook", "session-start"), strings.NewReader(payload("compact")), true},
-		{"resume, stdin left open", append(flags, "hook", "session-start"), openAfter(payload("resume")), true},
+		{"compact, stdin left open", append(flags, "hook", "session-start"), openAfter(payload("compact")), true},
+		{"resume of a session never compacted", append(flags, "hook", "session-start"), strings.NewReader(payload("resume")), false},
 		{"startup", append(flags, "hook", "session-start"), strings.NewReader(payload("startup")), false},
 		{"clear", append(flags, "hook", "session-start"), strings.NewReader(payload("clear")), false},
 		{"garbage stdin", append(flags, "hook", "session-start"), strings.NewReader("}{ not json"), false},
