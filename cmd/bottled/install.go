@@ -13,7 +13,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bottled/inject"
 	"bottled/watch"
 )
 
@@ -114,16 +113,8 @@ func runInstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	changed, err := inject.EditSettings(s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
-		return inject.RegisterHooks(b, inject.Registration{Command: s.command})
-	})
-	if err != nil {
+	if err := s.installSettings(); err != nil {
 		return err
-	}
-	if changed {
-		s.say("hooks: registered SessionStart (compact|resume) and SessionEnd (clear) in %s", s.settings)
-	} else {
-		s.say("hooks: already registered in %s", s.settings)
 	}
 	file, err := s.agent.File()
 	if errors.Is(err, watch.ErrUnsupported) {
@@ -180,14 +171,8 @@ func runUninstall(c *cli.Context) error {
 			}
 		}
 	}
-	changed, err := inject.EditSettings(s.settings, s.dryRun, inject.UnregisterHooks)
-	if err != nil {
+	if err := s.uninstallSettings(); err != nil {
 		return err
-	}
-	if changed {
-		s.say("hooks: removed from %s", s.settings)
-	} else {
-		s.say("hooks: none registered in %s", s.settings)
 	}
 	s.say("bottles are kept in %s", filepath.Join(s.agent.DataDir, "bottles"))
 	return nil

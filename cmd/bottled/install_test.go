@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -273,4 +275,107 @@ func TestUninstallLeavesForeignAgentFile(t *testing.T) {
 	if code != exitFailed || !strings.Contains(errOut, "not written by bottled") {
 		t.Errorf("install over a foreign unit: code %d, stderr %q", code, errOut)
 	}
+}
+
+// permissionsOf returns settings.json's permissions.
+func permissionsOf(t *testing.T, settings string) (allow, dirs []string) {
+	t.Helper()
+	var s struct {
+		Permissions struct {
+			Allow                 []string `json:"allow"`
+			AdditionalDirectories []string `json:"additionalDirectories"`
+		} `json:"permissions"`
+	}
+	if err := json.Unmarshal([]byte(settings), &s); err != nil {
+		t.Fatalf("settings are not JSON: %v\n%s", err, settings)
+	}
+	return s.Permissions.Allow, s.Permissions.AdditionalDirectories
+}
+
+// TestInstallReadAccess: install lets Claude Code read the bottles without
+// asking, with the narrowest grant that works, and uninstall takes it back.
+func TestInstallReadAccess(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "mem data")
+	tests := []struct {
+		name      string
+		before    string
+		data      string // "" for the default under HOME
+		wantAllow func(e *installEnv) string
+		wantDir   func(e *installEnv) string
+		say       string
+	}{
+		{"data dir under HOME", "", "", func(e *installEnv) string { return "Read(~/.claude-mem/bottles/**)" }, nil, "permissions.allow has Read(~/.claude-mem/bottles/**)"},
+		{"data dir outside HOME", otherTools, outside, func(e *installEnv) string { return "Read(/" + outside + "/bottles/**)" }, nil, "Read(//"},
+		{"reads outside working directories blocked", `{"permissions":{"blockReadsOutsideWorkingDirectories":true,"allow":["Bash(ls:*)"]}}`, "", nil,
+			func(e *installEnv) string { return filepath.Join(e.data, "bottles") }, "blockReadsOutsideWorkingDirectories is set"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newInstallEnv(t)
+			if tc.data != "" {
+				e.data = tc.data
+				e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
+			}
+			if tc.before != "" {
+				e.write(t, tc.before)
+			}
+			code, out, errOut := e.run(t, "install", "--no-start", "--dry-run")
+			if code != 0 || !strings.Contains(out, tc.say) {
+				t.Errorf("dry run: code %d, stderr %q, said:\n%s", code, errOut, out)
+			}
+			if _, err := os.Stat(e.settings); tc.before == "" && !os.IsNotExist(err) {
+				t.Errorf("dry run wrote settings")
+			}
+			code, out, errOut = e.run(t, "install", "--no-start")
+			if code != 0 || !strings.Contains(out, tc.say) {
+				t.Fatalf("install: code %d, stderr %q, said:\n%s", code, errOut, out)
+			}
+			allow, dirs := permissionsOf(t, e.read(t))
+			if tc.wantAllow != nil && !slices.Contains(allow, tc.wantAllow(e)) {
+				t.Errorf("permissions.allow = %q, want %q in it", allow, tc.wantAllow(e))
+			}
+			if tc.wantDir != nil {
+				if !slices.Contains(dirs, tc.wantDir(e)) || slices.ContainsFunc(allow, func(r string) bool { return strings.HasPrefix(r, "Read(") }) {
+					t.Errorf("allow %q, additionalDirectories %q; want only the directory %s", allow, dirs, tc.wantDir(e))
+				}
+			}
+			before := e.read(t)
+			if code, out, _ := e.run(t, "install", "--no-start"); code != 0 || e.read(t) != before || !strings.Contains(out, "already lets") {
+				t.Errorf("a second install changed the settings or said:\n%s", out)
+			}
+			if code, _, errOut := e.run(t, "uninstall"); code != 0 {
+				t.Fatalf("uninstall: %s", errOut)
+			}
+			got := e.read(t)
+			if want := tc.before; want == "" && strings.TrimSpace(got) != "{}" || want != "" && !sameJSON(got, want) {
+				t.Errorf("uninstall left:\n%s\nwant:\n%s", got, tc.before)
+			}
+		})
+	}
+}
+
+// TestInstallMovesReadAccess: installing again with another data directory
+// replaces the earlier grant instead of leaving it behind.
+func TestInstallMovesReadAccess(t *testing.T) {
+	e := newInstallEnv(t)
+	if code, _, errOut := e.run(t, "install", "--no-start"); code != 0 {
+		t.Fatal(errOut)
+	}
+	e.data = filepath.Join(e.home, "elsewhere")
+	e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	if code, _, errOut := e.run(t, "install", "--no-start"); code != 0 {
+		t.Fatal(errOut)
+	}
+	allow, _ := permissionsOf(t, e.read(t))
+	if !slices.Equal(allow, []string{"Read(~/elsewhere/bottles/**)"}) {
+		t.Errorf("permissions.allow = %q, want only the new data directory's rule", allow)
+	}
+}
+
+func sameJSON(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

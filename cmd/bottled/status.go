@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"bottled/inject"
 	"bottled/watch"
 )
 
@@ -34,6 +36,8 @@ type statusReport struct {
 	Daemon      *watch.Status `json:"daemon"`
 	DaemonError string        `json:"daemonError,omitempty"`
 	Disk        *watch.Survey `json:"disk"`
+	// Install is what Claude Code's settings say about bottled.
+	Install inject.Installation `json:"install"`
 }
 
 func runStatus(c *cli.Context) error {
@@ -54,6 +58,8 @@ func runStatus(c *cli.Context) error {
 	if rep.Disk, err = watch.TakeSurvey(c.Context, d.claude, d.data); err != nil {
 		return err
 	}
+	home, _ := os.UserHomeDir()
+	rep.Install = inject.CheckInstallation(filepath.Join(d.claude, "settings.json"), d.data, home)
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
@@ -92,8 +98,13 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 		row("daemon", "not running (%s); what follows is read from disk", rep.DaemonError)
 		row("database", "%s", dbLine(disk.DB))
 	}
-	row("bottles", "%d fresh · %d stale · %d missing (of %d transcripts) · %d without transcript · %d archived",
-		disk.Fresh, disk.Stale, disk.Missing, disk.Transcripts, disk.Orphans, disk.Archived)
+	if in := rep.Install; in.Problem != "" {
+		row("install", "%s: %s", in.Settings, in.Problem)
+	} else {
+		row("install", "hooks registered in %s · Claude Code reads bottles without asking", in.Settings)
+	}
+	row("bottles", "%d fresh · %d stale · %d missing · %d cleared and archived (of %d transcripts) · %d without transcript",
+		disk.Fresh, disk.Stale, disk.Missing, disk.Archived, disk.Transcripts, disk.Orphans)
 	if st := rep.Daemon; st != nil {
 		for i, e := range st.Errors {
 			if i == 3 {

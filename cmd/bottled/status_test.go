@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -16,15 +17,21 @@ func TestStatusFromDisk(t *testing.T) {
 	e := newEnv(t, true)
 	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
 	proj := filepath.Join(e.claude, "projects", "-home-dev-app")
-	// fresh: sessionID rendered; stale: rendered then appended; missing: never rendered.
-	const stale, missing = "5a5a5a5a-0000-4000-8000-000000000001", "5a5a5a5a-0000-4000-8000-000000000002"
-	for _, id := range []string{stale, missing} {
+	// fresh: sessionID rendered; stale: rendered then appended; missing:
+	// never rendered; cleared: rendered, then archived by /clear.
+	const stale, missing, cleared = "5a5a5a5a-0000-4000-8000-000000000001", "5a5a5a5a-0000-4000-8000-000000000002", "5a5a5a5a-0000-4000-8000-000000000003"
+	for _, id := range []string{stale, missing, cleared} {
 		os.WriteFile(filepath.Join(proj, id+".jsonl"), []byte(strings.ReplaceAll(transcript, sessionID, id)), 0o600)
 	}
-	for _, id := range []string{sessionID, stale} {
+	for _, id := range []string{sessionID, stale, cleared} {
 		if code, _, errOut := bottled(t, nil, append(flags, "render", id)...); code != 0 {
 			t.Fatal(errOut)
 		}
+	}
+	end := strings.NewReader(`{"session_id":"` + cleared + `","hook_event_name":"SessionEnd","reason":"clear"}`)
+	var hookOut, hookErr bytes.Buffer
+	if code := run(context.Background(), append(append([]string{"bottled"}, flags...), "hook", "session-end"), end, &hookOut, &hookErr); code != 0 {
+		t.Fatal(hookErr.String())
 	}
 	f, _ := os.OpenFile(filepath.Join(proj, stale+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"parentUuid":"a1","type":"user","message":{"role":"user","content":"STATUS new prompt"},"uuid":"u9","timestamp":"2026-05-01T11:00:00.000Z"}` + "\n")
@@ -50,12 +57,17 @@ func TestStatusFromDisk(t *testing.T) {
 	if rep.Daemon != nil || !strings.Contains(rep.DaemonError, "no bottled daemon") {
 		t.Errorf("daemon = %v, error %q; want null and a reason", rep.Daemon, rep.DaemonError)
 	}
-	if d.Transcripts != 3 || d.Fresh != 1 || d.Stale != 1 || d.Missing != 1 || d.Orphans != 1 || len(d.Sessions) != 3 {
+	if d.Transcripts != 4 || d.Fresh != 1 || d.Stale != 1 || d.Missing != 1 || d.Archived != 1 || d.Orphans != 1 || len(d.Sessions) != 4 {
 		t.Errorf("disk = %+v", d)
+	}
+	for _, s := range d.Sessions {
+		if s.Session == cleared && s.Freshness != "archived" {
+			t.Errorf("the cleared session is %q, want archived", s.Freshness)
+		}
 	}
 
 	code, out, _ = bottled(t, nil, append(flags, "status")...)
-	for _, want := range []string{"not running", "1 fresh · 1 stale · 1 missing (of 3 transcripts)", missing, "missing (no bottle)", "stale (new messages in the transcript)"} {
+	for _, want := range []string{"not running", "1 fresh · 1 stale · 1 missing · 1 cleared and archived (of 4 transcripts)", missing, "missing (no bottle)", "archived (cleared)", "stale (new messages in the transcript)"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"path/filepath"
+
+	"bottled/inject"
+	"bottled/render"
+)
+
+// access is the read permission for this data directory's bottles.
+func (s *setup) access() inject.ReadAccess {
+	return accessFor(s.agent.DataDir, s.agent.Home)
+}
+
+func accessFor(dataDir, home string) inject.ReadAccess {
+	return inject.ReadAccess{Dir: render.BottlesDir(dataDir), Home: home}
+}
+
+// installSettings registers the hooks and lets Claude Code read the
+// bottles, in one edit of settings.json (one backup, one write). A grant
+// that an earlier install made for another data directory goes with that
+// install's hooks.
+func (s *setup) installSettings() error {
+	var hooks, read bool
+	var grant inject.Grant
+	_, err := inject.EditSettings(s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
+		var olds []inject.ReadAccess
+		for _, d := range inject.RegisteredDataDirs(b) {
+			if filepath.Clean(d) != filepath.Clean(s.agent.DataDir) {
+				olds = append(olds, accessFor(d, s.agent.Home))
+			}
+		}
+		out, changed, err := inject.RegisterHooks(b, inject.Registration{Command: s.command})
+		if err != nil {
+			return nil, false, err
+		}
+		hooks = changed
+		out, read, grant, err = inject.GrantRead(out, s.access(), olds)
+		return out, hooks || read, err
+	})
+	if err != nil {
+		return err
+	}
+	if hooks {
+		s.say("hooks: registered SessionStart (compact|resume) and SessionEnd (clear) in %s", s.settings)
+	} else {
+		s.say("hooks: already registered in %s", s.settings)
+	}
+	verb := "already lets"
+	if read {
+		verb = "now lets"
+	}
+	switch grant.How {
+	case "rule":
+		s.say("read access: %s %s Claude Code read the bottles without asking: permissions.allow has %s", s.settings, verb, grant.Entry)
+	default:
+		s.say("read access: %s; so %s %s Claude Code read the bottles through permissions.additionalDirectories, which has %s. "+
+			"That makes the bottles directory a working directory of every session (wider than a Read rule: the model may also edit there when edits are allowed)",
+			grant.Why, s.settings, verb, grant.Entry)
+	}
+	return nil
+}
+
+// uninstallSettings removes the hooks and the read grants install added,
+// for the data directories the hooks named and this one.
+func (s *setup) uninstallSettings() error {
+	var hooks, read bool
+	_, err := inject.EditSettings(s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
+		accesses := []inject.ReadAccess{s.access()}
+		for _, d := range inject.RegisteredDataDirs(b) {
+			accesses = append(accesses, accessFor(d, s.agent.Home))
+		}
+		out, changed, err := inject.UnregisterHooks(b)
+		if err != nil {
+			return nil, false, err
+		}
+		hooks = changed
+		for _, a := range accesses {
+			var revoked bool
+			if out, revoked, err = inject.RevokeRead(out, a); err != nil {
+				return nil, false, err
+			}
+			read = read || revoked
+		}
+		return out, hooks || read, nil
+	})
+	if err != nil {
+		return err
+	}
+	if hooks {
+		s.say("hooks: removed from %s", s.settings)
+	} else {
+		s.say("hooks: none registered in %s", s.settings)
+	}
+	if read {
+		s.say("read access: removed bottled's grant from %s", s.settings)
+	}
+	return nil
+}
