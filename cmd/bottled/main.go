@@ -20,9 +20,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
@@ -45,7 +42,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	app := &cli.App{
 		Name:                 "bottled",
 		Usage:                "keep Claude Code session bottles current",
-		Version:              version,
+		Version:              versionString(),
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,

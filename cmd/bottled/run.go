@@ -66,7 +66,7 @@ func runDaemon(c *cli.Context) error {
 		ClaudeDir: d.claude, DataDir: d.data,
 		Debounce: c.Duration("debounce"), MaxWait: c.Duration("max-wait"), Rescan: c.Duration("rescan"),
 		Workers: c.Int("workers"), MaxCached: c.Int("max-cached"),
-		Version: version, Logger: logger,
+		Version: versionString(), Logger: logger,
 	}
 	if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
 		cfg.Progress = f
