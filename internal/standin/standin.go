@@ -246,6 +246,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		s.parse(r)
 		r.Kind = KindCountTokens
 		s.record(r)
+		// Claude Code's token counting keeps its connection open after it
+		// exits, and the process waits ~30 s for it; closing it here lets
+		// the process end at once.
+		w.Header().Set("Connection", "close")
 		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": CountTokens(r)})
 	default:
 		s.record(r)
