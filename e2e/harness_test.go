@@ -81,7 +81,7 @@ func findClaude() (path, why string) {
 
 // requireClaude skips the test when Claude Code is absent, or fails it
 // under EnvRequire.
-func requireClaude(t *testing.T) {
+func requireClaude(t testing.TB) {
 	t.Helper()
 	if claudeBin != "" {
 		return
@@ -98,7 +98,7 @@ const apiKey = "sk-ant-standin-0000000000000000000000000000"
 // world is one test's machine: its own HOME, Claude Code and data
 // directories, project directory, stand-in API and bottled daemon.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	home    string
 	claude  string // CLAUDE_CONFIG_DIR
 	data    string // CLAUDE_MEM_DATA_DIR
@@ -112,7 +112,16 @@ type world struct {
 // permission, as `bottled install --no-start` writes them), the daemon
 // running and Claude Code onboarded, talking to a stand-in API that
 // answers with script.
-func newWorld(t *testing.T, script standin.Script) *world {
+func newWorld(t testing.TB, script standin.Script) *world {
+	t.Helper()
+	w := newWorldNoDaemon(t, script)
+	w.startDaemon()
+	return w
+}
+
+// newWorldNoDaemon is newWorld without the daemon: bottles are made only
+// by the hooks' own renders.
+func newWorldNoDaemon(t testing.TB, script standin.Script) *world {
 	t.Helper()
 	requireClaude(t)
 	root := t.TempDir()
@@ -136,6 +145,13 @@ func newWorld(t *testing.T, script standin.Script) *world {
 	if out, err := w.bottled("install", "--no-start"); err != nil {
 		t.Fatalf("bottled install --no-start: %v\n%s", err, out)
 	}
+	return w
+}
+
+// startDaemon starts `bottled run` with timings fast enough for tests and
+// waits until it answers on its socket.
+func (w *world) startDaemon() {
+	w.t.Helper()
 	w.daemon = w.start("run", "--verbose", "--debounce", "40ms", "--max-wait", "200ms", "--rescan", "1s")
 	w.eventually("the daemon answers on its socket", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -143,7 +159,6 @@ func newWorld(t *testing.T, script standin.Script) *world {
 		_, err := watch.Query(ctx, w.data)
 		return err == nil
 	})
-	return w
 }
 
 // onboard writes Claude Code's state file so that neither the onboarding
