@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // recKind classifies a transcript line by what the spine can use of it.
@@ -307,6 +308,29 @@ func classifyText(raw string, images int) (class userClass, text, typed string) 
 		return userInjected, "", ""
 	}
 	return userGenuine, raw, raw
+}
+
+// isSlashCommand reports whether text typed into Claude Code's prompt is a
+// slash command: "/name" or "/name args", where the name has no slash (a
+// message that starts with a path, "/usr/lib is missing", is not one).
+func isSlashCommand(s string) bool {
+	rest, ok := strings.CutPrefix(s, "/")
+	if !ok {
+		return false
+	}
+	name := rest
+	if i := strings.IndexFunc(rest, unicode.IsSpace); i >= 0 {
+		name = rest[:i]
+	}
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_:.", c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // isClaudeMemContext recognises claude-mem's SessionStart timeline

@@ -400,7 +400,11 @@ func (t *Transcript) applyQueue(r *rawRecord, rec record) {
 			return
 		}
 		rec.kind, rec.typed = recEnqueue, typedHash(raw)
-		if class == userGenuine {
+		// A slash command waits in the queue until Claude Code runs it
+		// (`claude -p "/clear" --resume` enqueues one too); the records
+		// it writes when it runs say what it was. Waiting, it is not a
+		// message.
+		if class == userGenuine && !isSlashCommand(raw) {
 			rec.class, rec.text = userGenuine, text
 		}
 	case "dequeue":

@@ -511,3 +511,39 @@ func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
 	appendFile(t, path, userRec(id, "u2", "h1", "CLEAR-RESUMED one more thing"))
 	d.waitContains(id, "CLEAR-RESUMED one more thing")
 }
+
+// TestDaemonLeavesHeadlessClearArchived plays `claude -p "/clear" --resume
+// ID` as Claude Code 2.1.332 writes it: the command is enqueued (and
+// dequeued) in the cleared session's transcript around SessionEnd(clear).
+// A command in the queue is not content: the archived bottle stays
+// archived.
+func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "b4d0f2a1-3c5e-4f70-9b1c-d2e3f4a5b6c7"
+	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "HCLEAR-P1 bump the version")+assistantRec(id, "a1", "u1", "m1", "HCLEAR-A1 Bumped."))
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, "HCLEAR-A1 Bumped.")
+
+	// The hook runs within the daemon's debounce of the enqueue, so the
+	// daemon sees the queue records only once the bottle is archived.
+	hook := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "hook", "session-end")
+	hook.Stdin = strings.NewReader(`{"session_id":"` + id + `","transcript_path":"` + path + `","hook_event_name":"SessionEnd","reason":"clear"}`)
+	if out, err := hook.CombinedOutput(); err != nil {
+		t.Fatalf("hook session-end: %v %s", err, out)
+	}
+	ended := time.Now()
+	q := synth.Rec{Session: id, At: ended}
+	appendFile(t, path, q.Queue("enqueue", "/clear")+q.Queue("dequeue", ""))
+	d.waitSettled(id, ended)
+	if d.bottle(id) != "" {
+		t.Fatalf("the daemon brought the archived bottle back for an enqueued /clear")
+	}
+	if render.ArchivedPath(render.BottlesDir(data), id) == "" {
+		t.Fatalf("no archived bottle")
+	}
+}
