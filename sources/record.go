@@ -24,11 +24,23 @@ const (
 	// recQueued is a queued_command attachment: a steering message.
 	recQueued
 	// recEnqueue is a queue-operation enqueue whose text may turn out to be a
-	// steering message; recDequeue and recRemove consume it.
+	// steering message; recDequeue and recRemove consume it, recPopAll
+	// takes back what the user typed.
 	recEnqueue
 	recDequeue
 	recRemove
 	recPopAll
+)
+
+// queueKind says what a text in Claude Code's input queue is, which decides
+// how Claude Code consumes it.
+type queueKind uint8
+
+const (
+	queueNone    queueKind = iota // the record carries no text
+	queueTyped                    // a message the user typed
+	queueCommand                  // a slash command: it waits for the turn to end
+	queueNotice                   // Claude Code's own: a task notification, another session's message
 )
 
 // userClass says what a user record is.
@@ -47,13 +59,14 @@ type record struct {
 	kind       recKind
 	class      userClass // recUser only
 	time       time.Time
-	text       string // genuine user text, assistant block text, queued text
-	images     int    // user: image blocks
-	typed      uint64 // user and queue records: hash of the text as typed
-	msg        string // assistant: message.id (or uuid)
-	blockIndex int    // assistant: apiBlockIndex, -1 if absent
-	toolUse    string // assistant: tool_use id
-	trigger    string // compaction trigger
+	text       string    // genuine user text, assistant block text, queued text
+	queue      queueKind // queue records: what their text is
+	images     int       // user: image blocks
+	typed      uint64    // user and queue records: hash of the text as typed
+	msg        string    // assistant: message.id (or uuid)
+	blockIndex int       // assistant: apiBlockIndex, -1 if absent
+	toolUse    string    // assistant: tool_use id
+	trigger    string    // compaction trigger
 }
 
 // rawRecord collects the fields of one line before it is classified; the
@@ -243,7 +256,7 @@ var injectedPrefixes = []string{
 	"<local-command-", "Caveat: The messages below", "<bash-input>", "<bash-stdout>",
 	"<bash-stderr>", "<task-notification>", "[Request interrupted by user",
 	"This session is being continued", "Stop hook feedback:", "<user-prompt-submit-hook>",
-	"<teammate-message", "<agent-message>", "Your task is to create a detailed summary of the conversation so far",
+	"<teammate-message", "<agent-message>", "<cross-session-message", "Your task is to create a detailed summary of the conversation so far",
 	PointerHeading,
 }
 
@@ -308,6 +321,20 @@ func classifyText(raw string, images int) (class userClass, text, typed string) 
 		return userInjected, "", ""
 	}
 	return userGenuine, raw, raw
+}
+
+// classifyQueued says what a text in Claude Code's input queue is. Besides
+// what the user types, Claude Code queues its own notifications: task
+// notifications (as <task-notification> or, in 2.1.5x, as a JSON object
+// naming the task) and messages from other sessions.
+func classifyQueued(raw string) (queueKind, string) {
+	if isSlashCommand(raw) {
+		return queueCommand, ""
+	}
+	if class, text, _ := classifyText(raw, 0); class == userGenuine && !strings.HasPrefix(raw, `{"task_id":`) {
+		return queueTyped, text
+	}
+	return queueNotice, ""
 }
 
 // isSlashCommand reports whether text typed into Claude Code's prompt is a

@@ -202,7 +202,7 @@ func (fs FileState) Since() (rewritten, appended bool, err error) {
 		switch {
 		case r.kind == recUser && r.class == userGenuine,
 			r.kind == recQueued && r.class == userGenuine,
-			r.kind == recEnqueue && r.class == userGenuine,
+			(r.kind == recEnqueue || r.kind == recRemove) && r.queue == queueTyped,
 			r.kind == recAssistant && r.text != "":
 			return false, true, nil
 		}
@@ -389,24 +389,7 @@ func (t *Transcript) applyAssistant(r *rawRecord, rec record) {
 func (t *Transcript) applyQueue(r *rawRecord, rec record) {
 	switch r.operation {
 	case "enqueue":
-		// 2.0.x wrote block lists here and then a normal user record with
-		// the same text, so only string content can be a steering message.
-		if !r.queueContent.isString {
-			return
-		}
-		raw := strings.TrimSpace(unescape(r.queueContent.raw))
-		class, text, _ := classifyText(raw, 0)
-		if raw == "" {
-			return
-		}
-		rec.kind, rec.typed = recEnqueue, typedHash(raw)
-		// A slash command waits in the queue until Claude Code runs it
-		// (`claude -p "/clear" --resume` enqueues one too); the records
-		// it writes when it runs say what it was. Waiting, it is not a
-		// message.
-		if class == userGenuine && !isSlashCommand(raw) {
-			rec.class, rec.text = userGenuine, text
-		}
+		rec.kind = recEnqueue
 	case "dequeue":
 		rec.kind = recDequeue
 	case "remove":
@@ -415,6 +398,23 @@ func (t *Transcript) applyQueue(r *rawRecord, rec record) {
 		rec.kind = recPopAll
 	default:
 		return
+	}
+	c := r.queueContent
+	switch {
+	case c.isString:
+		raw := strings.TrimSpace(unescape(c.raw))
+		if raw != "" {
+			rec.queue, rec.text = classifyQueued(raw)
+			rec.typed = typedHash(raw)
+		}
+	case len(c.blocks) > 0:
+		// 2.0.x queued block lists and wrote the same text again as a
+		// normal user record when it ran; such an entry is never a
+		// steering message, but it still holds a place in the queue.
+		rec.queue = queueNotice
+	}
+	if rec.kind == recEnqueue && rec.queue == queueNone {
+		return // nothing queued
 	}
 	t.recs = append(t.recs, rec)
 }
