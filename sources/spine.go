@@ -19,6 +19,7 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 	g := joinChain(chain)
 	abandoned := g.abandonedBranches()
 	steering := g.steeringMessages()
+	copies := g.replayedPrompts(abandoned)
 
 	sp := &Spine{SessionID: sessionID}
 	for _, t := range chain {
@@ -46,8 +47,8 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 		switch {
 		case r.kind == recUser && r.class == userGenuine,
 			r.kind == recQueued && r.class == userGenuine:
-			if sp.repeats(r) {
-				continue // a copy replayed under a new uuid (older resumes did that)
+			if copies[i] {
+				continue // a copy of an earlier turn, written again under a new uuid
 			}
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: r.time, Text: r.text,
 				Images: r.images, Steering: r.kind == recQueued, Session: n.session})
@@ -76,13 +77,6 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 		}
 	}
 	return sp
-}
-
-// repeats reports whether a user record says exactly what the entry just
-// before it said: nothing can come between a message and its copy.
-func (sp *Spine) repeats(r *record) bool {
-	n := len(sp.Entries)
-	return n > 0 && sp.Entries[n-1].Kind == EntryUser && sp.Entries[n-1].Text == r.text && sp.Entries[n-1].Images == r.images
 }
 
 // addCompaction appends a compaction marker, merging it into a marker that
@@ -122,6 +116,43 @@ func fillAssistant(e *Entry, bs []*record) {
 		}
 	}
 	e.Text = strings.Join(texts, "\n\n")
+}
+
+// replayedPrompts finds the prompts that are copies of earlier turns: some
+// builds (2.0.x on a restart, older resumes) wrote a session's history into
+// the file again under new uuids, the assistant records keeping their
+// message ids. A prompt is such a copy when an earlier prompt said the same
+// and the first assistant message after it is one already seen: its answer
+// was given before. A prompt the user really sent again (after an API error,
+// or twice in a row) is answered by a new message, or by none.
+func (g *chainGraph) replayedPrompts(abandoned map[int32]bool) map[int]bool {
+	var copies map[int]bool
+	said := map[uint64]bool{} // typed hashes of the prompts so far
+	seen := map[string]bool{} // assistant message ids so far
+	waiting := -1             // a prompt said before, not answered yet
+	for i, n := range g.nodes {
+		if n.gid >= 0 && abandoned[n.gid] {
+			continue
+		}
+		switch r := n.rec; {
+		case r.kind == recUser && r.class == userGenuine:
+			waiting = -1
+			if said[r.typed] {
+				waiting = i
+			}
+			said[r.typed] = true
+		case r.kind == recAssistant:
+			if waiting >= 0 && seen[r.msg] {
+				if copies == nil {
+					copies = map[int]bool{}
+				}
+				copies[waiting] = true
+			}
+			waiting = -1
+			seen[r.msg] = true
+		}
+	}
+	return copies
 }
 
 // chainGraph is the records of a chain of files in order, with uuids
