@@ -21,6 +21,8 @@ const (
 	recAssistant
 	// recCompact is a compact_boundary system record.
 	recCompact
+	// recLocalOutput is a system record holding a local command's output.
+	recLocalOutput
 	// recQueued is a queued_command attachment: a steering message.
 	recQueued
 	// recEnqueue is a queue-operation enqueue whose text may turn out to be a
@@ -47,9 +49,11 @@ const (
 type userClass uint8
 
 const (
-	userInjected userClass = iota // tool result, meta, caveat, command output…
-	userGenuine                   // a message the user wrote
-	userDropped                   // a built-in slash command without arguments
+	userInjected    userClass = iota // tool result, caveat, hook output…
+	userGenuine                      // a message the user wrote
+	userCommand                      // a slash command the user ran; text is "/name args"
+	userLocalOutput                  // the output of a command Claude Code ran locally
+	userMeta                         // isMeta text for the model: an expanded command or skill body…
 )
 
 // record is what the spine keeps of one transcript line. Records without a
@@ -269,6 +273,11 @@ const PointerHeading = "# bottled — session continuation"
 // is the text as the user would have typed it, for matching steering
 // messages against later records.
 func classifyUser(r *rawRecord) (class userClass, text, typed string, images int) {
+	if r.meta && !r.compactSummary {
+		if raw, _ := r.content.userText(); !isCaveat(raw) {
+			return userMeta, "", "", 0
+		}
+	}
 	if r.meta || r.compactSummary || r.transcriptOnly || r.toolResult || r.content.has("tool_result") {
 		return userInjected, "", "", 0
 	}
@@ -311,10 +320,9 @@ func classifyText(raw string, images int) (class userClass, text, typed string) 
 	case strings.HasPrefix(raw, "<command-name>"), strings.HasPrefix(raw, "<command-message>"):
 		name, args := parseCommand(raw)
 		typed = strings.TrimSpace("/" + name + " " + args)
-		if args == "" && builtinCommands[name] {
-			return userDropped, "", typed
-		}
-		return userGenuine, typed, typed
+		return userCommand, typed, typed
+	case isLocalOutput(raw):
+		return userLocalOutput, "", raw
 	case hasAnyPrefix(raw, injectedPrefixes), isClaudeMemContext(raw):
 		return userInjected, "", raw
 	case raw == "" && images == 0:
@@ -359,6 +367,20 @@ func isSlashCommand(s string) bool {
 	}
 	return true
 }
+
+// isLocalOutput recognises the output of a command Claude Code ran itself.
+func isLocalOutput(s string) bool {
+	return strings.HasPrefix(s, "<local-command-stdout>") || strings.HasPrefix(s, "<local-command-stderr>")
+}
+
+// isCaveat recognises the note Claude Code writes before the records of a
+// local command (plain in 1.0.x, wrapped in 2.x).
+func isCaveat(s string) bool {
+	return strings.HasPrefix(s, "<local-command-caveat>") || strings.HasPrefix(s, "Caveat: The messages below")
+}
+
+// hasArgs reports whether a command's text ("/name args") has arguments.
+func hasArgs(command string) bool { return strings.ContainsRune(command, ' ') }
 
 // isClaudeMemContext recognises claude-mem's SessionStart timeline
 // ("# [project] recent context, <date>"), in case a build recorded it as a
@@ -421,20 +443,4 @@ func tagBody(s, tag string) string {
 		return rest
 	}
 	return rest[:j]
-}
-
-// builtinCommands are Claude Code's own slash commands. Run without
-// arguments they change the session rather than say anything, so the spine
-// drops them; with arguments (/compact keep the API notes) they are kept.
-var builtinCommands = map[string]bool{
-	"add-dir": true, "agents": true, "bashes": true, "bug": true, "clear": true, "compact": true,
-	"config": true, "context": true, "cost": true, "doctor": true, "exit": true, "export": true,
-	"fast": true, "help": true, "hooks": true, "ide": true, "init": true, "install-github-app": true,
-	"login": true, "logout": true, "mcp": true, "memory": true, "migrate-installer": true,
-	"model": true, "output-style": true, "permissions": true, "plugin": true, "plugins": true,
-	"pr-comments": true, "privacy-settings": true, "quit": true, "release-notes": true,
-	"resume": true, "review": true, "rewind": true, "security-review": true, "status": true,
-	"statusline": true, "tasks": true, "terminal-setup": true, "theme": true, "todos": true,
-	"upgrade": true, "usage": true, "vim": true, "branch": true, "fork": true, "rename": true,
-	"btw": true, "skills": true, "stats": true, "feedback": true, "allowed-tools": true,
 }

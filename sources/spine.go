@@ -44,8 +44,16 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 			continue
 		}
 		r := n.rec
+		if r.kind == recUser && r.class == userCommand && !hasArgs(r.text) && !commandAnswered(len(g.nodes)-i-1, func(k int) *record {
+			if m := g.nodes[i+1+k]; m.gid < 0 || !abandoned[m.gid] {
+				return m.rec
+			}
+			return nil
+		}) {
+			continue // run by Claude Code itself, not a message to the model
+		}
 		switch {
-		case r.kind == recUser && r.class == userGenuine,
+		case r.kind == recUser && (r.class == userGenuine || r.class == userCommand),
 			r.kind == recQueued && r.class == userGenuine:
 			if copies[i] {
 				continue // a copy of an earlier turn, written again under a new uuid
@@ -231,6 +239,36 @@ func joinChain(chain []*Transcript) *chainGraph {
 	return g
 }
 
+// isPrompt reports whether a record is something the user sent: a message,
+// or a slash command with arguments (commands without are often Claude
+// Code's own business; rewinds are told by messages).
+func isPrompt(r *record) bool {
+	return r.kind == recUser && (r.class == userGenuine || r.class == userCommand && hasArgs(r.text))
+}
+
+// commandAnswered decides, from the records that follow a slash command
+// (after(k) is the k-th one, nil for a record to skip), whether the model
+// answered it: its expanded body (an isMeta prompt, as /init, /review,
+// custom commands and skills write) or an assistant message comes before
+// any local output. A command whose output is local (/cost, /login, a
+// custom command whose shell step failed) and no model turn answers is
+// Claude Code's own business. The records decide, not a list of names, so
+// commands added in later releases are handled.
+func commandAnswered(n int, after func(k int) *record) bool {
+	for k := range n {
+		r := after(k)
+		switch {
+		case r == nil:
+		case r.kind == recAssistant, r.kind == recUser && r.class == userMeta:
+			return true
+		case r.kind == recLocalOutput, r.kind == recCompact, r.kind == recQueued && r.class == userGenuine,
+			r.kind == recUser && r.class != userInjected:
+			return false
+		}
+	}
+	return false
+}
+
 // abandonedBranches finds rewind fork points (a record with two or more
 // genuine user prompts as children) and marks every prompt but the newest,
 // with all its descendants, as abandoned. Unknown parents are roots; cycles
@@ -238,7 +276,7 @@ func joinChain(chain []*Transcript) *chainGraph {
 func (g *chainGraph) abandonedBranches() map[int32]bool {
 	prompts := map[int32][]int{} // parent id → node indexes of prompt children
 	for i, n := range g.nodes {
-		if n.rec.kind == recUser && n.rec.class == userGenuine && n.parent >= 0 {
+		if isPrompt(n.rec) && n.parent >= 0 {
 			prompts[n.parent] = append(prompts[n.parent], i)
 		}
 	}

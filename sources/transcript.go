@@ -198,8 +198,12 @@ func (fs FileState) Since() (rewritten, appended bool, err error) {
 	if err := t.readFrom(io.NewSectionReader(f, fs.Offset, info.Size()-fs.Offset), info.Size()-fs.Offset); err != nil {
 		return false, false, err
 	}
-	for _, r := range t.recs {
+	for i, r := range t.recs {
 		switch {
+		case r.kind == recUser && r.class == userCommand:
+			if hasArgs(r.text) || commandAnswered(len(t.recs)-i-1, func(k int) *record { return &t.recs[i+1+k] }) {
+				return false, true, nil
+			}
 		case r.kind == recUser && r.class == userGenuine,
 			r.kind == recQueued && r.class == userGenuine,
 			(r.kind == recEnqueue || r.kind == recRemove) && r.queue == queueTyped,
@@ -313,8 +317,11 @@ func (t *Transcript) apply(r *rawRecord) {
 	case "assistant":
 		t.applyAssistant(r, base)
 	case "system":
-		if r.subtype == "compact_boundary" {
+		switch {
+		case r.subtype == "compact_boundary":
 			base.kind, base.trigger = recCompact, r.trigger
+		case r.subtype == "local_command" && r.queueContent.isString && isLocalOutput(strings.TrimSpace(unescape(r.queueContent.raw))):
+			base.kind = recLocalOutput
 		}
 		t.recs = append(t.recs, base)
 	case "attachment":
