@@ -42,6 +42,8 @@ type Transcript struct {
 	hasRec []bool           // whether a record with that uuid was kept
 	ids    map[string]int32 // uuid → id
 
+	caveats map[int32]time.Time // local-command caveats by id, with their times
+
 	cwd         string
 	started     time.Time
 	continuedIn string
@@ -335,8 +337,26 @@ func (t *Transcript) apply(r *rawRecord) {
 	}
 }
 
+// localEchoWindow is how close to its caveat a command's output is
+// written: Claude Code writes both at once, while a message the user types
+// after a caveat takes seconds at least.
+const localEchoWindow = 2 * time.Second
+
 func (t *Transcript) applyUser(r *rawRecord, rec record) {
 	class, text, typed, images := classifyUser(r)
+	if r.meta {
+		if raw, _ := r.content.userText(); isCaveat(raw) {
+			if t.caveats == nil {
+				t.caveats = map[int32]time.Time{}
+			}
+			t.caveats[rec.id] = rec.time
+		}
+	}
+	if at, ok := t.caveats[rec.parent]; ok && class == userGenuine && rec.time.Sub(at).Abs() <= localEchoWindow {
+		// A plain record written with a caveat is its command's output
+		// (2.1.6x wrote "Unknown skill: btw" so, without a wrapper).
+		class, text = userLocalOutput, ""
+	}
 	rec.kind, rec.class, rec.text, rec.images = recUser, class, text, images
 	if typed != "" {
 		rec.typed = typedHash(typed)
