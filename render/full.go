@@ -62,7 +62,7 @@ func segments(sp *sources.Spine) []segment {
 // turns they belong to.
 func (r *renderer) full() (pre, body *doc) {
 	sp := r.in.Spine
-	r.project = text(sp.CWD)
+	r.project = oneLine(text(sp.CWD))
 	r.started = sp.Started
 	r.when = timeFormatter{loc: r.in.Location}
 	r.state.Transcripts = sp.Files
@@ -127,7 +127,7 @@ func originalRequest(msg string) *doc {
 	d := &doc{}
 	if msg != "" {
 		d.line("## Original request")
-		d.line(msg)
+		d.line(verbatim(msg))
 		d.blank()
 	}
 	return d
@@ -212,7 +212,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 		}
 		r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, label: label})
 		body.line(heading(who, clock))
-		body.line(msg)
+		body.line(verbatim(msg))
 		body.blank()
 	} else if len(r.outline) == 0 {
 		r.outline = append(r.outline, outlineItem{line: body.next(), clock: r.when.format(t.start()), label: "— Claude continues —"})
@@ -224,7 +224,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 			if i > 0 {
 				body.blank()
 			}
-			body.line(s)
+			body.line(verbatim(s))
 		}
 		body.blank()
 	}

@@ -1,0 +1,77 @@
+package render
+
+import "strings"
+
+// Verbatim text can hold lines that look like the bottle's own structure:
+// a pasted log with a "---" line or a "**User**" line would read as a turn
+// boundary or a speaker, and a model (or a program) reading the bottle
+// would take a quote for something said. Inside verbatim text such lines
+// are escaped with a backslash at the start of the line; see the package
+// documentation for the exact rule.
+
+// structuralLine reports whether a line, read leniently (leading
+// whitespace and backslashes ignored), looks like one of the lines the
+// bottle's structure is made of.
+func structuralLine(line string) bool {
+	t := strings.TrimLeft(line, " \t\\")
+	if t == "" {
+		return false
+	}
+	for _, p := range structuralPrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return thematicBreak(t)
+}
+
+// structuralPrefixes open the bottle's own lines: the header, the state
+// line, section and leg headings, speaker headings, the observations
+// heading and the reconstructed summary's heading.
+var structuralPrefixes = []string{
+	"# Session bottle", "<!-- bottled-state", "## Outline", "## Original request", "## Leg",
+	"**User", "**Assistant", "*What happened:*", "> Session summary",
+}
+
+// thematicBreak reports whether t is a markdown thematic break (the
+// bottle's "---" rule and its variants): three or more of the same '-',
+// '*' or '_', with nothing but spaces or tabs between.
+func thematicBreak(t string) bool {
+	var mark byte
+	n := 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case ' ', '\t':
+		case '-', '*', '_':
+			if mark != 0 && c != mark {
+				return false
+			}
+			mark = c
+			n++
+		default:
+			return false
+		}
+	}
+	return n >= 3
+}
+
+// verbatim escapes the lines of verbatim text that look like the bottle's
+// structure by putting a backslash in front of them. Lines keep their
+// count, so line numbers into the bottle stay right.
+func verbatim(s string) string {
+	if !strings.ContainsAny(s, "#<-*_>") {
+		return s // nothing structural can be in it
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if structuralLine(line) {
+			b.WriteByte('\\')
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
