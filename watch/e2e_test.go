@@ -16,6 +16,7 @@ import (
 
 	"bottled/internal/memwriter"
 	"bottled/render"
+	"bottled/sources"
 	"bottled/watch"
 
 	"bottled/internal/synth"
@@ -545,5 +546,53 @@ func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
 	}
 	if render.ArchivedPath(render.BottlesDir(data), id) == "" {
 		t.Fatalf("no archived bottle")
+	}
+}
+
+// TestDaemonLeavesObserverSessionsAlone runs the daemon beside claude-mem's
+// observer sessions: Claude Code sessions claude-mem runs for itself with
+// their working directory in <data-dir>/observer-sessions. They are not
+// the user's conversations: no bottle, counted apart in the status; an
+// explicit `bottled render` of one still works.
+func TestDaemonLeavesObserverSessionsAlone(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	observerCWD := filepath.Join(data, "observer-sessions")
+	const (
+		observer  = "0b5e7a1c-2d3f-4a5b-8c6d-7e8f9a0b1c2d" // in the observer's project directory
+		elsewhere = "1c6f8b2d-3e4a-4b6c-9d7e-8f9a0b1c2d3e" // its records name the observer's cwd
+		user      = "2d7a9c3e-4f5b-4c7d-8e9f-a0b1c2d3e4f5"
+	)
+	observerProj := filepath.Join(claude, "projects", sources.ProjectKey(observerCWD))
+	userProj := filepath.Join(claude, "projects", "-home-dev-app")
+	for _, dir := range []string{observerProj, userProj} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obsRec := func(id, uuid, parent, text string) string {
+		return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: time.Now(), CWD: observerCWD}.User(text)
+	}
+	appendFile(t, filepath.Join(observerProj, observer+".jsonl"), obsRec(observer, "o1", "", "OBSERVER-1 You are a Claude-Mem observer"))
+	d := startDaemon(t, claude, data)
+	appendFile(t, filepath.Join(userProj, elsewhere+".jsonl"), obsRec(elsewhere, "o1", "", "OBSERVER-2 You are a Claude-Mem observer"))
+	appendFile(t, filepath.Join(observerProj, observer+".jsonl"), assistantRec(observer, "o2", "o1", "m1", "OBSERVER-1 <observation>"))
+	appendFile(t, filepath.Join(userProj, user+".jsonl"), userRec(user, "u1", "", "OBS-USER-P1 the user's own session"))
+	d.waitContains(user, "OBS-USER-P1")
+	d.waitSettled(elsewhere, time.Time{})
+	for _, id := range []string{observer, elsewhere} {
+		if d.bottle(id) != "" {
+			t.Errorf("the daemon bottled observer session %s", id)
+		}
+	}
+	// The one found by its records is counted apart from the next rescan.
+	eventually(t, "status counts 2 observer sessions and 1 transcript", func() bool {
+		st, err := d.status()
+		return err == nil && st.Observer == 2 && st.Sessions == 1
+	})
+
+	out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", "--stdout", observer).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "OBSERVER-1 <observation>") {
+		t.Errorf("render of an observer session by id: %v\n%s", err, out)
 	}
 }

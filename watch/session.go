@@ -24,9 +24,10 @@ type session struct {
 var outcomeWritten = render.Written.String()
 
 const (
-	outcomeNothing = "nothing" // no source has anything to show
-	outcomeFresh   = "fresh"   // catch-up found the bottle current
-	outcomeFailed  = "failed"
+	outcomeNothing  = "nothing"  // no source has anything to show
+	outcomeFresh    = "fresh"    // catch-up found the bottle current
+	outcomeObserver = "observer" // claude-mem's own session: not bottled
+	outcomeFailed   = "failed"
 )
 
 // result is what a render reports to the loop.
@@ -60,6 +61,10 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			d.mu.Unlock()
 		}
 	}
+	if d.observerSession(path, "") {
+		res.outcome = outcomeObserver
+		return res
+	}
 	if catchUp && d.fresh(ctx, s.id, path) {
 		res.outcome = outcomeFresh
 		return res
@@ -82,6 +87,10 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 	in := render.Input{SessionID: s.id, Now: d.cfg.Now(), Location: time.Local}
 	if len(live) > 0 {
 		in.Spine = sources.BuildSpine(s.id, live)
+		if d.observerSession(path, in.Spine.CWD) {
+			res.outcome = outcomeObserver
+			return res
+		}
 	}
 	if db := d.db.Load(); db != nil {
 		mem, err := db.Session(ctx, s.id)

@@ -23,6 +23,9 @@ type Survey struct {
 	// Orphans are bottles whose transcript is gone (kept, or reconstructed).
 	Orphans  int `json:"orphans"`
 	Archived int `json:"archived"`
+	// Observer counts the transcripts of claude-mem's own observer
+	// sessions, which are not bottled (nor counted in Transcripts).
+	Observer int `json:"observer"`
 	// DB is the claude-mem database as seen from here.
 	DB DB `json:"db"`
 	// Sessions are the most recently written transcripts, newest first.
@@ -70,6 +73,10 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 			continue
 		}
 		id := sources.SessionOf(p)
+		if sources.IsObserverSession(p, "", dataDir) {
+			sv.Observer++
+			continue
+		}
 		all = append(all, found{id, p, info.ModTime()})
 		live[id] = true
 	}

@@ -92,8 +92,8 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 		row("daemon", "not running (%s); what follows is read from disk", rep.DaemonError)
 		row("database", "%s", dbLine(disk.DB))
 	}
-	row("bottles", "%d fresh · %d stale · %d missing (of %d transcripts) · %d without transcript · %d archived",
-		disk.Fresh, disk.Stale, disk.Missing, disk.Transcripts, disk.Orphans, disk.Archived)
+	row("bottles", "%d fresh · %d stale · %d missing (of %d transcripts) · %d without transcript · %d archived%s",
+		disk.Fresh, disk.Stale, disk.Missing, disk.Transcripts, disk.Orphans, disk.Archived, observerNote(disk.Observer))
 	if st := rep.Daemon; st != nil {
 		for i, e := range st.Errors {
 			if i == 3 {
@@ -125,6 +125,17 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 		fmt.Fprintf(w, "  %s\t%s ago\t%s\t%s\t%s\n", s.Session, age(now.Sub(s.Modified)), mode, fresh, filepath.Base(filepath.Dir(s.Transcript)))
 	}
 	w.Flush()
+}
+
+// observerNote mentions claude-mem's own sessions, which get no bottle.
+func observerNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return " · 1 observer session (claude-mem's own, not bottled)"
+	}
+	return fmt.Sprintf(" · %d observer sessions (claude-mem's own, not bottled)", n)
 }
 
 func dbLine(db watch.DB) string {

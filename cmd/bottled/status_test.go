@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"bottled/sources"
 	"bottled/watch"
 )
 
@@ -30,6 +31,10 @@ func TestStatusFromDisk(t *testing.T) {
 	f.WriteString(`{"parentUuid":"a1","type":"user","message":{"role":"user","content":"STATUS new prompt"},"uuid":"u9","timestamp":"2026-05-01T11:00:00.000Z"}` + "\n")
 	f.Close()
 	os.WriteFile(filepath.Join(e.data, "bottles", "0rphan00-0000-4000-8000-000000000000.md"), []byte("x"), 0o600)
+	// claude-mem's observer runs sessions of its own in <data-dir>/observer-sessions: counted apart.
+	observer := filepath.Join(e.claude, "projects", sources.ProjectKey(sources.ObserverDir(e.data)))
+	os.MkdirAll(observer, 0o700)
+	os.WriteFile(filepath.Join(observer, "0b5e7a1c-0000-4000-8000-000000000003.jsonl"), []byte(strings.ReplaceAll(transcript, sessionID, "0b5e7a1c-0000-4000-8000-000000000003")), 0o600)
 
 	code, out, errOut := bottled(t, nil, append(flags, "status", "--json")...)
 	if code != 0 {
@@ -39,8 +44,8 @@ func TestStatusFromDisk(t *testing.T) {
 		Daemon      *json.RawMessage `json:"daemon"`
 		DaemonError string           `json:"daemonError"`
 		Disk        struct {
-			Transcripts, Fresh, Stale, Missing, Orphans, Archived int
-			Sessions                                              []struct{ Session, Freshness string }
+			Transcripts, Fresh, Stale, Missing, Orphans, Archived, Observer int
+			Sessions                                                        []struct{ Session, Freshness string }
 		} `json:"disk"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -50,12 +55,12 @@ func TestStatusFromDisk(t *testing.T) {
 	if rep.Daemon != nil || !strings.Contains(rep.DaemonError, "no bottled daemon") {
 		t.Errorf("daemon = %v, error %q; want null and a reason", rep.Daemon, rep.DaemonError)
 	}
-	if d.Transcripts != 3 || d.Fresh != 1 || d.Stale != 1 || d.Missing != 1 || d.Orphans != 1 || len(d.Sessions) != 3 {
+	if d.Transcripts != 3 || d.Fresh != 1 || d.Stale != 1 || d.Missing != 1 || d.Orphans != 1 || d.Observer != 1 || len(d.Sessions) != 3 {
 		t.Errorf("disk = %+v", d)
 	}
 
 	code, out, _ = bottled(t, nil, append(flags, "status")...)
-	for _, want := range []string{"not running", "1 fresh · 1 stale · 1 missing (of 3 transcripts)", missing, "missing (no bottle)", "stale (new messages in the transcript)"} {
+	for _, want := range []string{"not running", "1 fresh · 1 stale · 1 missing (of 3 transcripts)", "1 observer session (claude-mem's own, not bottled)", missing, "missing (no bottle)", "stale (new messages in the transcript)"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
