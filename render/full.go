@@ -66,6 +66,10 @@ func (r *renderer) full() (pre, body *doc) {
 	r.started = sp.Started
 	r.when = timeFormatter{loc: r.in.Location}
 	r.state.Transcripts = sp.Files
+	if !sp.Unknown.Empty() {
+		u := sp.Unknown
+		r.state.Unknown = &u
+	}
 	if r.in.Memory != nil {
 		c := r.in.Memory.Cursor
 		r.state.Memory = &c

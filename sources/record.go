@@ -96,6 +96,7 @@ type content struct {
 	isString bool
 	raw      []byte // the string, when isString
 	blocks   []block
+	other    byte // the first byte of a value that is neither a string nor an array
 }
 
 type block struct {
@@ -231,8 +232,9 @@ func readContent(s *scanner) content {
 		})
 		return c
 	}
+	other := s.peek()
 	s.skip()
-	return content{}
+	return content{other: other}
 }
 
 func (c *content) has(typ string) bool {

@@ -67,6 +67,8 @@ type Spine struct {
 	Files []FileState `json:"files"`
 	// Malformed counts complete lines that could not be parsed.
 	Malformed int `json:"malformed,omitempty"`
+	// Unknown counts what the files hold that bottled does not know.
+	Unknown Unknown `json:"unknown,omitzero"`
 }
 
 // FileState records how much of one transcript file a spine reflects.

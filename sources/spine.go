@@ -25,6 +25,7 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 	for _, t := range chain {
 		sp.Files = append(sp.Files, t.State())
 		sp.Malformed += t.malformed
+		sp.Unknown.Add(&t.unknown)
 		if sp.CWD == "" {
 			sp.CWD = t.cwd
 		}

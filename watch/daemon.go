@@ -336,7 +336,8 @@ func (d *Daemon) finish(res result) {
 	case res.err != nil:
 		d.log.Warn("render failed", "session", res.id, "err", res.err)
 	case res.outcome == outcomeWritten:
-		d.log.Debug("bottle written", "session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began), "malformed_lines", res.malformed)
+		d.log.Debug("bottle written", "session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began),
+			"malformed_lines", res.malformed, "unknown", res.unknown.String())
 	}
 	for _, next := range res.continued {
 		d.noteChange(change{id: next, at: res.finished})

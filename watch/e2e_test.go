@@ -596,3 +596,36 @@ func TestDaemonLeavesObserverSessionsAlone(t *testing.T) {
 		t.Errorf("render of an observer session by id: %v\n%s", err, out)
 	}
 }
+
+// TestDaemonReportsUnknownRecords appends records bottled does not know,
+// as a newer Claude Code would write them: the bottle is still rendered,
+// and the daemon's debug log and status name what is new.
+func TestDaemonReportsUnknownRecords(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "c5e7a9b1-2d3f-4a5b-8c7d-9e0f1a2b3c4d"
+	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, claude, data)
+	appendFile(t, path, userRec(id, "u1", "", "DRIFT-P1 hello")+`{"type":"quantum-checkpoint","sessionId":"`+id+`"}`+"\n"+
+		`{"type":"attachment","uuid":"x1","parentUuid":"u1","sessionId":"`+id+`","attachment":{"type":"mood_ring"}}`+"\n"+
+		assistantRec(id, "a1", "x1", "m1", "DRIFT-A1 hi"))
+	d.waitContains(id, "DRIFT-A1 hi")
+	eventually(t, "status names the unknown records", func() bool {
+		st, err := d.status()
+		if err != nil {
+			return false
+		}
+		for _, s := range st.Recent {
+			if s.Session == id && s.Unknown != nil {
+				return s.Unknown.RecordTypes["quantum-checkpoint"] == 1 && s.Unknown.AttachmentTypes["mood_ring"] == 1
+			}
+		}
+		return false
+	})
+	if log := d.stderr.String(); !strings.Contains(log, "quantum-checkpoint×1") {
+		t.Errorf("the debug log does not name the unknown record type:\n%s", log)
+	}
+}

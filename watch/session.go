@@ -37,9 +37,10 @@ type result struct {
 	catchUp                bool
 	outcome, mode          string
 	err                    error
-	continued              []string // sessions newly found to continue this one
-	malformed              int      // transcript lines that could not be read
-	pendingAfter           bool     // set by the loop
+	continued              []string         // sessions newly found to continue this one
+	malformed              int              // transcript lines that could not be read
+	unknown                *sources.Unknown // what the transcript holds that bottled does not know
+	pendingAfter           bool             // set by the loop
 }
 
 // renderSession brings a session's parse state up to date, renders its
@@ -111,7 +112,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		res.err = err
 		return res
 	}
-	res.mode, res.malformed = string(b.State.Mode), b.Malformed
+	res.mode, res.malformed, res.unknown = string(b.State.Mode), b.Malformed, b.State.Unknown
 	out, err := render.Write(d.bottles, b)
 	if err != nil {
 		res.err = err

@@ -40,6 +40,9 @@ type SessionCheck struct {
 	Mode       string    `json:"mode,omitempty"`
 	Freshness  string    `json:"freshness"` // fresh, stale, missing
 	Why        string    `json:"why,omitempty"`
+	// Unknown is what the bottle's transcripts held that bottled does not
+	// know, as recorded in the bottle.
+	Unknown *sources.Unknown `json:"unknown,omitempty"`
 }
 
 // surveyRecent is how many sessions a survey lists.
@@ -101,7 +104,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if i < surveyRecent {
 			c := SessionCheck{Session: f.id, Transcript: f.path, Modified: f.mod, Freshness: fresh.String(), Why: why}
 			if st != nil {
-				c.Mode = string(st.Mode)
+				c.Mode, c.Unknown = string(st.Mode), st.Unknown
 			}
 			sv.Sessions = append(sv.Sessions, c)
 		}

@@ -22,12 +22,16 @@ func TestStatusFromDisk(t *testing.T) {
 	for _, id := range []string{stale, missing} {
 		os.WriteFile(filepath.Join(proj, id+".jsonl"), []byte(strings.ReplaceAll(transcript, sessionID, id)), 0o600)
 	}
+	// A record type this bottled does not know: the bottle records it, status shows it.
+	f, _ := os.OpenFile(filepath.Join(proj, sessionID+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"quantum-checkpoint","sessionId":"` + sessionID + `"}` + "\n")
+	f.Close()
 	for _, id := range []string{sessionID, stale} {
 		if code, _, errOut := bottled(t, nil, append(flags, "render", id)...); code != 0 {
 			t.Fatal(errOut)
 		}
 	}
-	f, _ := os.OpenFile(filepath.Join(proj, stale+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f, _ = os.OpenFile(filepath.Join(proj, stale+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"parentUuid":"a1","type":"user","message":{"role":"user","content":"STATUS new prompt"},"uuid":"u9","timestamp":"2026-05-01T11:00:00.000Z"}` + "\n")
 	f.Close()
 	os.WriteFile(filepath.Join(e.data, "bottles", "0rphan00-0000-4000-8000-000000000000.md"), []byte("x"), 0o600)
@@ -45,7 +49,10 @@ func TestStatusFromDisk(t *testing.T) {
 		DaemonError string           `json:"daemonError"`
 		Disk        struct {
 			Transcripts, Fresh, Stale, Missing, Orphans, Archived, Observer int
-			Sessions                                                        []struct{ Session, Freshness string }
+			Sessions                                                        []struct {
+				Session, Freshness string
+				Unknown            *struct{ RecordTypes map[string]int }
+			}
 		} `json:"disk"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -57,6 +64,12 @@ func TestStatusFromDisk(t *testing.T) {
 	}
 	if d.Transcripts != 3 || d.Fresh != 1 || d.Stale != 1 || d.Missing != 1 || d.Orphans != 1 || d.Observer != 1 || len(d.Sessions) != 3 {
 		t.Errorf("disk = %+v", d)
+	}
+
+	for _, s := range d.Sessions {
+		if got := s.Unknown != nil && s.Unknown.RecordTypes["quantum-checkpoint"] == 1; got != (s.Session == sessionID) {
+			t.Errorf("session %s: unknown = %+v", s.Session, s.Unknown)
+		}
 	}
 
 	code, out, _ = bottled(t, nil, append(flags, "status")...)
