@@ -100,9 +100,10 @@ type content struct {
 }
 
 type block struct {
-	typ  string
-	text []byte // raw text of a text block
-	id   string // tool_use id
+	typ   string
+	text  []byte // raw text of a text block
+	id    string // tool_use id
+	title string // a document's title
 }
 
 // parseRecord reads one line into r. It returns false if the line is not a
@@ -226,6 +227,8 @@ func readContent(s *scanner) content {
 					}
 				case "id":
 					b.id = s.str()
+				case "title":
+					b.title = s.str()
 				}
 			})
 			c.blocks = append(c.blocks, b)
@@ -292,7 +295,8 @@ func classifyUser(r *rawRecord) (class userClass, text, typed string, images int
 }
 
 // userText joins the text blocks of user content, leaving out the blocks an
-// IDE adds as context and <system-reminder> spans, and counts images.
+// IDE adds as context and <system-reminder> spans, names attached documents
+// in their place, and counts images.
 func (c *content) userText() (string, int) {
 	var parts []string
 	images := 0
@@ -308,9 +312,21 @@ func (c *content) userText() (string, int) {
 			}
 		case "image":
 			images++
+		case "document":
+			parts = append(parts, documentLabel(b.title))
 		}
 	}
 	return strings.TrimSpace(removeSystemReminders(strings.Join(parts, "\n\n"))), images
+}
+
+// documentLabel stands for a document the user attached to a message (a
+// file's text sent with it): the bottle names it rather than repeat it, as
+// it does for images.
+func documentLabel(title string) string {
+	if t := strings.Join(strings.Fields(title), " "); t != "" {
+		return "[document: " + t + "]"
+	}
+	return "[document]"
 }
 
 // classifyText decides from its text alone whether a message is one the
