@@ -330,9 +330,10 @@ func documentLabel(title string) string {
 }
 
 // classifyText decides from its text alone whether a message is one the
-// user wrote: slash commands become "/name args" (built-ins without
-// arguments are dropped), and text that Claude Code, a hook or a plugin
-// wrote is recognised by its opening.
+// user wrote: slash commands become "/name args" (whether one without
+// arguments is a message is decided from the records that follow it, see
+// commandAnswered), local command output and text that Claude Code, a hook
+// or a plugin wrote are recognised by their opening.
 func classifyText(raw string, images int) (class userClass, text, typed string) {
 	switch {
 	case strings.HasPrefix(raw, "<command-name>"), strings.HasPrefix(raw, "<command-message>"):

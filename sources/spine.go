@@ -45,12 +45,7 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 			continue
 		}
 		r := n.rec
-		if r.kind == recUser && r.class == userCommand && !hasArgs(r.text) && !commandAnswered(len(g.nodes)-i-1, func(k int) *record {
-			if m := g.nodes[i+1+k]; m.gid < 0 || !abandoned[m.gid] {
-				return m.rec
-			}
-			return nil
-		}) {
+		if r.kind == recUser && r.class == userCommand && !hasArgs(r.text) && !g.commandAnswered(i, abandoned) {
 			continue // run by Claude Code itself, not a message to the model
 		}
 		switch {
@@ -268,6 +263,17 @@ func commandAnswered(n int, after func(k int) *record) bool {
 		}
 	}
 	return false
+}
+
+// commandAnswered applies commandAnswered to the records that follow node
+// i, leaving out abandoned branches.
+func (g *chainGraph) commandAnswered(i int, abandoned map[int32]bool) bool {
+	return commandAnswered(len(g.nodes)-i-1, func(k int) *record {
+		if m := g.nodes[i+1+k]; m.gid < 0 || !abandoned[m.gid] {
+			return m.rec
+		}
+		return nil
+	})
 }
 
 // abandonedBranches finds rewind fork points (a record with two or more

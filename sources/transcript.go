@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -344,67 +343,6 @@ func (t *Transcript) apply(r *rawRecord) {
 // written: Claude Code writes both at once, while a message the user types
 // after a caveat takes seconds at least.
 const localEchoWindow = 2 * time.Second
-
-// noteUnknown counts what the record's type, subtype or attachment type
-// says that bottled does not know.
-func (t *Transcript) noteUnknown(r *rawRecord) {
-	u := &t.unknown
-	switch {
-	case !knownName(r.typ, knownRecordTypes, knownRecordPrefixes, nil):
-		count(&u.RecordTypes, orNone(r.typ), 1)
-	case r.typ == "queue-operation" && !slices.Contains([]string{"enqueue", "dequeue", "remove", "popAll"}, r.operation):
-		count(&u.RecordTypes, "queue-operation:"+orNone(r.operation), 1)
-	case r.typ == "system" && !knownSystemSubtypes[r.subtype]:
-		count(&u.SystemSubtypes, r.subtype, 1)
-	case r.typ == "attachment" && !knownName(r.attachType, knownAttachmentTypes, knownAttachmentPrefixes, nil):
-		count(&u.AttachmentTypes, orNone(r.attachType), 1)
-	case r.typ == "user":
-		t.noteUserShape(r)
-	}
-}
-
-// noteUserShape counts the parts of a user record no rule knows: a content
-// that is neither text nor blocks, block types, origin kinds and prompt
-// sources.
-func (t *Transcript) noteUserShape(r *rawRecord) {
-	u := &t.unknown
-	if c := r.content; !c.isString && c.blocks == nil && c.other != 0 && c.other != '[' {
-		count(&u.UserShapes, "content:"+jsonKind(c.other), 1)
-	}
-	for _, b := range r.content.blocks {
-		if !knownUserBlocks[b.typ] {
-			count(&u.UserShapes, "block:"+orNone(b.typ), 1)
-		}
-	}
-	if k := r.originKind; k != "" && !knownOriginKinds[k] {
-		if k == "?" {
-			k = "(no kind)"
-		}
-		count(&u.UserShapes, "origin:"+k, 1)
-	}
-	if p := r.promptSource; p != "" && !knownPromptSource[p] {
-		count(&u.UserShapes, "promptSource:"+p, 1)
-	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-func jsonKind(first byte) string {
-	switch first {
-	case '{':
-		return "object"
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "boolean"
-	}
-	return "number"
-}
 
 func (t *Transcript) applyUser(r *rawRecord, rec record) {
 	class, text, typed, images := classifyUser(r)
