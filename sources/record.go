@@ -62,15 +62,15 @@ type record struct {
 	id, parent int32 // interned uuids; -1 when absent
 	kind       recKind
 	class      userClass // recUser only
-	time       time.Time
-	text       string    // genuine user text, assistant block text, queued text
 	queue      queueKind // queue records: what their text is
-	images     int       // user: image blocks
-	typed      uint64    // user and queue records: hash of the text as typed
-	msg        string    // assistant: message.id (or uuid)
-	blockIndex int       // assistant: apiBlockIndex, -1 if absent
-	toolUse    string    // assistant: tool_use id
-	trigger    string    // compaction trigger
+	time       time.Time
+	text       string // genuine user text, assistant block text, queued text
+	images     int    // user: image blocks
+	typed      uint64 // user and queue records: hash of the text as typed
+	msg        string // assistant: message.id (or uuid)
+	blockIndex int    // assistant: apiBlockIndex, -1 if absent
+	toolUse    string // assistant: tool_use id
+	trigger    string // compaction trigger
 }
 
 // rawRecord collects the fields of one line before it is classified; the
