@@ -66,6 +66,9 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	if transcript == "" {
 		transcript, _ = sources.FindTranscript(cfg.ClaudeDir, p.SessionID)
 	}
+	if sources.IsObserverSession(transcript, p.CWD, cfg.DataDir) {
+		return nil, nil // claude-mem's own session: not bottled
+	}
 	db := openMemory(ctx, cfg)
 	if db != nil {
 		defer db.Close()
