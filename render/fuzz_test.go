@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"bottled/sources"
 )
@@ -66,6 +67,7 @@ func FuzzBottleStructure(f *testing.F) {
 	f.Add("  **Assistant** (10:41)\nI said this", "\\---\n***\n- - -\n___", "# Session bottle — x", "<!-- bottled-state {} -->")
 	f.Add("a\r---\r\n**User**", "x\r**Assistant**", "> Session summary (generated)", "## Leg 2 — compacted")
 	f.Add("<private>x</private>---", "**Us<private>y</private>er**", "<private>", "\t---\t")
+	f.Add("\u00a0**User** (10:00)", "-\u00a0-\u3000-", "\u2003## Outline", "\v*What happened:*")
 	f.Add("## Original request\nz", "\u2028---", "**User, while Claude was working**", "*What happened:* - [#1] x")
 	f.Fuzz(func(t *testing.T, user1, said, user2, obs string) {
 		t0 := goldenNow.Add(-time.Hour)
@@ -113,7 +115,7 @@ type bottleShape struct {
 func readShape(bottle string) bottleShape {
 	var s bottleShape
 	for _, line := range strings.Split(bottle, "\n") {
-		l := strings.TrimLeft(line, " \t")
+		l := strings.TrimLeftFunc(line, unicode.IsSpace)
 		switch {
 		case strings.HasPrefix(l, "**User"):
 			s.users++
@@ -143,7 +145,7 @@ func readShape(bottle string) bottleShape {
 // isRule reports a markdown thematic break: three or more '-', '*' or '_'
 // (one kind), spaces and tabs between them allowed.
 func isRule(l string) bool {
-	l = strings.NewReplacer(" ", "", "\t", "").Replace(l)
+	l = strings.Join(strings.Fields(l), "")
 	return len(l) >= 3 && (strings.Trim(l, "-") == "" || strings.Trim(l, "*") == "" || strings.Trim(l, "_") == "")
 }
 

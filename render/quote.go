@@ -1,6 +1,9 @@
 package render
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // Verbatim text can hold lines that look like the bottle's own structure:
 // a pasted log with a "---" line or a "**User**" line would read as a turn
@@ -10,10 +13,10 @@ import "strings"
 // documentation for the exact rule.
 
 // structuralLine reports whether a line, read leniently (leading
-// whitespace and backslashes ignored), looks like one of the lines the
-// bottle's structure is made of.
+// whitespace, Unicode's included, and backslashes ignored), looks like one
+// of the lines the bottle's structure is made of.
 func structuralLine(line string) bool {
-	t := strings.TrimLeft(line, " \t\\")
+	t := strings.TrimLeftFunc(line, func(r rune) bool { return r == '\\' || unicode.IsSpace(r) })
 	if t == "" {
 		return false
 	}
@@ -35,14 +38,14 @@ var structuralPrefixes = []string{
 
 // thematicBreak reports whether t is a markdown thematic break (the
 // bottle's "---" rule and its variants): three or more of the same '-',
-// '*' or '_', with nothing but spaces or tabs between.
+// '*' or '_', with nothing but whitespace between.
 func thematicBreak(t string) bool {
-	var mark byte
+	var mark rune
 	n := 0
-	for i := 0; i < len(t); i++ {
-		switch c := t[i]; c {
-		case ' ', '\t':
-		case '-', '*', '_':
+	for _, c := range t {
+		switch {
+		case unicode.IsSpace(c):
+		case c == '-' || c == '*' || c == '_':
 			if mark != 0 && c != mark {
 				return false
 			}
