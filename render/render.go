@@ -21,12 +21,13 @@
 // Verbatim text (messages, the original request, stored prompts) can hold
 // lines that look like these. Such a line is quoted: a backslash is put in
 // front of it. A line is quoted when, ignoring its leading whitespace (any
-// Unicode space) and backslashes, it starts with "# Session bottle", "<!-- bottled-state",
-// "## Outline", "## Original request", "## Leg", "**User", "**Assistant",
-// "*What happened:*" or "> Session summary", or is a markdown thematic break
-// (three or more of one of '-', '*', '_', with only whitespace between). Because the test ignores leading backslashes, a line that
-// already started with one gets another, so quoting is undone exactly: in
-// a line that starts with a backslash and passes the test, drop the first
+// Unicode space) and backslashes, it starts with "# Session bottle",
+// "<!-- bottled-state", "## Outline", "## Original request", "## Leg", "**User",
+// "**Assistant", "*What happened:*" or "> Session summary", or is a markdown
+// thematic break (three or more of one of '-', '*', '_', with only
+// whitespace between). Because the test ignores leading backslashes, a line
+// that already started with one gets another, so quoting is undone exactly:
+// in a line that starts with a backslash and passes the test, drop the first
 // character. A line that starts with a backslash is therefore never
 // structure, and a reader sees at once that it is quoted. Quoting adds no
 // line, so line numbers into the bottle stay right.
