@@ -336,8 +336,12 @@ func (d *Daemon) finish(res result) {
 	case res.err != nil:
 		d.log.Warn("render failed", "session", res.id, "err", res.err)
 	case res.outcome == outcomeWritten:
-		d.log.Debug("bottle written", "session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began),
-			"malformed_lines", res.malformed, "unknown", res.unknown.String())
+		args := []any{"session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began), "malformed_lines", res.malformed}
+		if !res.unknown.Empty() {
+			// What a newer Claude Code wrote that this bottled does not know.
+			args = append(args, "unknown", res.unknown.String())
+		}
+		d.log.Debug("bottle written", args...)
 	}
 	for _, next := range res.continued {
 		d.noteChange(change{id: next, at: res.finished})
