@@ -24,12 +24,10 @@ type Status struct {
 	ClaudeDir string    `json:"claudeDir"`
 	DataDir   string    `json:"dataDir"`
 	// Roots are the directories watched (or waited for).
-	Roots    []Root `json:"roots"`
-	Projects int    `json:"projects"` // project directories watched
-	Sessions int    `json:"sessions"` // transcripts known
-	// Observer counts the transcripts of claude-mem's own observer
-	// sessions, which are not bottled.
-	Observer int     `json:"observer"`
+	Roots    []Root  `json:"roots"`
+	Projects int     `json:"projects"` // project directories watched
+	Sessions int     `json:"sessions"` // transcripts known
+	Observer int     `json:"observer"` // claude-mem's own observer sessions, not bottled
 	DB       DB      `json:"db"`
 	Renders  Renders `json:"renders"`
 	CatchUp  CatchUp `json:"catchUp"`
