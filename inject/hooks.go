@@ -71,6 +71,9 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	if transcript == "" {
 		transcript, _ = sources.FindTranscript(cfg.ClaudeDir, p.SessionID)
 	}
+	if sources.IsObserverSession(transcript, p.CWD, cfg.DataDir) {
+		return nil, nil // claude-mem's own session: not bottled
+	}
 	path := render.BottlePath(dir, p.SessionID)
 	var live sources.LiveContext
 	if transcript != "" {

@@ -391,3 +391,22 @@ func TestSessionStartWithClaudeMem(t *testing.T) {
 		t.Errorf("the new observation did not make the bottle stale:\n%s", data)
 	}
 }
+
+// TestSessionStartLeavesObserverSessionsAlone runs the hook for a session
+// of claude-mem's own observer (its cwd in <data-dir>/observer-sessions),
+// as it compacts: no bottle is made and nothing is printed.
+func TestSessionStartLeavesObserverSessionsAlone(t *testing.T) {
+	e := newEnv(t)
+	for _, p := range []*Payload{
+		{SessionID: e.id, TranscriptPath: e.transcript, CWD: filepath.Join(e.data, "observer-sessions"), Source: "compact"},
+		{SessionID: e.id, TranscriptPath: e.transcript, CWD: filepath.Join(e.data, "observer-sessions", "x"), Source: "resume"},
+	} {
+		out, err := SessionStart(context.Background(), e.cfg(), p)
+		if err != nil || out != nil {
+			t.Errorf("cwd %s: output %s, err %v; want nothing", p.CWD, out, err)
+		}
+		if _, err := os.Stat(e.bottle()); !os.IsNotExist(err) {
+			t.Errorf("cwd %s: a bottle was written", p.CWD)
+		}
+	}
+}

@@ -62,10 +62,14 @@ func segments(sp *sources.Spine) []segment {
 // turns they belong to.
 func (r *renderer) full() (pre, body *doc) {
 	sp := r.in.Spine
-	r.project = text(sp.CWD)
+	r.project = oneLine(text(sp.CWD))
 	r.started = sp.Started
 	r.when = timeFormatter{loc: r.in.Location}
 	r.state.Transcripts = sp.Files
+	if !sp.Unknown.Empty() {
+		u := sp.Unknown
+		r.state.Unknown = &u
+	}
 	if r.in.Memory != nil {
 		c := r.in.Memory.Cursor
 		r.state.Memory = &c
@@ -127,7 +131,7 @@ func originalRequest(msg string) *doc {
 	d := &doc{}
 	if msg != "" {
 		d.line("## Original request")
-		d.line(msg)
+		d.line(verbatim(msg))
 		d.blank()
 	}
 	return d
@@ -212,7 +216,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 		}
 		r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, label: label})
 		body.line(heading(who, clock))
-		body.line(msg)
+		body.line(verbatim(msg))
 		body.blank()
 	} else if len(r.outline) == 0 {
 		r.outline = append(r.outline, outlineItem{line: body.next(), clock: r.when.format(t.start()), label: "— Claude continues —"})
@@ -224,7 +228,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 			if i > 0 {
 				body.blank()
 			}
-			body.line(s)
+			body.line(verbatim(s))
 		}
 		body.blank()
 	}

@@ -163,8 +163,15 @@ func checkOracles(t *testing.T, dir string, in Input, bottle []byte) {
 			if got := countKind(in, bottle, kind); got != want {
 				t.Errorf("%s = %d, want %d", kind, got, want)
 			}
+		case strings.HasPrefix(line, "lines "):
+			n, prefix, _ := strings.Cut(line[len("lines "):], " ")
+			want, _ := strconv.Atoi(n)
+			if got := linesStarting(bottle, prefix); got != want {
+				t.Errorf("lines starting %q = %d, want %d", prefix, got, want)
+			}
 		}
 	}
+	checkOutline(t, bottle)
 	data, err := os.ReadFile(filepath.Join(dir, "order.txt"))
 	if err != nil {
 		return
@@ -182,6 +189,44 @@ func checkOracles(t *testing.T, dir string, in Input, bottle []byte) {
 				break
 			}
 			rest = rest[i+len(want):]
+		}
+	}
+}
+
+// linesStarting counts the bottle's lines that start with prefix.
+func linesStarting(bottle []byte, prefix string) int {
+	n := 0
+	for line := range bytes.Lines(bottle) {
+		if bytes.HasPrefix(line, []byte(prefix)) {
+			n++
+		}
+	}
+	return n
+}
+
+// checkOutline checks that every outline entry points at the heading of a
+// turn or a leg, whatever the messages hold.
+func checkOutline(t *testing.T, bottle []byte) {
+	t.Helper()
+	lines := strings.Split(string(bottle), "\n")
+	for _, l := range lines {
+		rest, ok := strings.CutPrefix(l, "- line ")
+		if !ok {
+			if l == "## Original request" || strings.HasPrefix(l, "---") {
+				return // the outline is over
+			}
+			continue
+		}
+		num, _, _ := strings.Cut(rest, " ")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 1 || n > len(lines) {
+			t.Errorf("outline entry %q points nowhere", l)
+			continue
+		}
+		target := lines[n-1]
+		if !strings.HasPrefix(target, "**User") && !strings.HasPrefix(target, "## Leg") &&
+			!strings.HasPrefix(target, "**Assistant") && target != "*What happened:*" {
+			t.Errorf("outline entry %q points at %q", l, target)
 		}
 	}
 }

@@ -18,27 +18,49 @@ import (
 // assistant text is rightly not all in the bottle.
 var rewound = map[string]bool{"daaain__claude-code-log__-experiments-ideas__03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl": true}
 
-// TestRealFixturesRender renders every real transcript and checks the
-// bottle against facts read from the same file with encoding/json,
-// independently of the spine: every assistant text block is in it
-// verbatim, and no tool input, tool output or thinking text is.
+// TestRealFixturesRender renders every real transcript of both corpora
+// (subagent files included) and checks that the reader classified every
+// line or knows it to be harmless (no malformed line, nothing unknown: a
+// real transcript that shows something else is a rule to write), then
+// checks the bottle against facts read from the same file with
+// encoding/json, independently of the spine: every assistant text block
+// is in it verbatim (quoted where it looks like the bottle's structure),
+// and no tool input, tool output or thinking text is.
 func TestRealFixturesRender(t *testing.T) {
-	dir := fixtures.Real(t)
-	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	var files []string
+	for _, dir := range []string{fixtures.Real(t), fixtures.Real2(t)} {
+		files = append(files, fixtures.Transcripts(t, dir)...)
+	}
+	probed := 0 // tool and thinking texts checked, over all files
+	defer func() {
+		if probed < 1000 {
+			t.Errorf("only %d tool or thinking texts were checked", probed)
+		}
+	}()
 	for _, f := range files {
 		name := filepath.Base(f)
-		t.Run(name, func(t *testing.T) {
+		t.Run(filepath.Base(filepath.Dir(f))+"/"+name, func(t *testing.T) {
 			tr, err := sources.ReadTranscript("s", f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := Render(Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow})
+			sp := sources.BuildSpine("s", []*sources.Transcript{tr})
+			// Every line is one the reader classified, or one it knows to
+			// be harmless: a real transcript that shows anything else is a
+			// rule to write.
+			if sp.Malformed > 0 {
+				t.Errorf("%d lines could not be read", sp.Malformed)
+			}
+			if !sp.Unknown.Empty() {
+				t.Errorf("lines the reader does not know: %s", sp.Unknown.String())
+			}
+			b, err := Render(Input{SessionID: "s", Spine: sp, Now: goldenNow})
 			facts := readFacts(t, f)
-			if len(facts.said) == 0 {
-				if !errors.Is(err, ErrNothing) {
-					t.Fatalf("sidechain-only file: err = %v, want ErrNothing", err)
+			if errors.Is(err, ErrNothing) {
+				if len(facts.said) > 0 {
+					t.Fatalf("nothing rendered from a transcript where the assistant said %d things", len(facts.said))
 				}
-				return
+				return // a subagent's file, or a session without a message
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -46,7 +68,7 @@ func TestRealFixturesRender(t *testing.T) {
 			bottle := string(b.Bytes)
 			if !rewound[name] {
 				for _, s := range facts.said {
-					if want := StripTags(s); !strings.Contains(bottle, want) {
+					if want := verbatim(text(s)); !strings.Contains(bottle, want) {
 						t.Errorf("assistant text missing: %.80q", want)
 					}
 				}
@@ -62,9 +84,7 @@ func TestRealFixturesRender(t *testing.T) {
 					t.Errorf("tool or thinking text leaked into the bottle: %.80q", probe)
 				}
 			}
-			if checked == 0 {
-				t.Errorf("no tool or thinking text was checked")
-			}
+			probed += checked
 			if b.State.Bytes != len(b.Bytes) || b.State.Lines != strings.Count(bottle, "\n") {
 				t.Errorf("state size %d bytes %d lines, bottle has %d bytes %d lines", b.State.Bytes, b.State.Lines, len(b.Bytes), strings.Count(bottle, "\n"))
 			}

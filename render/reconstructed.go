@@ -92,7 +92,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 				msg = "*(private)*"
 			}
 			body.line(heading("User", clock))
-			body.line(msg)
+			body.line(verbatim(msg))
 			body.blank()
 		}
 		r.observations(body, g.obs)

@@ -50,6 +50,10 @@ type State struct {
 	Legs []int `json:"legs"`
 	// Task is a one-line statement of what the session is working on.
 	Task string `json:"task,omitempty"`
+	// Unknown counts what the transcripts hold that this bottled does not
+	// know (new record types, attachment types, message shapes…): after a
+	// Claude Code upgrade, the first bottle says what is new.
+	Unknown *sources.Unknown `json:"unknown,omitempty"`
 }
 
 // stateLine is the fourth line of a bottle: an HTML comment, so markdown

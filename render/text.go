@@ -8,10 +8,16 @@ import (
 )
 
 // clean makes source text safe to put in a markdown file: invalid UTF-8
-// becomes U+FFFD and NUL bytes are dropped. Everything else is verbatim.
+// becomes U+FFFD, NUL bytes are dropped, and a carriage return ends a line
+// the way a newline does ("\r\n" and a lone "\r" become "\n"), so that
+// every reader counts the bottle's lines alike. Everything else is
+// verbatim.
 func clean(s string) string {
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "")
+	}
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 	}
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 )
 
 // ErrNoTranscript reports that a session has no transcript on disk (never
@@ -214,4 +216,55 @@ func ReadChain(sessionID, path string) ([]*Transcript, error) {
 		return nil, err
 	}
 	return append(chain, t), nil
+}
+
+// maxProjectKey is the length (in UTF-16 units) past which Claude Code cuts
+// a project key and appends a hash of the whole path.
+const maxProjectKey = 200
+
+// ProjectKey is the name Claude Code gives the project directory of a
+// working directory: every UTF-16 code unit that is not an ASCII letter or
+// digit becomes "-", and a key longer than 200 units is cut to 200 and
+// followed by "-" and a base-36 hash of the path (transcript-format.md
+// §1.1). The mapping cannot be reversed; it is only ever computed forward.
+func ProjectKey(path string) string {
+	units := utf16.Encode([]rune(path))
+	key := make([]byte, len(units))
+	for i, u := range units {
+		if u < 128 && (u >= 'a' && u <= 'z' || u >= 'A' && u <= 'Z' || u >= '0' && u <= '9') {
+			key[i] = byte(u)
+		} else {
+			key[i] = '-'
+		}
+	}
+	if len(key) <= maxProjectKey {
+		return string(key)
+	}
+	var h int32 // JavaScript's (h << 5) - h + c | 0
+	for _, u := range units {
+		h = h<<5 - h + int32(u)
+	}
+	abs := int64(h)
+	if abs < 0 {
+		abs = -abs
+	}
+	return string(key[:maxProjectKey]) + "-" + strconv.FormatInt(abs, 36)
+}
+
+// ObserverDir is the working directory claude-mem runs its observer's own
+// Claude Code sessions in, under its data directory.
+func ObserverDir(dataDir string) string { return filepath.Join(dataDir, "observer-sessions") }
+
+// IsObserverSession reports whether the transcript at path belongs to
+// claude-mem's observer (for the claude-mem data directory dataDir): its
+// project directory is the observer directory's, or cwd, the working
+// directory its records name ("" if unknown), is inside the observer
+// directory. Those sessions are claude-mem's work, not the user's
+// conversations.
+func IsObserverSession(path, cwd, dataDir string) bool {
+	dir := ObserverDir(dataDir)
+	if filepath.Base(filepath.Dir(path)) == ProjectKey(dir) {
+		return true
+	}
+	return cwd != "" && (cwd == dir || strings.HasPrefix(cwd, dir+string(filepath.Separator)))
 }

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +34,42 @@ func TestChainBack(t *testing.T) {
 	}
 	if got := ChainBack(long, string(rune('A'+maxChain+10))); len(got) != maxChain {
 		t.Errorf("a chain of %d predecessors gave %d, want the cap %d", maxChain+10, len(got), maxChain)
+	}
+}
+
+// TestProjectKey checks Claude Code's project directory names, with
+// expected values from the JavaScript the reference quotes, run in node.
+func TestProjectKey(t *testing.T) {
+	long := "/home/u/" + strings.Repeat("très-long-répertoire/", 12) + "😀/.claude-mem/observer-sessions"
+	tests := []struct{ path, want string }{
+		{"/home/u/.claude-mem/observer-sessions", "-home-u--claude-mem-observer-sessions"},
+		{"/Users/me/.agents", "-Users-me--agents"},
+		{`C:\Users\x`, "C--Users-x"},
+		{"/tmp/é😀x", "-tmp----x"},
+		{long, "-home-u-tr-s-long-r-pertoire-tr-s-long-r-pertoire-tr-s-long-r-pertoire-tr-s-long-r-pertoire-tr-s-long-r-pertoire-tr-s-long-r-pertoire-tr-s-long-r-pertoire-tr-s-long-r-pertoire-tr-s-long-r-pertoire-tr--p0ikag"},
+	}
+	for _, tc := range tests {
+		if got := ProjectKey(tc.path); got != tc.want {
+			t.Errorf("ProjectKey(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestIsObserverSession(t *testing.T) {
+	const data = "/home/u/.claude-mem"
+	tests := []struct {
+		path, cwd string
+		want      bool
+	}{
+		{"/home/u/.claude/projects/-home-u--claude-mem-observer-sessions/s.jsonl", "", true},
+		{"/home/u/.claude/projects/-x/s.jsonl", "/home/u/.claude-mem/observer-sessions", true},
+		{"/home/u/.claude/projects/-x/s.jsonl", "/home/u/.claude-mem/observer-sessions/sub", true},
+		{"/home/u/.claude/projects/-x/s.jsonl", "/home/u/.claude-mem/observer-sessions-2", false},
+		{"/home/u/.claude/projects/-home-u-app/s.jsonl", "/home/u/app", false},
+	}
+	for _, tc := range tests {
+		if got := IsObserverSession(tc.path, tc.cwd, data); got != tc.want {
+			t.Errorf("IsObserverSession(%q, %q) = %v, want %v", tc.path, tc.cwd, got, tc.want)
+		}
 	}
 }

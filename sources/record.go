@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // recKind classifies a transcript line by what the spine can use of it.
@@ -20,23 +21,39 @@ const (
 	recAssistant
 	// recCompact is a compact_boundary system record.
 	recCompact
+	// recLocalOutput is a system record holding a local command's output.
+	recLocalOutput
 	// recQueued is a queued_command attachment: a steering message.
 	recQueued
 	// recEnqueue is a queue-operation enqueue whose text may turn out to be a
-	// steering message; recDequeue and recRemove consume it.
+	// steering message; recDequeue and recRemove consume it, recPopAll
+	// takes back what the user typed.
 	recEnqueue
 	recDequeue
 	recRemove
 	recPopAll
 )
 
+// queueKind says what a text in Claude Code's input queue is, which decides
+// how Claude Code consumes it.
+type queueKind uint8
+
+const (
+	queueNone    queueKind = iota // the record carries no text
+	queueTyped                    // a message the user typed
+	queueCommand                  // a slash command: it waits for the turn to end
+	queueNotice                   // Claude Code's own: a task notification, another session's message
+)
+
 // userClass says what a user record is.
 type userClass uint8
 
 const (
-	userInjected userClass = iota // tool result, meta, caveat, command output…
-	userGenuine                   // a message the user wrote
-	userDropped                   // a built-in slash command without arguments
+	userInjected    userClass = iota // tool result, caveat, hook output…
+	userGenuine                      // a message the user wrote
+	userCommand                      // a slash command the user ran; text is "/name args"
+	userLocalOutput                  // the output of a command Claude Code ran locally
+	userMeta                         // isMeta text for the model: an expanded command or skill body…
 )
 
 // record is what the spine keeps of one transcript line. Records without a
@@ -45,6 +62,7 @@ type record struct {
 	id, parent int32 // interned uuids; -1 when absent
 	kind       recKind
 	class      userClass // recUser only
+	queue      queueKind // queue records: what their text is
 	time       time.Time
 	text       string // genuine user text, assistant block text, queued text
 	images     int    // user: image blocks
@@ -78,12 +96,14 @@ type content struct {
 	isString bool
 	raw      []byte // the string, when isString
 	blocks   []block
+	other    byte // the first byte of a value that is neither a string nor an array
 }
 
 type block struct {
-	typ  string
-	text []byte // raw text of a text block
-	id   string // tool_use id
+	typ   string
+	text  []byte // raw text of a text block
+	id    string // tool_use id
+	title string // a document's title
 }
 
 // parseRecord reads one line into r. It returns false if the line is not a
@@ -207,14 +227,17 @@ func readContent(s *scanner) content {
 					}
 				case "id":
 					b.id = s.str()
+				case "title":
+					b.title = s.str()
 				}
 			})
 			c.blocks = append(c.blocks, b)
 		})
 		return c
 	}
+	other := s.peek()
 	s.skip()
-	return content{}
+	return content{other: other}
 }
 
 func (c *content) has(typ string) bool {
@@ -242,7 +265,7 @@ var injectedPrefixes = []string{
 	"<local-command-", "Caveat: The messages below", "<bash-input>", "<bash-stdout>",
 	"<bash-stderr>", "<task-notification>", "[Request interrupted by user",
 	"This session is being continued", "Stop hook feedback:", "<user-prompt-submit-hook>",
-	"<teammate-message", "<agent-message>", "Your task is to create a detailed summary of the conversation so far",
+	"<teammate-message", "<agent-message>", "<cross-session-message", "Your task is to create a detailed summary of the conversation so far",
 	PointerHeading,
 }
 
@@ -255,6 +278,11 @@ const PointerHeading = "# bottled — session continuation"
 // is the text as the user would have typed it, for matching steering
 // messages against later records.
 func classifyUser(r *rawRecord) (class userClass, text, typed string, images int) {
+	if r.meta && !r.compactSummary {
+		if raw, _ := r.content.userText(); !isCaveat(raw) {
+			return userMeta, "", "", 0
+		}
+	}
 	if r.meta || r.compactSummary || r.transcriptOnly || r.toolResult || r.content.has("tool_result") {
 		return userInjected, "", "", 0
 	}
@@ -267,7 +295,8 @@ func classifyUser(r *rawRecord) (class userClass, text, typed string, images int
 }
 
 // userText joins the text blocks of user content, leaving out the blocks an
-// IDE adds as context and <system-reminder> spans, and counts images.
+// IDE adds as context and <system-reminder> spans, names attached documents
+// in their place, and counts images.
 func (c *content) userText() (string, int) {
 	var parts []string
 	images := 0
@@ -283,24 +312,36 @@ func (c *content) userText() (string, int) {
 			}
 		case "image":
 			images++
+		case "document":
+			parts = append(parts, documentLabel(b.title))
 		}
 	}
 	return strings.TrimSpace(removeSystemReminders(strings.Join(parts, "\n\n"))), images
 }
 
+// documentLabel stands for a document the user attached to a message (a
+// file's text sent with it): the bottle names it rather than repeat it, as
+// it does for images.
+func documentLabel(title string) string {
+	if t := strings.Join(strings.Fields(title), " "); t != "" {
+		return "[document: " + t + "]"
+	}
+	return "[document]"
+}
+
 // classifyText decides from its text alone whether a message is one the
-// user wrote: slash commands become "/name args" (built-ins without
-// arguments are dropped), and text that Claude Code, a hook or a plugin
-// wrote is recognised by its opening.
+// user wrote: slash commands become "/name args" (whether one without
+// arguments is a message is decided from the records that follow it, see
+// commandAnswered), local command output and text that Claude Code, a hook
+// or a plugin wrote are recognised by their opening.
 func classifyText(raw string, images int) (class userClass, text, typed string) {
 	switch {
 	case strings.HasPrefix(raw, "<command-name>"), strings.HasPrefix(raw, "<command-message>"):
 		name, args := parseCommand(raw)
 		typed = strings.TrimSpace("/" + name + " " + args)
-		if args == "" && builtinCommands[name] {
-			return userDropped, "", typed
-		}
-		return userGenuine, typed, typed
+		return userCommand, typed, typed
+	case isLocalOutput(raw):
+		return userLocalOutput, "", raw
 	case hasAnyPrefix(raw, injectedPrefixes), isClaudeMemContext(raw):
 		return userInjected, "", raw
 	case raw == "" && images == 0:
@@ -308,6 +349,57 @@ func classifyText(raw string, images int) (class userClass, text, typed string) 
 	}
 	return userGenuine, raw, raw
 }
+
+// classifyQueued says what a text in Claude Code's input queue is. Besides
+// what the user types, Claude Code queues its own notifications: task
+// notifications (as <task-notification> or, in 2.1.5x, as a JSON object
+// naming the task) and messages from other sessions.
+func classifyQueued(raw string) (queueKind, string) {
+	if isSlashCommand(raw) {
+		return queueCommand, ""
+	}
+	if class, text, _ := classifyText(raw, 0); class == userGenuine && !strings.HasPrefix(raw, `{"task_id":`) {
+		return queueTyped, text
+	}
+	return queueNotice, ""
+}
+
+// isSlashCommand reports whether text typed into Claude Code's prompt is a
+// slash command: "/name" or "/name args", where the name has no slash (a
+// message that starts with a path, "/usr/lib is missing", is not one).
+func isSlashCommand(s string) bool {
+	rest, ok := strings.CutPrefix(s, "/")
+	if !ok {
+		return false
+	}
+	name := rest
+	if i := strings.IndexFunc(rest, unicode.IsSpace); i >= 0 {
+		name = rest[:i]
+	}
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_:.", c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLocalOutput recognises the output of a command Claude Code ran itself.
+func isLocalOutput(s string) bool {
+	return strings.HasPrefix(s, "<local-command-stdout>") || strings.HasPrefix(s, "<local-command-stderr>")
+}
+
+// isCaveat recognises the note Claude Code writes before the records of a
+// local command (plain in 1.0.x, wrapped in 2.x).
+func isCaveat(s string) bool {
+	return strings.HasPrefix(s, "<local-command-caveat>") || strings.HasPrefix(s, "Caveat: The messages below")
+}
+
+// hasArgs reports whether a command's text ("/name args") has arguments.
+func hasArgs(command string) bool { return strings.ContainsRune(command, ' ') }
 
 // isClaudeMemContext recognises claude-mem's SessionStart timeline
 // ("# [project] recent context, <date>"), in case a build recorded it as a
@@ -370,20 +462,4 @@ func tagBody(s, tag string) string {
 		return rest
 	}
 	return rest[:j]
-}
-
-// builtinCommands are Claude Code's own slash commands. Run without
-// arguments they change the session rather than say anything, so the spine
-// drops them; with arguments (/compact keep the API notes) they are kept.
-var builtinCommands = map[string]bool{
-	"add-dir": true, "agents": true, "bashes": true, "bug": true, "clear": true, "compact": true,
-	"config": true, "context": true, "cost": true, "doctor": true, "exit": true, "export": true,
-	"fast": true, "help": true, "hooks": true, "ide": true, "init": true, "install-github-app": true,
-	"login": true, "logout": true, "mcp": true, "memory": true, "migrate-installer": true,
-	"model": true, "output-style": true, "permissions": true, "plugin": true, "plugins": true,
-	"pr-comments": true, "privacy-settings": true, "quit": true, "release-notes": true,
-	"resume": true, "review": true, "rewind": true, "security-review": true, "status": true,
-	"statusline": true, "tasks": true, "terminal-setup": true, "theme": true, "todos": true,
-	"upgrade": true, "usage": true, "vim": true, "branch": true, "fork": true, "rename": true,
-	"btw": true, "skills": true, "stats": true, "feedback": true, "allowed-tools": true,
 }

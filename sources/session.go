@@ -35,7 +35,8 @@ type Entry struct {
 	// Time is the record's timestamp (zero if the record had none).
 	Time time.Time `json:"time"`
 	// Text is the user message or the assistant's text blocks joined by a
-	// blank line.
+	// blank line. A document attached to a user message stands in it as a
+	// "[document: <title>]" line.
 	Text string `json:"text,omitempty"`
 	// Images is the number of image blocks that came with a user message.
 	Images int `json:"images,omitempty"`
@@ -67,6 +68,8 @@ type Spine struct {
 	Files []FileState `json:"files"`
 	// Malformed counts complete lines that could not be parsed.
 	Malformed int `json:"malformed,omitempty"`
+	// Unknown counts what the files hold that bottled does not know.
+	Unknown Unknown `json:"unknown,omitzero"`
 }
 
 // FileState records how much of one transcript file a spine reflects.

@@ -3,6 +3,7 @@ package sources
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // BuildSpine builds the spine of a session from the parse state of its
@@ -18,11 +19,13 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 	g := joinChain(chain)
 	abandoned := g.abandonedBranches()
 	steering := g.steeringMessages()
+	copies := g.replayedPrompts(abandoned)
 
 	sp := &Spine{SessionID: sessionID}
 	for _, t := range chain {
 		sp.Files = append(sp.Files, t.State())
 		sp.Malformed += t.malformed
+		sp.Unknown.Add(&t.unknown)
 		if sp.CWD == "" {
 			sp.CWD = t.cwd
 		}
@@ -42,15 +45,18 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 			continue
 		}
 		r := n.rec
+		if r.kind == recUser && r.class == userCommand && !hasArgs(r.text) && !g.commandAnswered(i, abandoned) {
+			continue // run by Claude Code itself, not a message to the model
+		}
 		switch {
-		case r.kind == recUser && r.class == userGenuine,
+		case r.kind == recUser && (r.class == userGenuine || r.class == userCommand),
 			r.kind == recQueued && r.class == userGenuine:
-			if sp.repeats(r) {
-				continue // a copy replayed under a new uuid (older resumes did that)
+			if copies[i] {
+				continue // a copy of an earlier turn, written again under a new uuid
 			}
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: r.time, Text: r.text,
 				Images: r.images, Steering: r.kind == recQueued, Session: n.session})
-		case r.kind == recRemove && steering[i] != nil:
+		case r.kind == recRemove && steering[i].text != "":
 			q := steering[i]
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: q.time, Text: q.text,
 				Steering: true, Session: n.session})
@@ -75,13 +81,6 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 		}
 	}
 	return sp
-}
-
-// repeats reports whether a user record says exactly what the entry just
-// before it said: nothing can come between a message and its copy.
-func (sp *Spine) repeats(r *record) bool {
-	n := len(sp.Entries)
-	return n > 0 && sp.Entries[n-1].Kind == EntryUser && sp.Entries[n-1].Text == r.text && sp.Entries[n-1].Images == r.images
 }
 
 // addCompaction appends a compaction marker, merging it into a marker that
@@ -121,6 +120,43 @@ func fillAssistant(e *Entry, bs []*record) {
 		}
 	}
 	e.Text = strings.Join(texts, "\n\n")
+}
+
+// replayedPrompts finds the prompts that are copies of earlier turns: some
+// builds (2.0.x on a restart, older resumes) wrote a session's history into
+// the file again under new uuids, the assistant records keeping their
+// message ids. A prompt is such a copy when an earlier prompt said the same
+// and the first assistant message after it is one already seen: its answer
+// was given before. A prompt the user really sent again (after an API error,
+// or twice in a row) is answered by a new message, or by none.
+func (g *chainGraph) replayedPrompts(abandoned map[int32]bool) map[int]bool {
+	var copies map[int]bool
+	said := map[uint64]bool{} // typed hashes of the prompts so far
+	seen := map[string]bool{} // assistant message ids so far
+	waiting := -1             // a prompt said before, not answered yet
+	for i, n := range g.nodes {
+		if n.gid >= 0 && abandoned[n.gid] {
+			continue
+		}
+		switch r := n.rec; {
+		case r.kind == recUser && r.class == userGenuine:
+			waiting = -1
+			if said[r.typed] {
+				waiting = i
+			}
+			said[r.typed] = true
+		case r.kind == recAssistant:
+			if waiting >= 0 && seen[r.msg] {
+				if copies == nil {
+					copies = map[int]bool{}
+				}
+				copies[waiting] = true
+			}
+			waiting = -1
+			seen[r.msg] = true
+		}
+	}
+	return copies
 }
 
 // chainGraph is the records of a chain of files in order, with uuids
@@ -199,6 +235,47 @@ func joinChain(chain []*Transcript) *chainGraph {
 	return g
 }
 
+// isPrompt reports whether a record is something the user sent: a message,
+// or a slash command with arguments (commands without are often Claude
+// Code's own business; rewinds are told by messages).
+func isPrompt(r *record) bool {
+	return r.kind == recUser && (r.class == userGenuine || r.class == userCommand && hasArgs(r.text))
+}
+
+// commandAnswered decides, from the records that follow a slash command
+// (after(k) is the k-th one, nil for a record to skip), whether the model
+// answered it: its expanded body (an isMeta prompt, as /init, /review,
+// custom commands and skills write) or an assistant message comes before
+// any local output. A command whose output is local (/cost, /login, a
+// custom command whose shell step failed) and no model turn answers is
+// Claude Code's own business. The records decide, not a list of names, so
+// commands added in later releases are handled.
+func commandAnswered(n int, after func(k int) *record) bool {
+	for k := range n {
+		r := after(k)
+		switch {
+		case r == nil:
+		case r.kind == recAssistant, r.kind == recUser && r.class == userMeta:
+			return true
+		case r.kind == recLocalOutput, r.kind == recCompact, r.kind == recQueued && r.class == userGenuine,
+			r.kind == recUser && r.class != userInjected:
+			return false
+		}
+	}
+	return false
+}
+
+// commandAnswered applies commandAnswered to the records that follow node
+// i, leaving out abandoned branches.
+func (g *chainGraph) commandAnswered(i int, abandoned map[int32]bool) bool {
+	return commandAnswered(len(g.nodes)-i-1, func(k int) *record {
+		if m := g.nodes[i+1+k]; m.gid < 0 || !abandoned[m.gid] {
+			return m.rec
+		}
+		return nil
+	})
+}
+
 // abandonedBranches finds rewind fork points (a record with two or more
 // genuine user prompts as children) and marks every prompt but the newest,
 // with all its descendants, as abandoned. Unknown parents are roots; cycles
@@ -206,7 +283,7 @@ func joinChain(chain []*Transcript) *chainGraph {
 func (g *chainGraph) abandonedBranches() map[int32]bool {
 	prompts := map[int32][]int{} // parent id → node indexes of prompt children
 	for i, n := range g.nodes {
-		if n.rec.kind == recUser && n.rec.class == userGenuine && n.parent >= 0 {
+		if isPrompt(n.rec) && n.parent >= 0 {
 			prompts[n.parent] = append(prompts[n.parent], i)
 		}
 	}
@@ -249,39 +326,50 @@ func (g *chainGraph) abandonedBranches() map[int32]bool {
 	return abandoned
 }
 
-// steeringMessages pairs queue-operation records (2.1.3x): an enqueue
-// consumed by a remove is a message the user typed while Claude worked,
-// unless the same text later arrives as a user record (it was run as a
-// normal prompt or command) or as a queued_command attachment (newer builds
-// record steering that way). It returns the enqueue record for each remove
-// that delivered a steering message, keyed by the remove's node index.
-func (g *chainGraph) steeringMessages() map[int]*record {
-	var pending []int // enqueue node indexes, oldest first
-	pairs := map[int]int{}
+// steer is a steering message: text the user typed while Claude worked,
+// delivered mid-turn.
+type steer struct {
+	text string
+	time time.Time // when it was typed
+}
+
+// steeringMessages replays Claude Code's input queue to find the steering
+// messages: what the user typed while Claude worked and Claude Code
+// delivered mid-turn (a remove). It returns them keyed by the node index of
+// the remove that delivered them.
+//
+// The queue holds more than what the user typed, and not everything in it
+// leaves through a queue operation (a task notification can reach the
+// model as a user record of its own), so a remove is not paired with the
+// oldest entry blindly; it takes what Claude Code would take (see take).
+// A delivered text is not a steering message when a queued_command
+// attachment shows it (newer builds record steering that way), or when the
+// next message the user sends has the same text (it was run as a prompt).
+func (g *chainGraph) steeringMessages() map[int]steer {
+	var q inputQueue
+	delivered := map[int]steer{}
 	for i, n := range g.nodes {
-		switch n.rec.kind {
+		r := n.rec
+		switch r.kind {
 		case recEnqueue:
-			pending = append(pending, i)
-		case recDequeue, recRemove:
-			if len(pending) == 0 {
-				continue
+			q.push(r)
+		case recDequeue:
+			q.take(r)
+		case recRemove:
+			from := q.take(r)
+			msg := from
+			if r.queue != queueNone && (from == nil || from.typed != r.typed) {
+				msg = r // the remove's own text is what was delivered
 			}
-			if n.rec.kind == recRemove {
-				pairs[i] = pending[0]
+			if msg != nil && msg.queue == queueTyped {
+				delivered[i] = steer{text: msg.text, time: msg.time}
 			}
-			pending = pending[1:]
 		case recPopAll:
-			pending = nil
+			q.popTyped()
 		}
 	}
-	if len(pairs) == 0 {
+	if len(delivered) == 0 {
 		return nil
-	}
-	later := map[uint64]bool{} // typed texts of user records after the walk's position
-	out := map[int]*record{}
-	enqueueOf := map[int][]int{} // enqueue index → removes it fed
-	for rm, enq := range pairs {
-		enqueueOf[enq] = append(enqueueOf[enq], rm)
 	}
 	queued := map[uint64]bool{}
 	for _, n := range g.nodes {
@@ -289,16 +377,66 @@ func (g *chainGraph) steeringMessages() map[int]*record {
 			queued[n.rec.typed] = true
 		}
 	}
+	out := map[int]steer{}
+	nextPrompt := uint64(0) // typed hash of the next genuine user message
 	for i := len(g.nodes) - 1; i >= 0; i-- {
 		r := g.nodes[i].rec
-		if r.kind == recUser && r.typed != 0 {
-			later[r.typed] = true
+		if r.kind == recUser && r.class == userGenuine {
+			nextPrompt = r.typed
 		}
-		for _, rm := range enqueueOf[i] {
-			if r.class == userGenuine && !later[r.typed] && !queued[r.typed] {
-				out[rm] = r
+		if s, ok := delivered[i]; ok {
+			if h := typedHash(s.text); !queued[h] && h != nextPrompt {
+				out[i] = s
 			}
 		}
 	}
 	return out
+}
+
+// inputQueue is Claude Code's queue of input waiting for the model, as the
+// transcript's queue operations replay it.
+type inputQueue struct {
+	pending []*record // enqueue records, oldest first
+}
+
+func (q *inputQueue) push(r *record) { q.pending = append(q.pending, r) }
+
+// take removes and returns the entry a dequeue or remove consumed, or nil.
+// An operation that carries its text takes the pending entry with that
+// text, else the oldest of the same kind. Without text (most builds):
+// a remove delivers mid-turn, which Claude Code does for what the user
+// typed and for its notifications, never for a slash command unless
+// nothing else waits; a dequeue starts the next turn with what the user
+// typed or a command before any notification.
+func (q *inputQueue) take(op *record) *record {
+	var prefs [][]queueKind // kinds to look for, in turn; oldest first within each
+	switch {
+	case op.queue != queueNone:
+		if i := slices.IndexFunc(q.pending, func(r *record) bool { return r.typed == op.typed }); i >= 0 {
+			return q.remove(i)
+		}
+		prefs = [][]queueKind{{op.queue}}
+	case op.kind == recRemove:
+		prefs = [][]queueKind{{queueTyped}, {queueNotice}, {queueCommand}}
+	default:
+		prefs = [][]queueKind{{queueTyped, queueCommand}, {queueNotice}}
+	}
+	for _, kinds := range prefs {
+		if i := slices.IndexFunc(q.pending, func(r *record) bool { return slices.Contains(kinds, r.queue) }); i >= 0 {
+			return q.remove(i)
+		}
+	}
+	return nil
+}
+
+func (q *inputQueue) remove(i int) *record {
+	r := q.pending[i]
+	q.pending = slices.Delete(q.pending, i, i+1)
+	return r
+}
+
+// popTyped takes back what the user typed: popAll is Claude Code putting
+// queued messages back into the prompt box to be edited.
+func (q *inputQueue) popTyped() {
+	q.pending = slices.DeleteFunc(q.pending, func(r *record) bool { return r.queue == queueTyped })
 }

@@ -42,6 +42,9 @@ type Transcript struct {
 	hasRec []bool           // whether a record with that uuid was kept
 	ids    map[string]int32 // uuid → id
 
+	caveats map[int32]time.Time // local-command caveats by id, with their times
+	unknown Unknown             // what the reader met and does not know
+
 	cwd         string
 	started     time.Time
 	continuedIn string
@@ -198,11 +201,15 @@ func (fs FileState) Since() (rewritten, appended bool, err error) {
 	if err := t.readFrom(io.NewSectionReader(f, fs.Offset, info.Size()-fs.Offset), info.Size()-fs.Offset); err != nil {
 		return false, false, err
 	}
-	for _, r := range t.recs {
+	for i, r := range t.recs {
 		switch {
+		case r.kind == recUser && r.class == userCommand:
+			if hasArgs(r.text) || commandAnswered(len(t.recs)-i-1, func(k int) *record { return &t.recs[i+1+k] }) {
+				return false, true, nil
+			}
 		case r.kind == recUser && r.class == userGenuine,
 			r.kind == recQueued && r.class == userGenuine,
-			r.kind == recEnqueue && r.class == userGenuine,
+			(r.kind == recEnqueue || r.kind == recRemove) && r.queue == queueTyped,
 			r.kind == recAssistant && r.text != "":
 			return false, true, nil
 		}
@@ -293,6 +300,7 @@ func (t *Transcript) apply(r *rawRecord) {
 		t.started = ts
 	}
 	base := record{id: -1, parent: -1, blockIndex: -1, time: ts}
+	t.noteUnknown(r)
 	switch r.typ {
 	case "queue-operation":
 		t.applyQueue(r, base)
@@ -313,8 +321,11 @@ func (t *Transcript) apply(r *rawRecord) {
 	case "assistant":
 		t.applyAssistant(r, base)
 	case "system":
-		if r.subtype == "compact_boundary" {
+		switch {
+		case r.subtype == "compact_boundary":
 			base.kind, base.trigger = recCompact, r.trigger
+		case r.subtype == "local_command" && r.queueContent.isString && isLocalOutput(strings.TrimSpace(unescape(r.queueContent.raw))):
+			base.kind = recLocalOutput
 		}
 		t.recs = append(t.recs, base)
 	case "attachment":
@@ -328,8 +339,31 @@ func (t *Transcript) apply(r *rawRecord) {
 	}
 }
 
+// localEchoWindow is how close to its caveat a command's output is
+// written: Claude Code writes both at once, while a message the user types
+// after a caveat takes seconds at least.
+const localEchoWindow = 2 * time.Second
+
 func (t *Transcript) applyUser(r *rawRecord, rec record) {
 	class, text, typed, images := classifyUser(r)
+	if class == userGenuine {
+		if tag := wrapperTag(text); tag != "" && !knownTags[tag] {
+			count(&t.unknown.UserShapes, "tag:"+tag, 1)
+		}
+	}
+	if r.meta {
+		if raw, _ := r.content.userText(); isCaveat(raw) {
+			if t.caveats == nil {
+				t.caveats = map[int32]time.Time{}
+			}
+			t.caveats[rec.id] = rec.time
+		}
+	}
+	if at, ok := t.caveats[rec.parent]; ok && class == userGenuine && rec.time.Sub(at).Abs() <= localEchoWindow {
+		// A plain record written with a caveat is its command's output
+		// (2.1.6x wrote "Unknown skill: btw" so, without a wrapper).
+		class, text = userLocalOutput, ""
+	}
 	rec.kind, rec.class, rec.text, rec.images = recUser, class, text, images
 	if typed != "" {
 		rec.typed = typedHash(typed)
@@ -375,6 +409,9 @@ func (t *Transcript) applyAssistant(r *rawRecord, rec record) {
 		case "tool_use", "server_tool_use", "mcp_tool_use":
 			out.toolUse = b.id
 		default:
+			if !knownName(b.typ, knownAssistantBlocks, nil, knownAssistantBlockSuffx) {
+				count(&t.unknown.AssistantBlocks, orNone(b.typ), 1)
+			}
 			continue
 		}
 		t.recs = append(t.recs, out)
@@ -389,20 +426,7 @@ func (t *Transcript) applyAssistant(r *rawRecord, rec record) {
 func (t *Transcript) applyQueue(r *rawRecord, rec record) {
 	switch r.operation {
 	case "enqueue":
-		// 2.0.x wrote block lists here and then a normal user record with
-		// the same text, so only string content can be a steering message.
-		if !r.queueContent.isString {
-			return
-		}
-		raw := strings.TrimSpace(unescape(r.queueContent.raw))
-		class, text, _ := classifyText(raw, 0)
-		if raw == "" {
-			return
-		}
-		rec.kind, rec.typed = recEnqueue, typedHash(raw)
-		if class == userGenuine {
-			rec.class, rec.text = userGenuine, text
-		}
+		rec.kind = recEnqueue
 	case "dequeue":
 		rec.kind = recDequeue
 	case "remove":
@@ -411,6 +435,23 @@ func (t *Transcript) applyQueue(r *rawRecord, rec record) {
 		rec.kind = recPopAll
 	default:
 		return
+	}
+	c := r.queueContent
+	switch {
+	case c.isString:
+		raw := strings.TrimSpace(unescape(c.raw))
+		if raw != "" {
+			rec.queue, rec.text = classifyQueued(raw)
+			rec.typed = typedHash(raw)
+		}
+	case len(c.blocks) > 0:
+		// 2.0.x queued block lists and wrote the same text again as a
+		// normal user record when it ran; such an entry is never a
+		// steering message, but it still holds a place in the queue.
+		rec.queue = queueNotice
+	}
+	if rec.kind == recEnqueue && rec.queue == queueNone {
+		return // nothing queued
 	}
 	t.recs = append(t.recs, rec)
 }

@@ -158,16 +158,19 @@ func userTextsOfLines(t *testing.T, path string, from, to int) []string {
 	return out
 }
 
-// TestIncrementalEqualsFull grows a copy of every real fixture the way
-// Claude Code does, calling Update after each append, and checks the spine
-// equals the one-shot parse: appending whole lines resumes at every line
-// boundary; appending lines in two halves also resumes mid-line, where the
-// torn half must wait for the rest.
+// TestIncrementalEqualsFull grows a copy of every real fixture (both
+// corpora, subagent files too) the way Claude Code does, calling Update
+// after each append, and checks the spine equals the one-shot parse:
+// appending whole lines resumes at every line boundary; appending lines in
+// two halves also resumes mid-line, where the torn half must wait for the
+// rest.
 func TestIncrementalEqualsFull(t *testing.T) {
-	dir := fixtures.Real(t)
-	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	var files []string
+	for _, dir := range []string{fixtures.Real(t), fixtures.Real2(t)} {
+		files = append(files, fixtures.Transcripts(t, dir)...)
+	}
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
+		t.Run(filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
 			data, err := os.ReadFile(f)
 			if err != nil {

@@ -128,12 +128,13 @@ type Daemon struct {
 	db  atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw *dbWatch
 
-	// mu guards paths, links and linkScanned, which renders and the fs
-	// reader share.
+	// mu guards paths, links, linkScanned and observers, which renders and
+	// the fs reader share.
 	mu          sync.Mutex
 	paths       map[string]string // session → transcript path
 	links       map[string]string // session → the session it continued in
 	linkScanned map[string]bool   // project dirs whose tails were read for links
+	observers   map[string]bool   // sessions that are claude-mem's observer's own
 
 	// Owned by the loop.
 	sched    *scheduler
@@ -162,6 +163,7 @@ func New(cfg Config) *Daemon {
 		paths:       map[string]string{},
 		links:       map[string]string{},
 		linkScanned: map[string]bool{},
+		observers:   map[string]bool{},
 		sched:       newScheduler(cfg.Debounce, cfg.MaxWait),
 		sessions:    map[string]*session{},
 	}
@@ -334,7 +336,12 @@ func (d *Daemon) finish(res result) {
 	case res.err != nil:
 		d.log.Warn("render failed", "session", res.id, "err", res.err)
 	case res.outcome == outcomeWritten:
-		d.log.Debug("bottle written", "session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began), "malformed_lines", res.malformed)
+		args := []any{"session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began), "malformed_lines", res.malformed}
+		if !res.unknown.Empty() {
+			// What a newer Claude Code wrote that this bottled does not know.
+			args = append(args, "unknown", res.unknown.String())
+		}
+		d.log.Debug("bottle written", args...)
 	}
 	for _, next := range res.continued {
 		d.noteChange(change{id: next, at: res.finished})
@@ -395,3 +402,19 @@ func (d *Daemon) send(ctx context.Context, c change) {
 }
 
 func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }
+
+// observerSession reports whether the session whose transcript is at path
+// (its records naming cwd, "" if not read yet) is one claude-mem's
+// observer runs for itself, and remembers it: those are not the user's
+// conversations and get no bottle.
+func (d *Daemon) observerSession(path, cwd string) bool {
+	if path == "" || !sources.IsObserverSession(path, cwd, d.cfg.DataDir) {
+		return false
+	}
+	d.mu.Lock()
+	d.observers[sources.SessionOf(path)] = true
+	n := len(d.observers)
+	d.mu.Unlock()
+	d.rec.update(func(st *Status) { st.Observer = n })
+	return true
+}

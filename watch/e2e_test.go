@@ -16,6 +16,7 @@ import (
 
 	"bottled/internal/memwriter"
 	"bottled/render"
+	"bottled/sources"
 	"bottled/watch"
 
 	"bottled/internal/synth"
@@ -510,4 +511,121 @@ func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
 	}
 	appendFile(t, path, userRec(id, "u2", "h1", "CLEAR-RESUMED one more thing"))
 	d.waitContains(id, "CLEAR-RESUMED one more thing")
+}
+
+// TestDaemonLeavesHeadlessClearArchived plays `claude -p "/clear" --resume
+// ID` as Claude Code 2.1.332 writes it: the command is enqueued (and
+// dequeued) in the cleared session's transcript around SessionEnd(clear).
+// A command in the queue is not content: the archived bottle stays
+// archived.
+func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "b4d0f2a1-3c5e-4f70-9b1c-d2e3f4a5b6c7"
+	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "HCLEAR-P1 bump the version")+assistantRec(id, "a1", "u1", "m1", "HCLEAR-A1 Bumped."))
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, "HCLEAR-A1 Bumped.")
+
+	// The hook runs within the daemon's debounce of the enqueue, so the
+	// daemon sees the queue records only once the bottle is archived.
+	hook := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "hook", "session-end")
+	hook.Stdin = strings.NewReader(`{"session_id":"` + id + `","transcript_path":"` + path + `","hook_event_name":"SessionEnd","reason":"clear"}`)
+	if out, err := hook.CombinedOutput(); err != nil {
+		t.Fatalf("hook session-end: %v %s", err, out)
+	}
+	ended := time.Now()
+	q := synth.Rec{Session: id, At: ended}
+	appendFile(t, path, q.Queue("enqueue", "/clear")+q.Queue("dequeue", ""))
+	d.waitSettled(id, ended)
+	if d.bottle(id) != "" {
+		t.Fatalf("the daemon brought the archived bottle back for an enqueued /clear")
+	}
+	if render.ArchivedPath(render.BottlesDir(data), id) == "" {
+		t.Fatalf("no archived bottle")
+	}
+}
+
+// TestDaemonLeavesObserverSessionsAlone runs the daemon beside claude-mem's
+// observer sessions: Claude Code sessions claude-mem runs for itself with
+// their working directory in <data-dir>/observer-sessions. They are not
+// the user's conversations: no bottle, counted apart in the status; an
+// explicit `bottled render` of one still works.
+func TestDaemonLeavesObserverSessionsAlone(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	observerCWD := filepath.Join(data, "observer-sessions")
+	const (
+		observer  = "0b5e7a1c-2d3f-4a5b-8c6d-7e8f9a0b1c2d" // in the observer's project directory
+		elsewhere = "1c6f8b2d-3e4a-4b6c-9d7e-8f9a0b1c2d3e" // its records name the observer's cwd
+		user      = "2d7a9c3e-4f5b-4c7d-8e9f-a0b1c2d3e4f5"
+	)
+	observerProj := filepath.Join(claude, "projects", sources.ProjectKey(observerCWD))
+	userProj := filepath.Join(claude, "projects", "-home-dev-app")
+	for _, dir := range []string{observerProj, userProj} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obsRec := func(id, uuid, parent, text string) string {
+		return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: time.Now(), CWD: observerCWD}.User(text)
+	}
+	appendFile(t, filepath.Join(observerProj, observer+".jsonl"), obsRec(observer, "o1", "", "OBSERVER-1 You are a Claude-Mem observer"))
+	d := startDaemon(t, claude, data)
+	appendFile(t, filepath.Join(userProj, elsewhere+".jsonl"), obsRec(elsewhere, "o1", "", "OBSERVER-2 You are a Claude-Mem observer"))
+	appendFile(t, filepath.Join(observerProj, observer+".jsonl"), assistantRec(observer, "o2", "o1", "m1", "OBSERVER-1 <observation>"))
+	appendFile(t, filepath.Join(userProj, user+".jsonl"), userRec(user, "u1", "", "OBS-USER-P1 the user's own session"))
+	d.waitContains(user, "OBS-USER-P1")
+	d.waitSettled(elsewhere, time.Time{})
+	for _, id := range []string{observer, elsewhere} {
+		if d.bottle(id) != "" {
+			t.Errorf("the daemon bottled observer session %s", id)
+		}
+	}
+	// The one found by its records is counted apart from the next rescan.
+	eventually(t, "status counts 2 observer sessions and 1 transcript", func() bool {
+		st, err := d.status()
+		return err == nil && st.Observer == 2 && st.Sessions == 1
+	})
+
+	out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", "--stdout", observer).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "OBSERVER-1 <observation>") {
+		t.Errorf("render of an observer session by id: %v\n%s", err, out)
+	}
+}
+
+// TestDaemonReportsUnknownRecords appends records bottled does not know,
+// as a newer Claude Code would write them: the bottle is still rendered,
+// and the daemon's debug log and status name what is new.
+func TestDaemonReportsUnknownRecords(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "c5e7a9b1-2d3f-4a5b-8c7d-9e0f1a2b3c4d"
+	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, claude, data)
+	appendFile(t, path, userRec(id, "u1", "", "DRIFT-P1 hello")+`{"type":"quantum-checkpoint","sessionId":"`+id+`"}`+"\n"+
+		`{"type":"attachment","uuid":"x1","parentUuid":"u1","sessionId":"`+id+`","attachment":{"type":"mood_ring"}}`+"\n"+
+		assistantRec(id, "a1", "x1", "m1", "DRIFT-A1 hi"))
+	d.waitContains(id, "DRIFT-A1 hi")
+	eventually(t, "status names the unknown records", func() bool {
+		st, err := d.status()
+		if err != nil {
+			return false
+		}
+		for _, s := range st.Recent {
+			if s.Session == id && s.Unknown != nil {
+				return s.Unknown.RecordTypes["quantum-checkpoint"] == 1 && s.Unknown.AttachmentTypes["mood_ring"] == 1
+			}
+		}
+		return false
+	})
+	if log := d.stderr.String(); !strings.Contains(log, "quantum-checkpoint×1") {
+		t.Errorf("the debug log does not name the unknown record type:\n%s", log)
+	}
 }

@@ -71,6 +71,9 @@ func (f *fsWatch) initialScan() []string {
 		}
 		id := sources.SessionOf(p)
 		f.seen[p] = fileStamp{info.Size(), info.ModTime()}
+		if f.d.observerSession(p, "") {
+			continue
+		}
 		f.d.mu.Lock()
 		f.d.paths[id] = p
 		f.d.mu.Unlock()
@@ -156,6 +159,10 @@ func (f *fsWatch) touched(ctx context.Context, path string) {
 		f.seen[path] = fileStamp{info.Size(), info.ModTime()}
 	} else {
 		delete(f.seen, path)
+	}
+	if f.d.observerSession(path, "") {
+		f.status()
+		return
 	}
 	f.d.send(ctx, change{id: sources.SessionOf(path), path: path, at: f.d.cfg.Now()})
 }
@@ -250,8 +257,16 @@ func (f *fsWatch) status() {
 		}
 	}
 	roots := []Root{{Path: f.projects, Watched: f.watched[f.projects]}, {Path: f.data, Watched: f.watched[f.data]}}
+	f.d.mu.Lock()
+	sessions, observer := 0, len(f.d.observers)
+	for p := range f.seen {
+		if !f.d.observers[sources.SessionOf(p)] {
+			sessions++
+		}
+	}
+	f.d.mu.Unlock()
 	f.d.rec.update(func(st *Status) {
-		st.Roots, st.Projects, st.Sessions = roots, projects, len(f.seen)
+		st.Roots, st.Projects, st.Sessions, st.Observer = roots, projects, sessions, observer
 	})
 }
 

@@ -24,9 +24,10 @@ type session struct {
 var outcomeWritten = render.Written.String()
 
 const (
-	outcomeNothing = "nothing" // no source has anything to show
-	outcomeFresh   = "fresh"   // catch-up found the bottle current
-	outcomeFailed  = "failed"
+	outcomeNothing  = "nothing"  // no source has anything to show
+	outcomeFresh    = "fresh"    // catch-up found the bottle current
+	outcomeObserver = "observer" // claude-mem's own session: not bottled
+	outcomeFailed   = "failed"
 )
 
 // result is what a render reports to the loop.
@@ -36,9 +37,10 @@ type result struct {
 	catchUp                bool
 	outcome, mode          string
 	err                    error
-	continued              []string // sessions newly found to continue this one
-	malformed              int      // transcript lines that could not be read
-	pendingAfter           bool     // set by the loop
+	continued              []string         // sessions newly found to continue this one
+	malformed              int              // transcript lines that could not be read
+	unknown                *sources.Unknown // what the transcript holds that bottled does not know
+	pendingAfter           bool             // set by the loop
 }
 
 // renderSession brings a session's parse state up to date, renders its
@@ -59,6 +61,10 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			d.paths[s.id] = p
 			d.mu.Unlock()
 		}
+	}
+	if d.observerSession(path, "") {
+		res.outcome = outcomeObserver
+		return res
 	}
 	if catchUp && d.fresh(ctx, s.id, path) {
 		res.outcome = outcomeFresh
@@ -82,6 +88,10 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 	in := render.Input{SessionID: s.id, Now: d.cfg.Now(), Location: time.Local}
 	if len(live) > 0 {
 		in.Spine = sources.BuildSpine(s.id, live)
+		if d.observerSession(path, in.Spine.CWD) {
+			res.outcome = outcomeObserver
+			return res
+		}
 	}
 	if db := d.db.Load(); db != nil {
 		mem, err := db.Session(ctx, s.id)
@@ -102,7 +112,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		res.err = err
 		return res
 	}
-	res.mode, res.malformed = string(b.State.Mode), b.Malformed
+	res.mode, res.malformed, res.unknown = string(b.State.Mode), b.Malformed, b.State.Unknown
 	out, err := render.Write(d.bottles, b)
 	if err != nil {
 		res.err = err

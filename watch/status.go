@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"bottled/sources"
 )
 
 // Status is what a running daemon reports on its socket, as JSON. Field
@@ -25,6 +27,7 @@ type Status struct {
 	Roots    []Root  `json:"roots"`
 	Projects int     `json:"projects"` // project directories watched
 	Sessions int     `json:"sessions"` // transcripts known
+	Observer int     `json:"observer"` // claude-mem's own observer sessions, not bottled
 	DB       DB      `json:"db"`
 	Renders  Renders `json:"renders"`
 	CatchUp  CatchUp `json:"catchUp"`
@@ -82,8 +85,11 @@ type SessionStatus struct {
 	Changed    time.Time `json:"changed"`            // last change seen
 	Rendered   time.Time `json:"rendered,omitempty"` // last render that finished
 	Mode       string    `json:"mode,omitempty"`
-	Outcome    string    `json:"outcome,omitempty"` // written, unchanged, kept-full, archived, nothing, failed
+	Outcome    string    `json:"outcome,omitempty"` // written, unchanged, kept-full, archived, nothing, observer, failed
 	Pending    bool      `json:"pending"`           // a change is not rendered yet
+	// Unknown is what the last render met in the transcript that bottled
+	// does not know (nil when nothing).
+	Unknown *sources.Unknown `json:"unknown,omitempty"`
 }
 
 const (
@@ -162,7 +168,7 @@ func (r *recorder) rendered(id string, res result) {
 	s := r.session(id)
 	s.Rendered, s.Outcome, s.Pending = res.finished, res.outcome, res.pendingAfter
 	if res.mode != "" {
-		s.Mode = res.mode
+		s.Mode, s.Unknown = res.mode, res.unknown
 	}
 	switch {
 	case res.err != nil:

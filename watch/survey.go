@@ -25,6 +25,9 @@ type Survey struct {
 	// Archived are transcripts of cleared sessions: their bottle is in the
 	// archive and stays there until the session gains content.
 	Archived int `json:"archived"`
+	// Observer counts the transcripts of claude-mem's own observer
+	// sessions, which are not bottled (nor counted in Transcripts).
+	Observer int `json:"observer"`
 	// DB is the claude-mem database as seen from here.
 	DB DB `json:"db"`
 	// Sessions are the most recently written transcripts, newest first.
@@ -39,6 +42,9 @@ type SessionCheck struct {
 	Mode       string    `json:"mode,omitempty"`
 	Freshness  string    `json:"freshness"` // fresh, stale, missing, archived
 	Why        string    `json:"why,omitempty"`
+	// Unknown is what the bottle's transcripts held that bottled does not
+	// know, as recorded in the bottle.
+	Unknown *sources.Unknown `json:"unknown,omitempty"`
 }
 
 // surveyRecent is how many sessions a survey lists.
@@ -72,6 +78,10 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 			continue
 		}
 		id := sources.SessionOf(p)
+		if sources.IsObserverSession(p, "", dataDir) {
+			sv.Observer++
+			continue
+		}
 		all = append(all, found{id, p, info.ModTime()})
 		live[id] = true
 	}
@@ -98,7 +108,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if i < surveyRecent {
 			c := SessionCheck{Session: f.id, Transcript: f.path, Modified: f.mod, Freshness: fresh.String(), Why: why}
 			if st != nil {
-				c.Mode = string(st.Mode)
+				c.Mode, c.Unknown = string(st.Mode), st.Unknown
 			}
 			sv.Sessions = append(sv.Sessions, c)
 		}

@@ -57,6 +57,9 @@ func runRender(c *cli.Context) error {
 	if b.Malformed > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %d transcript lines could not be read and were left out\n", b.Malformed)
 	}
+	if u := b.State.Unknown; u != nil {
+		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: the transcript holds what this bottled does not know (written by a newer Claude Code?): %s\n", u)
+	}
 	if c.Bool("stdout") {
 		_, err := c.App.Writer.Write(b.Bytes)
 		return err

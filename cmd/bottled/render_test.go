@@ -162,10 +162,14 @@ func TestRenderReportsMalformedAndArchived(t *testing.T) {
 	path := filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl")
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("{\"type\":\"user\",\n")
+	f.WriteString(`{"type":"quantum-checkpoint","sessionId":"` + sessionID + `"}` + "\n")
 	f.Close()
 	code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...)
 	if code != 0 || !strings.Contains(errOut, "1 transcript lines could not be read") {
 		t.Errorf("code %d, stderr %q; want a warning about the malformed line", code, errOut)
+	}
+	if !strings.Contains(errOut, "does not know") || !strings.Contains(errOut, "record types quantum-checkpoint×1") {
+		t.Errorf("stderr %q; want a warning naming the unknown record type", errOut)
 	}
 	var out bytes.Buffer
 	payload := `{"session_id":"` + sessionID + `","reason":"clear"}`

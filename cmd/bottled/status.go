@@ -103,8 +103,8 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 	} else {
 		row("install", "hooks registered in %s · Claude Code reads bottles without asking", in.Settings)
 	}
-	row("bottles", "%d fresh · %d stale · %d missing · %d cleared and archived (of %d transcripts) · %d without transcript",
-		disk.Fresh, disk.Stale, disk.Missing, disk.Archived, disk.Transcripts, disk.Orphans)
+	row("bottles", "%d fresh · %d stale · %d missing · %d cleared and archived (of %d transcripts) · %d without transcript%s",
+		disk.Fresh, disk.Stale, disk.Missing, disk.Archived, disk.Transcripts, disk.Orphans, observerNote(disk.Observer))
 	if st := rep.Daemon; st != nil {
 		for i, e := range st.Errors {
 			if i == 3 {
@@ -136,6 +136,17 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 		fmt.Fprintf(w, "  %s\t%s ago\t%s\t%s\t%s\n", s.Session, age(now.Sub(s.Modified)), mode, fresh, filepath.Base(filepath.Dir(s.Transcript)))
 	}
 	w.Flush()
+}
+
+// observerNote mentions claude-mem's own sessions, which get no bottle.
+func observerNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return " · 1 observer session (claude-mem's own, not bottled)"
+	}
+	return fmt.Sprintf(" · %d observer sessions (claude-mem's own, not bottled)", n)
 }
 
 func dbLine(db watch.DB) string {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"bottled/sources"
 	"bottled/watch"
 )
 
@@ -23,6 +24,10 @@ func TestStatusFromDisk(t *testing.T) {
 	for _, id := range []string{stale, missing, cleared} {
 		os.WriteFile(filepath.Join(proj, id+".jsonl"), []byte(strings.ReplaceAll(transcript, sessionID, id)), 0o600)
 	}
+	// A record type this bottled does not know: the bottle records it, status shows it.
+	f, _ := os.OpenFile(filepath.Join(proj, sessionID+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"quantum-checkpoint","sessionId":"` + sessionID + `"}` + "\n")
+	f.Close()
 	for _, id := range []string{sessionID, stale, cleared} {
 		if code, _, errOut := bottled(t, nil, append(flags, "render", id)...); code != 0 {
 			t.Fatal(errOut)
@@ -33,10 +38,14 @@ func TestStatusFromDisk(t *testing.T) {
 	if code := run(context.Background(), append(append([]string{"bottled"}, flags...), "hook", "session-end"), end, &hookOut, &hookErr); code != 0 {
 		t.Fatal(hookErr.String())
 	}
-	f, _ := os.OpenFile(filepath.Join(proj, stale+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f, _ = os.OpenFile(filepath.Join(proj, stale+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"parentUuid":"a1","type":"user","message":{"role":"user","content":"STATUS new prompt"},"uuid":"u9","timestamp":"2026-05-01T11:00:00.000Z"}` + "\n")
 	f.Close()
 	os.WriteFile(filepath.Join(e.data, "bottles", "0rphan00-0000-4000-8000-000000000000.md"), []byte("x"), 0o600)
+	// claude-mem's observer runs sessions of its own in <data-dir>/observer-sessions: counted apart.
+	observer := filepath.Join(e.claude, "projects", sources.ProjectKey(sources.ObserverDir(e.data)))
+	os.MkdirAll(observer, 0o700)
+	os.WriteFile(filepath.Join(observer, "0b5e7a1c-0000-4000-8000-000000000003.jsonl"), []byte(strings.ReplaceAll(transcript, sessionID, "0b5e7a1c-0000-4000-8000-000000000003")), 0o600)
 
 	code, out, errOut := bottled(t, nil, append(flags, "status", "--json")...)
 	if code != 0 {
@@ -46,8 +55,11 @@ func TestStatusFromDisk(t *testing.T) {
 		Daemon      *json.RawMessage `json:"daemon"`
 		DaemonError string           `json:"daemonError"`
 		Disk        struct {
-			Transcripts, Fresh, Stale, Missing, Orphans, Archived int
-			Sessions                                              []struct{ Session, Freshness string }
+			Transcripts, Fresh, Stale, Missing, Orphans, Archived, Observer int
+			Sessions                                                        []struct {
+				Session, Freshness string
+				Unknown            *struct{ RecordTypes map[string]int }
+			}
 		} `json:"disk"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -57,7 +69,7 @@ func TestStatusFromDisk(t *testing.T) {
 	if rep.Daemon != nil || !strings.Contains(rep.DaemonError, "no bottled daemon") {
 		t.Errorf("daemon = %v, error %q; want null and a reason", rep.Daemon, rep.DaemonError)
 	}
-	if d.Transcripts != 4 || d.Fresh != 1 || d.Stale != 1 || d.Missing != 1 || d.Archived != 1 || d.Orphans != 1 || len(d.Sessions) != 4 {
+	if d.Transcripts != 4 || d.Fresh != 1 || d.Stale != 1 || d.Missing != 1 || d.Archived != 1 || d.Orphans != 1 || d.Observer != 1 || len(d.Sessions) != 4 {
 		t.Errorf("disk = %+v", d)
 	}
 	for _, s := range d.Sessions {
@@ -66,8 +78,14 @@ func TestStatusFromDisk(t *testing.T) {
 		}
 	}
 
+	for _, s := range d.Sessions {
+		if got := s.Unknown != nil && s.Unknown.RecordTypes["quantum-checkpoint"] == 1; got != (s.Session == sessionID) {
+			t.Errorf("session %s: unknown = %+v", s.Session, s.Unknown)
+		}
+	}
+
 	code, out, _ = bottled(t, nil, append(flags, "status")...)
-	for _, want := range []string{"not running", "1 fresh · 1 stale · 1 missing · 1 cleared and archived (of 4 transcripts)", missing, "missing (no bottle)", "archived (cleared)", "stale (new messages in the transcript)"} {
+	for _, want := range []string{"not running", "1 fresh · 1 stale · 1 missing · 1 cleared and archived (of 4 transcripts)", "1 observer session (claude-mem's own, not bottled)", missing, "missing (no bottle)", "archived (cleared)", "stale (new messages in the transcript)"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}

@@ -76,3 +76,15 @@ func marshalLine(v any) []byte {
 	}
 	return b.Bytes()
 }
+
+// Queue is a queue-operation record (enqueue, dequeue, remove, popAll);
+// an empty content is left out, as Claude Code leaves it out of most
+// dequeue and remove records. Queue records carry no uuid.
+func (r Rec) Queue(op, content string) string {
+	m := map[string]any{"type": "queue-operation", "operation": op, "sessionId": r.Session,
+		"timestamp": r.At.UTC().Format("2006-01-02T15:04:05.000Z")}
+	if content != "" {
+		m["content"] = content
+	}
+	return string(marshalLine(m))
+}
