@@ -145,6 +145,31 @@ func TestManualCompactAndResume(t *testing.T) {
 	}
 }
 
+// TestCompactHookKeepsFreshBottle: the /compact that headless Claude Code
+// enqueues in the transcript before compacting is not content, so the
+// compact hook points to the bottle it finds instead of rendering it
+// again. No daemon here, which would re-render before the hook runs.
+func TestCompactHookKeepsFreshBottle(t *testing.T) {
+	t.Parallel()
+	w := newWorldNoDaemon(t, reply("An answer."))
+	id := newSessionID()
+	w.oneTurn("A task.", "--session-id", id)
+	if out, err := w.bottled("render", id); err != nil {
+		t.Fatalf("bottled render: %v\n%s", err, out)
+	}
+	before := w.bottle(id)
+	r := w.claudeP("/compact", "--resume", id)
+	if !strings.Contains(w.transcript(id), `"content":"/compact"`) {
+		t.Fatalf("Claude Code did not enqueue /compact in the transcript; the test no longer tests anything")
+	}
+	if !strings.Contains(r.debug, "SessionStart:compact") {
+		t.Fatalf("the compact hook did not run:\n%s", hookLog(r.debug))
+	}
+	if after := w.bottle(id); after != before {
+		t.Errorf("the compact hook rendered a bottle that was fresh; it was:\n%s\nnow:\n%s", before, after)
+	}
+}
+
 func TestAutoCompaction(t *testing.T) {
 	t.Parallel()
 	// Claude Code takes the first answers' usage for the fixed prefix of

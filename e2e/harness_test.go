@@ -257,6 +257,18 @@ func (w *world) claudeP(args ...string) claudeRun {
 	return r
 }
 
+// hookLog returns the debug log's lines about hooks, for failure
+// messages.
+func hookLog(debug string) string {
+	var out []string
+	for _, l := range strings.Split(debug, "\n") {
+		if strings.Contains(l, "Hook") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 var hookTiming = regexp.MustCompile(`SessionStart:(\w+).*?finished with status (\d+) \((\d+)ms\)`)
 
 // hookTimes returns the SessionStart hook runs in a debug log, as
