@@ -55,6 +55,8 @@ const (
 	// by this much still hold every line they were planned for after such
 	// shifts, for a few hundred tokens each.
 	slack = 40
+	// slackTokens is the part of a step's budget kept for its slack.
+	slackTokens = 2000
 )
 
 // Pointer is the context the SessionStart hook injects: where the bottle
@@ -130,7 +132,8 @@ func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) s
 		// The header, the outline and the original request's heading
 		// come first in the file; reading from line 1 gives the header's
 		// project and times with the outline.
-		fmt.Fprintf(&b, "%d. offset 1, limit %d: the header and the outline (every turn and compaction, with its line).\n", n, o[1]+slack)
+		limit := withSlack(lines, 1, o[1], tokens(lines, 1, o[1]))
+		fmt.Fprintf(&b, "%d. offset 1, limit %d: the header and the outline (every turn and compaction, with its line).\n", n, limit)
 		n++
 	}
 	if on == Unloaded {
@@ -138,7 +141,7 @@ func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) s
 	}
 	replaced.From = max(1, replaced.From)
 	replaced.To = min(len(lines), replaced.To)
-	steps := split(lines, replaced.From, replaced.To)
+	steps, long := split(lines, replaced.From, replaced.To)
 	skipped := 0
 	if len(steps) > maxSteps {
 		skipped = steps[len(steps)-maxSteps][0] - replaced.From
@@ -147,6 +150,11 @@ func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) s
 	for _, s := range steps {
 		fmt.Fprintf(&b, "%d. offset %d, limit %d\n", n, s[0], s[1])
 		n++
+	}
+	for _, l := range long {
+		if l >= replaced.From+skipped {
+			fmt.Fprintf(&b, "Line %d alone is longer than one Read returns (about %d tokens): the steps leave it out.\n", l, lineTokens(lines[l-1]))
+		}
 	}
 	what := "the part of the conversation the summary replaced"
 	if on == Unloaded {
@@ -173,20 +181,50 @@ func lastLeg(st *render.State) int {
 }
 
 // split cuts lines from..to (1-based, inclusive) into steps, each
-// [offset, limit]: a step's limit runs slack lines past its part, and
-// with them it stays within stepLines lines and stepTokens estimated
-// tokens. A part of one line over the budget is a step of its own.
-func split(lines [][]byte, from, to int) [][2]int {
-	var steps [][2]int
+// [offset, limit], whose parts (the lines up to the next step) follow one
+// another. A part fills the budget less slackTokens; the step then reads up
+// to slack lines past it, as far as stepLines lines and stepTokens
+// estimated tokens allow. A line longer than one Read can return is no
+// step's part: it is returned in long, for the plan to name.
+func split(lines [][]byte, from, to int) (steps [][2]int, long []int) {
 	for start := from; start <= to; {
-		end := start // the part is start..end
-		for end < to && end+1-start+1+slack <= stepLines && tokens(lines, start, end+1+slack) <= stepTokens {
-			end++
+		if lineTokens(lines[start-1]) > stepTokens-slackTokens {
+			long = append(long, start)
+			start++
+			continue
 		}
-		steps = append(steps, [2]int{start, end - start + 1 + slack})
+		end := start // the part is start..end
+		size := lineTokens(lines[start-1])
+		for end < to && end+1-start+1 <= stepLines-slack {
+			n := lineTokens(lines[end])
+			if n > stepTokens-slackTokens || size+n > stepTokens-slackTokens {
+				break
+			}
+			end, size = end+1, size+n
+		}
+		steps = append(steps, [2]int{start, withSlack(lines, start, end, size)})
 		start = end + 1
 	}
-	return steps
+	return steps, long
+}
+
+// withSlack is the limit of a step whose part is start..end (size tokens):
+// the part and up to slack lines after it, within the step's budget. Past
+// the end of the bottle as it is now, the slack is for what arrives while
+// the model reads (the next prompt, the lines a re-render shifts down).
+func withSlack(lines [][]byte, start, end, size int) int {
+	extra := 0
+	for extra < slack && end+extra+1-start+1 <= stepLines {
+		if end+extra < len(lines) {
+			n := lineTokens(lines[end+extra])
+			if size+n > stepTokens {
+				break
+			}
+			size += n
+		}
+		extra++
+	}
+	return end - start + 1 + extra
 }
 
 func tokens(lines [][]byte, from, to int) int {
