@@ -108,7 +108,7 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 		cur          = -1 // index in p.Blocks of the open user, assistant or summary block
 		observations bool // inside a "What happened" list
 		prevBlank    = true
-		date         string // the date last shown in the body
+		date         day // the date last shown in the body
 		leg          = 1
 	)
 	closeBlock := func(end int) {
@@ -133,6 +133,12 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 		}
 		if n == st.Legs[0] {
 			p.BodyStart = lines.start
+			// A body that opens with the assistant continuing shows its
+			// date in the outline only: start from the session's.
+			if !p.Started.IsZero() {
+				y, m, d := p.Started.In(loc).Date()
+				date = day{y, int(m), d}
+			}
 		}
 		blank := len(line) == 0
 		if observations {
@@ -240,34 +246,65 @@ func parseLeg(line string) (int, string, bool) {
 // isClock reports whether s is a time as timeFormatter writes it:
 // "15:04" or "2006-01-02 15:04".
 func isClock(s string) bool {
-	switch len(s) {
-	case len("15:04"):
-		_, err := time.Parse("15:04", s)
-		return err == nil
-	case len("2006-01-02 15:04"):
-		_, err := time.Parse("2006-01-02 15:04", s)
-		return err == nil
-	}
-	return false
+	_, _, _, _, _, ok := splitClock(s)
+	return ok
 }
+
+// splitClock reads "15:04" (date zero) or "2006-01-02 15:04" by hand: it
+// runs for every heading of every bottle indexed.
+func splitClock(s string) (y, mo, d, h, mi int, ok bool) {
+	if len(s) == len("2006-01-02 15:04") {
+		if s[4] != '-' || s[7] != '-' || s[10] != ' ' {
+			return 0, 0, 0, 0, 0, false
+		}
+		var ok1, ok2, ok3 bool
+		y, ok1 = digits(s[0:4])
+		mo, ok2 = digits(s[5:7])
+		d, ok3 = digits(s[8:10])
+		if !ok1 || !ok2 || !ok3 || mo < 1 || mo > 12 || d < 1 || d > 31 {
+			return 0, 0, 0, 0, 0, false
+		}
+		s = s[11:]
+	}
+	if len(s) != len("15:04") || s[2] != ':' {
+		return 0, 0, 0, 0, 0, false
+	}
+	h, ok1 := digits(s[0:2])
+	mi, ok2 := digits(s[3:5])
+	if !ok1 || !ok2 || h > 23 || mi > 59 {
+		return 0, 0, 0, 0, 0, false
+	}
+	return y, mo, d, h, mi, true
+}
+
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// day is a date as the body last showed it.
+type day struct{ y, m, d int }
 
 // clockTime turns a shown time into an instant, keeping track of the date
 // last shown (timeFormatter shows the date only when it changes).
-func clockTime(date *string, clock string, loc *time.Location) time.Time {
-	if clock == "" {
+func clockTime(date *day, clock string, loc *time.Location) time.Time {
+	y, mo, d, h, mi, ok := splitClock(clock)
+	if !ok {
 		return time.Time{}
 	}
-	if d, hm, ok := strings.Cut(clock, " "); ok {
-		*date, clock = d, hm
+	if y != 0 {
+		*date = day{y, mo, d}
 	}
-	if *date == "" {
+	if date.y == 0 {
 		return time.Time{}
 	}
-	t, err := time.ParseInLocation("2006-01-02 15:04", *date+" "+clock, loc)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
+	return time.Date(date.y, time.Month(date.m), date.d, h, mi, 0, 0, loc)
 }
 
 // parseMeta reads the header's second line:

@@ -227,3 +227,34 @@ func TestParseRefusesNonBottles(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDates: a body that opens with the assistant continuing shows
+// its first date in the outline only, so the session's start date is
+// taken; a date shown later carries over to the times after it.
+func TestParseDates(t *testing.T) {
+	first := time.Date(2026, 3, 9, 23, 50, 0, 0, time.UTC)
+	sp := &sources.Spine{Started: first, Entries: []sources.Entry{
+		{Kind: sources.EntryAssistant, Text: "continuing", Time: first},
+		{Kind: sources.EntryUser, Text: "next day", Time: first.Add(20 * time.Minute)},
+		{Kind: sources.EntryAssistant, Text: "answer", Time: first.Add(25 * time.Minute)},
+	}}
+	b, err := Render(Input{SessionID: "s", Spine: sp, Now: goldenNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := checkParse(t, b.Bytes, time.UTC)
+	want := []time.Time{first, first.Add(20 * time.Minute), first.Add(25 * time.Minute)}
+	if len(p.Blocks) != len(want) {
+		t.Fatalf("%d blocks", len(p.Blocks))
+	}
+	for i, w := range want {
+		if !p.Blocks[i].Time.Equal(w) {
+			t.Errorf("block %d at %v, want %v", i, p.Blocks[i].Time, w)
+		}
+	}
+	for _, c := range []string{"24:00", "9:05", "2026-13-01 10:00", "2026-01-01T10:00", "ab:cd"} {
+		if isClock(c) {
+			t.Errorf("isClock(%q)", c)
+		}
+	}
+}
