@@ -97,6 +97,8 @@ type Index struct {
 	current sources.FileID // identity of the "current" file when gen was read
 	watch   *watcher       // nil unless Watch was called
 	stmts   map[string]*sqlite3.Stmt
+	known   known  // block lists of recently updated bottles
+	marks   uint64 // counts updateDocs calls, to mark the blocks each matched
 }
 
 // Open opens the index of the bottles in dataDir, building it first if it
@@ -136,6 +138,7 @@ func (ix *Index) closeConn() error {
 		return nil
 	}
 	ix.closeStmts()
+	ix.known.reset()
 	err := ix.conn.Close()
 	ix.conn = nil
 	return err

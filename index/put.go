@@ -49,7 +49,15 @@ func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		return ix.tx(func() error { return ix.putLocked(name, data, st) })
+		var update *docUpdate
+		err = ix.tx(func() (err error) {
+			update, err = ix.putLocked(name, data, st)
+			return err
+		})
+		if err == nil && update != nil {
+			ix.known.put(update.bottle, update.docs)
+		}
+		return err
 	})
 }
 
@@ -117,48 +125,54 @@ func readAll(f *os.File, size int64, st fileState) ([]byte, fileState, error) {
 	return data[:n], st, nil
 }
 
-// castagnoli is the table of the second checksum; both CRCs run in
-// hardware on common CPUs, so checking every block of a bottle that grew
-// by one turn costs far less than tokenizing it.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// blockSum is the checksum a block is matched by between updates: two
-// different 32-bit CRCs of its bytes. (Matching, not security: a block
-// whose checksum collides with the one it replaced would keep the old
-// words searchable, and hits are checked against the bottle anyway.)
+// blockSum is the checksum a block is matched by between updates: its
+// length and CRC-32, which runs in hardware on common CPUs, so checking
+// every block of a bottle that grew by one turn costs far less than
+// tokenizing it. (Matching, not security: a changed block whose checksum
+// collided with the one it replaced would keep its old words searchable;
+// hits are checked against the bottle anyway.)
 func blockSum(b []byte) int64 {
-	return int64(uint64(crc32.ChecksumIEEE(b))<<32 | uint64(crc32.Checksum(b, castagnoli)))
+	return int64(uint64(len(b))<<32 | uint64(crc32.ChecksumIEEE(b)))
 }
 
 // doc is an indexed block as the database knows it.
 type doc struct {
 	id, seq, time int64
+	mark          uint64 // the update that last matched it
+}
+
+// docUpdate is the block list a bottle has after an update, for the
+// cache once the transaction has committed.
+type docUpdate struct {
+	bottle int64
+	docs   map[int64][]doc
 }
 
 // putLocked indexes a bottle's bytes under name. Called in a transaction.
-func (ix *Index) putLocked(name string, data []byte, st fileState) error {
+func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, error) {
 	p, err := render.Parse(data, ix.loc)
 	if err != nil {
 		// Not a bottle (or not one of a format this build reads): it has
 		// nothing to search.
-		return ix.removeLocked(name)
+		return nil, ix.removeLocked(name)
 	}
 	id, session, err := ix.bottleRow(name, st)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := ix.updateDocs(id, data, p); err != nil {
-		return err
+	docs, err := ix.updateDocs(id, data, p)
+	if err != nil {
+		return nil, err
 	}
 	if err := ix.writeBottle(id, name, st, p); err != nil {
-		return err
+		return nil, err
 	}
 	if session != "" && session != p.State.Session {
 		if err := ix.fixRoles(session); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return ix.fixRoles(p.State.Session)
+	return &docUpdate{id, docs}, ix.fixRoles(p.State.Session)
 }
 
 // bottleRow returns the row of the bottle at name, creating it (or moving
@@ -201,48 +215,90 @@ func (ix *Index) bottleRow(name string, st fileState) (id int64, session string,
 // updateDocs brings the indexed blocks of bottle id in line with the
 // parsed bottle: blocks whose checksum is already indexed are kept (their
 // position and time updated), new ones are tokenized, and the rest are
-// deleted.
-func (ix *Index) updateDocs(id int64, data []byte, p *render.Parsed) error {
+// deleted. It returns the bottle's block list, updated in place (a bottle
+// that grew by a turn allocates nothing for the blocks it had).
+func (ix *Index) updateDocs(id int64, data []byte, p *render.Parsed) (map[int64][]doc, error) {
+	have, err := ix.docsOf(id)
+	if err != nil {
+		return nil, err
+	}
+	// The cached list is changed in place: it goes back to the cache only
+	// once the transaction commits.
+	ix.known.forget(id)
+	ix.marks++
+	mark := ix.marks
+	var when int64
+blocks:
+	for seq, b := range p.Blocks {
+		if !b.Time.IsZero() {
+			when = b.Time.Unix()
+		}
+		sum := blockSum(data[b.Start:b.End])
+		ds := have[sum]
+		for i := range ds {
+			d := &ds[i]
+			if d.mark == mark {
+				continue // an identical block earlier in the bottle took it
+			}
+			d.mark = mark
+			if d.seq != int64(seq) || d.time != when {
+				if err := ix.exec(`UPDATE docs SET seq = ?, time = ? WHERE id = ?`, seq, when, d.id); err != nil {
+					return nil, err
+				}
+				d.seq, d.time = int64(seq), when
+			}
+			continue blocks
+		}
+		if err := ix.exec(`INSERT INTO docs (bottle, seq, sum, kind, time) VALUES (?, ?, ?, ?, ?)`, id, seq, sum, int(b.Kind), when); err != nil {
+			return nil, err
+		}
+		row := ix.conn.LastInsertRowID()
+		if err := ix.exec(`INSERT INTO text (rowid, body) VALUES (?, ?)`, row, data[b.Text:b.End]); err != nil {
+			return nil, err
+		}
+		have[sum] = append(ds, doc{id: row, seq: int64(seq), time: when, mark: mark})
+	}
+	for sum, ds := range have {
+		kept := ds[:0]
+		for _, d := range ds {
+			if d.mark == mark {
+				kept = append(kept, d)
+				continue
+			}
+			if err := ix.deleteDoc(d.id); err != nil {
+				return nil, err
+			}
+		}
+		if len(kept) == 0 {
+			delete(have, sum)
+		} else {
+			have[sum] = kept
+		}
+	}
+	return have, nil
+}
+
+// docsOf returns the indexed blocks of bottle id by checksum, from the
+// cache of recently updated bottles when no other process wrote to the
+// index since.
+func (ix *Index) docsOf(id int64) (map[int64][]doc, error) {
+	var version int64 = -1
+	if err := ix.query(`PRAGMA data_version`, func(s *sqlite3.Stmt) error {
+		version = s.ColumnInt64(0)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if have, ok := ix.known.get(version, id); ok {
+		return have, nil
+	}
 	have := map[int64][]doc{}
 	err := ix.query(`SELECT id, seq, sum, time FROM docs WHERE bottle = ?`, func(s *sqlite3.Stmt) error {
 		sum := s.ColumnInt64(2)
 		have[sum] = append(have[sum], doc{id: s.ColumnInt64(0), seq: s.ColumnInt64(1), time: s.ColumnInt64(3)})
 		return nil
 	}, id)
-	if err != nil {
-		return err
-	}
-	var when int64
-	for seq, b := range p.Blocks {
-		if !b.Time.IsZero() {
-			when = b.Time.Unix()
-		}
-		sum := blockSum(data[b.Start:b.End])
-		if ds := have[sum]; len(ds) > 0 {
-			d := ds[0]
-			have[sum] = ds[1:]
-			if d.seq != int64(seq) || d.time != when {
-				if err := ix.exec(`UPDATE docs SET seq = ?, time = ? WHERE id = ?`, seq, when, d.id); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		if err := ix.exec(`INSERT INTO docs (bottle, seq, sum, kind, time) VALUES (?, ?, ?, ?, ?)`, id, seq, sum, int(b.Kind), when); err != nil {
-			return err
-		}
-		if err := ix.exec(`INSERT INTO text (rowid, body) VALUES (?, ?)`, ix.conn.LastInsertRowID(), data[b.Text:b.End]); err != nil {
-			return err
-		}
-	}
-	for _, ds := range have {
-		for _, d := range ds {
-			if err := ix.deleteDoc(d.id); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return have, err
 }
 
 func (ix *Index) deleteDoc(id int64) error {
@@ -303,6 +359,7 @@ func (ix *Index) removeLocked(name string) error {
 	if err := ix.exec(`DELETE FROM bottles WHERE id = ?`, id); err != nil {
 		return err
 	}
+	ix.known.forget(id)
 	return ix.fixRoles(session)
 }
 

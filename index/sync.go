@@ -107,7 +107,7 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 		if err != nil {
 			return rollback(err)
 		}
-		if err := ix.putLocked(name, data, st); err != nil {
+		if _, err := ix.putLocked(name, data, st); err != nil {
 			return rollback(err)
 		}
 		if batch += len(data); batch >= fillBatch {
@@ -219,4 +219,35 @@ func sign(n int64) int {
 		return 1
 	}
 	return 0
+}
+
+// Stale returns the bottles whose files the index does not reflect as
+// they are on disk (written, changed or deleted since it last saw them),
+// without indexing them.
+func (ix *Index) Stale(ctx context.Context) ([]string, error) {
+	var out []string
+	err := ix.do(ctx, func() error {
+		disk, err := ix.listBottles()
+		if err != nil {
+			return err
+		}
+		rows, err := ix.rows(nil)
+		if err != nil {
+			return err
+		}
+		out = out[:0]
+		for name, st := range disk {
+			if r, ok := rows[name]; !ok || r != st {
+				out = append(out, name)
+			}
+		}
+		for name := range rows {
+			if _, ok := disk[name]; !ok {
+				out = append(out, name)
+			}
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
 }
