@@ -125,6 +125,9 @@ func runInstall(c *cli.Context) error {
 	} else {
 		s.say("hooks: already registered in %s", s.settings)
 	}
+	if err := s.installMCP(); err != nil {
+		return err
+	}
 	file, err := s.agent.File()
 	if errors.Is(err, watch.ErrUnsupported) {
 		s.say("login agent: %v", err)
@@ -179,6 +182,9 @@ func runUninstall(c *cli.Context) error {
 				fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v\n", err)
 			}
 		}
+	}
+	if err := s.uninstallMCP(); err != nil {
+		return err
 	}
 	changed, err := inject.EditSettings(s.settings, s.dryRun, inject.UnregisterHooks)
 	if err != nil {
