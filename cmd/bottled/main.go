@@ -72,6 +72,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			statusCommand(),
 			installCommand(),
 			uninstallCommand(),
+			mcpCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
