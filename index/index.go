@@ -79,6 +79,9 @@ type Options struct {
 	// Location is the time zone the bottles' times were rendered in
 	// (time.Local if nil; the daemon and the CLI render in local time).
 	Location *time.Location
+	// Building, if set, is called when Open starts building the index,
+	// which takes a while for many bottles.
+	Building func()
 }
 
 // Index is an open search index. Its methods are safe for concurrent use;
@@ -88,6 +91,7 @@ type Index struct {
 	dir     string // the index directory
 	bottles string // the bottles directory it indexes
 	loc     *time.Location
+	notify  func() // Options.Building
 
 	// mu guards everything below: the connection is used by one
 	// goroutine at a time.
@@ -113,6 +117,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 		dir:     Dir(dataDir),
 		bottles: render.BottlesDir(dataDir),
 		loc:     opts.Location,
+		notify:  opts.Building,
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -335,6 +340,9 @@ func (ix *Index) build(ctx context.Context, failed int) error {
 			ix.current = id
 			return nil
 		}
+	}
+	if ix.notify != nil {
+		ix.notify()
 	}
 	gen := max(failed, ix.newestGen()) + 1
 	return ix.fill(ctx, gen)

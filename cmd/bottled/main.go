@@ -73,6 +73,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			installCommand(),
 			uninstallCommand(),
 			mcpCommand(),
+			searchCommand(),
+			indexCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
