@@ -34,7 +34,6 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
-	"github.com/ncruces/go-sqlite3/ext/fts5"
 
 	"bottled/render"
 	"bottled/sources"
@@ -42,7 +41,7 @@ import (
 
 // Format is the version of the database layout. A database of another
 // format is rebuilt.
-const Format = 1
+const Format = 3
 
 // applicationID marks the database file as bottled's index ("btix").
 const applicationID = 0x62746978
@@ -239,7 +238,7 @@ func openConn(path string) (*sqlite3.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	if err := fts5.Register(c); err != nil {
+	if err := registerFTS(c); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("open index %s: register fts5: %w", path, err)
 	}
@@ -305,10 +304,11 @@ CREATE TABLE docs (
 	seq    INTEGER NOT NULL,            -- position of the block in the bottle
 	sum    INTEGER NOT NULL,            -- checksum of the block's bytes
 	kind   INTEGER NOT NULL,            -- render.BlockKind
-	time   INTEGER NOT NULL             -- unix seconds, 0 unknown
+	time   INTEGER NOT NULL,            -- unix seconds, 0 unknown
+	words  INTEGER NOT NULL             -- words in the body, for ranking
 );
 CREATE INDEX docs_bottle ON docs (bottle, seq);
-CREATE VIRTUAL TABLE text USING fts5 (body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE text USING fts5 (body, scope, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 `, applicationID, Format)
 
 // Roles of a bottle among its session's bottles: search and lists show the

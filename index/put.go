@@ -160,7 +160,7 @@ func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, 
 	if err != nil {
 		return nil, err
 	}
-	docs, err := ix.updateDocs(id, data, p)
+	docs, err := ix.updateDocs(id, data, p, scopeWords(p.Project, p.State.Mode))
 	if err != nil {
 		return nil, err
 	}
@@ -217,10 +217,20 @@ func (ix *Index) bottleRow(name string, st fileState) (id int64, session string,
 // position and time updated), new ones are tokenized, and the rest are
 // deleted. It returns the bottle's block list, updated in place (a bottle
 // that grew by a turn allocates nothing for the blocks it had).
-func (ix *Index) updateDocs(id int64, data []byte, p *render.Parsed) (map[int64][]doc, error) {
+func (ix *Index) updateDocs(id int64, data []byte, p *render.Parsed, scope string) (map[int64][]doc, error) {
 	have, err := ix.docsOf(id)
 	if err != nil {
 		return nil, err
+	}
+	// Blocks indexed under another project (the bottle's project changed)
+	// carry the wrong scope: none is kept.
+	if old, err := ix.projectOf(id); err != nil {
+		return nil, err
+	} else if old != p.Project {
+		clear(have)
+		if err := ix.deleteDocsOf(id); err != nil {
+			return nil, err
+		}
 	}
 	// The cached list is changed in place: it goes back to the cache only
 	// once the transaction commits.
@@ -249,11 +259,12 @@ blocks:
 			}
 			continue blocks
 		}
-		if err := ix.exec(`INSERT INTO docs (bottle, seq, sum, kind, time) VALUES (?, ?, ?, ?, ?)`, id, seq, sum, int(b.Kind), when); err != nil {
+		body := data[b.Text:b.End]
+		if err := ix.exec(`INSERT INTO docs (bottle, seq, sum, kind, time, words) VALUES (?, ?, ?, ?, ?, ?)`, id, seq, sum, int(b.Kind), when, countWords(body)); err != nil {
 			return nil, err
 		}
 		row := ix.conn.LastInsertRowID()
-		if err := ix.exec(`INSERT INTO text (rowid, body) VALUES (?, ?)`, row, data[b.Text:b.End]); err != nil {
+		if err := ix.exec(`INSERT INTO text (rowid, body, scope) VALUES (?, ?, ?)`, row, body, scope); err != nil {
 			return nil, err
 		}
 		have[sum] = append(ds, doc{id: row, seq: int64(seq), time: when, mark: mark})
@@ -301,6 +312,34 @@ func (ix *Index) docsOf(id int64) (map[int64][]doc, error) {
 	return have, err
 }
 
+// projectOf is the project a bottle row was indexed under ("" for a new
+// row, which has no blocks).
+func (ix *Index) projectOf(id int64) (string, error) {
+	project := ""
+	err := ix.query(`SELECT project FROM bottles WHERE id = ?`, func(s *sqlite3.Stmt) error {
+		project = s.ColumnText(0)
+		return nil
+	}, id)
+	return project, err
+}
+
+// deleteDocsOf deletes every indexed block of bottle id.
+func (ix *Index) deleteDocsOf(id int64) error {
+	var docs []int64
+	if err := ix.query(`SELECT id FROM docs WHERE bottle = ?`, func(s *sqlite3.Stmt) error {
+		docs = append(docs, s.ColumnInt64(0))
+		return nil
+	}, id); err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if err := ix.deleteDoc(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (ix *Index) deleteDoc(id int64) error {
 	if err := ix.exec(`DELETE FROM text WHERE rowid = ?`, id); err != nil {
 		return err
@@ -344,17 +383,8 @@ func (ix *Index) removeLocked(name string) error {
 	if err != nil || id == 0 {
 		return err
 	}
-	var docs []int64
-	if err := ix.query(`SELECT id FROM docs WHERE bottle = ?`, func(s *sqlite3.Stmt) error {
-		docs = append(docs, s.ColumnInt64(0))
-		return nil
-	}, id); err != nil {
+	if err := ix.deleteDocsOf(id); err != nil {
 		return err
-	}
-	for _, d := range docs {
-		if err := ix.deleteDoc(d); err != nil {
-			return err
-		}
 	}
 	if err := ix.exec(`DELETE FROM bottles WHERE id = ?`, id); err != nil {
 		return err

@@ -51,6 +51,9 @@ func parseQuery(s string) []phrase {
 // isTokenRune is unicode61's default token character: a letter, a digit
 // or a private-use character; everything else separates tokens.
 func isTokenRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
 }
 
@@ -159,4 +162,25 @@ func snippet(text []byte, at int) string {
 		s = "…" + s
 	}
 	return s
+}
+
+// countWords counts the tokens of text as isTokenRune cuts them.
+func countWords(text []byte) int {
+	n, in := 0, false
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(text[i:])
+		}
+		i += size
+		if isTokenRune(r) {
+			if !in {
+				n++
+			}
+			in = true
+		} else {
+			in = false
+		}
+	}
+	return n
 }

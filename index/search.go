@@ -2,11 +2,15 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,7 +112,7 @@ func (ix *Index) Search(ctx context.Context, text string, scope Scope) ([]Hit, e
 	for range 3 {
 		var cands []candidate
 		if err := ix.do(ctx, func() (err error) {
-			cands, err = ix.candidates(matchExpr(ps), scope)
+			cands, err = ix.candidates(ps, scope)
 			return err
 		}); err != nil {
 			return nil, err
@@ -127,33 +131,116 @@ func (ix *Index) Search(ctx context.Context, text string, scope Scope) ([]Hit, e
 
 // candidate is a hit as the index knows it, to be checked on disk.
 type candidate struct {
-	seq, sum, when int64
-	kind           render.BlockKind
-	path, session  string
-	project        string
-	archived       bool
-	file           fileState
+	row, seq, sum, when int64
+	score               float64
+	kind                render.BlockKind
+	path, session       string
+	project             string
+	archived            bool
+	file                fileState
 }
 
-const searchSQL = `SELECT d.seq, d.sum, d.kind, d.time, b.path, b.session, b.project, b.archived, b.dev, b.ino, b.size, b.mtime
-	FROM text JOIN docs d ON d.id = text.rowid JOIN bottles b ON b.id = d.bottle
-	WHERE text MATCH ? AND (? = 0 OR d.time >= ?) AND (? = 0 OR d.time < ?) AND ` + scopeSQL + `
-	ORDER BY bm25(text), d.id DESC LIMIT ?`
+// candidateCap bounds how many matches a search ranks. The matches are
+// taken newest first and the best of them returned: a word found in a few
+// thousand blocks is ranked over all of them, while one found in most
+// blocks (the most common words) is ranked over its most recent matches,
+// which keeps every search within a bound.
+const candidateCap = 2000
 
-func (ix *Index) candidates(expr string, scope Scope) ([]candidate, error) {
+// searchSQL is the query of a search whose phrases have the given row
+// counts (see rank).
+func searchSQL(docs []int64) string {
+	args := ""
+	for _, d := range docs {
+		args += ", " + strconv.FormatInt(d, 10)
+	}
+	return `SELECT text.rowid, ` + rankFunc + `(text, d.words` + args + `), d.seq, d.sum, d.kind, d.time, b.path, b.session, b.project, b.archived,
+		b.dev, b.ino, b.size, b.mtime
+	FROM text JOIN docs d ON d.id = text.rowid JOIN bottles b ON b.id = d.bottle
+	WHERE text MATCH ? AND (? = 0 OR d.time >= ?) AND (? = 0 OR d.time < ?) AND (b.role = 0 OR (? AND b.role = 1))
+	ORDER BY text.rowid DESC LIMIT ?`
+}
+
+// phraseDocs estimates, for each phrase, how many rows hold it, for the
+// weights of the phrases against each other (a single phrase needs none).
+// FTS5 stores no such counts, and counting a common word's rows means
+// reading them all, so a phrase is weighed by its rarest word, and a word
+// by its newest dfSample rows: all of them if it has fewer, else
+// extrapolated from how far back the sample reached.
+func (ix *Index) phraseDocs(ps []phrase) ([]int64, error) {
+	out := make([]int64, len(ps))
+	if len(ps) < 2 {
+		return out, nil
+	}
+	var top int64
+	if err := ix.query(`SELECT coalesce(max(id), 0) FROM docs`, func(s *sqlite3.Stmt) error {
+		top = s.ColumnInt64(0)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for i, p := range ps {
+		out[i] = math.MaxInt64
+		for _, tok := range p {
+			var n, low int64
+			err := ix.query(`SELECT count(*), coalesce(min(r), 0) FROM (SELECT rowid AS r FROM text WHERE text MATCH ? ORDER BY rowid DESC LIMIT ?)`,
+				func(s *sqlite3.Stmt) error {
+					n, low = s.ColumnInt64(0), s.ColumnInt64(1)
+					return nil
+				}, `{body}: "`+tok+`"`, dfSample)
+			if err != nil {
+				return nil, err
+			}
+			if n >= dfSample && low > 0 {
+				n = n * top / max(top-low+1, 1)
+			}
+			out[i] = min(out[i], max(n, 1))
+		}
+	}
+	return out, nil
+}
+
+// dfSample is how many of a word's newest rows phraseDocs reads.
+const dfSample = 1000
+
+// searchExpr is the FTS5 query of a search: the phrases in the body, and
+// the project in the scope column.
+func searchExpr(ps []phrase, scope Scope) string {
+	expr := "{body}: (" + matchExpr(ps) + ")"
+	if scope.Project != "" {
+		expr += " AND " + scopeQuery(scope.Project)
+	}
+	return expr
+}
+
+// candidates returns the best matches of the phrases in scope.
+func (ix *Index) candidates(ps []phrase, scope Scope) ([]candidate, error) {
+	docs, err := ix.phraseDocs(ps)
+	if err != nil {
+		return nil, err
+	}
+	expr := searchExpr(ps, scope)
 	since, until := unix(scope.Since), unix(scope.Until)
-	args := append([]any{expr, since, since, until, until}, scope.args()...)
-	args = append(args, scope.limit())
 	var out []candidate
-	err := ix.query(searchSQL, func(s *sqlite3.Stmt) error {
-		c := candidate{seq: s.ColumnInt64(0), sum: s.ColumnInt64(1), kind: render.BlockKind(s.ColumnInt(2)), when: s.ColumnInt64(3),
-			path: s.ColumnText(4), session: s.ColumnText(5), project: s.ColumnText(6), archived: s.ColumnBool(7)}
-		c.file = fileState{size: s.ColumnInt64(10), mtime: s.ColumnInt64(11)}
-		c.file.id.Dev, c.file.id.Ino = uint64(s.ColumnInt64(8)), uint64(s.ColumnInt64(9))
+	row := func(s *sqlite3.Stmt) error {
+		c := candidate{row: s.ColumnInt64(0), score: s.ColumnFloat(1), seq: s.ColumnInt64(2), sum: s.ColumnInt64(3),
+			kind: render.BlockKind(s.ColumnInt(4)), when: s.ColumnInt64(5),
+			path: s.ColumnText(6), session: s.ColumnText(7), project: s.ColumnText(8), archived: s.ColumnBool(9)}
+		c.file = fileState{size: s.ColumnInt64(12), mtime: s.ColumnInt64(13)}
+		c.file.id.Dev, c.file.id.Ino = uint64(s.ColumnInt64(10)), uint64(s.ColumnInt64(11))
 		out = append(out, c)
 		return nil
-	}, args...)
-	return out, err
+	}
+	if err := ix.query(searchSQL(docs), row, expr, since, since, until, until, scope.Archived, candidateCap); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b candidate) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score) // higher is better
+		}
+		return cmp.Compare(b.row, a.row)
+	})
+	return out[:min(len(out), scope.limit())], nil
 }
 
 // resolve checks candidates against their bottles and makes them hits. It
