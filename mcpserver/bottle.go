@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -140,12 +139,4 @@ func (s *Server) hasTranscript(id string) bool {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return !errors.Is(err, fs.ErrNotExist)
-}
-
-// relPath shortens a bottle path for display under the data directory.
-func (s *Server) relPath(path string) string {
-	if rel, err := filepath.Rel(s.cfg.DataDir, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
 }
