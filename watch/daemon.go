@@ -25,6 +25,7 @@
 //     catch-up backlog, and starts renders;
 //   - the fsnotify reader turns events into changes for the loop;
 //   - the database poller turns database commits into changes for the loop;
+//   - the search index opener opens (or first builds) the index, once;
 //   - one goroutine per render in flight, at most Config.Workers;
 //   - the status server answers the socket.
 package watch
@@ -42,6 +43,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"bottled/index"
 	"bottled/render"
 	"bottled/sources"
 )
@@ -125,8 +127,9 @@ type Daemon struct {
 	changes chan change // to the loop, from the fs reader, db poller and renders
 	results chan result // to the loop, from renders
 
-	db  atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
-	dbw *dbWatch
+	db    atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
+	dbw   *dbWatch
+	index atomic.Pointer[index.Index] // nil until the search index is open
 
 	// mu guards paths, links, linkScanned and observers, which renders and
 	// the fs reader share.
@@ -214,12 +217,14 @@ func (d *Daemon) Run(ctx context.Context) error {
 	var bg sync.WaitGroup
 	bg.Go(func() { fw.run(ctx) })
 	bg.Go(func() { dbw.run(ctx) })
+	bg.Go(func() { d.openIndex(ctx) })
 	d.loop(ctx)
 	// Stopping: the renders in flight finish (with the database still
 	// open), then the watchers, which ctx has already told to stop.
 	d.drain()
 	bg.Wait()
 	dbw.close()
+	d.closeIndex()
 	d.log.Info("bottled stopped")
 	return nil
 }

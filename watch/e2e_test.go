@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"bottled/index"
 	"bottled/internal/memwriter"
+	"bottled/internal/synth"
 	"bottled/render"
 	"bottled/sources"
 	"bottled/watch"
-
-	"bottled/internal/synth"
 )
 
 // binary is the bottled binary the end-to-end tests run, built once by
@@ -627,5 +627,43 @@ func TestDaemonReportsUnknownRecords(t *testing.T) {
 	})
 	if log := d.stderr.String(); !strings.Contains(log, "quantum-checkpoint×1") {
 		t.Errorf("the debug log does not name the unknown record type:\n%s", log)
+	}
+}
+
+// TestDaemonKeepsIndexCurrent: the daemon indexes each bottle it writes,
+// so the search index reflects the bottle without anyone syncing it.
+func TestDaemonKeepsIndexCurrent(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	d := startDaemon(t, claude, data)
+	const id = "5d2e8f61-3b7a-4c09-8e1f-6a4b2c9d7e30"
+	path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(context.Background(), data, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	turns := []string{"INDEXWORDONE add a flag", "INDEXWORDTWO document it", "INDEXWORDTHREE release it"}
+	parent := ""
+	for i, text := range turns {
+		u, a := fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i)
+		appendFile(t, path, userRec(id, u, parent, text)+assistantRec(id, a, u, "m"+a, "done "+text))
+		parent = a
+		d.waitContains(id, text)
+		eventually(t, "the index reflects the bottle", func() bool {
+			stale, err := ix.Stale(context.Background())
+			return err == nil && len(stale) == 0
+		})
+		word := strings.Fields(text)[0]
+		hits, err := ix.Search(context.Background(), word, index.Scope{})
+		if err != nil || len(hits) != 2 {
+			t.Fatalf("search %s: %v %+v, want the user's and the assistant's block", word, err, hits)
+		}
+	}
+	if strings.Contains(d.stderr.String(), "index") && strings.Contains(d.stderr.String(), "level=WARN") {
+		t.Errorf("the daemon warned:\n%s", d.stderr.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"bottled/index"
 	"bottled/internal/synth"
 	"bottled/render"
 	"bottled/sources"
@@ -59,7 +60,8 @@ func appendTurn(b *testing.B, path, id string, n int) {
 // one-shot render) with the daemon's common case: one ~2 KB append to the
 // same transcript, rendered from the kept parse state. "append" includes
 // writing the bottle (write, fsync, rename, directory fsync); "append-cpu"
-// stops at the rendered bytes, to separate the two costs.
+// stops at the rendered bytes, to separate the two costs; "append-indexed"
+// times the search index's update beside the append.
 func BenchmarkRender100MB(b *testing.B) {
 	d, id, path := benchSession(b)
 	n := 0
@@ -83,6 +85,42 @@ func BenchmarkRender100MB(b *testing.B) {
 			if res := d.renderSession(context.Background(), s, false); res.err != nil || res.outcome != outcomeWritten {
 				b.Fatal(res.err, res.outcome)
 			}
+		}
+	})
+	// The search index's update after each append, timed apart from the
+	// append itself in the same iteration, so that both see the same
+	// bottle: index-ms against append-ms.
+	b.Run("append-indexed", func(b *testing.B) {
+		ix, err := index.Open(context.Background(), d.cfg.DataDir, index.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ix.Close()
+		var appendNs, indexNs time.Duration
+		for b.Loop() {
+			appendTurn(b, path, id, n)
+			n++
+			start := time.Now()
+			if res := d.renderSession(context.Background(), s, false); res.err != nil || res.outcome != outcomeWritten {
+				b.Fatal(res.err, res.outcome)
+			}
+			mid := time.Now()
+			data, err := os.ReadFile(render.BottlePath(d.bottles, id))
+			if err != nil {
+				b.Fatal(err)
+			}
+			mid2 := time.Now()
+			if err := ix.Put(context.Background(), id+".md", data); err != nil {
+				b.Fatal(err)
+			}
+			appendNs += mid.Sub(start)
+			indexNs += time.Since(mid2)
+		}
+		b.ReportMetric(float64(appendNs.Microseconds())/1e3/float64(b.N), "append-ms")
+		b.ReportMetric(float64(indexNs.Microseconds())/1e3/float64(b.N), "index-ms")
+		b.ReportMetric(float64(indexNs)/float64(appendNs), "index/append")
+		if info, err := os.Stat(render.BottlePath(d.bottles, id)); err == nil {
+			b.ReportMetric(float64(info.Size())/1e6, "bottle-MB")
 		}
 	})
 	b.Run("append-cpu", func(b *testing.B) {

@@ -118,6 +118,9 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		res.err = err
 		return res
 	}
+	if out == render.Written {
+		d.indexBottle(ctx, s.id, b.Bytes)
+	}
 	res.outcome = out.String()
 	return res
 }

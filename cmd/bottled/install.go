@@ -116,6 +116,9 @@ func runInstall(c *cli.Context) error {
 	if err := s.installSettings(); err != nil {
 		return err
 	}
+	if err := s.installMCP(); err != nil {
+		return err
+	}
 	file, err := s.agent.File()
 	if errors.Is(err, watch.ErrUnsupported) {
 		s.say("login agent: %v", err)
@@ -170,6 +173,9 @@ func runUninstall(c *cli.Context) error {
 				fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v\n", err)
 			}
 		}
+	}
+	if err := s.uninstallMCP(); err != nil {
+		return err
 	}
 	if err := s.uninstallSettings(); err != nil {
 		return err

@@ -69,6 +69,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			statusCommand(),
 			installCommand(),
 			uninstallCommand(),
+			mcpCommand(),
+			searchCommand(),
+			indexCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

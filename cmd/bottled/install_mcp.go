@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"bottled/inject"
+)
+
+// bottled's MCP server is registered with Claude Code's own command, `claude
+// mcp add --scope user`, which edits Claude Code's state file (.claude.json)
+// itself: bottled never rewrites that file. Without the claude command on
+// PATH, install prints the command to run.
+
+// claudeDir is Claude Code's config dir, where settings.json is.
+func (s *setup) claudeDir() string { return filepath.Dir(s.settings) }
+
+// mcpCommand is what Claude Code runs for the server: the binary with the
+// directories spelled out, like the hooks.
+func (s *setup) mcpCommand() []string { return append(slices.Clone(s.command), "mcp") }
+
+// claudeEnv is the environment the claude command needs to edit the state
+// of s's config dir: CLAUDE_CONFIG_DIR unless it is the default, whose state
+// Claude Code keeps in ~/.claude.json only when the variable is unset.
+func (s *setup) claudeEnv() []string {
+	if os.Getenv("CLAUDE_CONFIG_DIR") == "" && s.claudeDir() == filepath.Join(s.agent.Home, ".claude") {
+		return nil
+	}
+	return []string{"CLAUDE_CONFIG_DIR=" + s.claudeDir()}
+}
+
+// claudeLine is a claude command as a user would type it.
+func (s *setup) claudeLine(args []string) string {
+	words := append(slices.Clone(s.claudeEnv()), "claude")
+	for _, a := range args {
+		words = append(words, shellWord(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// installMCP registers the MCP server, replacing a registration of another
+// command (another binary or directories).
+func (s *setup) installMCP() error {
+	want := s.mcpCommand()
+	cur, err := inject.MCPCommand(s.claudeDir(), s.agent.Home)
+	if err != nil {
+		return exitError{code: exitFailed, msg: fmt.Sprintf("mcp: %v (bottled left it unchanged)", err)}
+	}
+	if slices.Equal(cur, want) {
+		s.say("mcp: server %q already registered", inject.MCPServer)
+		return nil
+	}
+	add := append([]string{"mcp", "add", "--scope", "user", inject.MCPServer, "--"}, want...)
+	remove := []string{"mcp", "remove", "--scope", "user", inject.MCPServer}
+	var cmds [][]string
+	if cur != nil {
+		cmds = append(cmds, remove)
+	}
+	cmds = append(cmds, add)
+	if err := s.runClaude(cmds); err != nil {
+		return err
+	}
+	if !s.dryRun && s.claudeFound() {
+		s.say("mcp: registered server %q at user scope: tools mcp__%s__read, __search, __sessions", inject.MCPServer, inject.MCPServer)
+	}
+	return nil
+}
+
+// uninstallMCP removes the registration install made.
+func (s *setup) uninstallMCP() error {
+	cur, err := inject.MCPCommand(s.claudeDir(), s.agent.Home)
+	if err != nil {
+		return exitError{code: exitFailed, msg: fmt.Sprintf("mcp: %v (bottled left it unchanged)", err)}
+	}
+	if cur == nil || !slices.Equal(cur[len(cur)-1:], []string{"mcp"}) {
+		s.say("mcp: no bottled server registered")
+		return nil
+	}
+	if err := s.runClaude([][]string{{"mcp", "remove", "--scope", "user", inject.MCPServer}}); err != nil {
+		return err
+	}
+	if !s.dryRun && s.claudeFound() {
+		s.say("mcp: removed server %q", inject.MCPServer)
+	}
+	return nil
+}
+
+func (s *setup) claudeFound() bool {
+	_, err := exec.LookPath("claude")
+	return err == nil
+}
+
+// runClaude runs claude commands, or says what they would be (dry run) or
+// what to run (no claude on PATH).
+func (s *setup) runClaude(cmds [][]string) error {
+	var lines []string
+	for _, c := range cmds {
+		lines = append(lines, s.claudeLine(c))
+	}
+	if s.dryRun {
+		for _, l := range lines {
+			s.say("would run: %s", l)
+		}
+		return nil
+	}
+	claude, err := exec.LookPath("claude")
+	if err != nil {
+		s.say("mcp: the claude command is not on PATH; to register bottled's MCP server, run: %s", strings.Join(lines, " && "))
+		return nil
+	}
+	for i, c := range cmds {
+		cmd := exec.Command(claude, c...)
+		cmd.Env = append(os.Environ(), s.claudeEnv()...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return exitError{code: exitFailed, msg: fmt.Sprintf("mcp: %s: %v: %s", lines[i], err, strings.TrimSpace(string(out)))}
+		}
+		s.say("ran: %s", lines[i])
+	}
+	return nil
+}
+
+// shellWord quotes a word for a POSIX shell when it needs it.
+func shellWord(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bottled/inject"
+)
+
+// fakeClaude puts on PATH a claude command that logs its arguments and
+// CLAUDE_CONFIG_DIR, and keeps a state file the way `claude mcp add
+// --scope user` and `claude mcp remove --scope user` do (2.1.332): in
+// $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json. It returns the log.
+func fakeClaude(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	script := `#!/bin/sh
+echo "CLAUDE_CONFIG_DIR=$CLAUDE_CONFIG_DIR $*" >> ` + log + `
+state="$HOME/.claude.json"
+[ -n "$CLAUDE_CONFIG_DIR" ] && state="$CLAUDE_CONFIG_DIR/.claude.json"
+case "$1 $2 $3 $4 $5" in
+"mcp add --scope user bottled")
+	[ -f "$state" ] && grep -q '"bottled"' "$state" && { echo "MCP server bottled already exists in user config" >&2; exit 1; }
+	shift 6
+	cmd="$1"; shift
+	args=""
+	for a in "$@"; do args="$args${args:+,}\"$a\""; done
+	mkdir -p "$(dirname "$state")"
+	printf '{"mcpServers":{"bottled":{"type":"stdio","command":"%s","args":[%s],"env":{}}}}\n' "$cmd" "$args" > "$state"
+	echo "Added stdio MCP server bottled"
+	;;
+"mcp remove --scope user bottled")
+	[ -f "$state" ] && grep -q '"bottled"' "$state" || { echo "No MCP server named \"bottled\" in user scope" >&2; exit 1; }
+	echo '{"mcpServers":{}}' > "$state"
+	;;
+*) exit 2 ;;
+esac
+`
+	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	return log
+}
+
+func calls(t *testing.T, log string) []string {
+	t.Helper()
+	data, err := os.ReadFile(log)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+func TestInstallRegistersMCPServer(t *testing.T) {
+	e := newInstallEnv(t)
+	log := fakeClaude(t)
+	server := e.bin + " --claude-dir " + e.claude + " --data-dir " + e.data + " mcp"
+
+	code, out, errOut := e.run(t, "install", "--no-start")
+	if code != 0 || !strings.Contains(out, `registered server "bottled"`) {
+		t.Fatalf("install: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// The default config dir: claude runs without CLAUDE_CONFIG_DIR, so
+	// that it edits ~/.claude.json.
+	if got := calls(t, log); len(got) != 1 || got[0] != "CLAUDE_CONFIG_DIR= mcp add --scope user bottled -- "+server {
+		t.Errorf("claude calls %q", got)
+	}
+	if !inject.MCPRegistered(e.claude, e.home) {
+		t.Errorf("not registered after install")
+	}
+
+	// Twice is once.
+	code, out, _ = e.run(t, "install", "--no-start")
+	if code != 0 || !strings.Contains(out, "already registered") || len(calls(t, log)) != 1 {
+		t.Errorf("second install: %q, calls %q", out, calls(t, log))
+	}
+
+	// Installed again from another binary: the registration follows.
+	e.bin = filepath.Join(e.home, "bin2", "bottled")
+	os.MkdirAll(filepath.Dir(e.bin), 0o755)
+	os.WriteFile(e.bin, []byte("#!/bin/sh\n"), 0o755)
+	code, _, errOut = e.run(t, "install", "--no-start")
+	got := calls(t, log)
+	if code != 0 || len(got) != 3 || !strings.HasSuffix(got[1], "mcp remove --scope user bottled") || !strings.Contains(got[2], "-- "+e.bin+" ") {
+		t.Errorf("reinstall: code %d %q, calls %q", code, errOut, got)
+	}
+
+	code, out, _ = e.run(t, "uninstall", "--dry-run")
+	if code != 0 || !strings.Contains(out, "would run: claude mcp remove --scope user bottled") || len(calls(t, log)) != 3 {
+		t.Errorf("uninstall --dry-run: %q, calls %q", out, calls(t, log))
+	}
+	code, out, _ = e.run(t, "uninstall")
+	if code != 0 || !strings.Contains(out, `removed server "bottled"`) || inject.MCPRegistered(e.claude, e.home) {
+		t.Errorf("uninstall: code %d, %q", code, out)
+	}
+	code, out, _ = e.run(t, "uninstall")
+	if code != 0 || !strings.Contains(out, "no bottled server registered") || len(calls(t, log)) != 4 {
+		t.Errorf("second uninstall: %q, calls %q", out, calls(t, log))
+	}
+}
+
+// TestInstallMCPOtherConfigDir: with a config dir other than ~/.claude,
+// claude is told which (CLAUDE_CONFIG_DIR), as Claude Code itself is.
+func TestInstallMCPOtherConfigDir(t *testing.T) {
+	e := newInstallEnv(t)
+	log := fakeClaude(t)
+	e.claude = filepath.Join(e.home, "cfg")
+	e.settings = filepath.Join(e.claude, "settings.json")
+	e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	code, _, errOut := e.run(t, "install", "--no-start")
+	got := calls(t, log)
+	if code != 0 || len(got) != 1 || !strings.HasPrefix(got[0], "CLAUDE_CONFIG_DIR="+e.claude+" mcp add") {
+		t.Fatalf("code %d %q, calls %q", code, errOut, got)
+	}
+	if !inject.MCPRegistered(e.claude, e.home) || inject.MCPRegistered(filepath.Join(e.home, ".claude"), e.home) {
+		t.Errorf("registered in the wrong state file")
+	}
+}
+
+// TestInstallMCPWithoutClaude: without the claude command, install says
+// the exact command to run, and does not touch Claude Code's state.
+func TestInstallMCPWithoutClaude(t *testing.T) {
+	e := newInstallEnv(t)
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	code, out, errOut := e.run(t, "install", "--no-start")
+	want := "run: claude mcp add --scope user bottled -- " + e.bin + " --claude-dir " + e.claude + " --data-dir " + e.data + " mcp"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("code %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, ".claude.json")); !os.IsNotExist(err) {
+		t.Errorf("Claude Code's state file was written: %v", err)
+	}
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v2"
+
+	"bottled/index"
+)
+
+func searchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "search the bottles of this project's sessions",
+		ArgsUsage: "QUERY",
+		Description: "Finds the messages and observations that hold every word of QUERY (and every \"quoted\n" +
+			"phrase\"), best first, in the bottles of the current directory's project (and the\n" +
+			"directories under it), or of every project with --all. Cleared sessions are left out\n" +
+			"unless --archived. Exit status: 0 hits, 1 no hits, 2 bad usage.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "search every project"},
+			&cli.BoolFlag{Name: "archived", Usage: "include sessions cleared with /clear"},
+			&cli.StringFlag{Name: "since", Usage: "only from `WHEN` on: 2026-05-01, \"2026-05-01 14:00\" or an age (12h, 7d)"},
+			&cli.StringFlag{Name: "until", Usage: "only before `WHEN` (same forms)"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: fmt.Sprintf("at most `N` hits (up to %d)", index.MaxLimit)},
+			&cli.BoolFlag{Name: "json", Usage: "print the hits as a JSON array"},
+		},
+		Action: runSearch,
+	}
+}
+
+// hitJSON is a hit in --json output. The field names are stable.
+type hitJSON struct {
+	Session  string `json:"session"`
+	Bottle   string `json:"bottle"`
+	Line     int    `json:"line"`
+	Time     string `json:"time,omitempty"` // RFC 3339
+	Speaker  string `json:"speaker"`        // user, assistant, observation, summary
+	Project  string `json:"project"`
+	Archived bool   `json:"archived"`
+	Snippet  string `json:"snippet"`
+}
+
+func runSearch(c *cli.Context) error {
+	query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+	if query == "" {
+		return usagef("search takes a QUERY")
+	}
+	if c.Int("limit") < 1 || c.Int("limit") > index.MaxLimit {
+		return usagef("--limit must be from 1 to %d", index.MaxLimit)
+	}
+	d, err := dirsOf(c)
+	if err != nil {
+		return err
+	}
+	scope := index.Scope{Archived: c.Bool("archived"), Limit: c.Int("limit")}
+	now := time.Now()
+	if scope.Since, err = index.ParseTime(c.String("since"), now, time.Local); err != nil {
+		return usagef("--since: %v", err)
+	}
+	if scope.Until, err = index.ParseTime(c.String("until"), now, time.Local); err != nil {
+		return usagef("--until: %v", err)
+	}
+	if !c.Bool("all") {
+		if scope.Project, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	ix, err := openIndex(c, d)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	hits, err := ix.Search(c.Context, query, scope)
+	if errors.Is(err, index.ErrNoWords) {
+		return usagef("%v: %q", err, query)
+	}
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		out := make([]hitJSON, 0, len(hits))
+		for _, h := range hits {
+			j := hitJSON{Session: h.Session, Bottle: h.Bottle, Line: h.Line, Speaker: h.Kind.String(), Project: h.Project, Archived: h.Archived, Snippet: h.Snippet}
+			if !h.Time.IsZero() {
+				j.Time = h.Time.Format(time.RFC3339)
+			}
+			out = append(out, j)
+		}
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		writeHits(c, hits, c.Bool("all"))
+	}
+	if len(hits) == 0 {
+		return exitError{code: exitFailed}
+	}
+	return nil
+}
+
+// snippetWidth bounds a snippet in the human output: one terminal line
+// with the columns before it.
+const snippetWidth = 90
+
+func writeHits(c *cli.Context, hits []index.Hit, all bool) {
+	if len(hits) == 0 {
+		fmt.Fprintln(c.App.ErrWriter, "no hits")
+		return
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+	head := "WHEN\tWHO\tSESSION\tLINE\t"
+	if all {
+		head += "PROJECT\t"
+	}
+	fmt.Fprintln(tw, head+"TEXT")
+	for _, h := range hits {
+		when := "—"
+		if !h.Time.IsZero() {
+			when = h.Time.Format("2006-01-02 15:04")
+		}
+		session := h.Session
+		if h.Archived {
+			session += " (cleared)"
+		}
+		snip := h.Snippet
+		if utf8.RuneCountInString(snip) > snippetWidth {
+			snip = string([]rune(snip)[:snippetWidth-1]) + "…"
+		}
+		row := fmt.Sprintf("%s\t%s\t%s\t%d\t", when, h.Kind, session, h.Line)
+		if all {
+			row += h.Project + "\t"
+		}
+		fmt.Fprintln(tw, row+snip)
+	}
+	tw.Flush()
+}
+
+// openIndex opens the search index, saying on stderr when it has to be
+// built first.
+func openIndex(c *cli.Context, d dirs) (*index.Index, error) {
+	return index.Open(c.Context, d.data, index.Options{Location: time.Local, Building: func() {
+		fmt.Fprintf(c.App.ErrWriter, "bottled: building the search index from %s (once)…\n", d.data)
+	}})
+}

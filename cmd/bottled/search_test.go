@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSearchCommand renders the test session's bottle with the render
+// command, then searches it as a person would: in its project directory,
+// from another directory, as JSON, with bad input.
+func TestSearchCommand(t *testing.T) {
+	e := newEnv(t, true)
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	if code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...); code != 0 {
+		t.Fatalf("render: %s", errOut)
+	}
+	// The session's project is /home/dev/app, which is not the test's
+	// working directory: only --all finds it.
+	code, out, errOut := bottled(t, nil, append(flags, "search", "flag")...)
+	if code != exitFailed || out != "" || !strings.Contains(errOut, "no hits") || !strings.Contains(errOut, "building the search index") {
+		t.Errorf("search from elsewhere: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, errOut = bottled(t, nil, append(flags, "search", "--all", "added", "flag")...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "WHEN") || !strings.Contains(lines[0], "PROJECT") ||
+		!strings.Contains(lines[1], "assistant") || !strings.Contains(lines[1], sessionID) || !strings.Contains(lines[1], "/home/dev/app") ||
+		!strings.Contains(lines[1], "RENDER-A1 Added --flag.") || strings.Contains(errOut, "building") {
+		t.Errorf("search --all: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// Aligned: every column starts where the header's does.
+	if strings.Index(lines[1], sessionID) != strings.Index(lines[0], "SESSION") {
+		t.Errorf("columns not aligned:\n%s", out)
+	}
+
+	code, out, _ = bottled(t, nil, append(flags, "search", "--all", "--json", `"add a flag"`)...)
+	var hits []hitJSON
+	if err := json.Unmarshal([]byte(out), &hits); code != 0 || err != nil || len(hits) != 1 {
+		t.Fatalf("--json: code %d, %v, %q", code, err, out)
+	}
+	h := hits[0]
+	bottle := filepath.Join(e.data, "bottles", sessionID+".md")
+	if h.Session != sessionID || h.Bottle != bottle || h.Speaker != "user" || h.Time == "" || h.Project != "/home/dev/app" || h.Snippet != "RENDER-P1 add a flag" {
+		t.Errorf("hit %+v", h)
+	}
+	if data, _ := os.ReadFile(bottle); strings.Split(string(data), "\n")[h.Line-1] != "RENDER-P1 add a flag" {
+		t.Errorf("line %d of the bottle is not the hit", h.Line)
+	}
+	code, out, _ = bottled(t, nil, append(flags, "search", "--all", "--json", "nothing-like-this")...)
+	if code != exitFailed || strings.TrimSpace(out) != "[]" {
+		t.Errorf("--json without hits: code %d, %q", code, out)
+	}
+	code, _, _ = bottled(t, nil, append(flags, "search", "--all", "--since", "2026-05-02", "flag")...)
+	if code != exitFailed {
+		t.Errorf("--since after the session: code %d", code)
+	}
+	for _, bad := range [][]string{{"search"}, {"search", "***"}, {"search", "--limit", "0", "x"}, {"search", "--since", "someday", "x"}} {
+		if code, _, errOut := bottled(t, nil, append(flags, bad...)...); code != exitUsage || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: code %d, stderr %q", bad, code, errOut)
+		}
+	}
+}
+
+func TestIndexCommand(t *testing.T) {
+	e := newEnv(t, true)
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	if code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...); code != 0 {
+		t.Fatalf("render: %s", errOut)
+	}
+	code, out, _ := bottled(t, nil, append(flags, "index")...)
+	if code != 0 || !strings.Contains(out, "holds     0 bottles") && !strings.Contains(out, "holds     1 bottles") {
+		t.Errorf("index: code %d, %q", code, out)
+	}
+	code, out, _ = bottled(t, nil, append(flags, "index", "--rebuild")...)
+	if code != 0 || !strings.Contains(out, "rebuilt in") || !strings.Contains(out, "holds     1 bottles of 1 sessions, 2 blocks") ||
+		!strings.Contains(out, "behind    0 bottles") || !strings.Contains(out, filepath.Join(e.data, "bottled-index", "2.db")) {
+		t.Errorf("index --rebuild: code %d, %q", code, out)
+	}
+}

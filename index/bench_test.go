@@ -1,0 +1,275 @@
+package index
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"bottled/render"
+	"bottled/sources"
+)
+
+// The corpus of BenchmarkSearch and BenchmarkRebuild: generated sessions,
+// rendered as bottles. BOTTLED_BENCH_CORPUS names a directory to keep it
+// in between runs (it is generated there once); otherwise it is generated
+// in a temporary directory each run.
+var (
+	benchSessions = flag.Int("corpus.sessions", 5000, "sessions in the search benchmark's corpus")
+	benchMB       = flag.Int("corpus.mb", 1000, "megabytes of bottles in the search benchmark's corpus")
+	rebuildMB     = flag.Int("rebuild.mb", 200, "megabytes of bottles BenchmarkRebuild indexes")
+	benchQueries  = flag.Int("search.queries", 300, "queries per scope in BenchmarkSearch")
+)
+
+// words draws text from a vocabulary with the long-tailed frequencies of
+// natural language and code (Zipf's law): a few words are in almost every
+// message, most in a few.
+type words struct {
+	vocab []string
+	zipf  *rand.Zipf
+	rng   *rand.Rand
+}
+
+const vocabSize = 200_000
+
+func newWords(seed int64) *words {
+	rng := rand.New(rand.NewSource(seed))
+	vocab := make([]string, vocabSize)
+	seen := map[string]bool{}
+	const letters = "etaoinshrdlucmfwypvbgkjqxz"
+	for i := range vocab {
+		for {
+			n := 2 + min(i/2000, 6) + rng.Intn(4) // frequent words are short
+			b := make([]byte, n)
+			for j := range b {
+				b[j] = letters[min(int(rng.ExpFloat64()*6), len(letters)-1)]
+			}
+			if w := string(b); !seen[w] {
+				seen[w] = true
+				vocab[i] = w
+				break
+			}
+		}
+	}
+	return &words{vocab: vocab, rng: rng, zipf: rand.NewZipf(rng, 1.07, 2, vocabSize-1)}
+}
+
+// text writes about n bytes of sentences.
+func (w *words) text(n int) string {
+	var b strings.Builder
+	b.Grow(n + 16)
+	for b.Len() < n {
+		for k := 4 + w.rng.Intn(16); k > 0; k-- {
+			b.WriteString(w.vocab[w.zipf.Uint64()])
+			b.WriteByte(' ')
+		}
+		b.WriteString(".\n")
+		if w.rng.Intn(6) == 0 {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// spine is a generated session of about size bytes of conversation.
+func (w *words) spine(id, cwd string, start time.Time, size int) *sources.Spine {
+	sp := &sources.Spine{SessionID: id, CWD: cwd, Started: start}
+	at := start
+	for n := 0; n < size; {
+		user := w.text(40 + w.rng.Intn(800))
+		answer := w.text(200 + w.rng.Intn(4000))
+		sp.Entries = append(sp.Entries,
+			sources.Entry{Kind: sources.EntryUser, Time: at, Text: user},
+			sources.Entry{Kind: sources.EntryAssistant, Time: at.Add(time.Minute), Text: answer})
+		at = at.Add(time.Duration(5+w.rng.Intn(60)) * time.Minute)
+		n += len(user) + len(answer)
+		if w.rng.Intn(40) == 0 {
+			sp.Entries = append(sp.Entries, sources.Entry{Kind: sources.EntryCompaction, Time: at, Trigger: "auto"})
+		}
+	}
+	return sp
+}
+
+// corpus makes (or finds) a data directory of generated bottles: sessions
+// in 50 projects, sizes spread around mb/sessions (log-normal, as real
+// sessions are), and returns it with the words they were drawn from.
+func corpus(b *testing.B, sessions, mb int) (string, *words) {
+	b.Helper()
+	w := newWords(1)
+	data := os.Getenv("BOTTLED_BENCH_CORPUS")
+	if data == "" {
+		data = b.TempDir()
+	} else {
+		data = filepath.Join(data, fmt.Sprintf("%d-%dMB", sessions, mb))
+	}
+	dir := render.BottlesDir(data)
+	if entries, _ := os.ReadDir(dir); len(entries) >= sessions {
+		return data, w
+	}
+	mean := float64(mb) * 1e6 / float64(sessions)
+	base := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
+	for i := range sessions {
+		size := int(mean * w.rng.ExpFloat64())
+		size = max(min(size, 40<<20), 2000)
+		id := fmt.Sprintf("%08x-bench-4000-8000-%012d", i, i)
+		sp := w.spine(id, fmt.Sprintf("/home/u/project%02d", i%50), base.Add(time.Duration(i)*2*time.Hour), size)
+		bt, err := render.Render(render.Input{SessionID: id, Spine: sp, Now: base, Location: time.UTC})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := render.Write(dir, bt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return data, w
+}
+
+func dirBytes(b *testing.B, dir string) int64 {
+	var n int64
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
+// BenchmarkSearch searches a corpus of -corpus.sessions sessions holding
+// -corpus.mb of bottles (5,000 and 1 GB by default), warm, as the MCP
+// server does (the index open and following the bottles directory): words
+// drawn at every frequency, pairs of words, and phrases taken from the
+// bottles, over one project and over all. It reports the median and 99th
+// percentile latency of each scope. The first run builds the index, which
+// is not timed (see BenchmarkRebuild).
+func BenchmarkSearch(b *testing.B) {
+	data, w := corpus(b, *benchSessions, *benchMB)
+	ctx := context.Background()
+	ix, err := Open(ctx, data, Options{Location: time.UTC})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if err := ix.Watch(); err != nil {
+		b.Fatal(err)
+	}
+	queries := benchQueryMix(w, *benchQueries)
+	scopes := []struct {
+		name  string
+		scope Scope
+	}{{"project", Scope{Project: "/home/u/project07"}}, {"all", Scope{}}}
+	// Warm: the first query syncs the index with the directory and reads
+	// its pages into the cache; each scope is run once untimed.
+	for _, s := range scopes {
+		for _, q := range queries {
+			if _, err := ix.Search(ctx, q, s.scope); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for b.Loop() {
+		for _, s := range scopes {
+			var ds []time.Duration
+			hits := 0
+			for _, q := range queries {
+				start := time.Now()
+				h, err := ix.Search(ctx, q, s.scope)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ds = append(ds, time.Since(start))
+				hits += len(h)
+			}
+			slices.Sort(ds)
+			b.ReportMetric(ms(ds[len(ds)/2]), s.name+"-p50-ms")
+			b.ReportMetric(ms(ds[len(ds)*99/100]), s.name+"-p99-ms")
+			b.ReportMetric(float64(hits)/float64(len(queries)), s.name+"-hits/query")
+		}
+	}
+	st, err := ix.Stats(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(dirBytes(b, render.BottlesDir(data)))/1e6, "bottles-MB")
+	b.ReportMetric(float64(st.Bottles), "bottles")
+	b.ReportMetric(float64(st.Bytes)/1e6, "index-MB")
+
+	// A query as the CLI runs it: the whole bottles directory is checked
+	// first (a stat per bottle), since no watcher ran before it.
+	cli, err := Open(ctx, data, Options{Location: time.UTC})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cli.Close()
+	var ds []time.Duration
+	for range 20 {
+		start := time.Now()
+		if err := cli.Sync(ctx); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	slices.Sort(ds)
+	b.ReportMetric(ms(ds[len(ds)/2]), "full-sync-ms")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// benchQueryMix draws n queries: single words from the most frequent to
+// the rarest, pairs, and phrases as they occur in the generated text.
+func benchQueryMix(w *words, n int) []string {
+	rng := rand.New(rand.NewSource(2))
+	var out []string
+	for i := range n {
+		switch i % 5 {
+		case 0: // a common word (rank 10–1,000)
+			out = append(out, w.vocab[10+rng.Intn(990)])
+		case 1: // a middling word (rank 1,000–20,000)
+			out = append(out, w.vocab[1000+rng.Intn(19000)])
+		case 2: // a rare word
+			out = append(out, w.vocab[20000+rng.Intn(vocabSize-20000)])
+		case 3: // two words
+			out = append(out, w.vocab[100+rng.Intn(5000)]+" "+w.vocab[1000+rng.Intn(50000)])
+		case 4: // a phrase from the text
+			t := strings.Fields(w.text(200))
+			k := rng.Intn(max(len(t)-3, 1))
+			out = append(out, `"`+strings.Join(t[k:min(k+3, len(t))], " ")+`"`)
+		}
+	}
+	return out
+}
+
+// BenchmarkRebuild builds the index from scratch over a corpus of
+// -rebuild.mb of bottles (200 MB by default; the search corpus with
+// -rebuild.mb=1000 -corpus.sessions=5000), and reports the rate in
+// megabytes of bottles per second.
+func BenchmarkRebuild(b *testing.B) {
+	sessions := max(*rebuildMB*5, 50) // the same 200 KB average as the search corpus
+	if *rebuildMB == *benchMB {
+		sessions = *benchSessions
+	}
+	data, _ := corpus(b, sessions, *rebuildMB)
+	size := dirBytes(b, render.BottlesDir(data))
+	ix, err := Open(context.Background(), data, Options{Location: time.UTC})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	for b.Loop() {
+		start := time.Now()
+		if err := ix.Rebuild(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(size)/1e6/time.Since(start).Seconds(), "MB/s")
+	}
+	b.ReportMetric(float64(size)/1e6, "bottles-MB")
+}

@@ -1,0 +1,183 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"bottled/internal/fixtures"
+	"bottled/render"
+	"bottled/sources"
+)
+
+var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// realBottle is a real fixture rendered as a bottle.
+type realBottle struct {
+	id     string
+	src    string // the transcript
+	blocks int
+	bottle *render.Bottle
+}
+
+// realBottles renders the main-thread transcripts of the real fixtures
+// (of both corpora with more).
+func realBottles(t testing.TB, more bool) []realBottle {
+	t.Helper()
+	dir := fixtures.Real(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if more {
+		second, _ := filepath.Glob(filepath.Join(dir, "..", "real2", "*", "*.jsonl"))
+		files = append(files, second...)
+	}
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasPrefix(filepath.Base(f), "agent-") })
+	var out []realBottle
+	for i, f := range files {
+		id := fmt.Sprintf("real%02d-%s", i, strings.TrimSuffix(filepath.Base(f), ".jsonl"))
+		if len(id) > 100 {
+			id = id[:100]
+		}
+		id = strings.Map(func(r rune) rune {
+			if r == '.' {
+				return '_'
+			}
+			return r
+		}, id)
+		tr, err := sources.ReadTranscript(id, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, []*sources.Transcript{tr}),
+			Now: testNow.Add(time.Duration(i) * time.Second), Location: time.UTC})
+		if err != nil {
+			continue // sidechain-only
+		}
+		p, err := render.Parse(b.Bytes, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, realBottle{id: id, src: f, blocks: len(p.Blocks), bottle: b})
+	}
+	if len(out) < 5 {
+		t.Fatalf("only %d real bottles", len(out))
+	}
+	return out
+}
+
+// writeBottles writes bottles into dataDir's bottles directory.
+func writeBottles(t testing.TB, dataDir string, bs ...*render.Bottle) {
+	t.Helper()
+	for _, b := range bs {
+		if _, err := render.Write(render.BottlesDir(dataDir), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func openIndex(t testing.TB, dataDir string) *Index {
+	t.Helper()
+	ix, err := Open(context.Background(), dataDir, Options{Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func search(t testing.TB, ix *Index, q string, scope Scope) []Hit {
+	t.Helper()
+	hits, err := ix.Search(context.Background(), q, scope)
+	if err != nil {
+		t.Fatalf("Search(%q): %v", q, err)
+	}
+	return hits
+}
+
+func sessionsOf(hits []Hit) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range hits {
+		if !seen[h.Session] {
+			seen[h.Session] = true
+			out = append(out, h.Session)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lineOf returns line n (1-based) of a file.
+func lineOf(t testing.TB, path string, n int) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if n < 1 || n > len(lines) {
+		t.Fatalf("%s has no line %d", path, n)
+	}
+	return lines[n-1]
+}
+
+// dump is the content of an index in a form two indexes can be compared
+// by: per bottle, each block's position, checksum, kind and time, and
+// every indexed word with its block and offset.
+type dump struct {
+	docs  []string
+	words []string
+}
+
+func dumpIndex(t testing.TB, ix *Index) dump {
+	t.Helper()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var d dump
+	q := func(sql string, row func(*sqlite3.Stmt) string, out *[]string) {
+		st, _, err := ix.conn.Prepare(sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for st.Step() {
+			*out = append(*out, row(st))
+		}
+		if err := st.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q(`SELECT b.path, d.seq, d.sum, d.kind, d.time FROM docs d JOIN bottles b ON b.id = d.bottle ORDER BY b.path, d.seq`,
+		func(s *sqlite3.Stmt) string {
+			return strings.Join([]string{s.ColumnText(0), s.ColumnText(1), s.ColumnText(2), s.ColumnText(3), s.ColumnText(4)}, " ")
+		}, &d.docs)
+	if err := ix.conn.Exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, text, instance)`); err != nil {
+		t.Fatal(err)
+	}
+	q(`SELECT b.path, d.seq, v.term, v.offset FROM temp.vocab v JOIN docs d ON d.id = v.doc JOIN bottles b ON b.id = d.bottle
+		ORDER BY b.path, d.seq, v.offset, v.term`,
+		func(s *sqlite3.Stmt) string {
+			return strings.Join([]string{s.ColumnText(0), s.ColumnText(1), s.ColumnText(2), s.ColumnText(3)}, " ")
+		}, &d.words)
+	return d
+}
+
+func sameLists(t testing.TB, what string, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d entries, want %d", what, len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Errorf("%s: first difference at %d: %q, want %q", what, i, got[i], want[i])
+			return
+		}
+	}
+}

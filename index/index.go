@@ -1,0 +1,533 @@
+// Package index owns bottled's search index: an SQLite FTS5 index of what
+// the bottles say, in bottled's own database in the data directory (never
+// claude-mem's). It is fed rendered bottles, never the raw sources, so it
+// holds nothing a bottle does not; it is a cache that can always be built
+// again from the bottles, and every hit is checked against the bottle on
+// disk before it is shown.
+//
+// Layout: <data-dir>/bottled-index/ holds generations of the database
+// (<n>.db with its -wal and -shm) and a file "current" naming the one in
+// use. A rebuild (asked for, or because the database is missing, of another
+// format or corrupt) fills a new generation and then switches "current" to
+// it, so that processes still using the old one are never disturbed: they
+// notice the switch at their next operation and reopen. A lock file there
+// makes sure only one process builds at a time.
+//
+// Unit of indexing: one block of a bottle (render.Block): a user message,
+// the assistant's text of a turn, one observation line, one summary. A
+// bottle that grew by a turn is updated by its changed blocks only: blocks
+// are matched by a checksum of their bytes, so unchanged ones are never
+// tokenized again.
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"bottled/render"
+	"bottled/sources"
+)
+
+// Format is the version of the database layout. A database of another
+// format is rebuilt.
+const Format = 3
+
+// applicationID marks the database file as bottled's index ("btix").
+const applicationID = 0x62746978
+
+// Dir is where the index lives in a data directory.
+func Dir(dataDir string) string { return filepath.Join(dataDir, "bottled-index") }
+
+const (
+	currentFile = "current"
+	lockFile    = "lock"
+)
+
+// Tunables.
+const (
+	// busyTimeout is how long a write waits for another process's write
+	// (the daemon's per-turn updates are small; a rebuild commits in
+	// batches of at most fillBatch bytes).
+	busyTimeout = 10 * time.Second
+	// fillBatch is how many bytes of bottles a rebuild indexes per
+	// transaction: big enough that commits cost little, small enough that
+	// other writers get their turn within busyTimeout.
+	fillBatch = 32 << 20
+	// pendingMax is FTS5's in-memory buffer of new terms during a rebuild
+	// (the "hashsize" option): fewer, bigger flushes.
+	pendingMax = 64 << 20
+)
+
+// ErrBuilding reports that another process is building the index and did
+// not finish within the time the caller allowed.
+var ErrBuilding = errors.New("the search index is being built by another process")
+
+// Options configure an Index.
+type Options struct {
+	// Location is the time zone the bottles' times were rendered in
+	// (time.Local if nil; the daemon and the CLI render in local time).
+	Location *time.Location
+	// Building, if set, is called when Open starts building the index,
+	// which takes a while for many bottles.
+	Building func()
+}
+
+// Index is an open search index. Its methods are safe for concurrent use;
+// they take turns on one connection.
+type Index struct {
+	dataDir string
+	dir     string // the index directory
+	bottles string // the bottles directory it indexes
+	loc     *time.Location
+	notify  func() // Options.Building
+
+	// mu guards everything below: the connection is used by one
+	// goroutine at a time.
+	mu      sync.Mutex
+	conn    *sqlite3.Conn
+	gen     int
+	current sources.FileID // identity of the "current" file when gen was read
+	watch   *watcher       // nil unless Watch was called
+	stmts   map[string]*sqlite3.Stmt
+	known   known  // block lists of recently updated bottles
+	marks   uint64 // counts updateDocs calls, to mark the blocks each matched
+}
+
+// Open opens the index of the bottles in dataDir, building it first if it
+// is missing, of another format or corrupt. Building can take a while (see
+// README); ctx bounds the wait for another process building it.
+func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
+	ix := &Index{
+		dataDir: dataDir,
+		dir:     Dir(dataDir),
+		bottles: render.BottlesDir(dataDir),
+		loc:     opts.Location,
+		notify:  opts.Building,
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.ensure(ctx); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// Close closes the index.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.watch != nil {
+		ix.watch.close()
+		ix.watch = nil
+	}
+	return ix.closeConn()
+}
+
+func (ix *Index) closeConn() error {
+	if ix.conn == nil {
+		return nil
+	}
+	ix.closeStmts()
+	ix.known.reset()
+	err := ix.conn.Close()
+	ix.conn = nil
+	return err
+}
+
+// ensure makes ix.conn the current generation, opening or building it as
+// needed. Called with mu held at the start of every operation; when nothing
+// changed it costs one stat.
+func (ix *Index) ensure(ctx context.Context) error {
+	id, gen, err := ix.readCurrent()
+	if err == nil && ix.conn != nil && id == ix.current && gen == ix.gen {
+		return nil
+	}
+	if err == nil {
+		if err = ix.openGen(gen); err == nil {
+			ix.current = id
+			return nil
+		}
+		if !unusable(err) {
+			return err
+		}
+	}
+	return ix.build(ctx, gen)
+}
+
+// readCurrent reads which generation is in use.
+func (ix *Index) readCurrent() (sources.FileID, int, error) {
+	path := filepath.Join(ix.dir, currentFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sources.FileID{}, 0, err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return sources.FileID{}, 0, err
+	}
+	gen, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || gen < 1 {
+		return sources.FileID{}, 0, fmt.Errorf("%w: %s holds %q", errUnusable, path, data)
+	}
+	return sources.FileIDOf(info), gen, nil
+}
+
+// errUnusable marks an index that must be rebuilt rather than used.
+var errUnusable = errors.New("unusable index")
+
+// corrupt reports whether SQLite found the database damaged.
+func corrupt(err error) bool {
+	return errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB)
+}
+
+// unusable reports whether err means the index must be built again: it
+// is missing, of another format, not a database, or corrupt.
+func unusable(err error) bool {
+	return errors.Is(err, errUnusable) || errors.Is(err, fs.ErrNotExist) || corrupt(err)
+}
+
+func (ix *Index) genPath(gen int) string {
+	return filepath.Join(ix.dir, strconv.Itoa(gen)+".db")
+}
+
+// openGen opens generation gen and checks that it is an index of this
+// format.
+func (ix *Index) openGen(gen int) error {
+	ix.closeConn()
+	path := ix.genPath(gen)
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	c, err := openConn(path)
+	if err != nil {
+		return err
+	}
+	if err := checkSchema(c); err != nil {
+		c.Close()
+		return err
+	}
+	ix.conn, ix.gen = c, gen
+	return nil
+}
+
+// openConn opens a database file with FTS5 registered on the connection.
+func openConn(path string) (*sqlite3.Conn, error) {
+	// The driver creates the WAL and shared-memory files world-readable
+	// (umask permitting); the index holds conversation words, so they are
+	// made the owner's first, like the bottles.
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if f, err := os.OpenFile(path+suffix, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			f.Close()
+		}
+	}
+	c, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	if err := registerFTS(c); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("open index %s: register fts5: %w", path, err)
+	}
+	if err := c.BusyTimeout(busyTimeout); err != nil {
+		c.Close()
+		return nil, err
+	}
+	// WAL: readers never wait for the daemon's writes. NORMAL: a crash can
+	// lose the last commits, never consistency; the index is a cache that
+	// the next sync repairs.
+	if err := c.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	return c, nil
+}
+
+func checkSchema(c *sqlite3.Conn) error {
+	st, _, err := c.Prepare(`SELECT (SELECT application_id FROM pragma_application_id),
+		(SELECT user_version FROM pragma_user_version),
+		(SELECT count(*) FROM sqlite_schema WHERE name IN ('bottles', 'docs', 'text'))`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if !st.Step() {
+		return st.Err()
+	}
+	app, format, tables := st.ColumnInt64(0), st.ColumnInt(1), st.ColumnInt(2)
+	if app != applicationID || format != Format || tables != 3 {
+		return fmt.Errorf("%w: application %#x, format %d, %d tables", errUnusable, app, format, tables)
+	}
+	return nil
+}
+
+// schema is the database layout. text is contentless: the words are
+// indexed, the text itself stays in the bottles, where snippets are read
+// from (and where every hit is checked).
+var schema = fmt.Sprintf(`
+PRAGMA application_id = %d;
+PRAGMA user_version = %d;
+CREATE TABLE bottles (
+	id          INTEGER PRIMARY KEY,
+	path        TEXT NOT NULL UNIQUE, -- relative to the bottles directory
+	session     TEXT NOT NULL,
+	archived    INTEGER NOT NULL,     -- 1: in archive/ (the session was cleared)
+	role        INTEGER NOT NULL,     -- see roleCurrent…
+	project     TEXT NOT NULL,
+	mode        TEXT NOT NULL,
+	started     INTEGER NOT NULL,     -- unix seconds, 0 unknown
+	last_active INTEGER NOT NULL,
+	turns       INTEGER NOT NULL,
+	compactions INTEGER NOT NULL,
+	first_prompt TEXT NOT NULL,
+	lines       INTEGER NOT NULL,
+	dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL
+);
+CREATE INDEX bottles_session ON bottles (session);
+CREATE INDEX bottles_file ON bottles (ino, size, mtime);
+CREATE TABLE docs (
+	id     INTEGER PRIMARY KEY,         -- the row of text
+	bottle INTEGER NOT NULL,
+	seq    INTEGER NOT NULL,            -- position of the block in the bottle
+	sum    INTEGER NOT NULL,            -- checksum of the block's bytes
+	kind   INTEGER NOT NULL,            -- render.BlockKind
+	time   INTEGER NOT NULL,            -- unix seconds, 0 unknown
+	words  INTEGER NOT NULL             -- words in the body, for ranking
+);
+CREATE INDEX docs_bottle ON docs (bottle, seq);
+CREATE VIRTUAL TABLE text USING fts5 (body, scope, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+`, applicationID, Format)
+
+// Roles of a bottle among its session's bottles: search and lists show the
+// current bottle, and archived ones only when asked, and then only the
+// newest archive of a session that has no current bottle (a resumed
+// session's bottle holds everything its archives do).
+const (
+	roleCurrent    = 0
+	roleArchived   = 1
+	roleSuperseded = 2
+)
+
+// build makes a new generation after failed, fills it from the bottles and
+// makes it current. Only one process builds at a time; one that finds
+// another building waits for it (as long as ctx allows) and uses its work.
+func (ix *Index) build(ctx context.Context, failed int) error {
+	ix.closeConn()
+	if err := makeDir(ix.dir); err != nil {
+		return err
+	}
+	unlock, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// Someone may have built it while we waited.
+	if id, gen, err := ix.readCurrent(); err == nil && gen != failed {
+		if err := ix.openGen(gen); err == nil {
+			ix.current = id
+			return nil
+		}
+	}
+	if ix.notify != nil {
+		ix.notify()
+	}
+	gen := max(failed, ix.newestGen()) + 1
+	return ix.fill(ctx, gen)
+}
+
+// fill creates generation gen, indexes every bottle into it and switches
+// "current" to it. Called with the build lock held.
+func (ix *Index) fill(ctx context.Context, gen int) error {
+	path := ix.genPath(gen)
+	removeGen(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("create index: %w", err)
+	}
+	f.Close()
+	c, err := openConn(path)
+	if err != nil {
+		return err
+	}
+	err = c.Exec(schema)
+	if cerr := c.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		removeGen(path)
+		return fmt.Errorf("create index: %w", err)
+	}
+	// Opened again now that the file is not empty: SQLite deletes the WAL
+	// file of an empty database, and would create it anew with the
+	// driver's permissions.
+	if c, err = openConn(path); err != nil {
+		removeGen(path)
+		return err
+	}
+	ix.conn, ix.gen = c, gen
+	if err := ix.syncAll(ctx, true); err != nil {
+		ix.closeConn()
+		removeGen(path)
+		return err
+	}
+	if err := writeCurrent(ix.dir, gen); err != nil {
+		return err
+	}
+	id, _, err := ix.readCurrent()
+	if err != nil {
+		return err
+	}
+	ix.current = id
+	ix.removeOldGens(gen)
+	return nil
+}
+
+// makeDir creates the index directory owner-only, and narrows an existing
+// one.
+func makeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create index dir: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("restrict index dir: %w", err)
+	}
+	return nil
+}
+
+// writeCurrent points "current" at gen, atomically.
+func writeCurrent(dir string, gen int) error {
+	tmp, err := os.CreateTemp(dir, ".current-*")
+	if err != nil {
+		return fmt.Errorf("switch index: %w", err)
+	}
+	_, err = tmp.WriteString(strconv.Itoa(gen) + "\n")
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, currentFile))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("switch index: %w", err)
+	}
+	return nil
+}
+
+// newestGen is the highest generation number with a file in the index
+// directory.
+func (ix *Index) newestGen() int {
+	entries, _ := os.ReadDir(ix.dir)
+	n := 0
+	for _, e := range entries {
+		if g, ok := genOf(e.Name()); ok && g > n {
+			n = g
+		}
+	}
+	return n
+}
+
+// genOf reads the generation of a database file name ("7.db", "7.db-wal").
+func genOf(name string) (int, bool) {
+	stem, _, ok := strings.Cut(name, ".db")
+	if !ok {
+		return 0, false
+	}
+	g, err := strconv.Atoi(stem)
+	return g, err == nil
+}
+
+// removeOldGens deletes the files of every generation but keep. Processes
+// still using one keep their open files until they notice the switch.
+func (ix *Index) removeOldGens(keep int) {
+	entries, _ := os.ReadDir(ix.dir)
+	for _, e := range entries {
+		if g, ok := genOf(e.Name()); ok && g != keep {
+			os.Remove(filepath.Join(ix.dir, e.Name()))
+		}
+	}
+}
+
+func removeGen(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + suffix)
+	}
+}
+
+// lockBuild takes the build lock, waiting while ctx allows.
+func lockBuild(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock index: %w", err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock index: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("%w (%v)", ErrBuilding, ctx.Err())
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
+// lockPoll is how often a process waiting for another's build retries.
+const lockPoll = 50 * time.Millisecond
+
+// Rebuild builds the index again from the bottles into a new generation
+// and switches to it.
+func (ix *Index) Rebuild(ctx context.Context) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.closeConn()
+	if err := makeDir(ix.dir); err != nil {
+		return err
+	}
+	unlock, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return ix.fill(ctx, ix.newestGen()+1)
+}
+
+// do runs fn on the current generation. A database found corrupt on the
+// way is rebuilt (never trusted) and fn run once more on the new one.
+func (ix *Index) do(ctx context.Context, fn func() error) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.ensure(ctx); err != nil {
+		return err
+	}
+	err := fn()
+	if !corrupt(err) {
+		return err
+	}
+	if err := ix.build(ctx, ix.gen); err != nil {
+		return err
+	}
+	return fn()
+}

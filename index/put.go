@@ -1,0 +1,436 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"bottled/render"
+	"bottled/sources"
+)
+
+// fileState identifies the content of a bottle file. Bottles are replaced
+// by rename and never written in place, so a file whose identity, size and
+// modification time are unchanged holds the bytes it held.
+type fileState struct {
+	id    sources.FileID
+	size  int64
+	mtime int64 // nanoseconds
+}
+
+func stateOf(info os.FileInfo) fileState {
+	return fileState{id: sources.FileIDOf(info), size: info.Size(), mtime: info.ModTime().UnixNano()}
+}
+
+// archivePrefix starts the names of archived bottles, relative to the
+// bottles directory.
+const archivePrefix = "archive/"
+
+// Put indexes the bottle that was just written as name (relative to the
+// bottles directory: "<session>.md" or "archive/<file>") with the bytes
+// data, updating only the blocks that changed. If the file no longer holds
+// data (another writer replaced it meanwhile), what it holds now is indexed
+// instead.
+func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
+	return ix.do(ctx, func() error {
+		data, st, err := ix.readIfChanged(name, data)
+		if errors.Is(err, fs.ErrNotExist) {
+			return ix.tx(func() error { return ix.removeLocked(name) })
+		}
+		if err != nil {
+			return err
+		}
+		var update *docUpdate
+		err = ix.tx(func() (err error) {
+			update, err = ix.putLocked(name, data, st)
+			return err
+		})
+		if err == nil && update != nil {
+			ix.known.put(update.bottle, update.docs)
+		}
+		return err
+	})
+}
+
+// readIfChanged returns data and the file's state if the file name holds
+// data, else the file's current bytes. The bottle's fourth line records
+// its render time to the nanosecond and its size, so equal heads mean equal
+// bottles.
+func (ix *Index) readIfChanged(name string, data []byte) ([]byte, fileState, error) {
+	f, err := os.Open(filepath.Join(ix.bottles, filepath.FromSlash(name)))
+	if err != nil {
+		return nil, fileState{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fileState{}, err
+	}
+	st := stateOf(info)
+	if head := headLen(data); head > 0 && info.Size() == int64(len(data)) {
+		buf := make([]byte, head)
+		if _, err := io.ReadFull(f, buf); err == nil && bytes.Equal(buf, data[:head]) {
+			return data, st, nil
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fileState{}, err
+		}
+	}
+	return readAll(f, info.Size(), st)
+}
+
+// headLen is the length of a bottle's first four lines (its header and
+// state line), 0 if it has fewer.
+func headLen(data []byte) int {
+	off := 0
+	for range 4 {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			return 0
+		}
+		off += i + 1
+	}
+	return off
+}
+
+// readBottle reads a bottle file with the state of the file read.
+func (ix *Index) readBottle(name string) ([]byte, fileState, error) {
+	f, err := os.Open(filepath.Join(ix.bottles, filepath.FromSlash(name)))
+	if err != nil {
+		return nil, fileState{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fileState{}, err
+	}
+	return readAll(f, info.Size(), stateOf(info))
+}
+
+func readAll(f *os.File, size int64, st fileState) ([]byte, fileState, error) {
+	data := make([]byte, size)
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fileState{}, fmt.Errorf("read bottle %s: %w", f.Name(), err)
+	}
+	return data[:n], st, nil
+}
+
+// blockSum is the checksum a block is matched by between updates: its
+// length and CRC-32, which runs in hardware on common CPUs, so checking
+// every block of a bottle that grew by one turn costs far less than
+// tokenizing it. (Matching, not security: a changed block whose checksum
+// collided with the one it replaced would keep its old words searchable;
+// hits are checked against the bottle anyway.)
+func blockSum(b []byte) int64 {
+	return int64(uint64(len(b))<<32 | uint64(crc32.ChecksumIEEE(b)))
+}
+
+// doc is an indexed block as the database knows it.
+type doc struct {
+	id, seq, time int64
+	mark          uint64 // the update that last matched it
+}
+
+// docUpdate is the block list a bottle has after an update, for the
+// cache once the transaction has committed.
+type docUpdate struct {
+	bottle int64
+	docs   map[int64][]doc
+}
+
+// putLocked indexes a bottle's bytes under name. Called in a transaction.
+func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, error) {
+	p, err := render.Parse(data, ix.loc)
+	if err != nil {
+		// Not a bottle (or not one of a format this build reads): it has
+		// nothing to search.
+		return nil, ix.removeLocked(name)
+	}
+	id, session, err := ix.bottleRow(name, st)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := ix.updateDocs(id, data, p, scopeWords(p.Project, p.State.Mode))
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.writeBottle(id, name, st, p); err != nil {
+		return nil, err
+	}
+	if session != "" && session != p.State.Session {
+		if err := ix.fixRoles(session); err != nil {
+			return nil, err
+		}
+	}
+	return &docUpdate{id, docs}, ix.fixRoles(p.State.Session)
+}
+
+// bottleRow returns the row of the bottle at name, creating it (or moving
+// the row of the same file from its old name, when a bottle was archived)
+// if there is none. session is the session the row had.
+func (ix *Index) bottleRow(name string, st fileState) (id int64, session string, err error) {
+	err = ix.query(`SELECT id, session FROM bottles WHERE path = ?`, func(s *sqlite3.Stmt) error {
+		id, session = s.ColumnInt64(0), s.ColumnText(1)
+		return nil
+	}, name)
+	if err != nil || id != 0 {
+		return id, session, err
+	}
+	// A file moved here keeps its identity: archiving renames a bottle, and
+	// its words are indexed already.
+	var moved []struct {
+		id         int64
+		path, sess string
+	}
+	err = ix.query(`SELECT id, path, session FROM bottles WHERE ino = ? AND size = ? AND mtime = ? AND dev = ?`, func(s *sqlite3.Stmt) error {
+		moved = append(moved, struct {
+			id         int64
+			path, sess string
+		}{s.ColumnInt64(0), s.ColumnText(1), s.ColumnText(2)})
+		return nil
+	}, st.id.Ino, st.size, st.mtime, st.id.Dev)
+	if err != nil {
+		return 0, "", err
+	}
+	for _, m := range moved {
+		if _, err := os.Lstat(filepath.Join(ix.bottles, filepath.FromSlash(m.path))); errors.Is(err, fs.ErrNotExist) {
+			return m.id, m.sess, ix.exec(`UPDATE bottles SET path = ? WHERE id = ?`, name, m.id)
+		}
+	}
+	err = ix.exec(`INSERT INTO bottles (path, session, archived, role, project, mode, started, last_active, turns,
+		compactions, first_prompt, lines, dev, ino, size, mtime) VALUES (?, '', 0, 0, '', '', 0, 0, 0, 0, '', 0, 0, 0, 0, 0)`, name)
+	return ix.conn.LastInsertRowID(), "", err
+}
+
+// updateDocs brings the indexed blocks of bottle id in line with the
+// parsed bottle: blocks whose checksum is already indexed are kept (their
+// position and time updated), new ones are tokenized, and the rest are
+// deleted. It returns the bottle's block list, updated in place (a bottle
+// that grew by a turn allocates nothing for the blocks it had).
+func (ix *Index) updateDocs(id int64, data []byte, p *render.Parsed, scope string) (map[int64][]doc, error) {
+	have, err := ix.docsOf(id)
+	if err != nil {
+		return nil, err
+	}
+	// Blocks indexed under another project (the bottle's project changed)
+	// carry the wrong scope: none is kept.
+	if old, err := ix.projectOf(id); err != nil {
+		return nil, err
+	} else if old != p.Project {
+		clear(have)
+		if err := ix.deleteDocsOf(id); err != nil {
+			return nil, err
+		}
+	}
+	// The cached list is changed in place: it goes back to the cache only
+	// once the transaction commits.
+	ix.known.forget(id)
+	ix.marks++
+	mark := ix.marks
+	var when int64
+blocks:
+	for seq, b := range p.Blocks {
+		if !b.Time.IsZero() {
+			when = b.Time.Unix()
+		}
+		sum := blockSum(data[b.Start:b.End])
+		ds := have[sum]
+		for i := range ds {
+			d := &ds[i]
+			if d.mark == mark {
+				continue // an identical block earlier in the bottle took it
+			}
+			d.mark = mark
+			if d.seq != int64(seq) || d.time != when {
+				if err := ix.exec(`UPDATE docs SET seq = ?, time = ? WHERE id = ?`, seq, when, d.id); err != nil {
+					return nil, err
+				}
+				d.seq, d.time = int64(seq), when
+			}
+			continue blocks
+		}
+		body := data[b.Text:b.End]
+		if err := ix.exec(`INSERT INTO docs (bottle, seq, sum, kind, time, words) VALUES (?, ?, ?, ?, ?, ?)`, id, seq, sum, int(b.Kind), when, countWords(body)); err != nil {
+			return nil, err
+		}
+		row := ix.conn.LastInsertRowID()
+		if err := ix.exec(`INSERT INTO text (rowid, body, scope) VALUES (?, ?, ?)`, row, body, scope); err != nil {
+			return nil, err
+		}
+		have[sum] = append(ds, doc{id: row, seq: int64(seq), time: when, mark: mark})
+	}
+	for sum, ds := range have {
+		kept := ds[:0]
+		for _, d := range ds {
+			if d.mark == mark {
+				kept = append(kept, d)
+				continue
+			}
+			if err := ix.deleteDoc(d.id); err != nil {
+				return nil, err
+			}
+		}
+		if len(kept) == 0 {
+			delete(have, sum)
+		} else {
+			have[sum] = kept
+		}
+	}
+	return have, nil
+}
+
+// docsOf returns the indexed blocks of bottle id by checksum, from the
+// cache of recently updated bottles when no other process wrote to the
+// index since.
+func (ix *Index) docsOf(id int64) (map[int64][]doc, error) {
+	var version int64 = -1
+	if err := ix.query(`PRAGMA data_version`, func(s *sqlite3.Stmt) error {
+		version = s.ColumnInt64(0)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if have, ok := ix.known.get(version, id); ok {
+		return have, nil
+	}
+	have := map[int64][]doc{}
+	err := ix.query(`SELECT id, seq, sum, time FROM docs WHERE bottle = ?`, func(s *sqlite3.Stmt) error {
+		sum := s.ColumnInt64(2)
+		have[sum] = append(have[sum], doc{id: s.ColumnInt64(0), seq: s.ColumnInt64(1), time: s.ColumnInt64(3)})
+		return nil
+	}, id)
+	return have, err
+}
+
+// projectOf is the project a bottle row was indexed under ("" for a new
+// row, which has no blocks).
+func (ix *Index) projectOf(id int64) (string, error) {
+	project := ""
+	err := ix.query(`SELECT project FROM bottles WHERE id = ?`, func(s *sqlite3.Stmt) error {
+		project = s.ColumnText(0)
+		return nil
+	}, id)
+	return project, err
+}
+
+// deleteDocsOf deletes every indexed block of bottle id.
+func (ix *Index) deleteDocsOf(id int64) error {
+	var docs []int64
+	if err := ix.query(`SELECT id FROM docs WHERE bottle = ?`, func(s *sqlite3.Stmt) error {
+		docs = append(docs, s.ColumnInt64(0))
+		return nil
+	}, id); err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if err := ix.deleteDoc(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ix *Index) deleteDoc(id int64) error {
+	if err := ix.exec(`DELETE FROM text WHERE rowid = ?`, id); err != nil {
+		return err
+	}
+	return ix.exec(`DELETE FROM docs WHERE id = ?`, id)
+}
+
+// writeBottle records what the session list shows of a bottle, and the
+// state of the file it was read from.
+func (ix *Index) writeBottle(id int64, name string, st fileState, p *render.Parsed) error {
+	turns, last := 0, p.Started.Unix()
+	if p.Started.IsZero() {
+		last = 0
+	}
+	for _, b := range p.Blocks {
+		if b.Kind == render.BlockUser {
+			turns++
+		}
+		if !b.Time.IsZero() && b.Time.Unix() > last {
+			last = b.Time.Unix()
+		}
+	}
+	started := int64(0)
+	if !p.Started.IsZero() {
+		started = p.Started.Unix()
+	}
+	return ix.exec(`UPDATE bottles SET session = ?, archived = ?, project = ?, mode = ?, started = ?, last_active = ?,
+		turns = ?, compactions = ?, first_prompt = ?, lines = ?, dev = ?, ino = ?, size = ?, mtime = ? WHERE id = ?`,
+		p.State.Session, strings.HasPrefix(name, archivePrefix), p.Project, string(p.State.Mode), started, last,
+		turns, max(len(p.State.Legs)-1, 0), p.FirstPrompt, p.State.Lines, st.id.Dev, st.id.Ino, st.size, st.mtime, id)
+}
+
+// removeLocked forgets the bottle at name.
+func (ix *Index) removeLocked(name string) error {
+	var id int64
+	var session string
+	err := ix.query(`SELECT id, session FROM bottles WHERE path = ?`, func(s *sqlite3.Stmt) error {
+		id, session = s.ColumnInt64(0), s.ColumnText(1)
+		return nil
+	}, name)
+	if err != nil || id == 0 {
+		return err
+	}
+	if err := ix.deleteDocsOf(id); err != nil {
+		return err
+	}
+	if err := ix.exec(`DELETE FROM bottles WHERE id = ?`, id); err != nil {
+		return err
+	}
+	ix.known.forget(id)
+	return ix.fixRoles(session)
+}
+
+// fixRoles recomputes which of a session's bottles stands for it (see
+// roleCurrent).
+func (ix *Index) fixRoles(session string) error {
+	type b struct {
+		id       int64
+		archived bool
+		path     string
+		role     int
+	}
+	var rows []b
+	err := ix.query(`SELECT id, archived, path, role FROM bottles WHERE session = ?`, func(s *sqlite3.Stmt) error {
+		rows = append(rows, b{s.ColumnInt64(0), s.ColumnBool(1), s.ColumnText(2), s.ColumnInt(3)})
+		return nil
+	}, session)
+	if err != nil {
+		return err
+	}
+	current, newest := false, -1
+	for i, r := range rows {
+		if !r.archived {
+			current = true
+		} else if newest < 0 || r.path > rows[newest].path {
+			newest = i // archive names start with a sortable UTC time
+		}
+	}
+	for i, r := range rows {
+		role := roleSuperseded
+		switch {
+		case !r.archived:
+			role = roleCurrent
+		case !current && i == newest:
+			role = roleArchived
+		}
+		if role != r.role {
+			if err := ix.exec(`UPDATE bottles SET role = ? WHERE id = ?`, role, r.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

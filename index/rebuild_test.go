@@ -1,0 +1,215 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// indexedWords returns an index over a few real bottles and, for each, a
+// word only it holds.
+func indexedWords(t *testing.T) (string, *Index, map[string]string) {
+	t.Helper()
+	data := t.TempDir()
+	bottles := realBottles(t, false)[:6]
+	for _, b := range bottles {
+		writeBottles(t, data, b.bottle)
+	}
+	ix := openIndex(t, data)
+	words := uniqueWords(t, bottles)
+	if len(words) < 3 {
+		t.Fatalf("only %d bottles with a word of their own", len(words))
+	}
+	return data, ix, words
+}
+
+// checkFinds checks that every word finds its bottle.
+func checkFinds(t *testing.T, ix *Index, words map[string]string) {
+	t.Helper()
+	for id, w := range words {
+		if got := sessionsOf(search(t, ix, w, Scope{})); !slices.Equal(got, []string{id}) {
+			t.Errorf("search %q: %v, want [%s]", w, got, id)
+		}
+	}
+}
+
+func currentGen(t *testing.T, data string) (string, int) {
+	t.Helper()
+	ix := &Index{dir: Dir(data)}
+	_, gen, err := ix.readCurrent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix.genPath(gen), gen
+}
+
+// TestCorruptIndexRebuilt damages the database file in several ways; each
+// time the next process to open it (or the process using it) builds a new
+// one from the bottles instead of trusting it.
+func TestCorruptIndexRebuilt(t *testing.T) {
+	damages := map[string]func(t *testing.T, path string){
+		"garbage header": func(t *testing.T, path string) {
+			overwrite(t, path, 0, 100)
+		},
+		"garbage pages": func(t *testing.T, path string) {
+			// Keep the first page (header and schema) and ruin the rest:
+			// opening works, reading the words does not.
+			info, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			overwrite(t, path, 4096, int(info.Size())-4096)
+		},
+		"truncated": func(t *testing.T, path string) {
+			if err := os.Truncate(path, 4096); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"older format": func(t *testing.T, path string) {
+			c, err := openConn(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Exec("PRAGMA user_version = 0"); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+		},
+		"missing file": func(t *testing.T, path string) {
+			removeGen(path)
+		},
+		"missing directory": func(t *testing.T, path string) {
+			os.RemoveAll(filepath.Dir(path))
+		},
+	}
+	for name, damage := range damages {
+		t.Run(name, func(t *testing.T) {
+			data, ix, words := indexedWords(t)
+			ix.Close()
+			path, gen := currentGen(t, data)
+			damage(t, path)
+			ix = openIndex(t, data)
+			checkFinds(t, ix, words)
+			if _, now := currentGen(t, data); now == gen && name != "missing directory" {
+				t.Errorf("generation %d still in use", gen)
+			}
+		})
+	}
+}
+
+// TestCorruptionFoundInUse: a process whose index is found damaged while
+// it uses it (here: the file replaced under it by a damaged one) rebuilds
+// and answers from the new index.
+func TestCorruptionFoundInUse(t *testing.T) {
+	data, ix, words := indexedWords(t)
+	checkFinds(t, ix, words)
+	// Another process switched to a new generation that turns out to be
+	// garbage.
+	_, gen := currentGen(t, data)
+	bad := ix.genPath(gen + 1)
+	if err := os.WriteFile(bad, make([]byte, 8192), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	overwrite(t, bad, 0, 8192)
+	if err := writeCurrent(Dir(data), gen+1); err != nil {
+		t.Fatal(err)
+	}
+	checkFinds(t, ix, words)
+	if _, now := currentGen(t, data); now <= gen+1 {
+		t.Errorf("current generation %d, want a rebuilt one after %d", now, gen+1)
+	}
+}
+
+// TestRebuildSwitchesOtherProcesses: after a rebuild by another process,
+// an open index moves to the new generation on its next operation, and
+// the old files are gone.
+func TestRebuildSwitchesOtherProcesses(t *testing.T) {
+	data, ix, words := indexedWords(t)
+	oldPath, gen := currentGen(t, data)
+	other := openIndex(t, data)
+	if _, now := currentGen(t, data); now != gen {
+		t.Fatalf("opening an intact index built generation %d over %d", now, gen)
+	}
+	if err := other.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, now := currentGen(t, data); now != gen+1 {
+		t.Fatalf("generation %d after rebuild, want %d", now, gen+1)
+	}
+	if _, err := os.Stat(oldPath); !os.IsNotExist(err) {
+		t.Errorf("old generation still on disk: %v", err)
+	}
+	checkFinds(t, ix, words)
+	if ix.gen != gen+1 {
+		t.Errorf("open index still on generation %d", ix.gen)
+	}
+}
+
+// TestBuildWaitsForAnotherBuilder: while one process holds the build lock,
+// another that needs a build waits for it and gives up with ErrBuilding
+// when its context ends.
+func TestBuildWaitsForAnotherBuilder(t *testing.T) {
+	data := t.TempDir()
+	writeBottles(t, data, realBottles(t, false)[0].bottle)
+	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := Open(ctx, data, Options{}); err == nil || !errors.Is(err, ErrBuilding) {
+		t.Errorf("Open while another builds: %v, want ErrBuilding", err)
+	}
+	unlock()
+	if _, err := Open(context.Background(), data, Options{}); err != nil {
+		t.Errorf("Open after the other build: %v", err)
+	}
+}
+
+func overwrite(t *testing.T, path string, off, n int) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	junk := make([]byte, n)
+	for i := range junk {
+		junk[i] = byte(i*7 + 13)
+	}
+	if _, err := f.WriteAt(junk, int64(off)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIndexFilesPrivate: the index holds conversation words; its files are
+// the owner's only, like the bottles.
+func TestIndexFilesPrivate(t *testing.T) {
+	data, ix, _ := indexedWords(t)
+	// Keep a write in the WAL while looking.
+	b := realBottles(t, false)[7].bottle
+	writeBottles(t, data, b)
+	if err := ix.Put(context.Background(), b.State.Session+".md", b.Bytes); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(Dir(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		info, _ := e.Info()
+		if info.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s is mode %v", e.Name(), info.Mode().Perm())
+		}
+	}
+	if info, _ := os.Stat(Dir(data)); info.Mode().Perm() != 0o700 {
+		t.Errorf("index dir is mode %v", info.Mode().Perm())
+	}
+}

@@ -1,0 +1,273 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"bottled/render"
+	"bottled/sources"
+)
+
+// talk is a hand-made session: turns of a user message and an answer, an
+// hour apart from start.
+type talk struct {
+	id, cwd string
+	start   time.Time
+	turns   [][2]string
+}
+
+func (s talk) bottle(t testing.TB) *render.Bottle {
+	t.Helper()
+	sp := &sources.Spine{SessionID: s.id, CWD: s.cwd, Started: s.start}
+	for i, turn := range s.turns {
+		at := s.start.Add(time.Duration(i) * time.Hour)
+		sp.Entries = append(sp.Entries,
+			sources.Entry{Kind: sources.EntryUser, Time: at, Text: turn[0]},
+			sources.Entry{Kind: sources.EntryAssistant, Time: at.Add(time.Minute), Text: turn[1]})
+	}
+	b, err := render.Render(render.Input{SessionID: s.id, Spine: sp, Now: testNow, Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+var day = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+
+var talks = []talk{
+	{"s-app-1", "/home/u/app", day, [][2]string{
+		{"make the retry loop back off", "Added exponential backoff to the retry loop."},
+		{"what about jitter", "Jitter added: full jitter, capped at 30 s."},
+	}},
+	{"s-app-2", "/home/u/app/cmd/tool", day.AddDate(0, 0, 2), [][2]string{
+		{"the retry loop in the tool too", "The tool now shares the retry loop."},
+	}},
+	{"s-other", "/home/u/application", day.AddDate(0, 0, 5), [][2]string{
+		{"retry loop for the other application", "Done, with a retry budget."},
+	}},
+	{"s-old", "/home/u/app", day.AddDate(0, -2, 0), [][2]string{
+		{"first try at a retry loop", "A plain retry loop, no backoff yet."},
+	}},
+}
+
+func talkIndex(t *testing.T) *Index {
+	t.Helper()
+	data := t.TempDir()
+	for _, s := range talks {
+		writeBottles(t, data, s.bottle(t))
+	}
+	return openIndex(t, data)
+}
+
+func TestSearchScope(t *testing.T) {
+	ix := talkIndex(t)
+	cases := []struct {
+		query string
+		scope Scope
+		want  []string
+	}{
+		{"retry loop", Scope{}, []string{"s-app-1", "s-app-2", "s-old", "s-other"}},
+		// The project is the directory and the ones under it, not every
+		// path that starts with the same letters.
+		{"retry loop", Scope{Project: "/home/u/app"}, []string{"s-app-1", "s-app-2", "s-old"}},
+		{"retry loop", Scope{Project: "/home/u/app/"}, []string{"s-app-1", "s-app-2", "s-old"}},
+		{"retry loop", Scope{Project: "/home/u/app/cmd/tool"}, []string{"s-app-2"}},
+		{"retry loop", Scope{Since: day}, []string{"s-app-1", "s-app-2", "s-other"}},
+		{"retry loop", Scope{Since: day, Until: day.AddDate(0, 0, 1)}, []string{"s-app-1"}},
+		{"jitter", Scope{Since: day.Add(30 * time.Minute)}, []string{"s-app-1"}},
+		{"backoff", Scope{Since: day.Add(2 * time.Hour)}, nil},
+		{`"loop back off"`, Scope{}, []string{"s-app-1"}},
+		{`"back off loop"`, Scope{}, nil},
+		{"retry budget", Scope{}, []string{"s-other"}},
+		{"retry nonexistentword", Scope{}, nil},
+		{"RETRY Loop", Scope{Project: "/home/u/application"}, []string{"s-other"}},
+	}
+	for _, c := range cases {
+		hits := search(t, ix, c.query, c.scope)
+		if got := sessionsOf(hits); !slices.Equal(got, c.want) {
+			t.Errorf("search %q %+v: %v, want %v", c.query, c.scope, got, c.want)
+		}
+	}
+	if _, err := ix.Search(context.Background(), `*** "" ( )`, Scope{}); err != ErrNoWords {
+		t.Errorf("a query without words: %v, want ErrNoWords", err)
+	}
+}
+
+// TestSearchHits checks what a hit says: who spoke, when, the bottle line
+// of the word, ranking and the limit.
+func TestSearchHits(t *testing.T) {
+	ix := talkIndex(t)
+	hits := search(t, ix, "jitter", Scope{})
+	if len(hits) != 2 {
+		t.Fatalf("%d hits, want 2: %+v", len(hits), hits)
+	}
+	kinds := []render.BlockKind{hits[0].Kind, hits[1].Kind}
+	slices.Sort(kinds)
+	if !slices.Equal(kinds, []render.BlockKind{render.BlockUser, render.BlockAssistant}) {
+		t.Errorf("kinds %v", kinds)
+	}
+	for _, h := range hits {
+		want := day.Add(time.Hour)
+		if h.Kind == render.BlockAssistant {
+			want = want.Add(time.Minute)
+		}
+		if !h.Time.Equal(want) {
+			t.Errorf("%s hit at %v, want %v", h.Kind, h.Time, want)
+		}
+		if line := lineOf(t, h.Bottle, h.Line); !slices.Contains(tokens(line), "jitter") {
+			t.Errorf("line %d is %q", h.Line, line)
+		}
+	}
+	// The block that says "retry" three times ranks above the ones that
+	// say it once (bm25: term frequency against length).
+	data := t.TempDir()
+	writeBottles(t, data, talk{"s-rank", "/p", day, [][2]string{
+		{"retry", "ok"}, {"retry, retry, retry!", "ok"}, {"and retry", "ok"},
+	}}.bottle(t))
+	hits = search(t, openIndex(t, data), "retry", Scope{})
+	if len(hits) != 3 || hits[0].Snippet != "retry, retry, retry!" {
+		t.Errorf("best hit %+v", hits)
+	}
+	// The limit.
+	var many [][2]string
+	for i := range 30 {
+		many = append(many, [2]string{fmt.Sprintf("widget %d", i), "ok"})
+	}
+	data = t.TempDir()
+	writeBottles(t, data, talk{"s-many", "/p", day, many}.bottle(t))
+	for _, c := range []struct{ limit, want int }{{0, DefaultLimit}, {5, 5}, {1000, 30}} {
+		if got := len(search(t, openIndex(t, data), "widget", Scope{Limit: c.limit})); got != c.want {
+			t.Errorf("limit %d: %d hits, want %d", c.limit, got, c.want)
+		}
+	}
+}
+
+func TestSessions(t *testing.T) {
+	ix := talkIndex(t)
+	list, err := ix.Sessions(context.Background(), Scope{Project: "/home/u/app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range list {
+		ids = append(ids, s.ID)
+	}
+	if want := []string{"s-app-2", "s-app-1", "s-old"}; !slices.Equal(ids, want) {
+		t.Fatalf("sessions %v, want %v (newest first)", ids, want)
+	}
+	s := list[1]
+	if s.Turns != 2 || s.Compactions != 0 || s.Mode != render.ModeFull || s.FirstPrompt != "make the retry loop back off" ||
+		!s.Started.Equal(day) || !s.LastActive.Equal(day.Add(time.Hour+time.Minute)) || s.Project != "/home/u/app" {
+		t.Errorf("session %+v", s)
+	}
+	list, _ = ix.Sessions(context.Background(), Scope{Limit: 2})
+	if len(list) != 2 || list[0].ID != "s-other" {
+		t.Errorf("all projects, limit 2: %+v", list)
+	}
+}
+
+// TestWatchFollowsChanges: an index that watches the bottles directory
+// sees bottles written, archived and deleted by others before each query.
+func TestWatchFollowsChanges(t *testing.T) {
+	data := t.TempDir()
+	writeBottles(t, data, talks[0].bottle(t))
+	ix := openIndex(t, data)
+	if err := ix.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	dir := render.BottlesDir(data)
+	steps := []struct {
+		what  string
+		do    func()
+		query string
+		scope Scope
+		want  []string
+	}{
+		{"start", func() {}, "retry", Scope{}, []string{"s-app-1"}},
+		{"a new bottle", func() { writeBottles(t, data, talks[2].bottle(t)) }, "retry", Scope{}, []string{"s-app-1", "s-other"}},
+		{"archived", func() {
+			if _, err := render.Archive(dir, "s-other", testNow); err != nil {
+				t.Fatal(err)
+			}
+		}, "retry", Scope{}, []string{"s-app-1"}},
+		{"archived, asked for", func() {}, "retry", Scope{Archived: true}, []string{"s-app-1", "s-other"}},
+		{"deleted", func() {
+			if err := os.Remove(render.BottlePath(dir, "s-app-1")); err != nil {
+				t.Fatal(err)
+			}
+		}, "retry", Scope{Archived: true}, []string{"s-other"}},
+	}
+	for _, s := range steps {
+		s.do()
+		// Events arrive asynchronously: wait for the watcher to have seen
+		// them (a query never waits; here the test needs them in).
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			got := sessionsOf(search(t, ix, s.query, s.scope))
+			if slices.Equal(got, s.want) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %v, want %v", s.what, got, s.want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// TestConcurrentWriters: one process indexing a growing bottle while
+// another searches and syncs the same index never fails either.
+func TestConcurrentWriters(t *testing.T) {
+	data := t.TempDir()
+	writeBottles(t, data, talks[0].bottle(t))
+	writer, reader := openIndex(t, data), openIndex(t, data)
+	done := make(chan error, 1)
+	go func() {
+		s := talks[1]
+		for i := range 40 {
+			s.turns = append(s.turns, [2]string{fmt.Sprintf("question %d about the retry loop", i), "answer"})
+			// (render.Write would keep the first: these bottles record
+			// no sources to compare.)
+			b := s.bottle(t)
+			if err := replaceFile(render.BottlePath(render.BottlesDir(data), s.id), b.Bytes); err != nil {
+				done <- err
+				return
+			}
+			if err := writer.Put(context.Background(), s.id+".md", b.Bytes); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(search(t, reader, "question", Scope{Limit: MaxLimit})); n != 40 {
+				t.Errorf("%d hits after the writes, want 40", n)
+			}
+			return
+		default:
+			if _, err := reader.Search(context.Background(), "retry loop", Scope{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// replaceFile replaces path by data the way bottles are written: a new
+// file renamed over the old one.
+func replaceFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,253 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"bottled/render"
+)
+
+// Sync brings the index in line with the bottles on disk: bottles written,
+// archived or deleted by any process (the hooks, the CLI, a user) since the
+// index last saw them. It reads only the bottles whose files changed.
+func (ix *Index) Sync(ctx context.Context) error {
+	return ix.do(ctx, func() error { return ix.syncAll(ctx, false) })
+}
+
+// SyncNames is Sync for the named bottles only (relative to the bottles
+// directory).
+func (ix *Index) SyncNames(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	return ix.do(ctx, func() error {
+		disk := map[string]fileState{}
+		for _, name := range names {
+			if info, err := os.Lstat(filepath.Join(ix.bottles, filepath.FromSlash(name))); err == nil && info.Mode().IsRegular() {
+				disk[name] = stateOf(info)
+			}
+		}
+		rows, err := ix.rows(names)
+		if err != nil {
+			return err
+		}
+		return ix.reconcile(ctx, disk, rows, false)
+	})
+}
+
+// syncAll reconciles the whole bottles directory. filling marks the first
+// fill of a new generation, tuned for bulk.
+func (ix *Index) syncAll(ctx context.Context, filling bool) error {
+	disk, err := ix.listBottles()
+	if err != nil {
+		return err
+	}
+	rows, err := ix.rows(nil)
+	if err != nil {
+		return err
+	}
+	return ix.reconcile(ctx, disk, rows, filling)
+}
+
+// reconcile indexes the files of disk that rows do not know as they are,
+// and forgets the rows whose files are gone.
+func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState, filling bool) error {
+	var changed []string
+	for name, st := range disk {
+		if r, ok := rows[name]; !ok || r != st {
+			changed = append(changed, name)
+		}
+	}
+	var gone []string
+	for name := range rows {
+		if _, ok := disk[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(changed) == 0 && len(gone) == 0 {
+		return nil
+	}
+	// Oldest first, so that newer bottles get higher row numbers.
+	slices.SortFunc(changed, func(a, b string) int {
+		if c := disk[a].mtime - disk[b].mtime; c != 0 {
+			return sign(c)
+		}
+		return strings.Compare(a, b)
+	})
+	if filling {
+		if err := ix.conn.Exec(`INSERT INTO text (text, rank) VALUES ('hashsize', ` + strconv.Itoa(pendingMax) + `);
+			INSERT INTO text (text, rank) VALUES ('automerge', 0)`); err != nil {
+			return err
+		}
+	}
+	batch := 0
+	if err := ix.conn.Exec("BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	rollback := func(err error) error {
+		ix.conn.Exec("ROLLBACK")
+		return err
+	}
+	for _, name := range changed {
+		if err := ctx.Err(); err != nil {
+			return rollback(err)
+		}
+		data, st, err := ix.readBottle(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // gone meanwhile: the next sync forgets it
+		}
+		if err != nil {
+			return rollback(err)
+		}
+		if _, err := ix.putLocked(name, data, st); err != nil {
+			return rollback(err)
+		}
+		if batch += len(data); batch >= fillBatch {
+			if err := ix.conn.Exec("COMMIT; BEGIN IMMEDIATE"); err != nil {
+				return rollback(err)
+			}
+			batch = 0
+		}
+	}
+	// Forget what is gone after indexing what is new, so that an archived
+	// bottle's row moves to its new name instead of being indexed again.
+	for _, name := range gone {
+		if err := ix.removeLocked(name); err != nil {
+			return rollback(err)
+		}
+	}
+	if err := ix.conn.Exec("COMMIT"); err != nil {
+		return rollback(err)
+	}
+	if filling {
+		// Merge the segments of the bulk load into one: queries read fewer
+		// b-trees. Then back to FTS5's defaults for small updates.
+		return ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize');
+			INSERT INTO text (text, rank) VALUES ('automerge', 4);
+			INSERT INTO text (text, rank) VALUES ('hashsize', 1048576)`)
+	}
+	return nil
+}
+
+// listBottles returns the state of every bottle file on disk, by name
+// relative to the bottles directory.
+func (ix *Index) listBottles() (map[string]fileState, error) {
+	out := map[string]fileState{}
+	for _, sub := range []string{"", archivePrefix} {
+		dir := filepath.Join(ix.bottles, filepath.FromSlash(sub))
+		entries, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !e.Type().IsRegular() || !isBottleName(name) {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil {
+				continue // removed meanwhile
+			}
+			out[sub+name] = stateOf(info)
+		}
+	}
+	return out, nil
+}
+
+// isBottleName reports whether a file in the bottles directory is a
+// bottle (not a temporary file of a write in progress).
+func isBottleName(name string) bool {
+	return strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".")
+}
+
+// rows returns the state of the indexed bottles, all of them or those
+// named.
+func (ix *Index) rows(names []string) (map[string]fileState, error) {
+	out := map[string]fileState{}
+	scan := func(s *sqlite3.Stmt) error {
+		st := fileState{size: s.ColumnInt64(3), mtime: s.ColumnInt64(4)}
+		st.id.Dev, st.id.Ino = uint64(s.ColumnInt64(1)), uint64(s.ColumnInt64(2))
+		out[s.ColumnText(0)] = st
+		return nil
+	}
+	const cols = `SELECT path, dev, ino, size, mtime FROM bottles`
+	if names == nil {
+		return out, ix.query(cols, scan)
+	}
+	for _, name := range names {
+		if err := ix.query(cols+` WHERE path = ?`, scan, name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// NameOf returns the name Put and SyncNames take for a bottle file, or ""
+// if path is not a bottle in dataDir's bottles directory.
+func NameOf(dataDir, path string) string {
+	rel, err := filepath.Rel(render.BottlesDir(dataDir), path)
+	if err != nil {
+		return ""
+	}
+	rel = filepath.ToSlash(rel)
+	dir, file := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, file = rel[:i+1], rel[i+1:]
+	}
+	if (dir != "" && dir != archivePrefix) || !isBottleName(file) {
+		return ""
+	}
+	return rel
+}
+
+func sign(n int64) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
+}
+
+// Stale returns the bottles whose files the index does not reflect as
+// they are on disk (written, changed or deleted since it last saw them),
+// without indexing them.
+func (ix *Index) Stale(ctx context.Context) ([]string, error) {
+	var out []string
+	err := ix.do(ctx, func() error {
+		disk, err := ix.listBottles()
+		if err != nil {
+			return err
+		}
+		rows, err := ix.rows(nil)
+		if err != nil {
+			return err
+		}
+		out = out[:0]
+		for name, st := range disk {
+			if r, ok := rows[name]; !ok || r != st {
+				out = append(out, name)
+			}
+		}
+		for name := range rows {
+			if _, ok := disk[name]; !ok {
+				out = append(out, name)
+			}
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}

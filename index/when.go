@@ -1,0 +1,36 @@
+package index
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseTime reads a time bound as people and models write them: a date
+// ("2026-05-01"), a date and time ("2026-05-01 14:30", "2026-05-01T14:30",
+// RFC 3339), or an age back from now ("90m", "12h", "7d", "2w"). Dates and
+// times without a zone are in loc.
+func ParseTime(s string, now time.Time, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02", "2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	if n := len(s); n >= 2 {
+		units := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+		if unit, ok := units[s[n-1]]; ok {
+			if v, err := strconv.Atoi(s[:n-1]); err == nil && v >= 0 && v < 100000 {
+				return now.Add(-time.Duration(v) * unit), nil
+			}
+		}
+	}
+	return time.Time{}, fmt.Errorf("cannot read %q as a time: give a date (2026-05-01), a date and time (2026-05-01 14:30) or an age (12h, 7d)", s)
+}

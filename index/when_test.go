@@ -1,0 +1,35 @@
+package index
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseTime(t *testing.T) {
+	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		in   string
+		want time.Time
+	}{
+		{"", time.Time{}},
+		{"2026-05-01", time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)},
+		{"2026-05-01 14:30", time.Date(2026, 5, 1, 14, 30, 0, 0, time.UTC)},
+		{"2026-05-01T14:30:05", time.Date(2026, 5, 1, 14, 30, 5, 0, time.UTC)},
+		{"2026-05-01T14:30:00+02:00", time.Date(2026, 5, 1, 12, 30, 0, 0, time.UTC)},
+		{"90m", now.Add(-90 * time.Minute)},
+		{"12h", now.Add(-12 * time.Hour)},
+		{"7d", now.AddDate(0, 0, -7)},
+		{"2w", now.AddDate(0, 0, -14)},
+	}
+	for _, c := range cases {
+		got, err := ParseTime(c.in, now, time.UTC)
+		if err != nil || !got.Equal(c.want) {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"yesterday", "7", "d", "-3d", "2026-13-01", "1e9d"} {
+		if _, err := ParseTime(bad, now, time.UTC); err == nil {
+			t.Errorf("ParseTime(%q) succeeded", bad)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package inject
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MCPServer is the name bottled's MCP server (`bottled mcp`) is registered
+// under in Claude Code; its tools reach the model as mcp__bottled__<tool>.
+const MCPServer = "bottled"
+
+// StateFiles are where Claude Code keeps its own state, the user-scope MCP
+// servers among it, for a config dir: <dir>/.claude.json, and, for the
+// default dir (~/.claude), ~/.claude.json, which Claude Code uses when
+// CLAUDE_CONFIG_DIR is not set. bottled only reads them; `claude mcp add`
+// and `claude mcp remove` write them.
+func StateFiles(claudeDir, home string) []string {
+	files := []string{filepath.Join(claudeDir, ".claude.json")}
+	if home != "" && filepath.Clean(claudeDir) == filepath.Join(home, ".claude") {
+		files = append(files, filepath.Join(home, ".claude.json"))
+	}
+	return files
+}
+
+// MCPCommand returns the command Claude Code runs for bottled's MCP server
+// at user scope (command and arguments), nil if none is registered.
+func MCPCommand(claudeDir, home string) ([]string, error) {
+	for _, path := range StateFiles(claudeDir, home) {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var state struct {
+			MCPServers map[string]struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"mcpServers"`
+		}
+		if err := json.Unmarshal(data, &state); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		if s, ok := state.MCPServers[MCPServer]; ok && s.Command != "" {
+			return append([]string{s.Command}, s.Args...), nil
+		}
+	}
+	return nil, nil
+}
+
+// MCPRegistered reports whether Claude Code runs bottled's MCP server (a
+// `bottled … mcp` command registered as "bottled"), so that the model can
+// be told it may read bottles with its tools.
+func MCPRegistered(claudeDir, home string) bool {
+	cmd, err := MCPCommand(claudeDir, home)
+	return err == nil && len(cmd) > 1 && cmd[len(cmd)-1] == "mcp" && strings.HasPrefix(filepath.Base(cmd[0]), "bottled")
+}

@@ -1,0 +1,155 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"bottled/index"
+)
+
+// maxHits bounds a search's hits: each costs the model 50–100 tokens.
+const maxHits = 50
+
+type searchArgs struct {
+	Query    string `json:"query" jsonschema:"words, or a \"quoted phrase\""`
+	All      bool   `json:"all,omitempty" jsonschema:"all projects, not just this one"`
+	Archived bool   `json:"archived,omitempty" jsonschema:"include cleared sessions"`
+	Since    string `json:"since,omitempty" jsonschema:"from: 2026-05-01, 2026-05-01 14:00 or an age (7d)"`
+	Until    string `json:"until,omitempty" jsonschema:"before: same forms"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"hits (default 10)"`
+}
+
+var searchTool = &sdk.Tool{
+	Name: "search",
+	Description: "Search the bottles (verbatim conversations) of this project's sessions, best matches first. " +
+		"Each hit: session, date, who spoke, bottle line, snippet. Read around one with read {session, from}.",
+}
+
+type sessionsArgs struct {
+	All      bool `json:"all,omitempty" jsonschema:"all projects, not just this one"`
+	Archived bool `json:"archived,omitempty" jsonschema:"include cleared sessions"`
+	Limit    int  `json:"limit,omitempty" jsonschema:"sessions (default 10)"`
+}
+
+var sessionsTool = &sdk.Tool{
+	Name:        "sessions",
+	Description: "List this project's sessions, newest first: id, started, last active, turns, compactions, mode, first prompt.",
+}
+
+// scope is the index scope of a search or list.
+func (s *Server) scope(all, archived bool, limit int) index.Scope {
+	sc := index.Scope{Archived: archived, Limit: min(limit, maxHits)}
+	if !all {
+		sc.Project = s.cfg.Project
+	}
+	return sc
+}
+
+func (s *Server) scopeName(sc index.Scope) string {
+	where := "all projects"
+	if sc.Project != "" {
+		where = "this project (" + sc.Project + ")"
+	}
+	if sc.Archived {
+		where += ", cleared sessions included"
+	}
+	return where
+}
+
+func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, args searchArgs) (*sdk.CallToolResult, any, error) {
+	sc := s.scope(args.All, args.Archived, args.Limit)
+	var err error
+	now := s.cfg.Now()
+	if sc.Since, err = index.ParseTime(args.Since, now, s.cfg.Location); err != nil {
+		return nil, nil, fmt.Errorf("since: %w", err)
+	}
+	if sc.Until, err = index.ParseTime(args.Until, now, s.cfg.Location); err != nil {
+		return nil, nil, fmt.Errorf("until: %w", err)
+	}
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	hits, err := ix.Search(ctx, args.Query, sc)
+	if errors.Is(err, index.ErrNoWords) {
+		return nil, nil, fmt.Errorf("%w: %q", err, args.Query)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var out strings.Builder
+	if len(hits) == 0 {
+		fmt.Fprintf(&out, "No hits for %q in %s.", args.Query, s.scopeName(sc))
+		if !args.All || !args.Archived {
+			out.WriteString(" Wider: all:true, archived:true.")
+		}
+		return textResult(out.String()), nil, nil
+	}
+	fmt.Fprintf(&out, "%d hit(s) for %q in %s, best first:\n", len(hits), args.Query, s.scopeName(sc))
+	current := s.current()
+	for i, h := range hits {
+		fmt.Fprintf(&out, "%d. %s · %s · %s · line %d", i+1, h.Session, stamp(h.Time, s.cfg.Location), h.Kind, h.Line)
+		switch {
+		case h.Session == current:
+			out.WriteString(" · this session")
+		case h.Archived:
+			out.WriteString(" · cleared")
+		}
+		if args.All && h.Project != "" {
+			out.WriteString(" · " + h.Project)
+		}
+		fmt.Fprintf(&out, "\n   %s\n", h.Snippet)
+	}
+	out.WriteString(`Read around a hit: read {"session":"<id>","from":<line>}` + "\n")
+	return textResult(out.String()), nil, nil
+}
+
+func (s *Server) sessions(ctx context.Context, _ *sdk.CallToolRequest, args sessionsArgs) (*sdk.CallToolResult, any, error) {
+	sc := s.scope(args.All, args.Archived, args.Limit)
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	list, err := ix.Sessions(ctx, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out strings.Builder
+	if len(list) == 0 {
+		fmt.Fprintf(&out, "No sessions with a bottle in %s.", s.scopeName(sc))
+		return textResult(out.String()), nil, nil
+	}
+	fmt.Fprintf(&out, "%d session(s) of %s, newest first:\n", len(list), s.scopeName(sc))
+	current := s.current()
+	for _, ses := range list {
+		fmt.Fprintf(&out, "- %s · started %s · last %s · %d turn(s) · %d compaction(s) · %s",
+			ses.ID, stamp(ses.Started, s.cfg.Location), stamp(ses.LastActive, s.cfg.Location), ses.Turns, ses.Compactions, ses.Mode)
+		switch {
+		case ses.ID == current:
+			out.WriteString(" · this session")
+		case ses.Archived:
+			out.WriteString(" · cleared")
+		}
+		if args.All && ses.Project != "" {
+			out.WriteString(" · " + ses.Project)
+		}
+		if ses.FirstPrompt != "" {
+			fmt.Fprintf(&out, "\n  %q", ses.FirstPrompt)
+		}
+		out.WriteByte('\n')
+	}
+	return textResult(out.String()), nil, nil
+}
+
+// stamp shows a time to the minute, "—" if unknown.
+func stamp(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.In(loc).Format("2006-01-02 15:04")
+}

@@ -1,0 +1,381 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// This file reads a bottle back into its parts, for programs that work on
+// bottles rather than sources (the search index, the MCP reader). It is
+// the one place that knows the body's markers as the renderer writes them;
+// TestParseCoversBody checks the two agree on every golden and real bottle.
+
+// BlockKind says whose words a block of a bottle's body holds.
+type BlockKind uint8
+
+const (
+	BlockUser        BlockKind = iota // a user message (steering ones included)
+	BlockAssistant                    // the assistant's text of one turn
+	BlockObservation                  // one claude-mem observation line
+	BlockSummary                      // a claude-mem session summary (reconstructed mode)
+)
+
+func (k BlockKind) String() string {
+	switch k {
+	case BlockUser:
+		return "user"
+	case BlockAssistant:
+		return "assistant"
+	case BlockObservation:
+		return "observation"
+	case BlockSummary:
+		return "summary"
+	}
+	return "unknown"
+}
+
+// Block is one speaker's part of a bottle's body: a user message, the
+// assistant's text of a turn, one observation line or one summary.
+type Block struct {
+	Kind BlockKind
+	// Line is the bottle line the block starts on (its heading, or the
+	// observation line itself).
+	Line int
+	// Start and End delimit the block in the bottle's bytes, heading
+	// included and trailing blank lines and turn rule excluded.
+	Start, End int
+	// Text is where the block's words start: after the heading line, or
+	// after the list marker of an observation line.
+	Text int
+	// Time is when the block was said, as far as its heading shows (to
+	// the minute); zero when the heading shows no time.
+	Time time.Time
+	// Leg is the leg of the conversation the block is in, from 1.
+	Leg int
+}
+
+// Parsed is a bottle read back into its parts.
+type Parsed struct {
+	State   *State
+	Project string
+	Started time.Time
+	// FirstPrompt is the start of the session's first user message.
+	FirstPrompt string
+	// BodyStart is the byte offset of the body (the first leg).
+	BodyStart int
+	Blocks    []Block
+}
+
+// ErrNotBottle reports bytes that do not parse as a bottle.
+var ErrNotBottle = errors.New("not a bottle")
+
+// The body's markers, exactly as full.go and reconstructed.go write them.
+const (
+	userWho         = "User"
+	steeringWho     = "User, while Claude was working"
+	assistantWho    = "Assistant"
+	whatHappened    = "*What happened:*"
+	observationItem = "- "
+	legPrefix       = "## Leg "
+	turnRule        = "---"
+)
+
+// firstPromptMax bounds Parsed.FirstPrompt.
+const firstPromptMax = 100
+
+// Parse reads a bottle's header and splits its body into blocks. Times in
+// headings are read in loc, the zone the bottle was rendered in (bottles
+// do not name it per turn).
+func Parse(data []byte, loc *time.Location) (*Parsed, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	st, err := readState(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotBottle, err)
+	}
+	if len(st.Legs) == 0 || st.Legs[0] < 1 {
+		return nil, fmt.Errorf("%w: no legs in its state", ErrNotBottle)
+	}
+	p := &Parsed{State: st}
+	lines := newLineReader(data)
+	var (
+		originalNext bool
+		cur          = -1 // index in p.Blocks of the open user, assistant or summary block
+		observations bool // inside a "What happened" list
+		prevBlank    = true
+		date         day // the date last shown in the body
+		leg          = 1
+	)
+	closeBlock := func(end int) {
+		if cur >= 0 {
+			p.Blocks[cur].End = trimBlockEnd(data, p.Blocks[cur].Text, end)
+			cur = -1
+		}
+	}
+	for lines.next() {
+		n, line := lines.n, lines.bytes()
+		if n < st.Legs[0] {
+			switch {
+			case n == 2:
+				p.Project, p.Started = parseMeta(string(line), loc)
+			case originalNext:
+				p.FirstPrompt = firstWords(string(line), firstPromptMax)
+				originalNext = false
+			case string(line) == originalHeading:
+				originalNext = true
+			}
+			continue
+		}
+		if n == st.Legs[0] {
+			p.BodyStart = lines.start
+			// A body that opens with the assistant continuing shows its
+			// date in the outline only: start from the session's.
+			if !p.Started.IsZero() {
+				y, m, d := p.Started.In(loc).Date()
+				date = day{y, int(m), d}
+			}
+		}
+		blank := len(line) == 0
+		if observations {
+			if len(line) > len(observationItem) && bytes.HasPrefix(line, []byte(observationItem)) {
+				p.Blocks = append(p.Blocks, Block{Kind: BlockObservation, Line: n, Start: lines.start, End: lines.lineEnd(),
+					Text: lines.start + len(observationItem), Leg: leg})
+				prevBlank = false
+				continue
+			}
+			observations = false
+		}
+		if prevBlank && mayBeMarker(line) {
+			text := string(line)
+			if kind, clock, ok := parseHeading(text); ok {
+				closeBlock(lines.start)
+				p.Blocks = append(p.Blocks, Block{Kind: kind, Line: n, Start: lines.start, Text: lines.lineEnd(), Time: clockTime(&date, clock, loc), Leg: leg})
+				cur = len(p.Blocks) - 1
+				prevBlank = false
+				continue
+			}
+			switch {
+			case text == whatHappened:
+				closeBlock(lines.start)
+				observations = true
+			case strings.HasPrefix(text, legPrefix):
+				if l, clock, ok := parseLeg(text); ok {
+					closeBlock(lines.start)
+					leg = l
+					clockTime(&date, clock, loc)
+				}
+			}
+		}
+		prevBlank = blank
+	}
+	closeBlock(len(data))
+	return p, nil
+}
+
+// markerMax bounds the length of a marker line: longer lines are message
+// text, and are not copied to be looked at.
+const markerMax = 256
+
+// mayBeMarker is a cheap first test for a marker line.
+func mayBeMarker(line []byte) bool {
+	if len(line) < 3 || len(line) > markerMax {
+		return false
+	}
+	switch line[0] {
+	case '*', '#', '>':
+		return true
+	}
+	return false
+}
+
+// parseHeading recognises "**User** (10:32)", "**Assistant**", a steering
+// user heading and the summary heading, returning the time shown.
+func parseHeading(line string) (BlockKind, string, bool) {
+	if line == summaryHeading {
+		return BlockSummary, "", true
+	}
+	rest, ok := strings.CutPrefix(line, "**")
+	if !ok {
+		return 0, "", false
+	}
+	who, clock, ok := strings.Cut(rest, "**")
+	if !ok {
+		return 0, "", false
+	}
+	if clock != "" {
+		c, ok := strings.CutPrefix(clock, " (")
+		if !ok {
+			return 0, "", false
+		}
+		if clock, ok = strings.CutSuffix(c, ")"); !ok || !isClock(clock) {
+			return 0, "", false
+		}
+	}
+	switch who {
+	case userWho, steeringWho:
+		return BlockUser, clock, true
+	case assistantWho:
+		return BlockAssistant, clock, true
+	}
+	return 0, "", false
+}
+
+// parseLeg recognises "## Leg 2 — compacted (auto) at 10:31".
+func parseLeg(line string) (int, string, bool) {
+	rest := strings.TrimPrefix(line, legPrefix)
+	num, how, ok := strings.Cut(rest, " — ")
+	if !ok {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 2 {
+		return 0, "", false
+	}
+	clock := ""
+	if i := strings.LastIndex(how, " at "); i >= 0 && isClock(how[i+4:]) {
+		clock = how[i+4:]
+	}
+	return n, clock, true
+}
+
+// isClock reports whether s is a time as timeFormatter writes it:
+// "15:04" or "2006-01-02 15:04".
+func isClock(s string) bool {
+	_, _, _, _, _, ok := splitClock(s)
+	return ok
+}
+
+// splitClock reads "15:04" (date zero) or "2006-01-02 15:04" by hand: it
+// runs for every heading of every bottle indexed.
+func splitClock(s string) (y, mo, d, h, mi int, ok bool) {
+	if len(s) == len("2006-01-02 15:04") {
+		if s[4] != '-' || s[7] != '-' || s[10] != ' ' {
+			return 0, 0, 0, 0, 0, false
+		}
+		var ok1, ok2, ok3 bool
+		y, ok1 = digits(s[0:4])
+		mo, ok2 = digits(s[5:7])
+		d, ok3 = digits(s[8:10])
+		if !ok1 || !ok2 || !ok3 || mo < 1 || mo > 12 || d < 1 || d > 31 {
+			return 0, 0, 0, 0, 0, false
+		}
+		s = s[11:]
+	}
+	if len(s) != len("15:04") || s[2] != ':' {
+		return 0, 0, 0, 0, 0, false
+	}
+	h, ok1 := digits(s[0:2])
+	mi, ok2 := digits(s[3:5])
+	if !ok1 || !ok2 || h > 23 || mi > 59 {
+		return 0, 0, 0, 0, 0, false
+	}
+	return y, mo, d, h, mi, true
+}
+
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// day is a date as the body last showed it.
+type day struct{ y, m, d int }
+
+// clockTime turns a shown time into an instant, keeping track of the date
+// last shown (timeFormatter shows the date only when it changes).
+func clockTime(date *day, clock string, loc *time.Location) time.Time {
+	y, mo, d, h, mi, ok := splitClock(clock)
+	if !ok {
+		return time.Time{}
+	}
+	if y != 0 {
+		*date = day{y, mo, d}
+	}
+	if date.y == 0 {
+		return time.Time{}
+	}
+	return time.Date(date.y, time.Month(date.m), date.d, h, mi, 0, 0, loc)
+}
+
+// parseMeta reads the header's second line:
+// "project: <cwd> · started: <time> · rendered: <time>".
+func parseMeta(line string, loc *time.Location) (project string, started time.Time) {
+	rest, ok := strings.CutPrefix(line, "project: ")
+	if !ok {
+		return "", time.Time{}
+	}
+	i := strings.LastIndex(rest, " · started: ")
+	if i < 0 {
+		return rest, time.Time{}
+	}
+	project = rest[:i]
+	if project == "—" {
+		project = ""
+	}
+	when, _, _ := strings.Cut(rest[i+len(" · started: "):], " · ")
+	started, _ = time.ParseInLocation("2006-01-02 15:04:05 MST", when, loc)
+	return project, started
+}
+
+// trimBlockEnd moves a block's end back over trailing blank lines and the
+// turn rule that closes a turn.
+func trimBlockEnd(data []byte, text, end int) int {
+	trimBlank := func(end int) int {
+		for end > text && data[end-1] == '\n' {
+			end--
+		}
+		return end
+	}
+	end = trimBlank(end)
+	if bytes.HasSuffix(data[text:end], []byte("\n"+turnRule)) || string(data[text:end]) == turnRule {
+		end = trimBlank(end - len(turnRule))
+	}
+	if end > text && end < len(data) && data[end] == '\n' {
+		end++ // keep the block's own final newline
+	}
+	return end
+}
+
+// originalHeading opens the section that repeats the first user message.
+const originalHeading = "## Original request"
+
+// lineReader walks data line by line, counting lines from 1.
+type lineReader struct {
+	data       []byte
+	n          int
+	start, end int // the current line, its newline excluded
+	nextStart  int
+}
+
+func newLineReader(data []byte) *lineReader { return &lineReader{data: data} }
+
+func (r *lineReader) next() bool {
+	if r.nextStart >= len(r.data) {
+		return false
+	}
+	r.start = r.nextStart
+	if i := bytes.IndexByte(r.data[r.start:], '\n'); i >= 0 {
+		r.end = r.start + i
+		r.nextStart = r.end + 1
+	} else {
+		r.end = len(r.data)
+		r.nextStart = r.end
+	}
+	r.n++
+	return true
+}
+
+func (r *lineReader) bytes() []byte { return r.data[r.start:r.end] }
+
+// lineEnd is the offset just past the current line's newline.
+func (r *lineReader) lineEnd() int { return r.nextStart }

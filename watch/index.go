@@ -1,0 +1,55 @@
+package watch
+
+import (
+	"context"
+	"time"
+
+	"bottled/index"
+)
+
+// openIndex opens bottled's search index (building it from the bottles if
+// it is missing, of an older format or corrupt) and brings it up to date
+// with bottles written while the daemon was not running. Run runs it in
+// the background so that a first build does not hold up rendering; until it
+// is done, renders leave the index alone and readers sync it themselves.
+func (d *Daemon) openIndex(ctx context.Context) {
+	began := d.cfg.Now()
+	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local})
+	if err == nil {
+		if err = ix.Sync(ctx); err != nil {
+			ix.Close()
+		}
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Warn("search index unavailable; bottles are written as usual", "err", err)
+		}
+		return
+	}
+	d.index.Store(ix)
+	// A bottle written between the sync and the store was not indexed by
+	// its render: look once more.
+	if err := ix.Sync(ctx); err != nil && ctx.Err() == nil {
+		d.log.Warn("sync search index", "err", err)
+	}
+	d.log.Info("search index ready", "took", d.cfg.Now().Sub(began).Round(time.Millisecond))
+}
+
+// indexBottle updates the search index with a bottle the daemon just
+// wrote: only the blocks that changed are indexed. A failure is logged and
+// costs nothing else; readers sync the index before each query.
+func (d *Daemon) indexBottle(ctx context.Context, session string, bottle []byte) {
+	ix := d.index.Load()
+	if ix == nil {
+		return
+	}
+	if err := ix.Put(ctx, session+".md", bottle); err != nil {
+		d.log.Warn("index bottle", "session", session, "err", err)
+	}
+}
+
+func (d *Daemon) closeIndex() {
+	if ix := d.index.Swap(nil); ix != nil {
+		ix.Close()
+	}
+}
