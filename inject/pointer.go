@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"bottled/render"
@@ -119,8 +120,9 @@ func splitLines(data []byte) [][]byte {
 // span (its latest part, when it is longer than maxSteps reads).
 func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) string {
 	var b strings.Builder
+	p := newPlanner(lines)
 	b.WriteString("Read it with the Read tool in these steps; each fits one Read:\n")
-	if tokens(lines, 1, len(lines)) <= stepTokens && len(lines)+slack <= stepLines {
+	if p.fits(1, len(lines)) {
 		fmt.Fprintf(&b, "1. offset 1, limit %d: the whole bottle.\n", len(lines)+slack)
 		if on == OnResume && replaced.To < len(lines) {
 			fmt.Fprintf(&b, "Lines %d–%d are what the summary replaced; what follows line %d is already in your context.\n", replaced.From, replaced.To, replaced.To)
@@ -132,8 +134,7 @@ func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) s
 		// The header, the outline and the original request's heading
 		// come first in the file; reading from line 1 gives the header's
 		// project and times with the outline.
-		limit := withSlack(lines, 1, o[1], tokens(lines, 1, o[1]))
-		fmt.Fprintf(&b, "%d. offset 1, limit %d: the header and the outline (every turn and compaction, with its line).\n", n, limit)
+		fmt.Fprintf(&b, "%d. offset 1, limit %d: the header and the outline (every turn and compaction, with its line).\n", n, p.withSlack(1, o[1]))
 		n++
 	}
 	if on == Unloaded {
@@ -141,28 +142,21 @@ func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) s
 	}
 	replaced.From = max(1, replaced.From)
 	replaced.To = min(len(lines), replaced.To)
-	steps, long := split(lines, replaced.From, replaced.To)
-	skipped := 0
-	if len(steps) > maxSteps {
-		skipped = steps[len(steps)-maxSteps][0] - replaced.From
-		steps = steps[len(steps)-maxSteps:]
-	}
+	steps, long, from := p.split(replaced.From, replaced.To)
 	for _, s := range steps {
 		fmt.Fprintf(&b, "%d. offset %d, limit %d\n", n, s[0], s[1])
 		n++
 	}
 	for _, l := range long {
-		if l >= replaced.From+skipped {
-			fmt.Fprintf(&b, "Line %d alone is longer than one Read returns (about %d tokens): the steps leave it out.\n", l, lineTokens(lines[l-1]))
-		}
+		fmt.Fprintf(&b, "Line %d alone is longer than one Read returns (about %d tokens): the steps leave it out.\n", l, p.tokens(l))
 	}
 	what := "the part of the conversation the summary replaced"
 	if on == Unloaded {
 		what = "the latest part of the conversation"
 	}
 	fmt.Fprintf(&b, "Lines %d–%d are %s", replaced.From, replaced.To, what)
-	if skipped > 0 {
-		fmt.Fprintf(&b, "; the steps cover its latest part, from line %d: read lines %d–%d only if you need them", replaced.From+skipped, replaced.From, replaced.From+skipped-1)
+	if from > replaced.From {
+		fmt.Fprintf(&b, "; the steps cover its latest part, from line %d: read lines %d–%d only if you need them", from, replaced.From, from-1)
 	}
 	b.WriteString(".")
 	if on != Unloaded && replaced.To < len(lines) {
@@ -180,57 +174,101 @@ func lastLeg(st *render.State) int {
 	return 1
 }
 
-// split cuts lines from..to (1-based, inclusive) into steps, each
-// [offset, limit], whose parts (the lines up to the next step) follow one
-// another. A part fills the budget less slackTokens; the step then reads up
-// to slack lines past it, as far as stepLines lines and stepTokens
-// estimated tokens allow. A line longer than one Read can return is no
-// step's part: it is returned in long, for the plan to name.
-func split(lines [][]byte, from, to int) (steps [][2]int, long []int) {
-	for start := from; start <= to; {
-		if lineTokens(lines[start-1]) > stepTokens-slackTokens {
-			long = append(long, start)
-			start++
-			continue
-		}
-		end := start // the part is start..end
-		size := lineTokens(lines[start-1])
-		for end < to && end+1-start+1 <= stepLines-slack {
-			n := lineTokens(lines[end])
-			if n > stepTokens-slackTokens || size+n > stepTokens-slackTokens {
-				break
-			}
-			end, size = end+1, size+n
-		}
-		steps = append(steps, [2]int{start, withSlack(lines, start, end, size)})
-		start = end + 1
-	}
-	return steps, long
+// planner estimates the bottle's lines' tokens, each at most once: a plan
+// looks at the lines it may read, the latest part of the replaced span,
+// not at the whole bottle.
+type planner struct {
+	lines  [][]byte
+	tokens func(line int) int
 }
 
-// withSlack is the limit of a step whose part is start..end (size tokens):
-// the part and up to slack lines after it, within the step's budget. Past
-// the end of the bottle as it is now, the slack is for what arrives while
-// the model reads (the next prompt, the lines a re-render shifts down).
-func withSlack(lines [][]byte, start, end, size int) int {
-	extra := 0
-	for extra < slack && end+extra+1-start+1 <= stepLines {
-		if end+extra < len(lines) {
-			n := lineTokens(lines[end+extra])
-			if size+n > stepTokens {
+func newPlanner(lines [][]byte) *planner {
+	memo := make([]int32, len(lines)+1) // 0: not estimated yet (a line costs at least 4)
+	p := &planner{lines: lines}
+	p.tokens = func(i int) int {
+		if memo[i] == 0 {
+			memo[i] = int32(lineTokens(lines[i-1]))
+		}
+		return int(memo[i])
+	}
+	return p
+}
+
+// fits reports whether lines from..to make one step with its slack.
+func (p *planner) fits(from, to int) bool {
+	if to-from+1+slack > stepLines {
+		return false
+	}
+	bytes := 0
+	for i := from; i <= to; i++ {
+		bytes += len(p.lines[i-1])
+	}
+	if bytes/4 > stepTokens { // no estimate is below a token per 4 bytes
+		return false
+	}
+	size := 0
+	for i := from; i <= to; i++ {
+		if size += p.tokens(i); size > stepTokens {
+			return false
+		}
+	}
+	return true
+}
+
+// split cuts lines from..to (1-based, inclusive) into at most maxSteps
+// steps, each [offset, limit], whose parts (the lines up to the next step)
+// follow one another and end at to: the latest part of the span, packed
+// from its end. A part fills the budget less slackTokens; the step then
+// reads up to slack lines past it, as far as stepLines lines and
+// stepTokens estimated tokens allow. A line longer than one Read can
+// return is no step's part: it is returned in long, for the plan to name.
+// cut is the first line the steps cover; lines from..cut-1 are left out.
+func (p *planner) split(from, to int) (steps [][2]int, long []int, cut int) {
+	const budget = stepTokens - slackTokens
+	var parts [][2]int
+	end := to
+	for end >= from && len(parts) < maxSteps {
+		if p.tokens(end) > budget {
+			long = append(long, end)
+			end--
+			continue
+		}
+		start, size := end, p.tokens(end)
+		for start > from && end-start+2 <= stepLines-slack {
+			n := p.tokens(start - 1)
+			if n > budget || size+n > budget {
 				break
 			}
-			size += n
+			start, size = start-1, size+n
+		}
+		parts = append(parts, [2]int{start, end})
+		end = start - 1
+	}
+	slices.Reverse(parts)
+	slices.Reverse(long)
+	for _, pt := range parts {
+		steps = append(steps, [2]int{pt[0], p.withSlack(pt[0], pt[1])})
+	}
+	return steps, long, end + 1
+}
+
+// withSlack is the limit of a step whose part is start..end: the part and
+// up to slack lines after it, within the step's budget. Past the end of
+// the bottle as it is now, the slack is for what arrives while the model
+// reads (the next prompt, the lines a re-render shifts down).
+func (p *planner) withSlack(start, end int) int {
+	size := 0
+	for i := start; i <= end; i++ {
+		size += p.tokens(i)
+	}
+	extra := 0
+	for extra < slack && end+extra+1-start+1 <= stepLines {
+		if i := end + extra + 1; i <= len(p.lines) {
+			if size += p.tokens(i); size > stepTokens {
+				break
+			}
 		}
 		extra++
 	}
 	return end - start + 1 + extra
-}
-
-func tokens(lines [][]byte, from, to int) int {
-	n := 0
-	for i := from; i <= to && i <= len(lines); i++ {
-		n += lineTokens(lines[i-1])
-	}
-	return n
 }

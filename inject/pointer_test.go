@@ -198,3 +198,12 @@ func TestPointerLineTooLongForOneRead(t *testing.T) {
 		}
 	}
 }
+
+// tokens is the estimate for lines from..to (1-based, inclusive).
+func tokens(lines [][]byte, from, to int) int {
+	n := 0
+	for i := from; i <= to && i <= len(lines); i++ {
+		n += lineTokens(lines[i-1])
+	}
+	return n
+}

@@ -1,7 +1,5 @@
 package inject
 
-import "unicode/utf8"
-
 // lineTokens estimates, on the high side, how many tokens one bottle line
 // costs in a Read result. The Read tool's cap is counted by the API's
 // tokenizer, which bottled cannot run, and a characters-per-token ratio
@@ -11,36 +9,35 @@ import "unicode/utf8"
 // three letters, a run of digits one per two, every other ASCII symbol a
 // token, a run of spaces one per four, each non-ASCII character two (three
 // outside the Basic Multilingual Plane, as emoji are), and each line four
-// for the number and tab the Read tool puts in front of it.
+// for the number and tab the Read tool puts in front of it. No line
+// estimates below a token per four bytes.
 func lineTokens(line []byte) int {
 	n := 4
 	for i := 0; i < len(line); {
 		c := line[i]
 		j := i + 1
-		switch {
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(line[i:])
-			n += 2
-			if r > 0xFFFF {
-				n++
-			}
-			j = i + size
-		case isLetter(c):
-			for j < len(line) && isLetter(line[j]) {
+		switch byteClass[c] {
+		case classLetter:
+			for j < len(line) && byteClass[line[j]] == classLetter {
 				j++
 			}
 			n += (j - i + 2) / 3
-		case c >= '0' && c <= '9':
-			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+		case classDigit:
+			for j < len(line) && byteClass[line[j]] == classDigit {
 				j++
 			}
 			n += (j - i + 1) / 2
-		case c == ' ':
+		case classSpace:
 			for j < len(line) && line[j] == ' ' {
 				j++
 			}
 			n += (j - i + 3) / 4
-		default:
+		case classLead: // the first byte of a non-ASCII character
+			n += 2
+		case classLead4: // ... of one outside the Basic Multilingual Plane
+			n += 3
+		case classCont: // the rest of a non-ASCII character
+		default: // an ASCII symbol or control
 			n++
 		}
 		i = j
@@ -48,4 +45,33 @@ func lineTokens(line []byte) int {
 	return n
 }
 
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+// Byte classes for lineTokens.
+const (
+	classSymbol = iota
+	classLetter
+	classDigit
+	classSpace
+	classLead
+	classLead4
+	classCont
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			t[c] = classLetter
+		case c >= '0' && c <= '9':
+			t[c] = classDigit
+		case c == ' ':
+			t[c] = classSpace
+		case c >= 0xF0:
+			t[c] = classLead4
+		case c >= 0xC0:
+			t[c] = classLead
+		case c >= 0x80:
+			t[c] = classCont
+		}
+	}
+	return t
+}()

@@ -1,0 +1,31 @@
+package inject
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"bottled/internal/synth"
+)
+
+// BenchmarkSessionStartFresh is the compact hook's own work in process,
+// without the process start that BenchmarkHookProcess (cmd/bottled)
+// includes: a 10 MB generated transcript whose bottle is fresh.
+func BenchmarkSessionStartFresh(b *testing.B) {
+	root := b.TempDir()
+	e := &env{claude: filepath.Join(root, "claude"), data: filepath.Join(root, "mem"), id: "4c1f7b2e-9d3a-4e5f-8a6b-1c2d3e4f5a6b"}
+	e.transcript = filepath.Join(e.claude, "projects", "-home-dev-app", e.id+".jsonl")
+	os.MkdirAll(filepath.Dir(e.transcript), 0o700)
+	f, _ := os.Create(e.transcript)
+	synth.Transcript(f, e.id, 10<<20, 3)
+	f.Close()
+	if _, err := SessionStart(context.Background(), e.cfg(), e.payload("compact")); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := SessionStart(context.Background(), e.cfg(), e.payload("compact")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
