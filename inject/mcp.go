@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // MCPServer is the name bottled's MCP server (`bottled mcp`) is registered
@@ -54,10 +53,25 @@ func MCPCommand(claudeDir, home string) ([]string, error) {
 	return nil, nil
 }
 
-// MCPRegistered reports whether Claude Code runs bottled's MCP server (a
-// `bottled … mcp` command registered as "bottled"), so that the model can
-// be told it may read bottles with its tools.
+// MCPRegistered reports whether Claude Code runs bottled's MCP server
+// under the name "bottled", so that the model can be told it may read
+// bottles with its tools.
 func MCPRegistered(claudeDir, home string) bool {
 	cmd, err := MCPCommand(claudeDir, home)
-	return err == nil && len(cmd) > 1 && cmd[len(cmd)-1] == "mcp" && strings.HasPrefix(filepath.Base(cmd[0]), "bottled")
+	return err == nil && IsBottledMCP(cmd)
+}
+
+// IsBottledMCP recognises the command of bottled's MCP server: the
+// bottled-mcp binary, or `bottled … mcp`, which runs it.
+func IsBottledMCP(cmd []string) bool {
+	if len(cmd) == 0 {
+		return false
+	}
+	switch filepath.Base(cmd[0]) {
+	case "bottled-mcp":
+		return true
+	case "bottled":
+		return len(cmd) > 1 && cmd[len(cmd)-1] == "mcp"
+	}
+	return false
 }

@@ -1,4 +1,8 @@
-package main
+// Package version says exactly which bottled binary is running, for bug
+// reports and status: the module version, the VCS revision and time it was
+// built from, and the Go version and platform. Both commands (bottled and
+// bottled-mcp) print it; it sits outside the data flow.
+package version
 
 import (
 	"fmt"
@@ -7,19 +11,19 @@ import (
 	"strings"
 )
 
-// version is set at build time with -ldflags "-X main.version=…"; without
-// it the module version from the build information is used.
-var version = ""
+// Set is set at build time with -ldflags "-X bottled/version.Set=…";
+// without it the module version from the build information is used.
+var Set = ""
 
 // buildInfo reads what the Go toolchain recorded in the binary; a
 // variable so that tests can give other records.
 var buildInfo = debug.ReadBuildInfo
 
-// versionString says exactly what binary is running, for bug reports and
-// status: the version, the VCS revision and its time (and whether the
-// tree had uncommitted changes), and the Go version and platform.
-func versionString() string {
-	v := version
+// String says exactly what binary is running: the version, the VCS
+// revision and its time (and whether the tree had uncommitted changes),
+// and the Go version and platform.
+func String() string {
+	v := Set
 	var rev, when string
 	modified := false
 	info, ok := buildInfo()

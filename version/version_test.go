@@ -1,4 +1,4 @@
-package main
+package version
 
 import (
 	"runtime"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestVersionString(t *testing.T) {
-	defer func(old func() (*debug.BuildInfo, bool), v string) { buildInfo, version = old, v }(buildInfo, version)
+	defer func(old func() (*debug.BuildInfo, bool), v string) { buildInfo, Set = old, v }(buildInfo, Set)
 	platform := runtime.GOOS + "/" + runtime.GOARCH
 	tests := []struct {
 		name    string
@@ -27,16 +27,16 @@ func TestVersionString(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			version = tc.ldflags
+			Set = tc.ldflags
 			buildInfo = func() (*debug.BuildInfo, bool) { return tc.info, true }
-			if got := versionString(); got != tc.want {
-				t.Errorf("versionString() = %q, want %q", got, tc.want)
+			if got := String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
 			}
 		})
 	}
 	buildInfo = func() (*debug.BuildInfo, bool) { return nil, false }
-	version = ""
-	if got := versionString(); !strings.HasPrefix(got, "(devel) "+runtime.Version()) {
+	Set = ""
+	if got := String(); !strings.HasPrefix(got, "(devel) "+runtime.Version()) {
 		t.Errorf("without build information: %q", got)
 	}
 }

@@ -13,36 +13,42 @@ import (
 )
 
 // BenchmarkMCPProcess measures what Claude Code waits for when it starts
-// `bottled mcp`: from exec to the answer to its first request, median of
-// 30 runs, beside a Go hello-world binary run to exit the same way in the
-// same run. Claude Code 2.1.332's first request is server/discover (then
-// initialize for servers that do not know it); both are timed. The builds
-// are those of BenchmarkHookProcess.
+// bottled's MCP server (bottled-mcp, as install registers it): from exec
+// to the answer to its first request, median of 30 runs, beside a Go
+// hello-world binary run to exit the same way in the same run. Claude
+// Code 2.1.332's first request is server/discover (then initialize for
+// servers that do not know it); both are timed. The builds are those of
+// bottled's BenchmarkHookProcess.
+//
+//	go test ./cmd/bottled-mcp -run '^$' -bench MCPProcess -benchtime 1x
 func BenchmarkMCPProcess(b *testing.B) {
 	for _, build := range []struct {
 		name  string
 		flags []string
+		env   []string
 	}{
-		{"default", nil},
-		{"lean", []string{"-tags", "urfave_cli_no_docs", "-ldflags=-s -w"}},
+		{"default", nil, nil},
+		{"lean", []string{"-tags", "urfave_cli_no_docs", "-ldflags=-s -w"}, []string{"CGO_ENABLED=0"}},
 	} {
-		b.Run(build.name, func(b *testing.B) { benchmarkMCP(b, build.flags) })
+		b.Run(build.name, func(b *testing.B) { benchmarkMCP(b, build.flags, build.env) })
 	}
 }
 
-func benchmarkMCP(b *testing.B, flags []string) {
+func benchmarkMCP(b *testing.B, flags, env []string) {
 	dir := b.TempDir()
 	hello := filepath.Join(dir, "hello")
 	if err := os.WriteFile(filepath.Join(dir, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	bin := filepath.Join(dir, "bottled")
-	for _, build := range [][]string{{"build", "-o", hello, filepath.Join(dir, "hello.go")}, append(append([]string{"build"}, flags...), "-o", bin, "bottled/cmd/bottled")} {
-		if out, err := exec.Command("go", build...).CombinedOutput(); err != nil {
+	bin := filepath.Join(dir, "bottled-mcp")
+	for _, build := range [][]string{{"build", "-o", hello, filepath.Join(dir, "hello.go")}, append(append([]string{"build"}, flags...), "-o", bin, "bottled/cmd/bottled-mcp")} {
+		cmd := exec.Command("go", build...)
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("go %v: %v\n%s", build, err, out)
 		}
 	}
-	server := []string{bin, "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem"), "mcp"}
+	server := []string{bin, "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem")}
 	meta := map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "claude-code", "version": "2.1.332"},

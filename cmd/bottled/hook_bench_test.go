@@ -29,15 +29,16 @@ func BenchmarkHookProcess(b *testing.B) {
 	for _, build := range []struct {
 		name  string
 		flags []string
+		env   []string
 	}{
-		{"default", nil},
-		{"lean", []string{"-tags", "urfave_cli_no_docs", "-ldflags=-s -w"}},
+		{"default", nil, nil},
+		{"lean", []string{"-tags", "urfave_cli_no_docs", "-ldflags=-s -w"}, []string{"CGO_ENABLED=0"}},
 	} {
-		b.Run(build.name, func(b *testing.B) { benchmarkHook(b, build.flags) })
+		b.Run(build.name, func(b *testing.B) { benchmarkHook(b, build.flags, build.env) })
 	}
 }
 
-func benchmarkHook(b *testing.B, flags []string) {
+func benchmarkHook(b *testing.B, flags, env []string) {
 	dir := b.TempDir()
 	hello := filepath.Join(dir, "hello")
 	if err := os.WriteFile(filepath.Join(dir, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644); err != nil {
@@ -45,7 +46,9 @@ func benchmarkHook(b *testing.B, flags []string) {
 	}
 	bin := filepath.Join(dir, "bottled")
 	for _, build := range [][]string{{"build", "-o", hello, filepath.Join(dir, "hello.go")}, append(append([]string{"build"}, flags...), "-o", bin, "bottled/cmd/bottled")} {
-		if out, err := exec.Command("go", build...).CombinedOutput(); err != nil {
+		cmd := exec.Command("go", build...)
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("go %v: %v\n%s", build, err, out)
 		}
 	}

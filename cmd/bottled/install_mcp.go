@@ -19,9 +19,11 @@ import (
 // claudeDir is Claude Code's config dir, where settings.json is.
 func (s *setup) claudeDir() string { return filepath.Dir(s.settings) }
 
-// mcpCommand is what Claude Code runs for the server: the binary with the
-// directories spelled out, like the hooks.
-func (s *setup) mcpCommand() []string { return append(slices.Clone(s.command), "mcp") }
+// mcpCommand is what Claude Code runs for the server: bottled-mcp from
+// beside this binary, with the directories spelled out like the hooks.
+func (s *setup) mcpCommand() []string {
+	return append([]string{filepath.Join(filepath.Dir(s.command[0]), mcpBinary)}, s.command[1:]...)
+}
 
 // claudeEnv is the environment the claude command needs to edit the state
 // of s's config dir: CLAUDE_CONFIG_DIR unless it is the default, whose state
@@ -46,6 +48,11 @@ func (s *setup) claudeLine(args []string) string {
 // command (another binary or directories).
 func (s *setup) installMCP() error {
 	want := s.mcpCommand()
+	if _, err := os.Stat(want[0]); err != nil {
+		s.say("mcp: %s is missing, so bottled's MCP server is not registered; build it beside bottled "+
+			"(go build -o %s/ ./cmd/bottled ./cmd/bottled-mcp) and run install again", want[0], filepath.Dir(want[0]))
+		return nil
+	}
 	cur, err := inject.MCPCommand(s.claudeDir(), s.agent.Home)
 	if err != nil {
 		return exitError{code: exitFailed, msg: fmt.Sprintf("mcp: %v (bottled left it unchanged)", err)}
@@ -76,7 +83,7 @@ func (s *setup) uninstallMCP() error {
 	if err != nil {
 		return exitError{code: exitFailed, msg: fmt.Sprintf("mcp: %v (bottled left it unchanged)", err)}
 	}
-	if cur == nil || !slices.Equal(cur[len(cur)-1:], []string{"mcp"}) {
+	if !inject.IsBottledMCP(cur) {
 		s.say("mcp: no bottled server registered")
 		return nil
 	}

@@ -62,7 +62,7 @@ func calls(t *testing.T, log string) []string {
 func TestInstallRegistersMCPServer(t *testing.T) {
 	e := newInstallEnv(t)
 	log := fakeClaude(t)
-	server := e.bin + " --claude-dir " + e.claude + " --data-dir " + e.data + " mcp"
+	server := e.mcp() + " --claude-dir " + e.claude + " --data-dir " + e.data
 
 	code, out, errOut := e.run(t, "install", "--no-start")
 	if code != 0 || !strings.Contains(out, `registered server "bottled"`) {
@@ -87,9 +87,10 @@ func TestInstallRegistersMCPServer(t *testing.T) {
 	e.bin = filepath.Join(e.home, "bin2", "bottled")
 	os.MkdirAll(filepath.Dir(e.bin), 0o755)
 	os.WriteFile(e.bin, []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(e.mcp(), []byte("#!/bin/sh\n"), 0o755)
 	code, _, errOut = e.run(t, "install", "--no-start")
 	got := calls(t, log)
-	if code != 0 || len(got) != 3 || !strings.HasSuffix(got[1], "mcp remove --scope user bottled") || !strings.Contains(got[2], "-- "+e.bin+" ") {
+	if code != 0 || len(got) != 3 || !strings.HasSuffix(got[1], "mcp remove --scope user bottled") || !strings.Contains(got[2], "-- "+e.mcp()+" ") {
 		t.Errorf("reinstall: code %d %q, calls %q", code, errOut, got)
 	}
 
@@ -132,11 +133,26 @@ func TestInstallMCPWithoutClaude(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	code, out, errOut := e.run(t, "install", "--no-start")
-	want := "run: claude mcp add --scope user bottled -- " + e.bin + " --claude-dir " + e.claude + " --data-dir " + e.data + " mcp"
+	want := "run: claude mcp add --scope user bottled -- " + e.mcp() + " --claude-dir " + e.claude + " --data-dir " + e.data
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("code %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
 	}
 	if _, err := os.Stat(filepath.Join(e.home, ".claude.json")); !os.IsNotExist(err) {
 		t.Errorf("Claude Code's state file was written: %v", err)
+	}
+}
+
+// TestInstallMCPWithoutServerBinary: without bottled-mcp beside bottled,
+// install says how to build it and registers nothing that would fail.
+func TestInstallMCPWithoutServerBinary(t *testing.T) {
+	e := newInstallEnv(t)
+	log := fakeClaude(t)
+	os.Remove(e.mcp())
+	code, out, errOut := e.run(t, "install", "--no-start")
+	if code != 0 || !strings.Contains(out, e.mcp()+" is missing") || !strings.Contains(out, "./cmd/bottled-mcp") {
+		t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if got := calls(t, log); len(got) != 0 {
+		t.Errorf("claude was called: %q", got)
 	}
 }

@@ -30,14 +30,19 @@ func newInstallEnv(t *testing.T) *installEnv {
 	if err := os.MkdirAll(filepath.Dir(e.bin), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(e.bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
+	for _, bin := range []string{e.bin, e.mcp()} {
+		if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	old := executable
 	executable = func() (string, error) { return e.bin, nil }
 	t.Cleanup(func() { executable = old })
 	return e
 }
+
+// mcp is the MCP server's binary beside e.bin.
+func (e *installEnv) mcp() string { return filepath.Join(filepath.Dir(e.bin), mcpBinary) }
 
 func (e *installEnv) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()

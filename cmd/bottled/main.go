@@ -18,6 +18,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"bottled/version"
 )
 
 func main() {
@@ -42,7 +44,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	app := &cli.App{
 		Name:                 "bottled",
 		Usage:                "keep Claude Code session bottles current",
-		Version:              versionString(),
+		Version:              version.String(),
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,

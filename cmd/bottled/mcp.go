@@ -1,28 +1,33 @@
 package main
 
 import (
-	"io"
-	"log/slog"
+	"fmt"
 	"os"
+	"path/filepath"
+	"syscall"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
-
-	"bottled/mcpserver"
 )
+
+// mcpBinary is the MCP server's own binary, which is installed beside
+// bottled: the server links the MCP SDK, whose start-up the hooks in this
+// binary must not pay for.
+const mcpBinary = "bottled-mcp"
 
 func mcpCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
-		Usage: "serve bottled's tools to Claude Code over MCP on stdio (registered by bottled install)",
+		Usage: "serve bottled's tools to Claude Code over MCP on stdio (runs bottled-mcp from beside this binary)",
 		Description: "Three tools: read (a bottle's outline, a leg or lines, in parts that each fit one tool\n" +
 			"result), search (the bottles of this project, or all), sessions (this project's, newest first).\n" +
-			"Claude Code starts it; \"this session\" and \"this project\" come from the CLAUDE_CODE_SESSION_ID\n" +
-			"and CLAUDE_PROJECT_DIR it sets (else the working directory). Logs go to stderr.",
+			"The server is the bottled-mcp binary, installed beside bottled; bottled install registers it\n" +
+			"with Claude Code directly. Logs go to stderr.",
 		Action: runMCP,
 	}
 }
 
+// runMCP replaces this process with bottled-mcp, with the same
+// directories.
 func runMCP(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("mcp takes no arguments")
@@ -31,24 +36,30 @@ func runMCP(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	project := os.Getenv("CLAUDE_PROJECT_DIR")
-	if project == "" {
-		if project, err = os.Getwd(); err != nil {
-			return err
-		}
+	bin, err := mcpBinaryPath()
+	if err != nil {
+		return err
 	}
-	srv := mcpserver.New(mcpserver.Config{
-		ClaudeDir: d.claude,
-		DataDir:   d.data,
-		Launched:  os.Getenv("CLAUDE_CODE_SESSION_ID"),
-		Project:   project,
-		Version:   version,
-		Log:       slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
-	t := &sdk.IOTransport{Reader: io.NopCloser(c.App.Reader), Writer: nopWriteCloser{c.App.Writer}}
-	return srv.Run(c.Context, t)
+	args := []string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}
+	if err := syscall.Exec(bin, args, os.Environ()); err != nil {
+		return fmt.Errorf("run %s: %w", bin, err)
+	}
+	return nil
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
+// mcpBinaryPath is bottled-mcp beside this binary, or an error that says
+// how to build it.
+func mcpBinaryPath() (string, error) {
+	exe, err := executable()
+	if err != nil {
+		return "", err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(filepath.Dir(exe), mcpBinary)
+	if _, err := os.Stat(bin); err != nil {
+		return "", exitError{code: exitFailed, msg: fmt.Sprintf("%s is missing: build it beside bottled (go build -o %s/ ./cmd/bottled ./cmd/bottled-mcp)", bin, filepath.Dir(exe))}
+	}
+	return bin, nil
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"bottled/version"
 	"bottled/watch"
 )
 
@@ -66,7 +67,7 @@ func runDaemon(c *cli.Context) error {
 		ClaudeDir: d.claude, DataDir: d.data,
 		Debounce: c.Duration("debounce"), MaxWait: c.Duration("max-wait"), Rescan: c.Duration("rescan"),
 		Workers: c.Int("workers"), MaxCached: c.Int("max-cached"),
-		Version: versionString(), Logger: logger,
+		Version: version.String(), Logger: logger,
 	}
 	if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
 		cfg.Progress = f

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServesToolsOverStdio runs the server as Claude Code does, on pipes:
+// initialize, then tools/list names the three tools.
+func TestServesToolsOverStdio(t *testing.T) {
+	root := t.TempDir()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--claude-dir", filepath.Join(root, "claude"), "--data-dir", filepath.Join(root, "mem")}, inR, outW, io.Discard)
+		outW.Close()
+	}()
+	out := bufio.NewReader(outR)
+	call := func(msg string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		line, err := out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no answer to %s: %v", msg, err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(line, &v); err != nil || v["result"] == nil {
+			t.Fatalf("answer %s: %v", line, err)
+		}
+		return v
+	}
+	call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	tools := call(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	b, _ := json.Marshal(tools)
+	for _, name := range []string{`"read"`, `"search"`, `"sessions"`} {
+		if !bytes.Contains(b, []byte(name)) {
+			t.Errorf("tools/list lacks %s: %s", name, b)
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "closed") {
+		t.Errorf("server ended with %v", err)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"--version"}, nil, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "bottled-mcp version ") {
+		t.Errorf("--version: %q, %v", out.String(), err)
+	}
+	if err := run(context.Background(), []string{"--frobnicate"}, nil, io.Discard, io.Discard); !errors.As(err, new(usageError)) {
+		t.Errorf("an unknown flag: %v, want a usage error", err)
+	}
+	if err := run(context.Background(), []string{"extra"}, nil, io.Discard, io.Discard); !errors.As(err, new(usageError)) {
+		t.Errorf("an argument: %v, want a usage error", err)
+	}
+	if err := run(context.Background(), []string{"--data-dir", ""}, nil, io.Discard, io.Discard); !errors.As(err, new(usageError)) {
+		t.Errorf("an empty directory: %v, want a usage error", err)
+	}
+	if err := run(context.Background(), []string{"-h"}, nil, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+}
+
+// TestBottledMCPRunsTheServer: `bottled mcp` replaces itself with
+// bottled-mcp from beside it, which answers.
+func TestBottledMCPRunsTheServer(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "bottled/cmd/bottled", "bottled/cmd/bottled-mcp").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(filepath.Join(dir, "bottled"), "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem"), "mcp")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}` + "\n")
+	out, err := cmd.Output()
+	if err != nil || !bytes.Contains(out, []byte(`"result"`)) || !bytes.Contains(out, []byte(`"bottled"`)) {
+		t.Errorf("bottled mcp: %v, %s", err, out)
+	}
+	os.Remove(filepath.Join(dir, "bottled-mcp"))
+	cmd = exec.Command(filepath.Join(dir, "bottled"), "mcp")
+	msg, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), "bottled-mcp is missing") {
+		t.Errorf("without bottled-mcp: %v, %s", err, msg)
+	}
+}
