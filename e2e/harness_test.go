@@ -50,12 +50,13 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// Both binaries, side by side as install expects them.
 	bottledBin = filepath.Join(dir, "bottled")
-	args := []string{"build", "-o", bottledBin}
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
-	build := exec.Command("go", append(args, "bottled/cmd/bottled")...)
+	build := exec.Command("go", append(args, "bottled/cmd/bottled", "bottled/cmd/bottled-mcp")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build bottled:", err)
@@ -103,6 +104,7 @@ type world struct {
 	claude  string // CLAUDE_CONFIG_DIR
 	data    string // CLAUDE_MEM_DATA_DIR
 	project string // the cwd Claude Code runs in
+	bin     string // first on PATH: claude, as a user who installed it has it
 	api     *standin.Server
 	daemon  *proc
 	runs    int // claude invocations so far, for debug-log names
@@ -129,10 +131,15 @@ func newWorldNoDaemon(t testing.TB, script standin.Script) *world {
 	w.claude = filepath.Join(root, ".claude")
 	w.data = filepath.Join(root, ".claude-mem")
 	w.project = filepath.Join(root, "project")
-	for _, d := range []string{w.claude, w.project} {
+	w.bin = filepath.Join(root, "bin")
+	for _, d := range []string{w.claude, w.project, w.bin} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// With claude on PATH, install registers the MCP server through it.
+	if err := os.Symlink(claudeBin, filepath.Join(w.bin, "claude")); err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -186,7 +193,7 @@ func (w *world) onboard() {
 func (w *world) env() []string {
 	env := []string{
 		"HOME=" + w.home,
-		"PATH=" + os.Getenv("PATH"),
+		"PATH=" + w.bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"CLAUDE_CONFIG_DIR=" + w.claude,
 		"CLAUDE_MEM_DATA_DIR=" + w.data,
 		"ANTHROPIC_BASE_URL=" + w.api.URL,

@@ -93,3 +93,21 @@ func TestPointerEconomy(t *testing.T) {
 		})
 	}
 }
+
+// TestPointerNamesMCPTools: with bottled's MCP server registered (install
+// says so with the hook's flag), the pointer names its tools; without, it
+// does not.
+func TestPointerNamesMCPTools(t *testing.T) {
+	for _, mcp := range []bool{false, true} {
+		e := newEnv(t)
+		cfg := e.cfg()
+		cfg.MCPTools = mcp
+		out, err := SessionStart(context.Background(), cfg, e.payload("compact"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(decode(t, out), "mcp__bottled__read"); got != mcp {
+			t.Errorf("MCP tools registered %v: the pointer names them: %v", mcp, got)
+		}
+	}
+}

@@ -24,6 +24,9 @@ type Config struct {
 	Timeout   time.Duration // for an inline render
 	Log       *slog.Logger  // stderr only: stdout carries the hook's answer
 	Now       func() time.Time
+	// MCPTools: bottled's MCP server is registered, and the pointer says
+	// the bottle can also be read and searched with its tools.
+	MCPTools bool
 }
 
 func (c *Config) defaults() {
@@ -114,7 +117,7 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 		}
 		on = OnResume
 	}
-	text, err := Pointer(path, st, on, replacedSpan(st, live, transcript, on))
+	text, err := Pointer(path, st, on, replacedSpan(st, live, transcript, on), cfg.MCPTools)
 	if err != nil {
 		return nil, err
 	}

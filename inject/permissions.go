@@ -66,8 +66,10 @@ func GrantRead(settings []byte, a ReadAccess, olds []ReadAccess) ([]byte, bool, 
 		return nil, false, Grant{}, err
 	}
 	perms := root.objectAt("permissions")
-	for _, old := range append(olds, a) {
-		revoke(perms, old)
+	for _, old := range olds {
+		if old.Dir != a.Dir {
+			revoke(perms, old)
+		}
 	}
 	g := Grant{How: "rule", Entry: a.Rule()}
 	switch {
@@ -80,8 +82,15 @@ func GrantRead(settings []byte, a ReadAccess, olds []ReadAccess) ([]byte, bool, 
 	if g.How == "directory" {
 		key = "additionalDirectories"
 	}
+	if g.How == "directory" { // a rule would not apply
+		dropString(perms, "allow", a.Rule())
+	} else {
+		dropString(perms, "additionalDirectories", a.Dir)
+	}
 	list := perms.arrayAt(key)
-	list.arr = append(list.arr, str(g.Entry))
+	if !containsString(stringList(list), g.Entry) {
+		list.arr = append(list.arr, str(g.Entry))
+	}
 	out, changed, err := encodeChanged(settings, root)
 	return out, changed, g, err
 }
@@ -113,21 +122,23 @@ func RevokeRead(settings []byte, a ReadAccess) ([]byte, bool, error) {
 // revoke removes a's rule from permissions.allow and its directory from
 // permissions.additionalDirectories.
 func revoke(perms *node, a ReadAccess) {
-	drop := func(key, entry string) {
-		l := perms.get(key)
-		if l == nil || l.kind != kindArray || entry == "" {
-			return
-		}
-		kept := l.arr[:0]
-		for _, v := range l.arr {
-			if s, ok := stringOf(v); !ok || s != entry {
-				kept = append(kept, v)
-			}
-		}
-		l.arr = kept
+	dropString(perms, "allow", a.Rule())
+	dropString(perms, "additionalDirectories", a.Dir)
+}
+
+// dropString removes entry from the list under key.
+func dropString(perms *node, key, entry string) {
+	l := perms.get(key)
+	if l == nil || l.kind != kindArray || entry == "" {
+		return
 	}
-	drop("allow", a.Rule())
-	drop("additionalDirectories", a.Dir)
+	kept := l.arr[:0]
+	for _, v := range l.arr {
+		if s, ok := stringOf(v); !ok || s != entry {
+			kept = append(kept, v)
+		}
+	}
+	l.arr = kept
 }
 
 // CheckRead tells whether the settings still let Claude Code read the
@@ -295,4 +306,57 @@ func CheckInstallation(path, dataDir, home string) Installation {
 		in.Problem = fmt.Sprintf("the hooks are registered for the data directory %s, not %s: run bottled install with the data directory to use", strings.Join(dirs, ", "), dataDir)
 	}
 	return in
+}
+
+// MCPTools are the names of bottled's MCP tools (package mcpserver) as
+// Claude Code calls them: mcp__<server>__<tool>.
+var MCPTools = []string{"mcp__" + MCPServer + "__read", "mcp__" + MCPServer + "__search", "mcp__" + MCPServer + "__sessions"}
+
+// GrantMCPTools returns settings whose permissions.allow lets the model
+// use bottled's MCP tools without asking: `claude -p` refuses an MCP tool
+// call that no rule allows, and the interactive screen asks. The tools
+// only read bottles (read may render a stale one first, as the hook
+// does). Each tool is named: a rule for the whole server would also allow
+// tools a later bottled adds.
+func GrantMCPTools(settings []byte) ([]byte, bool, error) {
+	root, err := parseSettings(settings)
+	if err != nil {
+		return nil, false, err
+	}
+	allow := root.objectAt("permissions").arrayAt("allow")
+	have := stringList(allow)
+	for _, t := range MCPTools {
+		if !containsString(have, t) {
+			allow.arr = append(allow.arr, str(t))
+		}
+	}
+	return encodeChanged(settings, root)
+}
+
+// RevokeMCPTools returns settings without the rules GrantMCPTools adds.
+func RevokeMCPTools(settings []byte) ([]byte, bool, error) {
+	root, err := parseSettings(settings)
+	if err != nil {
+		return nil, false, err
+	}
+	perms := root.get("permissions")
+	if perms == nil || perms.kind != kindObject {
+		return settings, false, nil
+	}
+	if l := perms.get("allow"); l != nil && l.kind == kindArray {
+		kept := l.arr[:0]
+		for _, v := range l.arr {
+			if s, ok := stringOf(v); !ok || !containsString(MCPTools, s) {
+				kept = append(kept, v)
+			}
+		}
+		l.arr = kept
+		if len(kept) == 0 {
+			perms.delete("allow")
+		}
+	}
+	if len(perms.obj) == 0 {
+		root.delete("permissions")
+	}
+	return encodeChanged(settings, root)
 }

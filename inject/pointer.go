@@ -63,8 +63,9 @@ const (
 // Pointer is the context the SessionStart hook injects: where the bottle
 // is, how to treat it, and the reads that bring the model the part of
 // the conversation it lost. replaced is the span of bottle lines the
-// latest compaction's summary stands for (ignored when Unloaded).
-func Pointer(path string, st *render.State, on Occasion, replaced Span) (string, error) {
+// latest compaction's summary stands for (ignored when Unloaded). With
+// mcp, it also names bottled's MCP tools.
+func Pointer(path string, st *render.State, on Occasion, replaced Span, mcp bool) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
@@ -96,6 +97,9 @@ func Pointer(path string, st *render.State, on Occasion, replaced Span) (string,
 		b.WriteString("- Its final assistant message was already delivered to the user: do not repeat it, and do not redo work it reports as finished.\n")
 	}
 	b.WriteString("- The newest activity may still be settling: records of the last few steps can arrive after the bottle was written.\n")
+	if mcp {
+		fmt.Fprintf(&b, "- You can also read it with the %s tool (its outline, a leg, or lines), and search every session's bottle with %s.\n", MCPTools[0], MCPTools[1])
+	}
 	b.WriteString("\n" + readingPlan(lines, st, on, replaced))
 	if st.Task != "" {
 		fmt.Fprintf(&b, "\nCurrent task: %s\n", st.Task)

@@ -19,7 +19,16 @@ import (
 type Registration struct {
 	// Command is the bottled binary and its global flags, each one word.
 	Command []string
+	// MCPTools says that bottled's MCP server is registered with Claude
+	// Code: the SessionStart hook then tells the model about its tools
+	// (flag MCPToolsFlag), without reading Claude Code's state file at
+	// every compaction.
+	MCPTools bool
 }
+
+// MCPToolsFlag is the session-start hook's flag that says bottled's MCP
+// tools are there to read and search bottles with.
+const MCPToolsFlag = "--mcp-tools"
 
 // Matchers and timeouts of bottled's hooks. The SessionStart timeout
 // leaves room for an inline render (DefaultTimeout) and process start;
@@ -33,6 +42,9 @@ const (
 
 func (r Registration) command(sub string) string {
 	words := append(append([]string{}, r.Command...), "hook", sub)
+	if sub == "session-start" && r.MCPTools {
+		words = append(words, MCPToolsFlag)
+	}
 	for i, w := range words {
 		words[i] = shellQuote(w)
 	}
@@ -181,7 +193,8 @@ func removeOurs(groups *node, sub string) {
 }
 
 // isOurs recognises a hook bottled registered: a command hook whose
-// program is named bottled and whose last words are "hook <sub>".
+// program is named bottled and whose last words are "hook <sub>" and the
+// hook's own flags.
 func isOurs(h *node, sub string) bool {
 	c := h.get("command")
 	if h.kind != kindObject || c == nil || c.kind != kindRaw {
@@ -192,6 +205,9 @@ func isOurs(h *node, sub string) bool {
 		return false
 	}
 	words := shellSplit(cmd)
+	for len(words) > 0 && strings.HasPrefix(words[len(words)-1], "--") {
+		words = words[:len(words)-1]
+	}
 	n := len(words)
 	return n >= 3 && words[n-2] == "hook" && words[n-1] == sub && filepath.Base(words[0]) == "bottled"
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,6 +29,7 @@ func hookCommand() *cli.Command {
 				Usage: "SessionStart: on compact or resume, point the model to a fresh bottle",
 				Flags: []cli.Flag{
 					&cli.DurationFlag{Name: "timeout", Value: inject.DefaultTimeout, Usage: "deadline for rendering a stale or missing bottle"},
+					&cli.BoolFlag{Name: strings.TrimPrefix(inject.MCPToolsFlag, "--"), Usage: "bottled's MCP server is registered: tell the model about its tools"},
 				},
 				OnUsageError: tolerant,
 				Action:       hookAction(sessionStart),
@@ -58,7 +60,8 @@ func hookAction(run func(c *cli.Context, cfg inject.Config) error) cli.ActionFun
 			log.Warn("hook not run", "err", err)
 			return nil
 		}
-		cfg := inject.Config{ClaudeDir: d.claude, DataDir: d.data, Log: log, Timeout: c.Duration("timeout")}
+		cfg := inject.Config{ClaudeDir: d.claude, DataDir: d.data, Log: log, Timeout: c.Duration("timeout"),
+			MCPTools: c.Bool(strings.TrimPrefix(inject.MCPToolsFlag, "--"))}
 		if err := run(c, cfg); err != nil {
 			log.Warn("hook did nothing", "err", err)
 		}

@@ -113,10 +113,16 @@ func runInstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.installSettings(); err != nil {
+	// settings.json is checked before anything changes: a file bottled
+	// will not edit stops the install before the MCP server is registered.
+	if err := s.checkSettings(); err != nil {
 		return err
 	}
-	if err := s.installMCP(); err != nil {
+	mcp, err := s.installMCP()
+	if err != nil {
+		return err
+	}
+	if err := s.installSettings(mcp); err != nil {
 		return err
 	}
 	file, err := s.agent.File()

@@ -45,21 +45,22 @@ func (s *setup) claudeLine(args []string) string {
 }
 
 // installMCP registers the MCP server, replacing a registration of another
-// command (another binary or directories).
-func (s *setup) installMCP() error {
+// command (another binary or directories). It reports whether the server
+// is (or, in a dry run, would be) registered.
+func (s *setup) installMCP() (bool, error) {
 	want := s.mcpCommand()
 	if _, err := os.Stat(want[0]); err != nil {
 		s.say("mcp: %s is missing, so bottled's MCP server is not registered; build it beside bottled "+
 			"(go build -o %s/ ./cmd/bottled ./cmd/bottled-mcp) and run install again", want[0], filepath.Dir(want[0]))
-		return nil
+		return false, nil
 	}
 	cur, err := inject.MCPCommand(s.claudeDir(), s.agent.Home)
 	if err != nil {
-		return exitError{code: exitFailed, msg: fmt.Sprintf("mcp: %v (bottled left it unchanged)", err)}
+		return false, exitError{code: exitFailed, msg: fmt.Sprintf("mcp: %v (bottled left it unchanged)", err)}
 	}
 	if slices.Equal(cur, want) {
 		s.say("mcp: server %q already registered", inject.MCPServer)
-		return nil
+		return true, nil
 	}
 	add := append([]string{"mcp", "add", "--scope", "user", inject.MCPServer, "--"}, want...)
 	remove := []string{"mcp", "remove", "--scope", "user", inject.MCPServer}
@@ -69,12 +70,15 @@ func (s *setup) installMCP() error {
 	}
 	cmds = append(cmds, add)
 	if err := s.runClaude(cmds); err != nil {
-		return err
+		return false, err
 	}
-	if !s.dryRun && s.claudeFound() {
+	if !s.claudeFound() {
+		return false, nil
+	}
+	if !s.dryRun {
 		s.say("mcp: registered server %q at user scope: tools mcp__%s__read, __search, __sessions", inject.MCPServer, inject.MCPServer)
 	}
-	return nil
+	return true, nil
 }
 
 // uninstallMCP removes the registration install made.

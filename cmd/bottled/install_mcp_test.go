@@ -76,6 +76,9 @@ func TestInstallRegistersMCPServer(t *testing.T) {
 	if !inject.MCPRegistered(e.claude, e.home) {
 		t.Errorf("not registered after install")
 	}
+	if start := hooksOf(t, e.read(t))["SessionStart"]; !strings.HasSuffix(start[0].Hooks[0].Command, "hook session-start "+inject.MCPToolsFlag) {
+		t.Errorf("the hook is not told about the MCP tools: %q", start[0].Hooks[0].Command)
+	}
 
 	// Twice is once.
 	code, out, _ = e.run(t, "install", "--no-start")
@@ -139,6 +142,9 @@ func TestInstallMCPWithoutClaude(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.home, ".claude.json")); !os.IsNotExist(err) {
 		t.Errorf("Claude Code's state file was written: %v", err)
+	}
+	if start := hooksOf(t, e.read(t))["SessionStart"]; strings.Contains(start[0].Hooks[0].Command, inject.MCPToolsFlag) {
+		t.Errorf("the hook speaks of MCP tools that are not registered: %q", start[0].Hooks[0].Command)
 	}
 }
 

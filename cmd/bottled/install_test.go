@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"bottled/inject"
 )
 
 // installEnv is a temporary HOME with a Claude config dir, and a fake
@@ -336,6 +338,11 @@ func TestInstallReadAccess(t *testing.T) {
 				t.Fatalf("install: code %d, stderr %q, said:\n%s", code, errOut, out)
 			}
 			allow, dirs := permissionsOf(t, e.read(t))
+			for _, tool := range inject.MCPTools {
+				if !slices.Contains(allow, tool) {
+					t.Errorf("permissions.allow = %q, want %s in it", allow, tool)
+				}
+			}
 			if tc.wantAllow != nil && !slices.Contains(allow, tc.wantAllow(e)) {
 				t.Errorf("permissions.allow = %q, want %q in it", allow, tc.wantAllow(e))
 			}
@@ -372,8 +379,9 @@ func TestInstallMovesReadAccess(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	allow, _ := permissionsOf(t, e.read(t))
-	if !slices.Equal(allow, []string{"Read(~/elsewhere/bottles/**)"}) {
-		t.Errorf("permissions.allow = %q, want only the new data directory's rule", allow)
+	reads := slices.DeleteFunc(allow, func(r string) bool { return !strings.HasPrefix(r, "Read(") })
+	if !slices.Equal(reads, []string{"Read(~/elsewhere/bottles/**)"}) {
+		t.Errorf("permissions.allow = %q, want only the new data directory's Read rule", allow)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 
 	"bottled/inject"
 	"bottled/render"
@@ -16,12 +17,22 @@ func accessFor(dataDir, home string) inject.ReadAccess {
 	return inject.ReadAccess{Dir: render.BottlesDir(dataDir), Home: home}
 }
 
-// installSettings registers the hooks and lets Claude Code read the
-// bottles, in one edit of settings.json (one backup, one write). A grant
-// that an earlier install made for another data directory goes with that
-// install's hooks.
-func (s *setup) installSettings() error {
-	var hooks, read bool
+// checkSettings refuses a settings file bottled would not edit, before
+// install changes anything.
+func (s *setup) checkSettings() error {
+	_, err := inject.EditSettings(s.settings, true, func(b []byte) ([]byte, bool, error) {
+		return inject.RegisterHooks(b, inject.Registration{Command: s.command})
+	})
+	return err
+}
+
+// installSettings registers the hooks (telling the SessionStart hook
+// about the MCP tools when mcp says the server is registered) and lets
+// Claude Code read the bottles and use the tools, in one edit of
+// settings.json (one backup, one write). A grant that an earlier install
+// made for another data directory goes with that install's hooks.
+func (s *setup) installSettings(mcp bool) error {
+	var hooks, read, tools bool
 	var grant inject.Grant
 	_, err := inject.EditSettings(s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
 		var olds []inject.ReadAccess
@@ -30,13 +41,16 @@ func (s *setup) installSettings() error {
 				olds = append(olds, accessFor(d, s.agent.Home))
 			}
 		}
-		out, changed, err := inject.RegisterHooks(b, inject.Registration{Command: s.command})
+		out, changed, err := inject.RegisterHooks(b, inject.Registration{Command: s.command, MCPTools: mcp})
 		if err != nil {
 			return nil, false, err
 		}
 		hooks = changed
-		out, read, grant, err = inject.GrantRead(out, s.access(), olds)
-		return out, hooks || read, err
+		if out, read, grant, err = inject.GrantRead(out, s.access(), olds); err != nil {
+			return nil, false, err
+		}
+		out, tools, err = inject.GrantMCPTools(out)
+		return out, hooks || read || tools, err
 	})
 	if err != nil {
 		return err
@@ -57,6 +71,9 @@ func (s *setup) installSettings() error {
 		s.say("read access: %s; so %s %s Claude Code read the bottles through permissions.additionalDirectories, which has %s. "+
 			"That makes the bottles directory a working directory of every session (wider than a Read rule: the model may also edit there when edits are allowed)",
 			grant.Why, s.settings, verb, grant.Entry)
+	}
+	if tools {
+		s.say("mcp tools: permissions.allow now lets the model use %s without asking", strings.Join(inject.MCPTools, ", "))
 	}
 	return nil
 }
@@ -82,6 +99,11 @@ func (s *setup) uninstallSettings() error {
 			}
 			read = read || revoked
 		}
+		var revoked bool
+		if out, revoked, err = inject.RevokeMCPTools(out); err != nil {
+			return nil, false, err
+		}
+		read = read || revoked
 		return out, hooks || read, nil
 	})
 	if err != nil {
@@ -93,7 +115,7 @@ func (s *setup) uninstallSettings() error {
 		s.say("hooks: none registered in %s", s.settings)
 	}
 	if read {
-		s.say("read access: removed bottled's grant from %s", s.settings)
+		s.say("permissions: removed bottled's grants from %s", s.settings)
 	}
 	return nil
 }
