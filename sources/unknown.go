@@ -108,8 +108,16 @@ func count(m *map[string]int, name string, n int) {
 	if len(name) > maxUnknownName {
 		name = strings.ToValidUTF8(name[:maxUnknownName], "") + "…"
 	}
-	if _, ok := (*m)[name]; !ok && len(*m) >= maxUnknownNames {
-		name = otherNames
+	// At most maxUnknownNames keys, "(others)" among them, whatever the
+	// order names arrive in (Add merges maps in random order).
+	if _, ok := (*m)[name]; !ok && name != otherNames {
+		named := len(*m)
+		if _, ok := (*m)[otherNames]; ok {
+			named--
+		}
+		if named >= maxUnknownNames-1 {
+			name = otherNames
+		}
 	}
 	(*m)[name] += n
 }
