@@ -14,6 +14,12 @@ import (
 // replaced by a summary) and which SessionStart hook context was injected
 // after it. Claude Code keeps hook context in the conversation it
 // resumes, so a pointer found here is still in front of the model.
+//
+// How versions record hook context (seen in the real transcripts): from
+// 2.1.112 on, an attachment hook_additional_context with the text and an
+// attachment hook_success with the hook's stdout; 2.1.38–2.1.42 wrote only
+// a hook_progress record naming the command, without the text: a
+// conversation resumed from such a transcript cannot hold the text either.
 type LiveContext struct {
 	// Compacted reports that the file holds a compaction: a
 	// compact_boundary record, or the compaction summary that opens a file
