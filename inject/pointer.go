@@ -41,11 +41,12 @@ const (
 	stepTokens = 15000
 	// stepLines stays under the 2,000 lines older Read tools return.
 	stepLines = 1800
-	// maxSteps bounds the steps over the replaced part: the latest
-	// stepTokens×maxSteps of it is what a model can take in after a
-	// compaction without filling its context again; the outline says
-	// where the rest is.
-	maxSteps = 6
+	// maxSteps bounds the steps over the replaced part: its latest
+	// stepTokens×maxSteps (60,000 by the estimate, some 30,000-45,000
+	// real tokens) is what a model takes in after a compaction without
+	// bringing the next one much nearer; the outline says where the rest
+	// is. It also bounds what the hook estimates.
+	maxSteps = 4
 	// maxContext is Claude Code's 10,000-character cap on hook context,
 	// with a margin.
 	maxContext = 9000
