@@ -164,6 +164,11 @@ func New(cfg Config) *Daemon {
 		linkScanned: map[string]bool{},
 		sched:       newScheduler(cfg.Debounce, cfg.MaxWait),
 		sessions:    map[string]*session{},
+		rec: newRecorder(Status{
+			Version: cfg.Version, PID: os.Getpid(),
+			ClaudeDir: cfg.ClaudeDir, DataDir: cfg.DataDir,
+			DB: DB{Path: sources.MemoryFile(cfg.DataDir)},
+		}),
 	}
 }
 
@@ -189,11 +194,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	} else if n > 0 {
 		d.log.Info("removed temporary files left by a crash", "count", n)
 	}
-	d.rec = newRecorder(Status{
-		Version: d.cfg.Version, PID: os.Getpid(), Started: d.cfg.Now(),
-		ClaudeDir: d.cfg.ClaudeDir, DataDir: d.cfg.DataDir,
-		DB: DB{Path: sources.MemoryFile(d.cfg.DataDir)},
-	})
+	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
 	go serveStatus(ln, d.rec)
 
 	fw, err := newFSWatch(d)
