@@ -39,10 +39,15 @@ const (
 	// Archived: the session's bottle was archived (its session was cleared)
 	// and the sources have nothing new since; it is not brought back.
 	Archived
+	// Crossed: the bottle on disk and this one each read some source
+	// further than the other (renders raced: one read the transcript later,
+	// the other the database), so neither may replace the other. Nothing was
+	// written; a render from the sources as they are now covers both.
+	Crossed
 )
 
 func (o Outcome) String() string {
-	return [...]string{"written", "unchanged", "kept-full", "archived"}[o]
+	return [...]string{"written", "unchanged", "kept-full", "archived", "crossed"}[o]
 }
 
 // ArchiveDir is where bottles of cleared sessions are moved.
@@ -52,10 +57,12 @@ func ArchiveDir(dir string) string { return filepath.Join(dir, "archive") }
 // go to a temporary file in dir, are synced, and are renamed over the
 // bottle. Files are 0600 and dir 0700; bottles hold whole conversations.
 //
-// A bottle never moves backwards: if the bottle on disk covers b's source
-// state (see State.Covers), or is a full bottle and b a reconstructed one,
-// it is kept. The check and the rename happen under an exclusive lock on
-// dir, so concurrent writers (the daemon, a hook, the CLI) are safe.
+// A bottle never moves backwards: b replaces the bottle on disk only if it
+// was rendered from sources at least as new in every respect (see judge);
+// otherwise the bottle on disk is kept and the outcome says why (Covered,
+// KeptFull, Crossed). The check and the rename happen under an exclusive
+// lock on dir, so concurrent writers (the daemon, a hook, the CLI) are
+// safe.
 func Write(dir string, b *Bottle) (Outcome, error) {
 	if err := ensureDir(dir); err != nil {
 		return 0, err
@@ -75,11 +82,8 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 	cur, err := ReadState(dst)
 	switch {
 	case err == nil:
-		if keep := keeps(cur, &b.State); keep {
-			if cur.Mode == ModeFull && b.State.Mode == ModeReconstructed {
-				return KeptFull, nil
-			}
-			return Covered, nil
+		if v := judge(cur, &b.State, dbNow(dir)); v != Written {
+			return v, nil
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if arch := newestArchived(dir, b.State.Session); arch != nil && stillCurrent(arch, &b.State) {
@@ -94,27 +98,64 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 	return Written, syncDir(dir)
 }
 
-// keeps reports whether a bottle of state cur should stay rather than be
-// replaced by one of state next: it covers next's sources, or it is full and
-// next is only reconstructed (the transcript went away).
+// judge decides whether a bottle of state next may replace the bottle on
+// disk, of state cur: Written if it may, else the reason it may not.
 //
-// Covering is judged from offsets, which only means something while the
-// files hold what cur read: a transcript truncated and written again since
-// makes cur stale whatever its offset says, so cur's claims are checked on
-// disk before it is kept.
-func keeps(cur, next *State) bool {
-	if cur.Format == next.Format && cur.Mode == ModeFull && next.Mode == ModeReconstructed {
-		return true
+// Every source must move forward: the transcripts as far read, the
+// database at or past the same rows. A full bottle is never replaced by a
+// reconstructed one (the transcript went away; the assistant's words would
+// be lost). When each bottle read one source further than the other, the
+// verdict is Crossed and the caller renders again.
+//
+// What cur claims is only believed while the files still hold what it
+// read: a transcript rewritten since (truncated, replaced, changed before
+// its offset) makes cur stale whatever its offsets say, and it is replaced.
+func judge(cur, next *State, db currentDB) Outcome {
+	if cur.Format != next.Format || cur.Session != next.Session {
+		return Written
 	}
-	if !cur.Covers(next) {
-		return false
+	switch {
+	case cur.Mode == ModeFull && next.Mode == ModeReconstructed:
+		return KeptFull
+	case cur.Mode != next.Mode:
+		return Written
+	}
+	v := Crossed
+	switch {
+	case cur.covers(next, false, db):
+		v = Covered
+	case next.covers(cur, true, db):
+		return Written
 	}
 	for _, f := range cur.Transcripts {
 		if ok, err := f.Holds(); err == nil && !ok {
-			return false // rewritten since cur was rendered
+			return Written // rewritten since cur was rendered
 		}
 	}
-	return true
+	return v
+}
+
+// currentDB returns the identity of claude-mem's database file as it is
+// now, and false if there is none.
+type currentDB func() (sources.FileID, bool)
+
+// dbNow is the currentDB of the data directory that holds the bottles
+// directory dir; it stats the file at most once.
+func dbNow(dir string) currentDB {
+	var (
+		id   sources.FileID
+		ok   bool
+		done bool
+	)
+	return func() (sources.FileID, bool) {
+		if !done {
+			done = true
+			if info, err := os.Stat(sources.MemoryFile(filepath.Dir(dir))); err == nil {
+				id, ok = sources.FileIDOf(info), true
+			}
+		}
+		return id, ok
+	}
 }
 
 // stillCurrent reports whether an archived bottle still shows everything

@@ -61,14 +61,20 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 		{"older memory is refused",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) }, Covered, true},
-		{"mixed (newer transcript, older memory) replaces",
+		{"crossed (newer transcript, older memory) is refused",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, cur(5), ModeFull) }, Written, false},
-		{"a recreated database is not compared with the old one",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, cur(5), ModeFull) }, Crossed, true},
+		{"crossed (older transcript, newer memory) is refused",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, cur(5), ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) }, Crossed, true},
+		{"rows of a database that is gone are not dropped for want of one",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, nil, ModeFull) }, Crossed, true},
+		{"a cursor of another database file is not taken for the one there is",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
 			func(t *testing.T) *Bottle {
 				return bottleAt(t, "s", 100, &sources.MemoryCursor{DB: sources.FileID{Ino: 10}, Observation: 1}, ModeFull)
-			}, Written, false},
+			}, Crossed, true},
 		{"full is never replaced by reconstructed",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) },
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 0, cur(50), ModeReconstructed) }, KeptFull, true},
@@ -100,6 +106,32 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 			}
 			assertNoTemp(t, dir)
 		})
+	}
+}
+
+// TestWriteReplacedDatabase replaces claude-mem's database by another
+// file: a bottle read from the file that is there now replaces one read
+// from the file that is gone, and not the other way round.
+func TestWriteReplacedDatabase(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "bottles")
+	if err := os.WriteFile(sources.MemoryFile(data), []byte("a database"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(sources.MemoryFile(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := &sources.MemoryCursor{DB: sources.FileID{Ino: 1}, MemorySessionID: "m-old", Observation: 871}
+	now := &sources.MemoryCursor{DB: sources.FileIDOf(info), MemorySessionID: "m-new", Observation: 1}
+	if got, err := Write(dir, bottleAt(t, "s", 100, old, ModeFull)); err != nil || got != Written {
+		t.Fatalf("first Write = %v, %v", got, err)
+	}
+	if got, err := Write(dir, bottleAt(t, "s", 100, now, ModeFull)); err != nil || got != Written {
+		t.Fatalf("Write of a bottle read from the database there is now = %v, %v; want written", got, err)
+	}
+	if got, err := Write(dir, bottleAt(t, "s", 100, old, ModeFull)); err != nil || got != Covered {
+		t.Fatalf("Write of a bottle read from the database that is gone = %v, %v; want unchanged (kept)", got, err)
 	}
 }
 

@@ -86,6 +86,16 @@ func (fs FileState) Holds() (bool, error) {
 	return fs.holds(f, info)
 }
 
+// Gone reports whether the file fs describes is no longer at fs.Path:
+// deleted, or replaced by another file of the same name.
+func (fs FileState) Gone() bool {
+	info, err := os.Stat(fs.Path)
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	return FileIDOf(info) != fs.ID
+}
+
 func (fs FileState) holds(f *os.File, info os.FileInfo) (bool, error) {
 	if FileIDOf(info) != fs.ID || info.Size() < fs.Offset {
 		return false, nil

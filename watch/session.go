@@ -65,14 +65,39 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		return res
 	}
 	d.syncChain(s, path)
+	for attempt := 1; ; attempt++ {
+		b, db, err := d.renderOnce(ctx, s, &res)
+		if err != nil || b == nil {
+			res.err = err
+			return res
+		}
+		res.mode, res.malformed = string(b.State.Mode), b.Malformed
+		out, err := render.Write(d.bottles, b)
+		if err != nil {
+			res.err = err
+			return res
+		}
+		res.outcome = out.String()
+		// Crossed: another writer's bottle read some source further than
+		// this render; the sources read again cover both.
+		if out != render.Crossed || db == nil || attempt == render.MaxCrossed {
+			return res
+		}
+	}
+}
+
+// renderOnce brings the session's parse state up to date, reads its
+// claude-mem records and renders its bottle. It returns a nil bottle
+// (and sets res.outcome) when there is nothing to render, and the database
+// it read (nil if none).
+func (d *Daemon) renderOnce(ctx context.Context, s *session, res *result) (*render.Bottle, *sources.MemoryDB, error) {
 	var live []*sources.Transcript
 	for _, t := range s.chain {
 		if _, err := t.Update(); err != nil {
 			if isNotExist(err) {
 				continue // deleted: the bottle keeps what it had
 			}
-			res.err = err
-			return res
+			return nil, nil, err
 		}
 		live = append(live, t)
 		if next := t.ContinuedIn(); next != "" && d.learnLink(t.SessionID, next) && next != s.id {
@@ -83,33 +108,22 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 	if len(live) > 0 {
 		in.Spine = sources.BuildSpine(s.id, live)
 	}
-	if db := d.db.Load(); db != nil {
+	db := d.db.Load()
+	if db != nil {
 		mem, err := db.Session(ctx, s.id)
 		if err != nil {
 			// Rendering without the database would drop observations
 			// from the bottle; try again on the next change instead.
-			res.err = err
-			return res
+			return nil, nil, err
 		}
 		in.Memory = mem
 	}
 	b, err := render.Render(in)
 	if errors.Is(err, render.ErrNothing) {
 		res.outcome = outcomeNothing
-		return res
+		return nil, db, nil
 	}
-	if err != nil {
-		res.err = err
-		return res
-	}
-	res.mode, res.malformed = string(b.State.Mode), b.Malformed
-	out, err := render.Write(d.bottles, b)
-	if err != nil {
-		res.err = err
-		return res
-	}
-	res.outcome = out.String()
-	return res
+	return b, db, err
 }
 
 // syncChain makes s.chain the parse state of the session's predecessors

@@ -1,0 +1,122 @@
+package watch_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"bottled/internal/memwriter"
+	"bottled/internal/synth"
+	"bottled/render"
+	"bottled/sources"
+)
+
+// These tests attack the daemon the way a user's machine does: they drive
+// the real binary with real files and databases written by the real
+// claude-mem, and check that no bottle loses what it showed, stays stale,
+// or keeps what its sources no longer hold.
+
+// TestFaultRacingWritersNeverGoBack runs, at once, the daemon, a session
+// appending turns, claude-mem writing observations, `bottled render` and
+// the SessionStart hook in loops, and watches the bottle: no bottle ever
+// replaces one made from a later transcript or later claude-mem rows, and
+// at the end the bottle shows every turn and every observation.
+func TestFaultRacingWritersNeverGoBack(t *testing.T) {
+	t.Parallel()
+	w := memwriter.Require(t)
+	claude, data := dirs(t)
+	const id = "4ace0000-0000-4000-8000-000000000001"
+	path := filepath.Join(claude, "projects", "-home-dev-race", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A long history makes a one-shot render read the transcript well
+	// before it reads the database, which widens the window the race needs.
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.Transcript(f, id, 8<<20, 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	appendFile(t, path, userRec(id, "u0", "", "RACE-P0 start"))
+	db := sources.MemoryFile(data)
+	w.Write(t, db,
+		memwriter.Op{"op": "session", "content": id, "project": "race", "prompt": "RACE-P0 start"},
+		memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
+		memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "RACE-P0 start"})
+	startDaemon(t, claude, data, "--debounce", "1ms", "--max-wait", "5ms")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	var turns, observations atomic.Int64
+	wg.Go(func() { // the session
+		parent := "u0"
+		for i := 1; ctx.Err() == nil; i++ {
+			u, a := fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i)
+			appendFile(t, path, userRec(id, u, parent, fmt.Sprintf("RACE-P%d go on", i))+assistantRec(id, a, u, "m"+a, fmt.Sprintf("RACE-A%d done", i)))
+			parent = a
+			turns.Store(int64(i))
+			time.Sleep(3 * time.Millisecond)
+		}
+	})
+	wg.Go(func() { // claude-mem
+		for i := 1; ctx.Err() == nil; i++ {
+			w.Write(t, db, memwriter.Op{"op": "observation", "content": id, "prompt_number": 1, "type": "change",
+				"title": fmt.Sprintf("RACE-OBS%d noted", i), "narrative": "Noted."})
+			observations.Store(int64(i))
+		}
+	})
+	for range 3 { // the CLI and the hook
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).Run()
+				hook := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "hook", "session-start")
+				hook.Stdin = strings.NewReader(`{"session_id":"` + id + `","transcript_path":"` + path + `","source":"compact"}`)
+				hook.Run()
+			}
+		})
+	}
+	var backwards []string
+	wg.Go(func() { // the watcher
+		var last *render.State
+		for ctx.Err() == nil {
+			st, err := render.ReadState(render.BottlePath(render.BottlesDir(data), id))
+			if err != nil {
+				continue
+			}
+			if last != nil && !st.Covers(last) && len(backwards) < 5 {
+				backwards = append(backwards, fmt.Sprintf("%s then %s", describe(last), describe(st)))
+			}
+			last = st
+		}
+	})
+	wg.Wait()
+	for _, b := range backwards {
+		t.Errorf("the bottle went back: %s", b)
+	}
+	// Everything written reaches the bottle.
+	d := &daemon{t: t, data: data}
+	d.waitContains(id, fmt.Sprintf("RACE-A%d done", turns.Load()), fmt.Sprintf("RACE-OBS%d noted", observations.Load()))
+}
+
+// describe is a bottle state in a few words: offsets and memory rows.
+func describe(st *render.State) string {
+	var parts []string
+	for _, f := range st.Transcripts {
+		parts = append(parts, fmt.Sprintf("offset %d", f.Offset))
+	}
+	if m := st.Memory; m != nil {
+		parts = append(parts, fmt.Sprintf("observation %d prompt %d", m.Observation, m.Prompt))
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
