@@ -15,6 +15,11 @@
 //   - A slow periodic check re-stats every transcript and asks the database
 //     again, covering missed events, queue overflow and roots that appear
 //     late.
+//   - Nothing is rendered before the database watcher's first check: a
+//     render made only because the database was not open yet would show
+//     none of its rows. The start-up catch-up then compares every bottle,
+//     those whose transcript is gone included, with the database as it is,
+//     so rows written while the daemon was down reach their bottles.
 //   - Each session is rendered after a trailing debounce capped by a maximum
 //     wait, never twice at once, with a bounded number of renders across
 //     sessions. Parse state is kept per session so that a render reads only
@@ -209,7 +214,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.progress = newProgress(d.cfg.Progress, d.log, len(d.backlog))
 	d.rec.update(func(st *Status) { st.CatchUp = CatchUp{Total: len(d.backlog), Over: len(d.backlog) == 0} })
 	d.log.Info("bottled running", "claude_dir", d.cfg.ClaudeDir, "data_dir", d.cfg.DataDir,
-		"transcripts", len(d.backlog), "debounce", d.cfg.Debounce, "max_wait", d.cfg.MaxWait, "workers", d.cfg.Workers)
+		"sessions", len(d.backlog), "debounce", d.cfg.Debounce, "max_wait", d.cfg.MaxWait, "workers", d.cfg.Workers)
 	var bg sync.WaitGroup
 	bg.Go(func() { fw.run(ctx) })
 	bg.Go(func() { dbw.run(ctx) })
@@ -242,16 +247,20 @@ func (d *Daemon) drain() {
 
 // loop is the daemon's heart: it feeds changes to the scheduler, starts
 // the renders that come due (live changes before catch-up), and waits.
+// Nothing is rendered before the database watcher's first check.
 func (d *Daemon) loop(ctx context.Context) {
 	d.renders.SetLimit(d.cfg.Workers)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	tick := time.NewTicker(d.cfg.Rescan)
 	defer tick.Stop()
+	dbReady := d.dbw.ready
 	for {
 		now := d.cfg.Now()
-		d.startDue(now)
-		d.startBacklog()
+		if dbReady == nil {
+			d.startDue(now)
+			d.startBacklog()
+		}
 		if at, ok := d.sched.next(); ok {
 			timer.Reset(max(at.Sub(now), 0))
 		} else {
@@ -260,6 +269,8 @@ func (d *Daemon) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-dbReady:
+			dbReady = nil
 		case c := <-d.changes:
 			d.noteChange(c)
 		case res := <-d.results:

@@ -120,3 +120,62 @@ func describe(st *render.State) string {
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
+
+// TestFaultCatchUpKeepsObservations writes a session and its claude-mem
+// rows, renders its bottle, then, as if the daemon were down, appends a
+// turn and lets claude-mem write more rows, for this session and for one
+// whose transcript is gone (its bottle reconstructed). When the daemon
+// starts, both bottles show every observation, old and new: catch-up does
+// not render before the database is open, and rows written while the
+// daemon was down reach their bottles.
+func TestFaultCatchUpKeepsObservations(t *testing.T) {
+	t.Parallel()
+	w := memwriter.Require(t)
+	claude, data := dirs(t)
+	db := sources.MemoryFile(data)
+	const id, gone = "ca7c0000-0000-4000-8000-00000000000a", "ca7c0000-0000-4000-8000-00000000000b"
+	path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "CATCH-P1 profile the importer")+assistantRec(id, "a1", "u1", "m1", "CATCH-A1 Profiled."))
+	ops := []memwriter.Op{
+		{"op": "session", "content": id, "project": "app", "prompt": "CATCH-P1 profile the importer"},
+		{"op": "register", "content": id, "memory": "mem-" + id},
+		{"op": "prompt", "content": id, "number": 1, "text": "CATCH-P1 profile the importer"},
+		{"op": "session", "content": gone, "project": "app", "prompt": "GONE-P1 old work"},
+		{"op": "register", "content": gone, "memory": "mem-" + gone},
+		{"op": "prompt", "content": gone, "number": 1, "text": "GONE-P1 old work"},
+	}
+	for i := range 39 {
+		ops = append(ops, memwriter.Op{"op": "observation", "content": id, "prompt_number": 1, "type": "discovery",
+			"title": fmt.Sprintf("CATCH-OBS%02d measured", i), "narrative": "Measured."})
+	}
+	ops = append(ops, memwriter.Op{"op": "observation", "content": gone, "prompt_number": 1, "type": "change", "title": "GONE-OBS1 old change", "narrative": "Done."})
+	w.Write(t, db, ops...)
+	for _, s := range []string{id, gone} {
+		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", s).CombinedOutput(); err != nil {
+			t.Fatalf("render %s: %v %s", s, err, out)
+		}
+	}
+
+	// The daemon is down: the session goes on and claude-mem keeps writing.
+	appendFile(t, path, userRec(id, "u2", "a1", "CATCH-P2 now fix the slow query")+assistantRec(id, "a2", "u2", "m2", "CATCH-A2 Fixed it."))
+	w.Write(t, db,
+		memwriter.Op{"op": "prompt", "content": id, "number": 2, "text": "CATCH-P2 now fix the slow query"},
+		memwriter.Op{"op": "observation", "content": id, "prompt_number": 2, "type": "change", "title": "CATCH-OBS-DOWN rewrote the query", "narrative": "Faster."},
+		memwriter.Op{"op": "observation", "content": gone, "prompt_number": 1, "type": "change", "title": "GONE-OBS-DOWN late note", "narrative": "Late."},
+		memwriter.Op{"op": "kill"})
+
+	d := startDaemon(t, claude, data, "--rescan", "1h")
+	eventually(t, "catch-up is over", func() bool {
+		st, err := d.status()
+		return err == nil && st.CatchUp.Over
+	})
+	want := []string{"CATCH-A2 Fixed it.", "CATCH-OBS-DOWN rewrote the query"}
+	for i := range 39 {
+		want = append(want, fmt.Sprintf("CATCH-OBS%02d measured", i))
+	}
+	d.waitContains(id, want...)
+	d.waitContains(gone, "GONE-OBS1 old change", "GONE-OBS-DOWN late note")
+}

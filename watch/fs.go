@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"bottled/render"
 	"bottled/sources"
 )
 
@@ -54,8 +55,10 @@ func newFSWatch(d *Daemon) (*fsWatch, error) {
 
 func (f *fsWatch) close() { f.w.Close() }
 
-// initialScan sets up the watches and lists every transcript, newest
-// first, for the start-up catch-up.
+// initialScan sets up the watches and lists, for the start-up catch-up,
+// every transcript, newest first, then every bottle whose transcript is
+// gone (claude-mem may have rows for it that were written while the
+// daemon was down), newest first.
 func (f *fsWatch) initialScan() []string {
 	f.add(f.data)
 	f.ensureRoots()
@@ -77,11 +80,42 @@ func (f *fsWatch) initialScan() []string {
 		all = append(all, entry{id, info.ModTime()})
 	}
 	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	ids := make([]string, 0, len(all))
+	live := map[string]bool{}
+	for _, e := range all {
+		ids = append(ids, e.id)
+		live[e.id] = true
+	}
+	f.status()
+	return append(ids, orphanBottles(render.BottlesDir(f.data), live)...)
+}
+
+// orphanBottles lists the sessions of the bottles in dir that are not in
+// live, newest first.
+func orphanBottles(dir string, live map[string]bool) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	type entry struct {
+		id  string
+		mod time.Time
+	}
+	var all []entry
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".md")
+		if !ok || e.IsDir() || live[id] || !sources.ValidSessionID(id) {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			all = append(all, entry{id, info.ModTime()})
+		}
+	}
+	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
 	ids := make([]string, len(all))
 	for i, e := range all {
 		ids[i] = e.id
 	}
-	f.status()
 	return ids
 }
 

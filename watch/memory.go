@@ -17,6 +17,10 @@ import (
 type dbWatch struct {
 	d     *Daemon
 	pokes chan struct{} // capacity 1: pokes while a check runs coalesce
+	// ready is closed once the first check is over: the database is open,
+	// or known to be absent or unreadable. No render starts before, so that
+	// none is made without a database that was only not opened yet.
+	ready chan struct{}
 
 	path    string
 	db      *sources.MemoryDB
@@ -28,7 +32,7 @@ type dbWatch struct {
 }
 
 func newDBWatch(d *Daemon) *dbWatch {
-	return &dbWatch{d: d, pokes: make(chan struct{}, 1), path: sources.MemoryFile(d.cfg.DataDir)}
+	return &dbWatch{d: d, pokes: make(chan struct{}, 1), ready: make(chan struct{}), path: sources.MemoryFile(d.cfg.DataDir)}
 }
 
 // poke asks for a check soon; it never blocks.
@@ -44,14 +48,16 @@ func (w *dbWatch) poke() {
 func (w *dbWatch) run(ctx context.Context) {
 	tick := time.NewTicker(w.d.cfg.Rescan)
 	defer tick.Stop()
+	w.check(ctx)
+	close(w.ready)
 	for {
-		w.check(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-w.pokes:
 		case <-tick.C:
 		}
+		w.check(ctx)
 	}
 }
 

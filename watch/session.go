@@ -52,7 +52,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		}
 	}()
 	path := d.transcriptPath(s.id)
-	if path == "" {
+	if path == "" && !catchUp { // catch-up knows every transcript there was
 		if p, err := sources.FindTranscript(d.cfg.ClaudeDir, s.id); err == nil {
 			path = p
 			d.mu.Lock()
