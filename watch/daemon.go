@@ -127,8 +127,9 @@ type Daemon struct {
 	bottles string // the bottles directory
 	rec     *recorder
 
-	changes chan change // to the loop, from the fs reader, db poller and renders
-	results chan result // to the loop, from renders
+	changes chan change   // to the loop, from the fs reader, db poller and renders
+	results chan result   // to the loop, from renders
+	dbBack  chan struct{} // to the loop, from the db poller: readable again (capacity 1)
 
 	db  atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw *dbWatch
@@ -146,6 +147,11 @@ type Daemon struct {
 	backlog  []string // catch-up, newest first
 	progress *progress
 	renders  errgroup.Group // the render goroutines, at most Workers
+	// withoutDB are the sessions last rendered while the database could
+	// not be read; held, those whose bottle was kept as it was because it
+	// shows rows the database could not give. All are rendered again when
+	// it can be read.
+	withoutDB, held map[string]bool
 }
 
 // change says a session's sources changed at a time.
@@ -164,6 +170,9 @@ func New(cfg Config) *Daemon {
 		bottles:     render.BottlesDir(cfg.DataDir),
 		changes:     make(chan change, 1024),
 		results:     make(chan result, 64),
+		dbBack:      make(chan struct{}, 1),
+		withoutDB:   map[string]bool{},
+		held:        map[string]bool{},
 		paths:       map[string]string{},
 		links:       map[string]string{},
 		linkScanned: map[string]bool{},
@@ -271,6 +280,8 @@ func (d *Daemon) loop(ctx context.Context) {
 			return
 		case <-dbReady:
 			dbReady = nil
+		case <-d.dbBack:
+			d.renderWithoutDB(d.cfg.Now())
 		case c := <-d.changes:
 			d.noteChange(c)
 		case res := <-d.results:
@@ -338,6 +349,7 @@ func (d *Daemon) launch(id string, since time.Time, catchUp bool) {
 
 func (d *Daemon) finish(res result) {
 	d.sched.done(res.id)
+	d.noteDB(res)
 	res.pendingAfter = !d.sched.idle(res.id)
 	if !(res.catchUp && res.outcome == outcomeFresh) {
 		d.rec.rendered(res.id, res)
@@ -355,6 +367,44 @@ func (d *Daemon) finish(res result) {
 		d.catchUpStep()
 	}
 	d.evictOverflow()
+}
+
+// noteDB keeps the sets of sessions rendered without the database and of
+// bottles held for want of it.
+func (d *Daemon) noteDB(res result) {
+	switch {
+	case res.err != nil:
+		return
+	case res.outcome == outcomeHeld:
+		d.withoutDB[res.id], d.held[res.id] = true, true
+	case res.noDB:
+		d.withoutDB[res.id] = true
+		delete(d.held, res.id)
+	default:
+		delete(d.withoutDB, res.id)
+		delete(d.held, res.id)
+	}
+	n := len(d.held)
+	d.rec.update(func(st *Status) { st.DB.Held = n })
+}
+
+// renderWithoutDB marks for rendering every session rendered or held
+// while the database could not be read.
+func (d *Daemon) renderWithoutDB(now time.Time) {
+	for id := range d.withoutDB {
+		d.noteChange(change{id: id, at: now})
+	}
+	d.log.Info("rendering bottles made without claude-mem's database", "count", len(d.withoutDB))
+	clear(d.withoutDB)
+}
+
+// signal sends on a channel of capacity 1 without blocking: a signal
+// already pending stands for this one.
+func (d *Daemon) signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
 }
 
 func (d *Daemon) catchUpStep() {

@@ -2,6 +2,7 @@ package watch_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -178,4 +179,142 @@ func TestFaultCatchUpKeepsObservations(t *testing.T) {
 	}
 	d.waitContains(id, want...)
 	d.waitContains(gone, "GONE-OBS1 old change", "GONE-OBS-DOWN late note")
+}
+
+// TestFaultLostDatabase takes claude-mem's database away under a running
+// daemon, three ways: deleted, replaced by a file that is not SQLite, and
+// replaced by a SQLite database of another schema. Then both sessions gain
+// a turn. The daemon says so once, in words, and in status; no bottle loses
+// an observation: the session whose records it holds in memory is rendered
+// with them, the other is kept as it is (held). When the database is back,
+// both bottles are rendered again, with the rows written meanwhile.
+func TestFaultLostDatabase(t *testing.T) {
+	w := memwriter.Require(t)
+	for _, tc := range []struct {
+		name   string
+		break_ func(t *testing.T, db string)
+		reason string
+	}{
+		{"deleted", func(t *testing.T, db string) {}, "deleted"},
+		{"not SQLite", func(t *testing.T, db string) {
+			if err := os.WriteFile(db, []byte(strings.Repeat("this is not a database\n", 500)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a database"},
+		{"another schema", func(t *testing.T, db string) {
+			other, err := sql.Open("sqlite3", "file:"+db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			if _, err := other.Exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hello')"); err != nil {
+				t.Fatal(err)
+			}
+		}, "sdk_sessions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			claude, data := dirs(t)
+			db := sources.MemoryFile(data)
+			ids := []string{"10570000-0000-4000-8000-00000000000a", "10570000-0000-4000-8000-00000000000b"}
+			var ops []memwriter.Op
+			for _, id := range ids {
+				path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				appendFile(t, path, userRec(id, "u1", "", "LOST-P1 "+id)+assistantRec(id, "a1", "u1", "m1", "LOST-A1 done."))
+				ops = append(ops, memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "LOST-P1 " + id},
+					memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
+					memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "LOST-P1 " + id})
+				for i := range 12 {
+					ops = append(ops, memwriter.Op{"op": "observation", "content": id, "prompt_number": 1, "type": "change",
+						"title": fmt.Sprintf("LOST-OBS%02d noted", i), "narrative": "Noted."})
+				}
+			}
+			w.Write(t, db, ops...)
+			allObs := func(extra ...string) []string {
+				out := extra
+				for i := range 12 {
+					out = append(out, fmt.Sprintf("LOST-OBS%02d noted", i))
+				}
+				return out
+			}
+			// One session's parse state (and records) is kept, the other's
+			// is evicted: the first is rendered, then the second.
+			d := startDaemon(t, claude, data, "--max-cached", "1", "--rescan", "1h")
+			held, cached := ids[0], ids[1]
+			d.waitContains(held, allObs()...)
+			d.waitContains(cached, allObs()...)
+			touched := time.Now()
+			appendFile(t, filepath.Join(claude, "projects", "-home-dev-app", cached+".jsonl"), userRec(cached, "u1b", "a1", "LOST-PX touch"))
+			d.waitContains(cached, "LOST-PX touch")
+			d.waitSettled(cached, touched)
+
+			saved := db + ".saved"
+			if err := os.Rename(db, saved); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(db + "-wal")
+			os.Remove(db + "-shm")
+			tc.break_(t, db)
+			eventually(t, "status says the database cannot be read", func() bool {
+				st, err := d.status()
+				return err == nil && !st.DB.Reachable && st.DB.Error != ""
+			})
+			st, _ := d.status()
+			if !strings.Contains(st.DB.Error, tc.reason) {
+				t.Errorf("status DB error %q does not say %q", st.DB.Error, tc.reason)
+			}
+			changed := time.Now()
+			for _, id := range ids {
+				appendFile(t, filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl"),
+					userRec(id, "u2", "a1", "LOST-P2 while it was gone")+assistantRec(id, "a2", "u2", "m2", "LOST-A2 went on."))
+			}
+			d.waitContains(cached, allObs("LOST-A2 went on.")...)
+			d.waitSettled(held, changed)
+			if b := d.bottle(held); !containsAll(b, allObs()...) {
+				t.Errorf("the bottle of the session whose records were not in memory lost observations:\n%s", b)
+			}
+			st, _ = d.status()
+			if st.DB.Held != 1 {
+				t.Errorf("status says %d bottles held, want 1", st.DB.Held)
+			}
+			if n := strings.Count(d.stderr.String(), "level=ERROR"); n != 1 {
+				t.Errorf("%d error lines in the log, want exactly one saying the database cannot be read", n)
+			}
+			if !strings.Contains(d.stderr.String(), tc.reason) {
+				t.Errorf("the log does not say why (%q)", tc.reason)
+			}
+
+			// The database comes back, with rows written meanwhile.
+			os.Remove(db + "-wal")
+			os.Remove(db + "-shm")
+			if err := os.Rename(saved, db); err != nil {
+				t.Fatal(err)
+			}
+			var more []memwriter.Op
+			for _, id := range ids {
+				more = append(more, memwriter.Op{"op": "observation", "content": id, "prompt_number": 2, "type": "change",
+					"title": "LOST-OBS-BACK noted", "narrative": "Back."})
+			}
+			w.Write(t, db, more...)
+			for _, id := range ids {
+				d.waitContains(id, allObs("LOST-A2 went on.", "LOST-OBS-BACK noted")...)
+			}
+			eventually(t, "status says the database is readable", func() bool {
+				st, err := d.status()
+				return err == nil && st.DB.Reachable && st.DB.Held == 0
+			})
+		})
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }

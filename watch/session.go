@@ -18,6 +18,10 @@ type session struct {
 	id    string
 	used  time.Time             // when a render last started
 	chain []*sources.Transcript // predecessors first, the session's own last
+	// mem is the session's claude-mem records as last read, for renders
+	// while the database cannot be read: the bottle keeps its
+	// observations and still follows the transcript.
+	mem *sources.Memory
 }
 
 // Outcomes of a render, as reported in status, besides render.Outcome's.
@@ -27,6 +31,10 @@ const (
 	outcomeNothing = "nothing" // no source has anything to show
 	outcomeFresh   = "fresh"   // catch-up found the bottle current
 	outcomeFailed  = "failed"
+	// outcomeHeld: the database cannot be read, and the bottle on disk
+	// shows rows of it this render does not have: it is kept as it is
+	// until the database can be read again.
+	outcomeHeld = "held"
 )
 
 // result is what a render reports to the loop.
@@ -38,6 +46,7 @@ type result struct {
 	err                    error
 	continued              []string // sessions newly found to continue this one
 	malformed              int      // transcript lines that could not be read
+	noDB                   bool     // rendered while the database could not be read
 	pendingAfter           bool     // set by the loop
 }
 
@@ -77,10 +86,14 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			res.err = err
 			return res
 		}
-		res.outcome = out.String()
-		// Crossed: another writer's bottle read some source further than
-		// this render; the sources read again cover both.
-		if out != render.Crossed || db == nil || attempt == render.MaxCrossed {
+		res.outcome, res.noDB = out.String(), db == nil
+		switch {
+		case out == render.Crossed && db == nil:
+			res.outcome = outcomeHeld
+			return res
+		case out != render.Crossed || attempt == render.MaxCrossed:
+			// Crossed: another writer's bottle read some source further
+			// than this render; the sources read again cover both.
 			return res
 		}
 	}
@@ -109,14 +122,19 @@ func (d *Daemon) renderOnce(ctx context.Context, s *session, res *result) (*rend
 		in.Spine = sources.BuildSpine(s.id, live)
 	}
 	db := d.db.Load()
-	if db != nil {
+	switch {
+	case db != nil:
 		mem, err := db.Session(ctx, s.id)
 		if err != nil {
 			// Rendering without the database would drop observations
-			// from the bottle; try again on the next change instead.
+			// from the bottle; try again later instead.
 			return nil, nil, err
 		}
-		in.Memory = mem
+		in.Memory, s.mem = mem, mem
+	case s.mem != nil:
+		// The database cannot be read now: the records last read keep
+		// the bottle's observations (Write refuses a bottle without them).
+		in.Memory = s.mem
 	}
 	b, err := render.Render(in)
 	if errors.Is(err, render.ErrNothing) {

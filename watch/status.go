@@ -46,6 +46,11 @@ type DB struct {
 	Reachable     bool   `json:"reachable"`
 	SchemaVersion int    `json:"schemaVersion,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// Since is when the database could no longer be read (the daemon only).
+	Since time.Time `json:"since,omitzero"`
+	// Held counts the bottles kept as they are because they show records
+	// the database cannot give now (the daemon only).
+	Held int `json:"held,omitempty"`
 }
 
 // Renders counts renders since start, with latency percentiles: from the

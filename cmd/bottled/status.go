@@ -128,13 +128,19 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 }
 
 func dbLine(db watch.DB) string {
+	line := db.Path + " · not opened yet"
 	switch {
 	case db.Reachable:
-		return fmt.Sprintf("%s · reachable · schema %d", db.Path, db.SchemaVersion)
+		line = fmt.Sprintf("%s · reachable · schema %d", db.Path, db.SchemaVersion)
+	case db.Error != "" && !db.Since.IsZero():
+		line = fmt.Sprintf("%s · cannot be read since %s: %s", db.Path, db.Since.Local().Format("2006-01-02 15:04"), db.Error)
 	case db.Error != "":
-		return fmt.Sprintf("%s · %s", db.Path, db.Error)
+		line = fmt.Sprintf("%s · %s", db.Path, db.Error)
 	}
-	return db.Path + " · not opened yet"
+	if db.Held > 0 {
+		line += fmt.Sprintf(" · %d bottles kept as they are until it can be read", db.Held)
+	}
+	return line
 }
 
 // age formats a duration the way people say it: 45s, 12m, 3h12m, 4d.
