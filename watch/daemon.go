@@ -71,6 +71,12 @@ const (
 	renderTimeout = 2 * time.Minute
 	// rootPoll is how often roots that do not exist yet are looked for.
 	rootPoll = time.Second
+	// retryMin and retryMax bound the wait before a failed render is tried
+	// again; it doubles with each failure in a row. A fault a user fixes
+	// (a full disk, a permission) is picked up within seconds at first,
+	// and one that stays costs a render every few minutes.
+	retryMin = time.Second
+	retryMax = 5 * time.Minute
 	// idleEvict is how long a session's parse state is kept without changes.
 	idleEvict = 30 * time.Minute
 )
@@ -133,6 +139,8 @@ type Daemon struct {
 
 	db  atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw *dbWatch
+	// freshness remembers which bottles were found fresh, for the rescan.
+	freshness *freshCache
 
 	// mu guards paths, links and linkScanned, which renders and the fs
 	// reader share.
@@ -147,6 +155,9 @@ type Daemon struct {
 	backlog  []string // catch-up, newest first
 	progress *progress
 	renders  errgroup.Group // the render goroutines, at most Workers
+	// retries are the sessions whose last render failed: when to try
+	// again and how many failures in a row.
+	retries map[string]retry
 	// withoutDB are the sessions last rendered while the database could
 	// not be read; held, those whose bottle was kept as it was because it
 	// shows rows the database could not give. All are rendered again when
@@ -159,6 +170,15 @@ type change struct {
 	id   string
 	path string // the transcript, when the change came from it
 	at   time.Time
+	// rescan: found by the periodic check rather than an event; a session
+	// waiting to retry a failed render keeps waiting.
+	rescan bool
+}
+
+// retry is when a session whose render failed is rendered again.
+type retry struct {
+	at       time.Time
+	failures int
 }
 
 // New returns a daemon for cfg.
@@ -171,7 +191,9 @@ func New(cfg Config) *Daemon {
 		changes:     make(chan change, 1024),
 		results:     make(chan result, 64),
 		dbBack:      make(chan struct{}, 1),
+		freshness:   newFreshCache(),
 		withoutDB:   map[string]bool{},
+		retries:     map[string]retry{},
 		held:        map[string]bool{},
 		paths:       map[string]string{},
 		links:       map[string]string{},
@@ -270,7 +292,8 @@ func (d *Daemon) loop(ctx context.Context) {
 			d.startDue(now)
 			d.startBacklog()
 		}
-		if at, ok := d.sched.next(); ok {
+		d.startRetries(now)
+		if at, ok := d.nextWake(); ok {
 			timer.Reset(max(at.Sub(now), 0))
 		} else {
 			timer.Reset(time.Hour)
@@ -293,7 +316,47 @@ func (d *Daemon) loop(ctx context.Context) {
 	}
 }
 
+// nextWake is when the loop has something to do: the next render
+// deadline or retry.
+func (d *Daemon) nextWake() (time.Time, bool) {
+	at, ok := d.sched.next()
+	for _, r := range d.retries {
+		if !r.at.IsZero() && (!ok || r.at.Before(at)) {
+			at, ok = r.at, true
+		}
+	}
+	return at, ok
+}
+
+// startRetries marks for rendering the failed sessions whose wait is
+// over.
+func (d *Daemon) startRetries(now time.Time) {
+	for id, r := range d.retries {
+		if !r.at.IsZero() && !r.at.After(now) {
+			r.at = time.Time{} // the render's outcome sets the next one
+			d.retries[id] = r
+			d.noteChange(change{id: id, at: now})
+		}
+	}
+}
+
+// noteRetry schedules a failed session's next attempt, or forgets it
+// once a render succeeds.
+func (d *Daemon) noteRetry(res result, now time.Time) {
+	if res.err == nil {
+		delete(d.retries, res.id)
+		return
+	}
+	r := d.retries[res.id]
+	r.failures++
+	r.at = now.Add(min(retryMin<<min(r.failures-1, 20), retryMax))
+	d.retries[res.id] = r
+}
+
 func (d *Daemon) noteChange(c change) {
+	if r, ok := d.retries[c.id]; ok && c.rescan && !r.at.IsZero() {
+		return // it is retried at its own time
+	}
 	d.sched.mark(c.id, c.at)
 	d.rec.changed(c.id, c.path, c.at)
 	if c.path != "" {
@@ -350,13 +413,14 @@ func (d *Daemon) launch(id string, since time.Time, catchUp bool) {
 func (d *Daemon) finish(res result) {
 	d.sched.done(res.id)
 	d.noteDB(res)
+	d.noteRetry(res, d.cfg.Now())
 	res.pendingAfter = !d.sched.idle(res.id)
 	if !(res.catchUp && res.outcome == outcomeFresh) {
 		d.rec.rendered(res.id, res)
 	}
 	switch {
 	case res.err != nil:
-		d.log.Warn("render failed", "session", res.id, "err", res.err)
+		d.log.Warn("render failed; trying again later", "session", res.id, "err", res.err, "in", d.retries[res.id].at.Sub(res.finished).Round(time.Second))
 	case res.outcome == outcomeWritten:
 		d.log.Debug("bottle written", "session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began), "malformed_lines", res.malformed)
 	}
@@ -391,6 +455,7 @@ func (d *Daemon) noteDB(res result) {
 // renderWithoutDB marks for rendering every session rendered or held
 // while the database could not be read.
 func (d *Daemon) renderWithoutDB(now time.Time) {
+	d.freshness.forget() // rows may have come while it was away
 	for id := range d.withoutDB {
 		d.noteChange(change{id: id, at: now})
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -251,13 +252,24 @@ func TestFaultLostDatabase(t *testing.T) {
 			d.waitContains(cached, "LOST-PX touch")
 			d.waitSettled(cached, touched)
 
+			// The database is kept aside, then replaced in one step (or
+			// removed).
 			saved := db + ".saved"
-			if err := os.Rename(db, saved); err != nil {
+			if err := os.Link(db, saved); err != nil {
 				t.Fatal(err)
 			}
 			os.Remove(db + "-wal")
 			os.Remove(db + "-shm")
-			tc.break_(t, db)
+			tc.break_(t, db+".new")
+			_, err := os.Stat(db + ".new")
+			if err == nil {
+				err = os.Rename(db+".new", db)
+			} else {
+				err = os.Remove(db)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 			eventually(t, "status says the database cannot be read", func() bool {
 				st, err := d.status()
 				return err == nil && !st.DB.Reachable && st.DB.Error != ""
@@ -317,4 +329,163 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// asUser runs a command in a new user namespace as uid and gid 1000,
+// mapped to the test's own: the daemon owns the test's files but holds no
+// capability, so that permissions bind it even when the tests run as root.
+func asUser(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 1000, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 1000, HostID: os.Getgid(), Size: 1}},
+		Credential:  &syscall.Credential{Uid: 1000, Gid: 1000},
+	}
+}
+
+// inNamespace runs a command through sh in a new user and mount namespace,
+// as root there, after the shell commands in setup: a tmpfs can be mounted
+// or a per-namespace limit lowered without touching the machine's.
+func inNamespace(setup string) func(*exec.Cmd) {
+	return func(cmd *exec.Cmd) {
+		cmd.Args = append([]string{"sh", "-c", setup + ` && exec "$0" "$@"`}, cmd.Args...)
+		cmd.Path = "/bin/sh"
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		}
+	}
+}
+
+// requireNamespaces skips the test where user namespaces cannot be made.
+func requireNamespaces(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command("true")
+	inNamespace("true")(cmd)
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot make a user namespace here (%v); the test needs one to take permissions or space away from the daemon alone", err)
+	}
+}
+
+// TestFaultFailedRendersAreRetried makes renders fail three ways: the disk
+// is full, the transcript cannot be read, the bottles directory cannot be
+// made. Once the fault is gone, the bottle catches up with the transcript
+// by itself: nothing else changes, so only a retry can do it.
+func TestFaultFailedRendersAreRetried(t *testing.T) {
+	requireNamespaces(t)
+	const id = "4e740000-0000-4000-8000-000000000001"
+	for _, tc := range []struct {
+		name string
+		// start starts the daemon; root is where its view of the data
+		// directory is seen from outside ("" if the same).
+		start        func(t *testing.T, claude, data string) (*daemon, string)
+		break_, fix_ func(t *testing.T, claude, data string)
+	}{
+		{"disk full",
+			func(t *testing.T, claude, data string) (*daemon, string) {
+				d := startDaemonCmd(t, claude, data, inNamespace("mount -t tmpfs -o size=512k tmpfs "+data), "--rescan", "1h")
+				return d, strings.TrimSuffix(d.data, data)
+			},
+			func(t *testing.T, claude, data string) {
+				f, err := os.Create(filepath.Join(data, "filler"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				for {
+					if _, err := f.Write(make([]byte, 64<<10)); err != nil {
+						break
+					}
+				}
+			},
+			func(t *testing.T, claude, data string) { os.Remove(filepath.Join(data, "filler")) }},
+		{"transcript unreadable",
+			func(t *testing.T, claude, data string) (*daemon, string) {
+				return startDaemonCmd(t, claude, data, asUser, "--rescan", "1h"), ""
+			},
+			func(t *testing.T, claude, data string) { chmodTranscript(t, claude, id, 0) },
+			func(t *testing.T, claude, data string) { chmodTranscript(t, claude, id, 0o600) }},
+		{"bottles directory cannot be made",
+			func(t *testing.T, claude, data string) (*daemon, string) {
+				return startDaemonCmd(t, claude, data, asUser, "--rescan", "1h"), ""
+			},
+			func(t *testing.T, claude, data string) {
+				if err := os.RemoveAll(render.BottlesDir(data)); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(data, 0o500); err != nil {
+					t.Fatal(err)
+				}
+			},
+			func(t *testing.T, claude, data string) { os.Chmod(data, 0o700) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			claude, data := dirs(t)
+			path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+			for _, dir := range []string{filepath.Dir(path), data} {
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			appendFile(t, path, userRec(id, "u1", "", "RETRY-P1 deploy it")+assistantRec(id, "a1", "u1", "m1", "RETRY-A1 Deployed."))
+			d, root := tc.start(t, claude, data)
+			seen := &daemon{t: t, data: root + data} // the data directory as the daemon sees it
+			seen.waitContains(id, "RETRY-A1 Deployed.")
+
+			tc.break_(t, claude, root+data)
+			appendFile(t, path, userRec(id, "u2", "a1", "RETRY-P2 roll it back")+assistantRec(id, "a2", "u2", "m2", "RETRY-A2 Rolled back."))
+			eventually(t, "a render fails", func() bool {
+				st, err := seen.status()
+				return err == nil && st.Renders.Failed > 0
+			})
+			tc.fix_(t, claude, root+data)
+			seen.waitContains(id, "RETRY-A2 Rolled back.")
+			_ = d
+		})
+	}
+}
+
+func chmodTranscript(t *testing.T, claude, id string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl"), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFaultRescanFindsStaleBottles removes a bottle and puts an old one in
+// place of another while the daemon runs: no file event says a session
+// changed, yet the periodic rescan, which checks every bottle's freshness
+// the way the hook does, finds both and renders them.
+func TestFaultRescanFindsStaleBottles(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	ids := []string{"5e5c0000-0000-4000-8000-00000000000a", "5e5c0000-0000-4000-8000-00000000000b"}
+	for _, id := range ids {
+		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, path, userRec(id, "u1", "", "RESCAN-P1 go")+assistantRec(id, "a1", "u1", "m1", "RESCAN-A1 went."))
+	}
+	d := startDaemon(t, claude, data)
+	for _, id := range ids {
+		d.waitContains(id, "RESCAN-A1 went.")
+	}
+	old, err := os.ReadFile(render.BottlePath(render.BottlesDir(data), ids[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, filepath.Join(claude, "projects", "-p", ids[1]+".jsonl"), userRec(ids[1], "u2", "a1", "RESCAN-P2 again"))
+	d.waitContains(ids[1], "RESCAN-P2 again")
+	time.Sleep(1100 * time.Millisecond) // a rescan passes
+	if err := os.Remove(render.BottlePath(render.BottlesDir(data), ids[0])); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(render.BottlePath(render.BottlesDir(data), ids[1]), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.waitContains(ids[0], "RESCAN-A1 went.")
+	d.waitContains(ids[1], "RESCAN-P2 again")
 }

@@ -239,7 +239,11 @@ func (f *fsWatch) add(dir string) {
 }
 
 // rescan re-stats every transcript and reports those that changed since
-// last seen; it also picks up project directories whose watch was missed.
+// last seen, and those whose bottle is not fresh (checked the way the hook
+// does, when the transcript or the bottle changed since it was last found
+// fresh): a bottle removed, rewritten or left stale by a failed render is
+// found without any event. It also picks up project directories whose
+// watch was missed.
 func (f *fsWatch) rescan(ctx context.Context) {
 	f.ensureRoots()
 	current := map[string]bool{}
@@ -252,10 +256,15 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		stamp := fileStamp{info.Size(), info.ModTime()}
 		if old, ok := f.seen[p]; !ok || old != stamp {
 			f.touched(ctx, p)
+			continue
+		}
+		if id := sources.SessionOf(p); !f.d.checkFresh(ctx, id, p) {
+			f.d.send(ctx, change{id: id, path: p, at: f.d.cfg.Now(), rescan: true})
 		}
 	}
 	for p := range f.seen {
 		if !current[p] {
+			f.d.freshness.drop(p)
 			f.touched(ctx, p) // gone: its bottle is rendered from what is left
 		}
 	}

@@ -69,14 +69,18 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			d.mu.Unlock()
 		}
 	}
-	if catchUp && d.fresh(ctx, s.id, path) {
+	if catchUp && d.checkFresh(ctx, s.id, path) {
 		res.outcome = outcomeFresh
 		return res
 	}
+	before, _ := stampOf(path)
 	d.syncChain(s, path)
 	for attempt := 1; ; attempt++ {
 		b, db, err := d.renderOnce(ctx, s, &res)
 		if err != nil || b == nil {
+			if err == nil && path != "" {
+				d.stampNothing(path, before)
+			}
 			res.err = err
 			return res
 		}
@@ -91,9 +95,16 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		case out == render.Crossed && db == nil:
 			res.outcome = outcomeHeld
 			return res
-		case out != render.Crossed || attempt == render.MaxCrossed:
+		case out != render.Crossed:
+			if (out == render.Written || out == render.Covered) && db != nil {
+				d.stampWritten(s.id, path, before)
+			}
+			return res
+		case attempt == render.MaxCrossed:
 			// Crossed: another writer's bottle read some source further
-			// than this render; the sources read again cover both.
+			// than this render; the sources read again cover both, unless
+			// other writers keep racing it.
+			res.err = errors.New("other writers kept writing bottles from newer sources")
 			return res
 		}
 	}
@@ -219,12 +230,4 @@ func (d *Daemon) learnLink(from, to string) bool {
 	}
 	d.links[from] = to
 	return true
-}
-
-// fresh reports whether a session's bottle already reflects its
-// transcript and database rows, so that start-up catch-up skips it without
-// parsing the transcript.
-func (d *Daemon) fresh(ctx context.Context, id, path string) bool {
-	f, _, _, err := render.Check(d.bottles, id, path, render.CursorNow(ctx, d.db.Load(), id))
-	return err == nil && f == render.Fresh
 }

@@ -1,0 +1,127 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"sync"
+
+	"bottled/render"
+)
+
+// freshCache remembers, for each transcript, the stamps (size and
+// modification time) of the transcript and of its bottle at which the
+// bottle was last found fresh, so that the periodic rescan checks a
+// bottle's freshness the way the hook does (render.Check) only when one of
+// the two files changed, and costs two stats per session otherwise.
+// Rows claude-mem writes are the database watcher's to report; when the
+// database comes back after being away, every entry is forgotten.
+//
+// Its mutex guards m and gen; the fs watcher's rescan and the renders use
+// it.
+type freshCache struct {
+	mu  sync.Mutex
+	m   map[string]freshEntry // transcript path →
+	gen int
+}
+
+type freshEntry struct {
+	transcript, bottle fileStamp
+	gen                int
+}
+
+func newFreshCache() *freshCache { return &freshCache{m: map[string]freshEntry{}} }
+
+// fresh reports whether the bottle of the transcript at path was found
+// fresh at these stamps.
+func (c *freshCache) fresh(path string, transcript, bottle fileStamp) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[path]
+	return ok && e.gen == c.gen && e.transcript == transcript && e.bottle == bottle
+}
+
+// put records that the bottle was fresh at these stamps, taken before it
+// was checked.
+func (c *freshCache) put(path string, transcript, bottle fileStamp) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[path] = freshEntry{transcript: transcript, bottle: bottle, gen: c.gen}
+}
+
+// drop forgets a transcript.
+func (c *freshCache) drop(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, path)
+}
+
+// forget makes every bottle be checked again.
+func (c *freshCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+}
+
+// stampOf returns a file's size and modification time; the zero stamp if
+// it does not exist.
+func stampOf(path string) (fileStamp, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileStamp{}, nil
+	}
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return fileStamp{info.Size(), info.ModTime()}, nil
+}
+
+// checkFresh checks the bottle of the session whose transcript is at path
+// against its sources, as the hook does, and remembers it when fresh. A
+// missing bottle whose session was cleared (archived) and has nothing new
+// counts as fresh: it is not to be brought back.
+func (d *Daemon) checkFresh(ctx context.Context, id, path string) bool {
+	ts, err1 := stampOf(path)
+	bs, err2 := stampOf(render.BottlePath(d.bottles, id))
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if path != "" && d.freshness.fresh(path, ts, bs) {
+		return true
+	}
+	mem := render.CursorNow(ctx, d.db.Load(), id)
+	f, _, _, err := render.Check(d.bottles, id, path, mem)
+	if err == nil && f == render.Missing {
+		if arch := render.ArchivedPath(d.bottles, id); arch != "" {
+			if st, err := render.ReadState(arch); err == nil {
+				f, _, err = render.CheckState(st, path, mem)
+			}
+		}
+	}
+	if err != nil || f != render.Fresh {
+		return false
+	}
+	if path != "" {
+		d.freshness.put(path, ts, bs)
+	}
+	return true
+}
+
+// stampWritten records that the bottle on disk now reflects the
+// transcript at the stamp it had before it was read (and the database as
+// it was read): until either file changes, the rescan need not check it.
+func (d *Daemon) stampWritten(id, path string, ts fileStamp) {
+	bs, err := stampOf(render.BottlePath(d.bottles, id))
+	if err == nil && path != "" && ts != (fileStamp{}) && bs != (fileStamp{}) {
+		d.freshness.put(path, ts, bs)
+	}
+}
+
+// stampNothing records that a transcript, at the stamp it had before it
+// was read, has nothing to render: it has no bottle and needs none.
+func (d *Daemon) stampNothing(path string, ts fileStamp) {
+	if path != "" && ts != (fileStamp{}) {
+		d.freshness.put(path, ts, fileStamp{})
+	}
+}
