@@ -70,7 +70,7 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 		defer db.Close()
 	}
 	path := render.BottlePath(dir, p.SessionID)
-	fresh, st, why, err := render.Check(dir, p.SessionID, transcript, render.CursorNow(ctx, db, p.SessionID))
+	fresh, st, why, err := render.Check(dir, p.SessionID, transcript, render.CursorNow(ctx, db, p.SessionID), render.VerifyHook)
 	if err != nil || fresh != render.Fresh {
 		cfg.Log.Info("rendering bottle", "session", p.SessionID, "freshness", fresh, "why", why, "err", err)
 		ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 
 	"bottled/sources"
 )
@@ -44,13 +45,32 @@ func CursorNow(ctx context.Context, db *sources.MemoryDB, session string) Memory
 	}
 }
 
+// How many bytes of a transcript a freshness check reads again, at most,
+// to find a change made in place before the offset its bottle read to (a
+// secret redacted, say); see sources.FileState.Since. Every check reads
+// the 4 KiB before the offset; none reads a file not written since its
+// bottle was rendered.
+const (
+	// VerifyTail reads nothing more.
+	VerifyTail int64 = 0
+	// VerifyAll reads every byte before the offset: the daemon, which
+	// checks a transcript written since its bottle at the next rescan.
+	VerifyAll int64 = math.MaxInt64
+	// VerifyHook is what the SessionStart hook reads in full (a few tenths
+	// of a millisecond): Claude Code waits for it. A longer transcript is
+	// the daemon's to check.
+	VerifyHook int64 = 8 << 20
+)
+
 // CheckState compares a bottle's state with the sources now. transcript is
 // where the session's transcript is now ("" if it has none). Records
 // appended since the bottle that carry nothing it would show (hook
 // records, tool results, a compaction boundary and its summary) leave it
 // fresh; so does a transcript that disappeared, since the bottle keeps what
-// it had. The reason is a few words for logs and status.
-func CheckState(st *State, transcript string, memNow MemoryNow) (Freshness, string, error) {
+// it had. Transcripts of at most verify bytes are read again in full when
+// they were written since (see VerifyAll). The reason is a few words for
+// logs and status.
+func CheckState(st *State, transcript string, memNow MemoryNow, verify int64) (Freshness, string, error) {
 	if st.Format != Format {
 		return Stale, "bottle of an older format", nil
 	}
@@ -62,7 +82,7 @@ func CheckState(st *State, transcript string, memNow MemoryNow) (Freshness, stri
 				return Stale, "transcript moved", nil
 			}
 		}
-		rewritten, appended, err := f.Since()
+		rewritten, appended, err := f.Since(verify)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
@@ -97,8 +117,9 @@ func CheckState(st *State, transcript string, memNow MemoryNow) (Freshness, stri
 	return Fresh, "", nil
 }
 
-// Check compares the bottle of session in dir with the sources now.
-func Check(dir, session, transcript string, memNow MemoryNow) (Freshness, *State, string, error) {
+// Check compares the bottle of session in dir with the sources now (see
+// CheckState).
+func Check(dir, session, transcript string, memNow MemoryNow, verify int64) (Freshness, *State, string, error) {
 	st, err := ReadState(BottlePath(dir, session))
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNoState) {
 		return Missing, nil, "no bottle", nil
@@ -106,6 +127,6 @@ func Check(dir, session, transcript string, memNow MemoryNow) (Freshness, *State
 	if err != nil {
 		return Missing, nil, "", err
 	}
-	f, why, err := CheckState(st, transcript, memNow)
+	f, why, err := CheckState(st, transcript, memNow, verify)
 	return f, st, why, err
 }

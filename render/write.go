@@ -108,8 +108,10 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 // verdict is Crossed and the caller renders again.
 //
 // What cur claims is only believed while the files still hold what it
-// read: a transcript rewritten since (truncated, replaced, changed before
-// its offset) makes cur stale whatever its offsets say, and it is replaced.
+// read: a transcript rewritten since (truncated, replaced, changed near
+// its offset, or changed anywhere when next read it to the same offset
+// and found other bytes) makes cur stale whatever its offsets say, and it
+// is replaced.
 func judge(cur, next *State, db currentDB) Outcome {
 	if cur.Format != next.Format || cur.Session != next.Session {
 		return Written
@@ -131,8 +133,27 @@ func judge(cur, next *State, db currentDB) Outcome {
 		if ok, err := f.Holds(); err == nil && !ok {
 			return Written // rewritten since cur was rendered
 		}
+		if differs(f, next) {
+			// Both read the file to the same offset but saw different
+			// bytes: it was changed in place in between. The one that
+			// matches the file now wins.
+			if ok, err := f.Verify(); err == nil && !ok {
+				return Written
+			}
+		}
 	}
 	return v
+}
+
+// differs reports whether next read the file f describes to the same
+// offset and found other bytes.
+func differs(f sources.FileState, next *State) bool {
+	for _, n := range next.Transcripts {
+		if n.Session == f.Session && n.ID == f.ID && n.Offset == f.Offset {
+			return n.Sum != f.Sum
+		}
+	}
+	return false
 }
 
 // currentDB returns the identity of claude-mem's database file as it is
@@ -169,7 +190,7 @@ func stillCurrent(arch, next *State) bool {
 			transcript = f.Path
 		}
 	}
-	fresh, _, err := CheckState(arch, transcript, func() (*sources.MemoryCursor, error) { return next.Memory, nil })
+	fresh, _, err := CheckState(arch, transcript, func() (*sources.MemoryCursor, error) { return next.Memory, nil }, VerifyTail)
 	return err == nil && fresh == Fresh
 }
 

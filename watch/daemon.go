@@ -158,6 +158,10 @@ type Daemon struct {
 	// retries are the sessions whose last render failed: when to try
 	// again and how many failures in a row.
 	retries map[string]retry
+	// verify are the sessions the rescan found stale: their next render
+	// reads their transcripts again in full (a change made in place among
+	// appends is not visible otherwise).
+	verify map[string]bool
 	// withoutDB are the sessions last rendered while the database could
 	// not be read; held, those whose bottle was kept as it was because it
 	// shows rows the database could not give. All are rendered again when
@@ -194,6 +198,7 @@ func New(cfg Config) *Daemon {
 		freshness:   newFreshCache(),
 		withoutDB:   map[string]bool{},
 		retries:     map[string]retry{},
+		verify:      map[string]bool{},
 		held:        map[string]bool{},
 		paths:       map[string]string{},
 		links:       map[string]string{},
@@ -357,6 +362,9 @@ func (d *Daemon) noteChange(c change) {
 	if r, ok := d.retries[c.id]; ok && c.rescan && !r.at.IsZero() {
 		return // it is retried at its own time
 	}
+	if c.rescan {
+		d.verify[c.id] = true
+	}
 	d.sched.mark(c.id, c.at)
 	d.rec.changed(c.id, c.path, c.at)
 	if c.path != "" {
@@ -397,6 +405,8 @@ func (d *Daemon) launch(id string, since time.Time, catchUp bool) {
 		d.sessions[id] = s
 	}
 	s.used = d.cfg.Now()
+	s.verify = d.verify[id]
+	delete(d.verify, id)
 	// The group's limit is Workers and free() kept the count under it, so
 	// Go does not block here.
 	d.renders.Go(func() error {

@@ -489,3 +489,113 @@ func TestFaultRescanFindsStaleBottles(t *testing.T) {
 	d.waitContains(ids[0], "RESCAN-A1 went.")
 	d.waitContains(ids[1], "RESCAN-P2 again")
 }
+
+// TestFaultInPlaceRedaction overwrites private text inside a transcript in
+// place (same length, 80 KB before the end), as a user redacting a secret
+// would: every path that reads the transcript notices, and the secret
+// leaves the bottle.
+func TestFaultInPlaceRedaction(t *testing.T) {
+	const secret, blank = "REDACTME-4f7c1e9a0b", "[redacted-by-user0]"
+	if len(secret) != len(blank) {
+		t.Fatal("the redaction must keep the length")
+	}
+	// write makes a transcript whose first prompt holds the secret, 80 KB
+	// before the end, and returns where the secret is.
+	write := func(t *testing.T, claude, id string) (string, int64) {
+		path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		head := userRec(id, "u1", "", "REDACT-P1 the key is "+secret+" keep it safe")
+		var sb strings.Builder
+		sb.WriteString(head)
+		parent := "u1"
+		for i := 0; sb.Len() < len(head)+80<<10; i++ {
+			a := fmt.Sprintf("a%d", i)
+			sb.WriteString(assistantRec(id, a, parent, "m"+a, fmt.Sprintf("REDACT-A%d %s", i, strings.Repeat("words ", 200))))
+			parent = a
+		}
+		appendFile(t, path, sb.String())
+		return path, int64(strings.Index(head, secret))
+	}
+	redact := func(t *testing.T, path string, at int64) {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt([]byte(blank), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noSecret := func(b string) bool { return strings.Contains(b, "REDACT-P1") && !strings.Contains(b, secret) }
+
+	t.Run("daemon, written in place", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000001"
+		path, at := write(t, claude, id)
+		d := startDaemon(t, claude, data, "--rescan", "1h") // events only
+		d.waitContains(id, secret)
+		time.Sleep(50 * time.Millisecond) // another tick of the file clock
+		redact(t, path, at)
+		d.waitBottle(id, "the secret leaves the bottle", noSecret)
+	})
+	t.Run("daemon, written in place with an append", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000002"
+		path, at := write(t, claude, id)
+		d := startDaemon(t, claude, data) // rescans every second
+		d.waitContains(id, secret)
+		redact(t, path, at)
+		appendFile(t, path, userRec(id, "u9", "a0", "REDACT-P9 and one more thing"))
+		d.waitBottle(id, "the secret leaves the bottle", func(b string) bool {
+			return noSecret(b) && strings.Contains(b, "REDACT-P9")
+		})
+	})
+	t.Run("hook and render command", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000003"
+		path, at := write(t, claude, id)
+		cli := func(stdin string, args ...string) string {
+			cmd := exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data}, args...)...)
+			cmd.Stdin = strings.NewReader(stdin)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("bottled %s: %v\n%s", args, err, out)
+			}
+			return string(out)
+		}
+		d := &daemon{t: t, data: data}
+		cli("", "render", id)
+		if !strings.Contains(d.bottle(id), secret) {
+			t.Fatal("the bottle does not show the secret to begin with")
+		}
+		time.Sleep(50 * time.Millisecond)
+		redact(t, path, at)
+		cli(`{"session_id":"`+id+`","transcript_path":"`+path+`","source":"compact"}`, "hook", "session-start")
+		if b := d.bottle(id); !noSecret(b) {
+			t.Errorf("after the hook, the bottle still shows the redacted secret")
+		}
+		// Put the secret back in the bottle (an earlier render), then
+		// the render command.
+		cli("", "render", id)
+		restore := func() {
+			redact2 := []byte(secret)
+			f, _ := os.OpenFile(path, os.O_WRONLY, 0)
+			f.WriteAt(redact2, at)
+			f.Close()
+		}
+		restore()
+		os.Remove(render.BottlePath(render.BottlesDir(data), id))
+		cli("", "render", id)
+		time.Sleep(50 * time.Millisecond)
+		redact(t, path, at)
+		cli("", "render", id)
+		if b := d.bottle(id); !noSecret(b) {
+			t.Errorf("after bottled render, the bottle still shows the redacted secret")
+		}
+	})
+}

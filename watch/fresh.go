@@ -6,15 +6,21 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 
 	"bottled/render"
+	"bottled/sources"
 )
 
 // freshCache remembers, for each transcript, the stamps (size and
 // modification time) of the transcript and of its bottle at which the
 // bottle was last found fresh, so that the periodic rescan checks a
-// bottle's freshness the way the hook does (render.Check) only when one of
-// the two files changed, and costs two stats per session otherwise.
+// bottle's freshness the way the hook does (render.Check), and reads the
+// transcript again in full (render.VerifyAll), only when one of the two
+// files changed, and costs two stats per session otherwise. So a byte
+// changed in place anywhere in a transcript leaves its bottle within one
+// rescan (a write that does not make the file longer is noticed at once,
+// by sources.Transcript.Update).
 // Rows claude-mem writes are the database watcher's to report; when the
 // database comes back after being away, every entry is forgotten.
 //
@@ -43,8 +49,12 @@ func (c *freshCache) fresh(path string, transcript, bottle fileStamp) bool {
 }
 
 // put records that the bottle was fresh at these stamps, taken before it
-// was checked.
+// was checked. A transcript whose time is too recent for a later write to
+// be sure to change it is not recorded: it is checked again next time.
 func (c *freshCache) put(path string, transcript, bottle fileStamp) {
+	if !sources.Settled(transcript.mod, time.Now()) {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m[path] = freshEntry{transcript: transcript, bottle: bottle, gen: c.gen}
@@ -91,11 +101,11 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string) bool {
 		return true
 	}
 	mem := render.CursorNow(ctx, d.db.Load(), id)
-	f, _, _, err := render.Check(d.bottles, id, path, mem)
+	f, _, _, err := render.Check(d.bottles, id, path, mem, render.VerifyAll)
 	if err == nil && f == render.Missing {
 		if arch := render.ArchivedPath(d.bottles, id); arch != "" {
 			if st, err := render.ReadState(arch); err == nil {
-				f, _, err = render.CheckState(st, path, mem)
+				f, _, err = render.CheckState(st, path, mem, render.VerifyAll)
 			}
 		}
 	}

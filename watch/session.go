@@ -22,6 +22,9 @@ type session struct {
 	// while the database cannot be read: the bottle keeps its
 	// observations and still follows the transcript.
 	mem *sources.Memory
+	// verify: read the transcripts again in full before the next render
+	// (set by the loop when it starts the render).
+	verify bool
 }
 
 // Outcomes of a render, as reported in status, besides render.Outcome's.
@@ -116,8 +119,12 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 // it read (nil if none).
 func (d *Daemon) renderOnce(ctx context.Context, s *session, res *result) (*render.Bottle, *sources.MemoryDB, error) {
 	var live []*sources.Transcript
+	update := (*sources.Transcript).Update
+	if s.verify {
+		update = (*sources.Transcript).UpdateVerified
+	}
 	for _, t := range s.chain {
-		if _, err := t.Update(); err != nil {
+		if _, err := update(t); err != nil {
 			if isNotExist(err) {
 				continue // deleted: the bottle keeps what it had
 			}

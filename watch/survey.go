@@ -43,7 +43,9 @@ type SessionCheck struct {
 const surveyRecent = 10
 
 // TakeSurvey checks every transcript under claudeDir against its bottle in
-// dataDir, reading claude-mem's database when there is one.
+// dataDir, reading claude-mem's database when there is one. It reads only
+// the end of each transcript (render.VerifyTail); a change made in place
+// further back is the daemon's to find.
 func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error) {
 	sv := &Survey{DB: DB{Path: sources.MemoryFile(dataDir)}}
 	db, err := sources.OpenMemoryDB(ctx, sv.DB.Path)
@@ -79,7 +81,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fresh, st, why, err := render.Check(bottles, f.id, f.path, render.CursorNow(ctx, db, f.id))
+		fresh, st, why, err := render.Check(bottles, f.id, f.path, render.CursorNow(ctx, db, f.id), render.VerifyTail)
 		if err != nil {
 			fresh, why = render.Stale, err.Error()
 		}
