@@ -238,10 +238,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
 	go serveStatus(ln, d.rec)
 
-	fw, err := newFSWatch(d)
-	if err != nil {
-		return err
-	}
+	fw := newFSWatch(d)
 	defer fw.close()
 	dbw := newDBWatch(d)
 	d.dbw = dbw

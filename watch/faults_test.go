@@ -599,3 +599,92 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		}
 	})
 }
+
+// TestFaultInotifyLimit runs the daemon where only three directories can
+// be watched (the per-namespace inotify limit, so the machine's is left
+// alone): it says so once, in words, with the way to raise it, lists the
+// directories it could not watch in status, and still brings changes in
+// them to their bottles, at the rescan.
+func TestFaultInotifyLimit(t *testing.T) {
+	requireNamespaces(t)
+	t.Parallel()
+	claude, data := dirs(t)
+	var ids []string
+	for i := range 5 {
+		id := fmt.Sprintf("1e070000-0000-4000-8000-00000000000%d", i)
+		ids = append(ids, id)
+		path := filepath.Join(claude, "projects", fmt.Sprintf("-home-dev-p%d", i), id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, path, userRec(id, "u1", "", "LIMIT-P1 go"))
+	}
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemonCmd(t, claude, data, inNamespace("echo 3 > /proc/sys/user/max_inotify_watches"), "--rescan", "300ms")
+	for _, id := range ids {
+		d.waitContains(id, "LIMIT-P1 go")
+	}
+	st, err := d.status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Unwatched) != 4 {
+		t.Errorf("status lists %d unwatched directories (%q), want the 4 project directories beyond the limit", len(st.Unwatched), st.Unwatched)
+	}
+	// Changes in every directory still arrive, through the rescan.
+	for _, id := range ids {
+		matches, _ := filepath.Glob(filepath.Join(claude, "projects", "*", id+".jsonl"))
+		appendFile(t, matches[0], userRec(id, "u2", "u1", "LIMIT-P2 still followed"))
+	}
+	for _, id := range ids {
+		d.waitContains(id, "LIMIT-P2 still followed")
+	}
+	time.Sleep(time.Second) // a few more rescans
+	log := d.stderr.String()
+	if n := strings.Count(log, "no space left on device"); n > 0 {
+		t.Errorf("the log says %d times %q, which reads like a full disk", n, "no space left on device")
+	}
+	if n := linesWith(log, "max_user_watches"); n != 1 {
+		t.Errorf("%d log lines name the inotify watch limit, want one:\n%s", n, log)
+	}
+	if !strings.Contains(log, "sysctl") {
+		t.Errorf("the log does not say how to raise the limit")
+	}
+}
+
+// linesWith counts the lines of s that contain sub.
+func linesWith(s, sub string) int {
+	n := 0
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestFaultNoFileWatcher runs the daemon where no inotify instance can be
+// made: it says so, keeps running and finds changes at the rescan.
+func TestFaultNoFileWatcher(t *testing.T) {
+	requireNamespaces(t)
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "1e070000-0000-4000-8000-0000000000f1"
+	path := filepath.Join(claude, "projects", "-home-dev-p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "NOWATCH-P1 go"))
+	d := startDaemonCmd(t, claude, data, inNamespace("echo 0 > /proc/sys/user/max_inotify_instances"), "--rescan", "300ms")
+	d.waitContains(id, "NOWATCH-P1 go")
+	appendFile(t, path, userRec(id, "u2", "u1", "NOWATCH-P2 still followed"))
+	d.waitContains(id, "NOWATCH-P2 still followed")
+	if n := linesWith(d.stderr.String(), "max_user_instances"); n != 1 {
+		t.Errorf("%d log lines name the inotify instance limit, want one", n)
+	}
+}

@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -33,6 +36,10 @@ type fsWatch struct {
 
 	watched map[string]bool      // directories with a watch
 	seen    map[string]fileStamp // transcript path → size and mtime last seen
+	// unwatched are the directories a watch could not be added to, and
+	// why; each is said once, and the rescan tries again.
+	unwatched map[string]string
+	limitSaid bool // the inotify watch limit was logged
 }
 
 type fileStamp struct {
@@ -40,20 +47,49 @@ type fileStamp struct {
 	mod  time.Time
 }
 
-func newFSWatch(d *Daemon) (*fsWatch, error) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
-	return &fsWatch{
-		d: d, w: w,
+// newFSWatch makes the file watcher. Without one (the inotify instance
+// limit is reached), the daemon still works: it says so once and finds
+// every change at the rescan.
+func newFSWatch(d *Daemon) *fsWatch {
+	f := &fsWatch{
+		d:      d,
 		claude: filepath.Clean(d.cfg.ClaudeDir), projects: filepath.Clean(sources.ProjectsDir(d.cfg.ClaudeDir)),
 		data:    filepath.Clean(d.cfg.DataDir),
-		watched: map[string]bool{}, seen: map[string]fileStamp{},
-	}, nil
+		watched: map[string]bool{}, seen: map[string]fileStamp{}, unwatched: map[string]string{},
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		d.log.Warn(fmt.Sprintf("cannot watch files: %v (with fs.inotify.max_user_instances reached, raise it with "+
+			"sudo sysctl fs.inotify.max_user_instances=1024); every change reaches its bottle at the next rescan (every %v) instead",
+			err, d.cfg.Rescan))
+		d.rec.failure(Failure{Time: d.cfg.Now(), Error: "cannot watch files: " + err.Error()})
+		return f
+	}
+	f.w = w
+	return f
 }
 
-func (f *fsWatch) close() { f.w.Close() }
+func (f *fsWatch) close() {
+	if f.w != nil {
+		f.w.Close()
+	}
+}
+
+// events and errors are the watcher's channels; nil (never ready) without
+// a watcher.
+func (f *fsWatch) events() chan fsnotify.Event {
+	if f.w == nil {
+		return nil
+	}
+	return f.w.Events
+}
+
+func (f *fsWatch) errors() chan error {
+	if f.w == nil {
+		return nil
+	}
+	return f.w.Errors
+}
 
 // initialScan sets up the watches and lists, for the start-up catch-up,
 // every transcript, newest first, then every bottle whose transcript is
@@ -129,12 +165,12 @@ func (f *fsWatch) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-f.w.Events:
+		case ev, ok := <-f.events():
 			if !ok {
 				return
 			}
 			f.handle(ctx, ev)
-		case err, ok := <-f.w.Errors:
+		case err, ok := <-f.errors():
 			if !ok {
 				return
 			}
@@ -177,6 +213,7 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 		}
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 			delete(f.watched, ev.Name) // fsnotify drops the watch itself
+			delete(f.unwatched, ev.Name)
 			f.status()
 		}
 	case f.watched[dir] && sources.IsSessionFile(name):
@@ -228,14 +265,55 @@ func (f *fsWatch) add(dir string) {
 	if f.watched[dir] {
 		return
 	}
-	if err := f.w.Add(dir); err != nil {
-		if !isNotExist(err) {
-			f.d.log.Warn("cannot watch directory", "dir", dir, "err", err)
-			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "watch " + dir + ": " + err.Error()})
-		}
-		return
+	err := errNoWatcher
+	if f.w != nil {
+		err = f.w.Add(dir)
 	}
-	f.watched[dir] = true
+	switch {
+	case err == errNoWatcher:
+		f.unwatched[dir] = err.Error()
+	case err == nil:
+		f.watched[dir] = true
+		if _, ok := f.unwatched[dir]; ok {
+			delete(f.unwatched, dir)
+			if len(f.unwatched) == 0 {
+				f.d.log.Info("every directory is watched again")
+				f.limitSaid = false
+			}
+		}
+	case isNotExist(err):
+	case errors.Is(err, syscall.ENOSPC):
+		// inotify's "no space left on device": the per-user watch limit.
+		f.unwatched[dir] = "inotify watch limit reached"
+		if !f.limitSaid {
+			f.limitSaid = true
+			f.d.log.Warn(watchLimitMessage(f.d.cfg.Rescan), "dir", dir)
+			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "inotify watch limit reached: some directories are followed by the rescan only"})
+		}
+	default:
+		why := err.Error()
+		if f.unwatched[dir] != why {
+			f.unwatched[dir] = why
+			f.d.log.Warn("cannot watch directory; changes in it wait for the rescan", "dir", dir, "err", err)
+			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "watch " + dir + ": " + why})
+		}
+	}
+}
+
+// errNoWatcher: there is no file watcher (see newFSWatch).
+var errNoWatcher = errors.New("no file watcher")
+
+// watchLimitMessage says, in words a user acts on, that the inotify watch
+// limit was reached, what that costs, and how to raise it.
+func watchLimitMessage(rescan time.Duration) string {
+	limit := "?"
+	if b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
+		limit = strings.TrimSpace(string(b))
+	}
+	return fmt.Sprintf("the inotify watch limit is reached (fs.inotify.max_user_watches = %s, shared by every program of this user): "+
+		"some directories are not watched, and changes in them reach their bottles at the next rescan (every %v) instead of at once; "+
+		"bottled status lists them. To raise the limit: sudo sysctl fs.inotify.max_user_watches=524288 "+
+		"(and put that line in /etc/sysctl.d/ to keep it)", limit, rescan)
 }
 
 // rescan re-stats every transcript and reports those that changed since
@@ -293,8 +371,9 @@ func (f *fsWatch) status() {
 		}
 	}
 	roots := []Root{{Path: f.projects, Watched: f.watched[f.projects]}, {Path: f.data, Watched: f.watched[f.data]}}
+	unwatched := slices.Sorted(maps.Keys(f.unwatched))
 	f.d.rec.update(func(st *Status) {
-		st.Roots, st.Projects, st.Sessions = roots, projects, len(f.seen)
+		st.Roots, st.Projects, st.Sessions, st.Unwatched = roots, projects, len(f.seen), unwatched
 	})
 }
 

@@ -22,12 +22,15 @@ type Status struct {
 	ClaudeDir string    `json:"claudeDir"`
 	DataDir   string    `json:"dataDir"`
 	// Roots are the directories watched (or waited for).
-	Roots    []Root  `json:"roots"`
-	Projects int     `json:"projects"` // project directories watched
-	Sessions int     `json:"sessions"` // transcripts known
-	DB       DB      `json:"db"`
-	Renders  Renders `json:"renders"`
-	CatchUp  CatchUp `json:"catchUp"`
+	Roots    []Root `json:"roots"`
+	Projects int    `json:"projects"` // project directories watched
+	Sessions int    `json:"sessions"` // transcripts known
+	// Unwatched are the directories that could not be watched (the inotify
+	// watch limit): changes in them reach their bottles at the rescan.
+	Unwatched []string `json:"unwatched,omitempty"`
+	DB        DB       `json:"db"`
+	Renders   Renders  `json:"renders"`
+	CatchUp   CatchUp  `json:"catchUp"`
 	// Errors are the most recent failures, newest first.
 	Errors []Failure `json:"errors"`
 	// Recent are the most recently changed sessions, newest first.
@@ -210,6 +213,7 @@ func (r *recorder) snapshot() Status {
 	defer r.mu.Unlock()
 	st := r.st
 	st.Roots = slices.Clone(st.Roots)
+	st.Unwatched = slices.Clone(st.Unwatched)
 	st.Errors = slices.Clone(st.Errors)
 	lat := slices.Clone(r.latencies)
 	slices.Sort(lat)

@@ -78,6 +78,9 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 			roots = append(roots, r.Path+" ("+state+")")
 		}
 		row("watching", "%s · %d projects · %d transcripts", strings.Join(roots, " · "), st.Projects, st.Sessions)
+		if n := len(st.Unwatched); n > 0 {
+			row("", "%d directories not watched (see the daemon's log; the inotify limit?): changes there wait for the rescan", n)
+		}
 		row("database", "%s", dbLine(st.DB))
 		r := st.Renders
 		latency := "no change rendered yet"
