@@ -688,3 +688,48 @@ func TestFaultNoFileWatcher(t *testing.T) {
 		t.Errorf("%d log lines name the inotify instance limit, want one", n)
 	}
 }
+
+// TestFaultSymlinks starts the daemon on a project directory that is a
+// symlink to a directory elsewhere and on a transcript that is a symlink
+// to a file elsewhere: both are watched (with the rescan out of the way,
+// only a watch brings the change), whether the links were there at start
+// or made later.
+func TestFaultSymlinks(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	elsewhere := filepath.Join(filepath.Dir(claude), "elsewhere")
+	projects := filepath.Join(claude, "projects")
+	for _, dir := range []string{filepath.Join(elsewhere, "proj"), filepath.Join(elsewhere, "files"), filepath.Join(projects, "-real")} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const inDir, asFile, later = "5e1f0000-0000-4000-8000-00000000000a", "5e1f0000-0000-4000-8000-00000000000b", "5e1f0000-0000-4000-8000-00000000000c"
+	// A project directory that is a symlink, and a transcript that is one.
+	appendFile(t, filepath.Join(elsewhere, "proj", inDir+".jsonl"), userRec(inDir, "u1", "", "LINK-P1 in a linked dir"))
+	if err := os.Symlink(filepath.Join(elsewhere, "proj"), filepath.Join(projects, "-linked")); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(elsewhere, "files", "kept-elsewhere.jsonl")
+	appendFile(t, target, userRec(asFile, "u1", "", "LINK-P1 a linked file"))
+	if err := os.Symlink(target, filepath.Join(projects, "-real", asFile+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, claude, data, "--rescan", "1h")
+	d.waitContains(inDir, "LINK-P1 in a linked dir")
+	d.waitContains(asFile, "LINK-P1 a linked file")
+	appendFile(t, filepath.Join(elsewhere, "proj", inDir+".jsonl"), userRec(inDir, "u2", "u1", "LINK-P2 seen through the link"))
+	appendFile(t, target, userRec(asFile, "u2", "u1", "LINK-P2 seen through the link"))
+	d.waitContains(inDir, "LINK-P2 seen through the link")
+	d.waitContains(asFile, "LINK-P2 seen through the link")
+
+	// A transcript symlink made while the daemon runs.
+	laterTarget := filepath.Join(elsewhere, "files", "later.jsonl")
+	appendFile(t, laterTarget, userRec(later, "u1", "", "LINK-LATER-P1 go"))
+	if err := os.Symlink(laterTarget, filepath.Join(projects, "-real", later+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	d.waitContains(later, "LINK-LATER-P1 go")
+	appendFile(t, laterTarget, userRec(later, "u2", "u1", "LINK-LATER-P2 seen through the link"))
+	d.waitContains(later, "LINK-LATER-P2 seen through the link")
+}

@@ -40,6 +40,10 @@ type fsWatch struct {
 	// why; each is said once, and the rescan tries again.
 	unwatched map[string]string
 	limitSaid bool // the inotify watch limit was logged
+	// links maps the file a transcript symlink points to onto the
+	// transcript: writes to it are seen in its own directory, which is
+	// watched too.
+	links map[string]string
 }
 
 type fileStamp struct {
@@ -56,6 +60,7 @@ func newFSWatch(d *Daemon) *fsWatch {
 		claude: filepath.Clean(d.cfg.ClaudeDir), projects: filepath.Clean(sources.ProjectsDir(d.cfg.ClaudeDir)),
 		data:    filepath.Clean(d.cfg.DataDir),
 		watched: map[string]bool{}, seen: map[string]fileStamp{}, unwatched: map[string]string{},
+		links: map[string]string{},
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -110,6 +115,7 @@ func (f *fsWatch) initialScan() []string {
 		}
 		id := sources.SessionOf(p)
 		f.seen[p] = fileStamp{info.Size(), info.ModTime()}
+		f.follow(p)
 		f.d.mu.Lock()
 		f.d.paths[id] = p
 		f.d.mu.Unlock()
@@ -216,17 +222,44 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 			delete(f.unwatched, ev.Name)
 			f.status()
 		}
+	case f.links[ev.Name] != "":
+		f.touched(ctx, f.links[ev.Name])
 	case f.watched[dir] && sources.IsSessionFile(name):
 		f.touched(ctx, ev.Name)
 	}
 }
 
+// follow watches the directory of the file a transcript symlink points
+// to, so that writes to it are seen; a transcript that is not a symlink
+// (any more) is forgotten.
+func (f *fsWatch) follow(path string) {
+	for target, link := range f.links {
+		if link == path {
+			delete(f.links, target)
+		}
+	}
+	info, err := os.Lstat(path)
+	if err != nil || info.Mode()&os.ModeSymlink == 0 {
+		return
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return
+	}
+	f.links[target] = path
+	f.add(filepath.Dir(target))
+}
+
 // touched reports a transcript as changed.
 func (f *fsWatch) touched(ctx context.Context, path string) {
 	if info, err := os.Stat(path); err == nil {
+		if _, known := f.seen[path]; !known {
+			f.follow(path)
+		}
 		f.seen[path] = fileStamp{info.Size(), info.ModTime()}
 	} else {
 		delete(f.seen, path)
+		f.follow(path)
 	}
 	f.d.send(ctx, change{id: sources.SessionOf(path), path: path, at: f.d.cfg.Now()})
 }
@@ -247,8 +280,10 @@ func (f *fsWatch) ensureRoots() {
 		return
 	}
 	for _, e := range entries {
-		if e.IsDir() {
-			f.add(filepath.Join(f.projects, e.Name()))
+		// A project directory may be a symlink to one elsewhere: the
+		// watch follows it.
+		if dir := filepath.Join(f.projects, e.Name()); e.IsDir() || e.Type()&os.ModeSymlink != 0 && isDir(dir) {
+			f.add(dir)
 		}
 	}
 }
