@@ -136,6 +136,9 @@ type Daemon struct {
 	changes chan change   // to the loop, from the fs reader, db poller and renders
 	results chan result   // to the loop, from renders
 	dbBack  chan struct{} // to the loop, from the db poller: readable again (capacity 1)
+	// rescanNow asks the file watcher for a rescan (capacity 1).
+	rescanNow chan struct{}
+	guard     *guard // set by Run
 
 	db  atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw *dbWatch
@@ -195,6 +198,7 @@ func New(cfg Config) *Daemon {
 		changes:     make(chan change, 1024),
 		results:     make(chan result, 64),
 		dbBack:      make(chan struct{}, 1),
+		rescanNow:   make(chan struct{}, 1),
 		freshness:   newFreshCache(),
 		withoutDB:   map[string]bool{},
 		retries:     map[string]retry{},
@@ -215,8 +219,9 @@ func New(cfg Config) *Daemon {
 
 // Run runs the daemon until ctx is cancelled, then stops taking work,
 // lets the renders in flight finish, and returns nil. It returns an error
-// wrapping ErrRunning if another daemon holds the data directory.
-func (d *Daemon) Run(ctx context.Context) error {
+// wrapping ErrRunning if another daemon holds the data directory, at start
+// or after the directory was deleted under it.
+func (d *Daemon) Run(parent context.Context) error {
 	if err := os.MkdirAll(d.cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
@@ -224,17 +229,17 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer lk.release()
 	ln, err := listenStatus(d.cfg.DataDir)
 	if err != nil {
+		lk.release()
 		return err
 	}
-	defer ln.close()
-	if n, err := render.CleanTemp(d.bottles, d.cfg.Now()); err != nil {
-		d.log.Warn("clean bottles dir", "err", err)
-	} else if n > 0 {
-		d.log.Info("removed temporary files left by a crash", "count", n)
-	}
+	ctx, stop := context.WithCancelCause(parent)
+	defer stop(nil)
+	g := newGuard(d, lk, ln, stop)
+	defer g.close()
+	d.guard = g
+	d.cleanTemp()
 	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
 	go serveStatus(ln, d.rec)
 
@@ -251,15 +256,41 @@ func (d *Daemon) Run(ctx context.Context) error {
 	var bg sync.WaitGroup
 	bg.Go(func() { fw.run(ctx) })
 	bg.Go(func() { dbw.run(ctx) })
+	bg.Go(func() { g.run(ctx) })
 	d.loop(ctx)
 	// Stopping: the renders in flight finish (with the database still
 	// open), then the watchers, which ctx has already told to stop.
 	d.drain()
 	bg.Wait()
 	dbw.close()
+	if err := context.Cause(ctx); parent.Err() == nil && err != nil {
+		return err // the guard stopped it
+	}
 	d.log.Info("bottled stopped")
 	return nil
 }
+
+// cleanTemp removes the temporary files that writers killed mid-write
+// (the daemon before a crash, a hook or the render command) left in the
+// bottles directory.
+func (d *Daemon) cleanTemp() {
+	if n, err := render.CleanTemp(d.bottles, d.cfg.Now()); err != nil {
+		d.log.Warn("clean bottles dir", "err", err)
+	} else if n > 0 {
+		d.log.Info("removed temporary files left by writers that were killed", "count", n)
+	}
+}
+
+// Recheck makes the daemon check every bottle against its sources again,
+// reading every transcript in full, and try failed renders now: what a
+// daemon does on SIGHUP. It never blocks.
+func (d *Daemon) Recheck() {
+	d.freshness.forget()
+	d.requestRescan()
+}
+
+// requestRescan asks the file watcher for a rescan now.
+func (d *Daemon) requestRescan() { d.signal(d.rescanNow) }
 
 // drain waits for the renders in flight, taking their results.
 func (d *Daemon) drain() {

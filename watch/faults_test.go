@@ -18,6 +18,7 @@ import (
 	"bottled/internal/synth"
 	"bottled/render"
 	"bottled/sources"
+	"bottled/watch"
 )
 
 // These tests attack the daemon the way a user's machine does: they drive
@@ -732,4 +733,147 @@ func TestFaultSymlinks(t *testing.T) {
 	d.waitContains(later, "LINK-LATER-P1 go")
 	appendFile(t, laterTarget, userRec(later, "u2", "u1", "LINK-LATER-P2 seen through the link"))
 	d.waitContains(later, "LINK-LATER-P2 seen through the link")
+}
+
+// TestFaultDataDirDeleted deletes the data directory under a running
+// daemon: it notices, makes its lock and socket again (status finds it,
+// a second daemon refuses to start), and renders the bottles again. If a
+// second daemon starts in the moment between, one of the two stops,
+// saying why: never two daemons on one data directory.
+func TestFaultDataDirDeleted(t *testing.T) {
+	t.Parallel()
+	t.Run("recreated", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "de1e0000-0000-4000-8000-000000000001"
+		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, path, userRec(id, "u1", "", "DELETED-P1 go"))
+		d := startDaemon(t, claude, data)
+		d.waitContains(id, "DELETED-P1 go")
+		if err := os.RemoveAll(data); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the daemon answers on its socket again", func() bool {
+			_, err := d.status()
+			return err == nil
+		})
+		second := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "run")
+		if out, err := second.CombinedOutput(); err == nil || !strings.Contains(string(out), "another bottled daemon is running") {
+			t.Errorf("a second daemon: %v %s; want it refused", err, out)
+		}
+		d.waitContains(id, "DELETED-P1 go")
+		if code := d.stop(10 * time.Second); code != 0 {
+			t.Errorf("exit code %d after SIGTERM, want 0", code)
+		}
+	})
+	t.Run("raced", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		first := startDaemon(t, claude, data)
+		if err := os.RemoveAll(data); err != nil {
+			t.Fatal(err)
+		}
+		second := startDaemonAnyway(t, claude, data)
+		time.Sleep(3 * time.Second) // both had time to notice
+		running := 0
+		for _, d := range []*daemon{first, second} {
+			select {
+			case <-d.exited:
+				if !strings.Contains(d.stderr.String(), "another bottled daemon") {
+					t.Errorf("a daemon stopped without saying it was because of another:\n%s", d.stderr.String())
+				}
+			default:
+				running++
+			}
+		}
+		if running != 1 {
+			t.Errorf("%d daemons run on one data directory, want 1", running)
+		}
+	})
+}
+
+// startDaemonAnyway starts `bottled run` without waiting for it to answer.
+func startDaemonAnyway(t *testing.T, claude, data string) *daemon {
+	d := &daemon{t: t, claude: claude, data: data, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	d.cmd = exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data, "run"}, fastFlags...)...)
+	d.cmd.Stderr = d.stderr
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { d.exited <- d.cmd.Wait() }()
+	t.Cleanup(func() {
+		d.cmd.Process.Kill()
+		<-d.exited
+	})
+	return d
+}
+
+// TestFaultSIGHUP sends SIGHUP to a daemon in the middle of a catch-up: it
+// keeps running (a daemon takes SIGHUP as a cue to check everything
+// again), and leaves nothing behind when it stops. Temporary files a
+// killed hook or render command left are removed by the running daemon.
+func TestFaultSIGHUP(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	proj := filepath.Join(claude, "projects", "-p")
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		id := fmt.Sprintf("5160b000-0000-4000-8000-%012d", i)
+		f, err := os.Create(filepath.Join(proj, id+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := synth.Transcript(f, id, 4<<20, uint64(i)+1); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	d := startDaemon(t, claude, data)
+	eventually(t, "catch-up has started", func() bool {
+		st, err := d.status()
+		return err == nil && st.CatchUp.Done > 0
+	})
+	for range 3 {
+		d.cmd.Process.Signal(syscall.SIGHUP)
+		time.Sleep(100 * time.Millisecond)
+	}
+	eventually(t, "catch-up is over", func() bool {
+		st, err := d.status()
+		return err == nil && st.CatchUp.Over
+	})
+	select {
+	case err := <-d.exited:
+		t.Fatalf("the daemon exited on SIGHUP: %v", err)
+	default:
+	}
+
+	// A temporary file as a killed writer leaves it, a few minutes old.
+	bottles := render.BottlesDir(data)
+	left := filepath.Join(bottles, ".tmp-5160b000-0000-4000-8000-000000000000-1234.md")
+	if err := os.WriteFile(left, []byte("half a bottle"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-5 * time.Minute)
+	os.Chtimes(left, old, old)
+	eventually(t, "the leftover temporary file is removed", func() bool {
+		_, err := os.Stat(left)
+		return os.IsNotExist(err)
+	})
+	if code := d.stop(10 * time.Second); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0", code)
+	}
+	entries, _ := os.ReadDir(bottles)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, watch.SocketFile)); !os.IsNotExist(err) {
+		t.Errorf("socket left behind (stat err %v)", err)
+	}
 }

@@ -191,7 +191,12 @@ func (f *fsWatch) run(ctx context.Context) {
 			if !f.watched[f.projects] {
 				f.ensureRootsAndScan(ctx)
 			}
+			if !f.watched[f.data] {
+				f.add(f.data) // deleted and made again
+			}
 		case <-rescan.C:
+			f.rescan(ctx)
+		case <-f.d.rescanNow:
 			f.rescan(ctx)
 		}
 	}
@@ -203,6 +208,13 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 	}
 	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
 	switch {
+	case ev.Name == f.data:
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			delete(f.watched, f.data) // fsnotify drops the watch itself
+			if f.d.guard != nil {
+				f.d.signal(f.d.guard.pokes)
+			}
+		}
 	case dir == f.data:
 		if name == "claude-mem.db" || name == "claude-mem.db-wal" {
 			f.d.dbw.poke()
@@ -359,6 +371,7 @@ func watchLimitMessage(rescan time.Duration) string {
 // watch was missed.
 func (f *fsWatch) rescan(ctx context.Context) {
 	f.ensureRoots()
+	f.d.cleanTemp()
 	current := map[string]bool{}
 	for _, p := range sources.ListTranscripts(f.claude) {
 		current[p] = true

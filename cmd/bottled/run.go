@@ -4,6 +4,8 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,7 +18,8 @@ func runCommand() *cli.Command {
 		Usage: "keep every session's bottle current (the daemon)",
 		Description: "Watches <claude-dir>/projects and claude-mem's database and re-renders a session's\n" +
 			"bottle, debounced, whenever either changes. One daemon per data dir; SIGINT or SIGTERM\n" +
-			"stops it after the renders in flight finish. Logs go to stderr.",
+			"stops it after the renders in flight finish; SIGHUP makes it check every bottle again.\n" +
+			"Logs go to stderr.",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "debounce", Value: watch.DefaultDebounce, Usage: "quiet time after a change before rendering"},
 			&cli.DurationFlag{Name: "max-wait", Value: watch.DefaultMaxWait, Usage: "longest a session that keeps changing waits for a render"},
@@ -71,7 +74,27 @@ func runDaemon(c *cli.Context) error {
 	if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
 		cfg.Progress = f
 	}
-	err = watch.New(cfg).Run(c.Context)
+	daemon := watch.New(cfg)
+	// SIGHUP, which a daemon takes as a cue to look at everything again,
+	// must not kill it (the default), nor a closed log pipe (SIGPIPE).
+	signal.Ignore(syscall.SIGPIPE)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() { // stops when Run returns
+		for {
+			select {
+			case <-hup:
+				logger.Info("SIGHUP: checking every bottle against its sources again")
+				daemon.Recheck()
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = daemon.Run(c.Context)
+	signal.Stop(hup)
+	close(done)
 	if errors.Is(err, watch.ErrRunning) {
 		return exitError{code: exitFailed, msg: err.Error()}
 	}
