@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 const (
@@ -68,6 +69,33 @@ type Transcript struct {
 	// place, and everything before the offset is checked again.
 	seenSize int64
 	seenMod  time.Time
+
+	// sized and size: Size has counted recs[:sized], size bytes.
+	sized, sizedUUIDs int
+	size              int64
+}
+
+// Per-item overheads Size counts beside the strings' bytes: a record's
+// struct, and an interned uuid's string header, map entry and slot.
+const (
+	recordBytes = int64(unsafe.Sizeof(record{}))
+	uuidBytes   = 16 + 48 + 1
+)
+
+// Size estimates the memory the parse state holds, in bytes. It costs a
+// look at the records added since the last call.
+func (t *Transcript) Size() int64 {
+	for _, r := range t.recs[t.sized:] {
+		t.size += recordBytes + int64(len(r.text)+len(r.msg)+len(r.toolUse)+len(r.trigger))
+	}
+	t.sized = len(t.recs)
+	var uuids int64
+	for _, u := range t.uuids[t.sizedUUIDs:] {
+		uuids += uuidBytes + int64(len(u))
+	}
+	t.sizedUUIDs = len(t.uuids)
+	t.size += uuids
+	return t.size
 }
 
 // NewTranscript returns empty parse state for the transcript of sessionID

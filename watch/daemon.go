@@ -63,6 +63,11 @@ const (
 	DefaultRescan    = 30 * time.Second
 	DefaultWorkers   = 2
 	DefaultMaxCached = 32
+	// DefaultCacheBytes bounds the parse state kept for sessions between
+	// renders: a session's is a tenth to a fifteenth of its transcript, so
+	// this keeps a few long sessions (hundreds of MB of transcript) and
+	// hundreds of ordinary ones.
+	DefaultCacheBytes = 64 << 20
 )
 
 const (
@@ -77,21 +82,20 @@ const (
 	// and one that stays costs a render every few minutes.
 	retryMin = time.Second
 	retryMax = 5 * time.Minute
-	// idleEvict is how long a session's parse state is kept without changes.
-	idleEvict = 30 * time.Minute
 )
 
 // Config configures a Daemon.
 type Config struct {
-	ClaudeDir string // Claude Code's config dir (transcripts under projects/)
-	DataDir   string // claude-mem's data dir (claude-mem.db; bottles/)
-	Debounce  time.Duration
-	MaxWait   time.Duration
-	Rescan    time.Duration
-	Workers   int
-	MaxCached int // sessions whose parse state is kept
-	Version   string
-	Logger    *slog.Logger
+	ClaudeDir  string // Claude Code's config dir (transcripts under projects/)
+	DataDir    string // claude-mem's data dir (claude-mem.db; bottles/)
+	Debounce   time.Duration
+	MaxWait    time.Duration
+	Rescan     time.Duration
+	Workers    int
+	MaxCached  int   // sessions whose parse state is kept
+	CacheBytes int64 // bytes of parse state kept (see cache.go)
+	Version    string
+	Logger     *slog.Logger
 	// Progress, if set, receives a progress bar for the start-up catch-up
 	// (a terminal); otherwise progress is logged.
 	Progress io.Writer
@@ -117,6 +121,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxCached <= 0 {
 		c.MaxCached = DefaultMaxCached
+	}
+	if c.CacheBytes <= 0 {
+		c.CacheBytes = DefaultCacheBytes
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -316,8 +323,8 @@ func (d *Daemon) loop(ctx context.Context) {
 	d.renders.SetLimit(d.cfg.Workers)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	tick := time.NewTicker(d.cfg.Rescan)
-	defer tick.Stop()
+	release := time.NewTicker(releaseCheck)
+	defer release.Stop()
 	dbReady := d.dbw.ready
 	for {
 		now := d.cfg.Now()
@@ -343,8 +350,8 @@ func (d *Daemon) loop(ctx context.Context) {
 		case res := <-d.results:
 			d.finish(res)
 		case <-timer.C:
-		case <-tick.C:
-			d.evictIdle(d.cfg.Now())
+		case <-release.C:
+			d.evict(d.cfg.Now())
 		}
 	}
 }
@@ -468,7 +475,10 @@ func (d *Daemon) finish(res result) {
 	if res.catchUp {
 		d.catchUpStep()
 	}
-	d.evictOverflow()
+	if s := d.sessions[res.id]; s != nil {
+		s.bytes = res.bytes
+	}
+	d.evict(d.cfg.Now())
 }
 
 // noteDB keeps the sets of sessions rendered without the database and of
@@ -516,32 +526,6 @@ func (d *Daemon) catchUpStep() {
 		st.CatchUp.Done++
 		st.CatchUp.Over = st.CatchUp.Done >= st.CatchUp.Total
 	})
-}
-
-// evictOverflow drops the parse state of the least recently used idle
-// sessions beyond the cache limit.
-func (d *Daemon) evictOverflow() {
-	for len(d.sessions) > d.cfg.MaxCached {
-		var oldest *session
-		for id, s := range d.sessions {
-			if d.sched.idle(id) && (oldest == nil || s.used.Before(oldest.used)) {
-				oldest = s
-			}
-		}
-		if oldest == nil {
-			return
-		}
-		delete(d.sessions, oldest.id)
-	}
-}
-
-// evictIdle drops the parse state of sessions without changes for a while.
-func (d *Daemon) evictIdle(now time.Time) {
-	for id, s := range d.sessions {
-		if d.sched.idle(id) && now.Sub(s.used) > idleEvict {
-			delete(d.sessions, id)
-		}
-	}
 }
 
 // transcriptPath returns the known transcript of a session.

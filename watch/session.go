@@ -25,6 +25,28 @@ type session struct {
 	// verify: read the transcripts again in full before the next render
 	// (set by the loop when it starts the render).
 	verify bool
+	bytes  int64 // the memory it holds, as of its last render (set by the loop)
+}
+
+// size estimates the memory a session's parse state and records hold.
+func (s *session) size() int64 {
+	var n int64
+	for _, t := range s.chain {
+		n += t.Size()
+	}
+	if m := s.mem; m != nil {
+		for _, o := range m.Observations {
+			n += 160 + int64(len(o.Type)+len(o.Title)+len(o.Subtitle)+len(o.Narrative)+len(o.Text))
+		}
+		for _, p := range m.Prompts {
+			n += 80 + int64(len(p.Text))
+		}
+		for _, x := range m.Summaries {
+			n += 200 + int64(len(x.Request)+len(x.Investigated)+len(x.Learned)+len(x.Completed)+len(x.NextSteps)+len(x.Notes))
+		}
+		n += int64(len(m.ToolUses)) * 80
+	}
+	return n
 }
 
 // Outcomes of a render, as reported in status, besides render.Outcome's.
@@ -50,6 +72,7 @@ type result struct {
 	continued              []string // sessions newly found to continue this one
 	malformed              int      // transcript lines that could not be read
 	noDB                   bool     // rendered while the database could not be read
+	bytes                  int64    // the session's memory after the render
 	pendingAfter           bool     // set by the loop
 }
 
@@ -58,7 +81,7 @@ type result struct {
 func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (res result) {
 	res.began = d.cfg.Now()
 	defer func() {
-		res.finished = d.cfg.Now()
+		res.finished, res.bytes = d.cfg.Now(), s.size()
 		if res.err != nil {
 			res.outcome = outcomeFailed
 		}

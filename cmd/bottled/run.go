@@ -25,6 +25,7 @@ func runCommand() *cli.Command {
 			&cli.DurationFlag{Name: "max-wait", Value: watch.DefaultMaxWait, Usage: "longest a session that keeps changing waits for a render"},
 			&cli.IntFlag{Name: "workers", Value: watch.DefaultWorkers, Usage: "sessions rendered at once"},
 			&cli.IntFlag{Name: "max-cached", Value: watch.DefaultMaxCached, Usage: "sessions whose parse state is kept in memory"},
+			&cli.IntFlag{Name: "cache-mb", Value: watch.DefaultCacheBytes >> 20, Usage: "MiB of parse state kept in memory (a live session bigger than that is kept while it changes)"},
 			&cli.DurationFlag{Name: "rescan", Value: watch.DefaultRescan, Usage: "interval of the full check that covers missed file events"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
 			&cli.BoolFlag{Name: "verbose", Usage: "log every render"},
@@ -60,7 +61,7 @@ func runDaemon(c *cli.Context) error {
 			return usagef("--%s must be positive", f)
 		}
 	}
-	for _, f := range []string{"workers", "max-cached"} {
+	for _, f := range []string{"workers", "max-cached", "cache-mb"} {
 		if c.Int(f) <= 0 {
 			return usagef("--%s must be positive", f)
 		}
@@ -68,7 +69,7 @@ func runDaemon(c *cli.Context) error {
 	cfg := watch.Config{
 		ClaudeDir: d.claude, DataDir: d.data,
 		Debounce: c.Duration("debounce"), MaxWait: c.Duration("max-wait"), Rescan: c.Duration("rescan"),
-		Workers: c.Int("workers"), MaxCached: c.Int("max-cached"),
+		Workers: c.Int("workers"), MaxCached: c.Int("max-cached"), CacheBytes: int64(c.Int("cache-mb")) << 20,
 		Version: version, Logger: logger,
 	}
 	if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
