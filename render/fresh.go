@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"math"
+	"time"
 
 	"bottled/sources"
 )
@@ -126,6 +127,9 @@ func Check(dir, session, transcript string, memNow MemoryNow, verify int64) (Fre
 	}
 	if err != nil {
 		return Missing, nil, "", err
+	}
+	if damaged(BottlePath(dir, session), func() (time.Time, bool) { return crashed(dir) }) {
+		return Stale, st, "written just before a crash of the machine", nil
 	}
 	f, why, err := CheckState(st, transcript, memNow, verify)
 	return f, st, why, err

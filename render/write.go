@@ -55,7 +55,9 @@ func ArchiveDir(dir string) string { return filepath.Join(dir, "archive") }
 
 // Write stores b as the bottle of its session in dir, atomically: the bytes
 // go to a temporary file in dir, are synced, and are renamed over the
-// bottle. Files are 0600 and dir 0700; bottles hold whole conversations.
+// bottle, and the directory is synced (a Batch defers the syncs; see
+// durable.go). Files are 0600 and dir 0700; bottles hold whole
+// conversations.
 //
 // A bottle never moves backwards: b replaces the bottle on disk only if it
 // was rendered from sources at least as new in every respect (see judge);
@@ -64,14 +66,25 @@ func ArchiveDir(dir string) string { return filepath.Join(dir, "archive") }
 // lock on dir, so concurrent writers (the daemon, a hook, the CLI) are
 // safe.
 func Write(dir string, b *Bottle) (Outcome, error) {
+	return write(dir, b, true, func() (time.Time, bool) { return crashed(dir) })
+}
+
+// write is Write; with durable false it syncs nothing, for a Batch, which
+// also says whether a crash may have damaged bottles.
+func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) (Outcome, error) {
 	if err := ensureDir(dir); err != nil {
 		return 0, err
 	}
-	tmp, err := writeTemp(dir, b.State.Session, b.Bytes)
+	tmp, err := writeTemp(dir, b.State.Session, b.Bytes, durable)
 	if err != nil {
 		return 0, err
 	}
-	defer os.Remove(tmp) // a no-op once renamed
+	renamed := false
+	defer func() {
+		if !renamed {
+			os.Remove(tmp)
+		}
+	}()
 
 	unlock, err := lockDir(dir)
 	if err != nil {
@@ -82,6 +95,9 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 	cur, err := ReadState(dst)
 	switch {
 	case err == nil:
+		if damaged(dst, crash) {
+			break // whatever its state line says
+		}
 		if v := judge(cur, &b.State, dbNow(dir)); v != Written {
 			return v, nil
 		}
@@ -94,6 +110,10 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		return 0, fmt.Errorf("write bottle %s: %w", dst, err)
+	}
+	renamed = true
+	if !durable {
+		return Written, nil
 	}
 	return Written, syncDir(dir)
 }
@@ -290,17 +310,16 @@ func ensureDir(dir string) error {
 	return nil
 }
 
-func writeTemp(dir, session string, data []byte) (string, error) {
+// writeTemp writes data to a new temporary file in dir (CreateTemp makes
+// it 0600), synced if durable.
+func writeTemp(dir, session string, data []byte, durable bool) (string, error) {
 	f, err := os.CreateTemp(dir, tempPrefix+session+"-*.md")
 	if err != nil {
 		return "", fmt.Errorf("write bottle: %w", err)
 	}
 	name := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

@@ -145,7 +145,8 @@ type Daemon struct {
 	dbBack  chan struct{} // to the loop, from the db poller: readable again (capacity 1)
 	// rescanNow asks the file watcher for a rescan (capacity 1).
 	rescanNow chan struct{}
-	guard     *guard // set by Run
+	guard     *guard        // set by Run
+	batch     *render.Batch // writes bottles, syncing them a moment later
 
 	db  atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw *dbWatch
@@ -207,6 +208,7 @@ func New(cfg Config) *Daemon {
 		dbBack:      make(chan struct{}, 1),
 		rescanNow:   make(chan struct{}, 1),
 		freshness:   newFreshCache(),
+		batch:       render.NewBatch(render.BottlesDir(cfg.DataDir)),
 		withoutDB:   map[string]bool{},
 		retries:     map[string]retry{},
 		verify:      map[string]bool{},
@@ -246,6 +248,9 @@ func (d *Daemon) Run(parent context.Context) error {
 	g := newGuard(d, lk, ln, stop)
 	defer g.close()
 	d.guard = g
+	if d.batch.Damaged() {
+		d.log.Warn("the machine went down while bottles were being written; those written just before are rendered again")
+	}
 	d.cleanTemp()
 	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
 	go serveStatus(ln, d.rec)
@@ -256,6 +261,9 @@ func (d *Daemon) Run(parent context.Context) error {
 	d.dbw = dbw
 
 	d.backlog = fw.initialScan()
+	if len(d.backlog) == 0 && d.batch.Damaged() {
+		d.batch.Recovered() // no bottle to render again
+	}
 	d.progress = newProgress(d.cfg.Progress, d.log, len(d.backlog))
 	d.rec.update(func(st *Status) { st.CatchUp = CatchUp{Total: len(d.backlog), Over: len(d.backlog) == 0} })
 	d.log.Info("bottled running", "claude_dir", d.cfg.ClaudeDir, "data_dir", d.cfg.DataDir,
@@ -264,17 +272,47 @@ func (d *Daemon) Run(parent context.Context) error {
 	bg.Go(func() { fw.run(ctx) })
 	bg.Go(func() { dbw.run(ctx) })
 	bg.Go(func() { g.run(ctx) })
+	bg.Go(func() { d.syncBottles(ctx) })
 	d.loop(ctx)
 	// Stopping: the renders in flight finish (with the database still
 	// open), then the watchers, which ctx has already told to stop.
 	d.drain()
 	bg.Wait()
 	dbw.close()
+	if err := d.batch.Sync(); err != nil {
+		d.log.Warn("sync bottles", "err", err)
+	}
 	if err := context.Cause(ctx); parent.Err() == nil && err != nil {
 		return err // the guard stopped it
 	}
 	d.log.Info("bottled stopped")
 	return nil
+}
+
+// syncDelay is how long after a bottle is written it is synced to disk
+// (with the others written meanwhile; see render.Batch): the window in
+// which a crash of the machine makes bottles be rendered again.
+const syncDelay = time.Second
+
+// syncBottles syncs the bottles written, syncDelay after the first write
+// of each batch, until ctx is done (Run syncs the last ones).
+func (d *Daemon) syncBottles(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.batch.Dirty:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(syncDelay):
+		}
+		if err := d.batch.Sync(); err != nil {
+			d.log.Warn("sync bottles", "err", err)
+			d.signal(d.batch.Dirty) // try again
+		}
+	}
 }
 
 // cleanTemp removes the temporary files that writers killed mid-write
@@ -522,10 +560,18 @@ func (d *Daemon) signal(ch chan struct{}) {
 
 func (d *Daemon) catchUpStep() {
 	d.progress.step()
+	over := false
 	d.rec.update(func(st *Status) {
 		st.CatchUp.Done++
 		st.CatchUp.Over = st.CatchUp.Done >= st.CatchUp.Total
+		over = st.CatchUp.Over
 	})
+	if over && d.batch.Damaged() {
+		// Every bottle a crash may have damaged was checked (stale) and
+		// rendered again: the next sync may drop the crash's marker.
+		d.batch.Recovered()
+		d.signal(d.batch.Dirty)
+	}
 }
 
 // transcriptPath returns the known transcript of a session.

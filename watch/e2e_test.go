@@ -305,7 +305,7 @@ func TestDaemonIgnoresSubagents(t *testing.T) {
 	d.waitContains(id, "MAIN prompt")
 	entries, _ := os.ReadDir(render.BottlesDir(data))
 	for _, e := range entries {
-		if e.Name() != id+".md" {
+		if e.Name() != id+".md" && strings.HasSuffix(e.Name(), ".md") {
 			t.Errorf("unexpected bottle %s", e.Name())
 		}
 	}

@@ -111,7 +111,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			return res
 		}
 		res.mode, res.malformed = string(b.State.Mode), b.Malformed
-		out, err := render.Write(d.bottles, b)
+		out, err := d.batch.Write(b)
 		if err != nil {
 			res.err = err
 			return res
