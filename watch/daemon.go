@@ -252,11 +252,14 @@ func (d *Daemon) Run(parent context.Context) error {
 		d.log.Warn("the machine went down while bottles were being written; those written just before are rendered again")
 	}
 	d.cleanTemp()
-	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
-	go serveStatus(ln, d.rec)
-
 	fw := newFSWatch(d)
 	defer fw.close()
+	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
+	d.rec.mu.Lock()
+	d.rec.survey = func(v map[string]verdict) *Survey { return d.survey(fw, v) }
+	d.rec.mu.Unlock()
+	go serveStatus(ln, d.rec)
+
 	dbw := newDBWatch(d)
 	d.dbw = dbw
 
@@ -498,7 +501,9 @@ func (d *Daemon) finish(res result) {
 	d.noteDB(res)
 	d.noteRetry(res, d.cfg.Now())
 	res.pendingAfter = !d.sched.idle(res.id)
-	if !(res.catchUp && res.outcome == outcomeFresh) {
+	if res.catchUp && res.outcome == outcomeFresh {
+		d.rec.checked(res.id, res.outcome)
+	} else {
 		d.rec.rendered(res.id, res)
 	}
 	switch {

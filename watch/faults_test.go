@@ -3,6 +3,7 @@ package watch_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -875,5 +876,50 @@ func TestFaultSIGHUP(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, watch.SocketFile)); !os.IsNotExist(err) {
 		t.Errorf("socket left behind (stat err %v)", err)
+	}
+}
+
+// TestFaultStatusAsksTheDaemon runs `bottled status` beside a daemon: the
+// bottles' freshness comes from the daemon, which knows it, not from
+// reading every transcript again; without the daemon, from the disk.
+func TestFaultStatusAsksTheDaemon(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	var ids []string
+	for i := range 3 {
+		id := fmt.Sprintf("57a70000-0000-4000-8000-00000000000%d", i)
+		ids = append(ids, id)
+		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, path, userRec(id, "u1", "", "STATUS-P1 go"))
+	}
+	d := startDaemon(t, claude, data)
+	for _, id := range ids {
+		d.waitContains(id, "STATUS-P1 go")
+	}
+	survey := func() watch.Survey {
+		out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "status", "--json").Output()
+		if err != nil {
+			t.Fatalf("status: %v", err)
+		}
+		var rep struct{ Disk watch.Survey }
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("status --json: %v\n%s", err, out)
+		}
+		return rep.Disk
+	}
+	var sv watch.Survey
+	eventually(t, "status shows the daemon's knowledge", func() bool {
+		sv = survey()
+		return sv.Source == "daemon" && sv.Transcripts == 3 && sv.Fresh == 3
+	})
+	if len(sv.Sessions) != 3 || sv.Sessions[0].Freshness != "fresh" {
+		t.Errorf("sessions = %+v", sv.Sessions)
+	}
+	d.stop(10 * time.Second)
+	if sv = survey(); sv.Source != "disk" || sv.Fresh != 3 {
+		t.Errorf("without the daemon: %+v; want the disk's survey", sv)
 	}
 }

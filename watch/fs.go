@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,8 +35,12 @@ type fsWatch struct {
 	projects string // <claude-dir>/projects
 	data     string // <data-dir>
 
-	watched map[string]bool      // directories with a watch
-	seen    map[string]fileStamp // transcript path → size and mtime last seen
+	watched map[string]bool // directories with a watch
+	// seen maps each transcript path to its size and mtime last seen. The
+	// run goroutine writes it holding seenMu and reads it without; others
+	// (status) read it holding seenMu.
+	seen   map[string]fileStamp
+	seenMu sync.Mutex
 	// unwatched are the directories a watch could not be added to, and
 	// why; each is said once, and the rescan tries again.
 	unwatched map[string]string
@@ -114,7 +119,7 @@ func (f *fsWatch) initialScan() []string {
 			continue
 		}
 		id := sources.SessionOf(p)
-		f.seen[p] = fileStamp{info.Size(), info.ModTime()}
+		f.setSeen(p, fileStamp{info.Size(), info.ModTime()})
 		f.follow(p)
 		f.d.mu.Lock()
 		f.d.paths[id] = p
@@ -241,6 +246,19 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 	}
 }
 
+func (f *fsWatch) setSeen(path string, stamp fileStamp) {
+	f.seenMu.Lock()
+	defer f.seenMu.Unlock()
+	f.seen[path] = stamp
+}
+
+// transcripts returns the transcripts known and their stamps.
+func (f *fsWatch) transcripts() map[string]fileStamp {
+	f.seenMu.Lock()
+	defer f.seenMu.Unlock()
+	return maps.Clone(f.seen)
+}
+
 // follow watches the directory of the file a transcript symlink points
 // to, so that writes to it are seen; a transcript that is not a symlink
 // (any more) is forgotten.
@@ -268,9 +286,11 @@ func (f *fsWatch) touched(ctx context.Context, path string) {
 		if _, known := f.seen[path]; !known {
 			f.follow(path)
 		}
-		f.seen[path] = fileStamp{info.Size(), info.ModTime()}
+		f.setSeen(path, fileStamp{info.Size(), info.ModTime()})
 	} else {
+		f.seenMu.Lock()
 		delete(f.seen, path)
+		f.seenMu.Unlock()
 		f.follow(path)
 	}
 	f.d.send(ctx, change{id: sources.SessionOf(path), path: path, at: f.d.cfg.Now()})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,6 +36,9 @@ type Status struct {
 	Errors []Failure `json:"errors"`
 	// Recent are the most recently changed sessions, newest first.
 	Recent []SessionStatus `json:"recent"`
+	// Bottles is what the daemon knows of every transcript's bottle, in
+	// the shape of a disk survey (Source "daemon").
+	Bottles *Survey `json:"bottles,omitempty"`
 }
 
 // Root is a watched directory.
@@ -111,10 +115,20 @@ type recorder struct {
 	latencies []time.Duration // ring of the last keepLatencies
 	next      int
 	recent    map[string]*SessionStatus
+	// verdicts is what the daemon last knew of every session's bottle.
+	verdicts map[string]verdict
+	// survey, if set, makes the survey a status answer carries.
+	survey func(map[string]verdict) *Survey
+}
+
+// verdict is the daemon's knowledge of one session's bottle.
+type verdict struct {
+	outcome, mode, why string
+	pending            bool
 }
 
 func newRecorder(st Status) *recorder {
-	return &recorder{st: st, recent: map[string]*SessionStatus{}}
+	return &recorder{st: st, recent: map[string]*SessionStatus{}, verdicts: map[string]verdict{}}
 }
 
 func (r *recorder) update(f func(st *Status)) {
@@ -132,6 +146,18 @@ func (r *recorder) changed(id, transcript string, at time.Time) {
 	if transcript != "" {
 		s.Transcript = transcript
 	}
+	v := r.verdicts[id]
+	v.pending = true
+	r.verdicts[id] = v
+}
+
+// checked records a catch-up check that found a bottle fresh.
+func (r *recorder) checked(id, outcome string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v := r.verdicts[id]
+	v.outcome, v.why = outcome, ""
+	r.verdicts[id] = v
 }
 
 func (r *recorder) session(id string) *SessionStatus {
@@ -172,6 +198,11 @@ func (r *recorder) rendered(id string, res result) {
 	if res.mode != "" {
 		s.Mode = res.mode
 	}
+	v := verdict{outcome: res.outcome, mode: s.Mode, pending: res.pendingAfter}
+	if res.err != nil {
+		v.why = res.err.Error()
+	}
+	r.verdicts[id] = v
 	switch {
 	case res.err != nil:
 		r.st.Renders.Failed++
@@ -235,6 +266,20 @@ func (r *recorder) snapshot() Status {
 	return st
 }
 
+// snapshotWithSurvey is snapshot with what the daemon knows of every
+// bottle, computed outside the lock.
+func (r *recorder) snapshotWithSurvey() Status {
+	st := r.snapshot()
+	r.mu.Lock()
+	survey, verdicts := r.survey, maps.Clone(r.verdicts)
+	r.mu.Unlock()
+	if survey != nil {
+		st.Bottles = survey(verdicts)
+		st.Bottles.DB = st.DB
+	}
+	return st
+}
+
 // serveStatus answers every connection on ln with one status snapshot.
 // It returns when ln is closed.
 func serveStatus(ln *unixListener, rec *recorder) {
@@ -246,7 +291,7 @@ func serveStatus(ln *unixListener, rec *recorder) {
 		go func() {
 			defer conn.Close()
 			conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-			json.NewEncoder(conn).Encode(rec.snapshot())
+			json.NewEncoder(conn).Encode(rec.snapshotWithSurvey())
 		}()
 	}
 }

@@ -19,8 +19,9 @@ func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
 		Usage: "show what the daemon and the bottles are doing",
-		Description: "Asks the running daemon for its state, and checks every transcript's bottle against\n" +
-			"its sources on disk (fresh, stale or missing). Works without a daemon, and says so.\n" +
+		Description: "Asks the running daemon for its state and what it knows of every bottle (fresh, stale\n" +
+			"or missing). Without a daemon, says so and checks every transcript's bottle against its\n" +
+			"sources on disk instead.\n" +
 			"--json prints one object: {\"daemon\": <daemon status or null>, \"daemonError\": …, \"disk\": <survey>}.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (the format is stable; see the README)"},
@@ -51,7 +52,11 @@ func runStatus(c *cli.Context) error {
 	if err != nil {
 		rep.DaemonError = err.Error()
 	}
-	if rep.Disk, err = watch.TakeSurvey(c.Context, d.claude, d.data); err != nil {
+	if rep.Daemon != nil && rep.Daemon.Bottles != nil {
+		// The daemon checked every bottle and follows every change: ask
+		// it, rather than read every transcript again.
+		rep.Disk, rep.Daemon.Bottles = rep.Daemon.Bottles, nil
+	} else if rep.Disk, err = watch.TakeSurvey(c.Context, d.claude, d.data); err != nil {
 		return err
 	}
 	if c.Bool("json") {
