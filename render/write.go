@@ -369,27 +369,31 @@ func syncDir(dir string) error {
 const staleTemp = time.Minute
 
 // CleanTemp removes temporary files that writers killed mid-write left in
-// dir. It returns how many it removed.
-func CleanTemp(dir string, now time.Time) (int, error) {
+// dir. It returns how many it removed, and how many it left because they
+// are too young to tell from a write in progress.
+func CleanTemp(dir string, now time.Time) (removed, young int, err error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+		return 0, 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("clean bottles dir: %w", err)
+		return 0, 0, fmt.Errorf("clean bottles dir: %w", err)
 	}
-	n := 0
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasPrefix(e.Name(), tempPrefix) {
 			continue
 		}
 		info, err := e.Info()
-		if err != nil || now.Sub(info.ModTime()) < staleTemp {
+		if err != nil {
+			continue
+		}
+		if now.Sub(info.ModTime()) < staleTemp {
+			young++
 			continue
 		}
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {
-			n++
+			removed++
 		}
 	}
-	return n, nil
+	return removed, young, nil
 }

@@ -209,16 +209,16 @@ func TestCleanTemp(t *testing.T) {
 	if err := os.Chtimes(stale, now.Add(-time.Hour), now.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	n, err := CleanTemp(dir, now)
-	if err != nil || n != 1 {
-		t.Fatalf("CleanTemp = %d, %v; want 1", n, err)
+	n, young, err := CleanTemp(dir, now)
+	if err != nil || n != 1 || young != 1 {
+		t.Fatalf("CleanTemp = %d removed, %d young, %v; want 1 and 1", n, young, err)
 	}
 	for p, exists := range map[string]bool{stale: false, fresh: true, keep: true} {
 		if _, err := os.Stat(p); (err == nil) != exists {
 			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, exists)
 		}
 	}
-	if n, err := CleanTemp(filepath.Join(dir, "absent"), now); err != nil || n != 0 {
+	if n, _, err := CleanTemp(filepath.Join(dir, "absent"), now); err != nil || n != 0 {
 		t.Errorf("CleanTemp of a missing dir = %d, %v", n, err)
 	}
 }

@@ -30,8 +30,12 @@ const (
 	tailWindow = 4096
 	// modSettle is how old a file's modification time must be when it is
 	// read for any later write to be sure to change it: file systems keep
-	// it at a coarse grain (a clock tick on Linux, a second on some).
-	modSettle = time.Second
+	// it at a coarse grain, a clock tick (at most 10 ms) on Linux's, a
+	// second or two on some (HFS+, FAT, ext4 with small inodes), which
+	// show as times with no fraction of a second: those wait
+	// coarseModSettle.
+	modSettle       = 100 * time.Millisecond
+	coarseModSettle = 2 * time.Second
 	// verifyChunk is the read size when a file's bytes are checksummed
 	// again.
 	verifyChunk = 256 << 10
@@ -128,8 +132,13 @@ func settledMod(mod, now time.Time) int64 {
 
 // Settled reports whether a file whose modification time is mod, seen at
 // now, is sure to get another time if it is written after now: its time
-// is older than the coarsest grain file systems keep it at.
-func Settled(mod, now time.Time) bool { return now.Sub(mod) >= modSettle }
+// is older than the grain its file system keeps it at.
+func Settled(mod, now time.Time) bool {
+	if mod.Nanosecond() == 0 {
+		return now.Sub(mod) >= coarseModSettle
+	}
+	return now.Sub(mod) >= modSettle
+}
 
 // Holds reports whether the file at fs.Path is still the one fs describes
 // and still ends, where fs read to, with the bytes that were read: same

@@ -12,25 +12,38 @@
 //     one long-lived read-only connection, then a query for the sessions
 //     owning rows past the daemon's cursors. The WAL file's size and
 //     timestamps are not trusted (a checkpoint reuses it).
-//   - A slow periodic check re-stats every transcript and asks the database
-//     again, covering missed events, queue overflow and roots that appear
-//     late.
+//   - A slow periodic check re-stats every transcript, checks every bottle
+//     against its sources the way the hook does (reading in full each
+//     transcript written since its bottle was last found fresh, see
+//     freshCache), and asks the database again, covering missed events,
+//     queue overflow, roots that appear late, bottles removed, and changes
+//     made in place. A render that fails is tried again with backoff.
 //   - Nothing is rendered before the database watcher's first check: a
 //     render made only because the database was not open yet would show
 //     none of its rows. The start-up catch-up then compares every bottle,
 //     those whose transcript is gone included, with the database as it is,
 //     so rows written while the daemon was down reach their bottles.
+//   - A database that goes away or cannot be read never strips a bottle of
+//     its observations (see dbWatch); a render only ever moves every source
+//     forward (render.Write), and renders that crossed are done again.
 //   - Each session is rendered after a trailing debounce capped by a maximum
 //     wait, never twice at once, with a bounded number of renders across
 //     sessions. Parse state is kept per session so that a render reads only
-//     what was appended, and is evicted when idle.
+//     what was appended, within a byte budget (see cache.go).
+//   - Bottles are written without a sync each and synced a moment later
+//     together (render.Batch): a bottle is a cache its readers validate,
+//     and a crash of the machine makes the ones written just before count
+//     as stale.
+//   - The data directory stays the daemon's while it runs (see guard).
 //
 // Goroutines, each stopped by Run's context:
 //   - the loop (Run itself) owns the scheduler, the session table and the
 //     catch-up backlog, and starts renders;
-//   - the fsnotify reader turns events into changes for the loop;
+//   - the fsnotify reader turns events into changes for the loop, and runs
+//     the periodic rescan and the guard's checks;
 //   - the database poller turns database commits into changes for the loop;
 //   - one goroutine per render in flight, at most Config.Workers;
+//   - the syncer syncs the bottles written;
 //   - the status server answers the socket.
 package watch
 
@@ -274,7 +287,6 @@ func (d *Daemon) Run(parent context.Context) error {
 	var bg sync.WaitGroup
 	bg.Go(func() { fw.run(ctx) })
 	bg.Go(func() { dbw.run(ctx) })
-	bg.Go(func() { g.run(ctx) })
 	bg.Go(func() { d.syncBottles(ctx) })
 	d.loop(ctx)
 	// Stopping: the renders in flight finish (with the database still
@@ -321,12 +333,15 @@ func (d *Daemon) syncBottles(ctx context.Context) {
 // cleanTemp removes the temporary files that writers killed mid-write
 // (the daemon before a crash, a hook or the render command) left in the
 // bottles directory.
-func (d *Daemon) cleanTemp() {
-	if n, err := render.CleanTemp(d.bottles, d.cfg.Now()); err != nil {
+// It reports whether temporary files too young to remove are left.
+func (d *Daemon) cleanTemp() (young bool) {
+	n, waiting, err := render.CleanTemp(d.bottles, d.cfg.Now())
+	if err != nil {
 		d.log.Warn("clean bottles dir", "err", err)
 	} else if n > 0 {
 		d.log.Info("removed temporary files left by writers that were killed", "count", n)
 	}
+	return waiting > 0
 }
 
 // Recheck makes the daemon check every bottle against its sources again,

@@ -804,10 +804,14 @@ func startDaemonAnyway(t *testing.T, claude, data string) *daemon {
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { d.exited <- d.cmd.Wait() }()
+	gone := make(chan struct{})
+	go func() {
+		d.exited <- d.cmd.Wait()
+		close(gone)
+	}()
 	t.Cleanup(func() {
 		d.cmd.Process.Kill()
-		<-d.exited
+		<-gone
 	})
 	return d
 }

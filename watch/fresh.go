@@ -48,6 +48,16 @@ func (c *freshCache) fresh(path string, transcript, bottle fileStamp) bool {
 	return ok && e.gen == c.gen && e.transcript == transcript && e.bottle == bottle
 }
 
+// freshTranscript reports whether the bottle of the transcript at path
+// was found fresh at this transcript stamp, whatever the bottle's stamp
+// (the caller knows the bottle did not change).
+func (c *freshCache) freshTranscript(path string, transcript fileStamp) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[path]
+	return ok && e.gen == c.gen && e.transcript == transcript
+}
+
 // put records that the bottle was fresh at these stamps, taken before it
 // was checked. A transcript whose time is too recent for a later write to
 // be sure to change it is not recorded: it is checked again next time.

@@ -49,6 +49,17 @@ type fsWatch struct {
 	// transcript: writes to it are seen in its own directory, which is
 	// watched too.
 	links map[string]string
+	// bottlesDir is the bottles directory's stamp at the last rescan, if
+	// it was settled then: while it is the same, no bottle was written,
+	// removed or replaced (all go by rename), and the rescan need not
+	// stat each. tempsLeft: the last rescan left young temporary files.
+	bottlesDir fileStamp
+	tempsLeft  bool
+	// guardDue: the lock file, the socket or the data directory changed;
+	// the guard checks them at the next tick (rm -rf has finished by then,
+	// and is not raced by files made again under it). The rescan checks
+	// them anyway.
+	guardDue bool
 }
 
 type fileStamp struct {
@@ -196,6 +207,9 @@ func (f *fsWatch) run(ctx context.Context) {
 			if !f.watched[f.projects] {
 				f.ensureRootsAndScan(ctx)
 			}
+			if f.guardDue || !f.watched[f.data] {
+				f.guard()
+			}
 			if !f.watched[f.data] {
 				f.add(f.data) // deleted and made again
 			}
@@ -216,13 +230,14 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 	case ev.Name == f.data:
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 			delete(f.watched, f.data) // fsnotify drops the watch itself
-			if f.d.guard != nil {
-				f.d.signal(f.d.guard.pokes)
-			}
+			f.guardDue = true
 		}
 	case dir == f.data:
-		if name == "claude-mem.db" || name == "claude-mem.db-wal" {
+		switch name {
+		case "claude-mem.db", "claude-mem.db-wal":
 			f.d.dbw.poke()
+		case LockFile, SocketFile:
+			f.guardDue = true
 		}
 	case ev.Name == f.projects || dir == f.claude && name == "projects":
 		if ev.Has(fsnotify.Create) {
@@ -278,6 +293,14 @@ func (f *fsWatch) follow(path string) {
 	}
 	f.links[target] = path
 	f.add(filepath.Dir(target))
+}
+
+// guard runs the guard's check (none in tests that run no Run).
+func (f *fsWatch) guard() {
+	f.guardDue = false
+	if f.d.guard != nil {
+		f.d.guard.check()
+	}
 }
 
 // touched reports a transcript as changed.
@@ -390,8 +413,17 @@ func watchLimitMessage(rescan time.Duration) string {
 // found without any event. It also picks up project directories whose
 // watch was missed.
 func (f *fsWatch) rescan(ctx context.Context) {
+	f.guard()
 	f.ensureRoots()
-	f.d.cleanTemp()
+	dir, _ := stampOf(f.d.bottles)
+	same := dir != (fileStamp{}) && dir == f.bottlesDir
+	if !same || f.tempsLeft {
+		f.tempsLeft = f.d.cleanTemp()
+	}
+	f.bottlesDir = fileStamp{}
+	if sources.Settled(dir.mod, time.Now()) {
+		f.bottlesDir = dir
+	}
 	current := map[string]bool{}
 	for _, p := range sources.ListTranscripts(f.claude) {
 		current[p] = true
@@ -404,7 +436,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 			f.touched(ctx, p)
 			continue
 		}
-		if id := sources.SessionOf(p); !f.d.checkFresh(ctx, id, p) {
+		if id := sources.SessionOf(p); !(same && f.d.freshness.freshTranscript(p, stamp)) && !f.d.checkFresh(ctx, id, p) {
 			f.d.send(ctx, change{id: id, path: p, at: f.d.cfg.Now(), rescan: true})
 		}
 	}

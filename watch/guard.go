@@ -5,44 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 )
 
 // guard keeps the data directory this daemon's while it runs. The lock
 // file and the status socket are files in it: a user who deletes the
 // directory (or them) would otherwise leave a daemon that status calls not
-// running, beside which a second one starts. So every rootPoll, and when
-// poked, it checks that the files at their paths are the ones it holds,
+// running, beside which a second one starts. So when the watch sees them
+// change (within a second: rm -rf has finished by then), and at every
+// rescan, it checks that the files at their paths are the ones it holds,
 // and makes them again if not. If another daemon locked the directory in
 // between, this one stops, saying so: never two daemons on one data
 // directory.
 //
-// Its goroutine owns the lock and the listener while it runs; Run closes
-// them after it has stopped.
+// The file watcher's goroutine runs its checks and owns the lock and the
+// listener while it runs; Run closes them after it has stopped.
 type guard struct {
-	d     *Daemon
-	lk    *lock
-	ln    *unixListener
-	pokes chan struct{} // capacity 1
-	stop  context.CancelCauseFunc
+	d    *Daemon
+	lk   *lock
+	ln   *unixListener
+	stop context.CancelCauseFunc
 }
 
 func newGuard(d *Daemon, lk *lock, ln *unixListener, stop context.CancelCauseFunc) *guard {
-	return &guard{d: d, lk: lk, ln: ln, pokes: make(chan struct{}, 1), stop: stop}
-}
-
-func (g *guard) run(ctx context.Context) {
-	tick := time.NewTicker(rootPoll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		case <-g.pokes:
-		}
-		g.check()
-	}
+	return &guard{d: d, lk: lk, ln: ln, stop: stop}
 }
 
 // check makes the lock file and the socket again if they are not the

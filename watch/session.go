@@ -121,8 +121,11 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		case out == render.Crossed && db == nil:
 			res.outcome = outcomeHeld
 			return res
+		case out == render.Written:
+			d.written(s, b, path, before)
+			return res
 		case out != render.Crossed:
-			if (out == render.Written || out == render.Covered) && db != nil {
+			if out == render.Covered {
 				d.stampWritten(s.id, path, before)
 			}
 			return res
@@ -134,6 +137,14 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			return res
 		}
 	}
+}
+
+// written is called, in the render's goroutine, right after the daemon
+// wrote a session's bottle b (the one place it does): whatever follows a
+// new bottle starts here. path is the session's transcript and before its
+// stamp before it was read.
+func (d *Daemon) written(s *session, b *render.Bottle, path string, before fileStamp) {
+	d.stampWritten(s.id, path, before)
 }
 
 // renderOnce brings the session's parse state up to date, reads its
