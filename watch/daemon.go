@@ -87,14 +87,9 @@ const (
 	// renderTimeout bounds one render; a render is not cancelled by
 	// shutdown (in-flight renders finish), only by this.
 	renderTimeout = 2 * time.Minute
-	// rootPoll is how often roots that do not exist yet are looked for.
+	// rootPoll is how often roots that do not exist yet are looked for, and
+	// the guard checks what the watch saw change in the data directory.
 	rootPoll = time.Second
-	// retryMin and retryMax bound the wait before a failed render is tried
-	// again; it doubles with each failure in a row. A fault a user fixes
-	// (a full disk, a permission) is picked up within seconds at first,
-	// and one that stays costs a render every few minutes.
-	retryMin = time.Second
-	retryMax = 5 * time.Minute
 )
 
 // Config configures a Daemon.
@@ -203,12 +198,6 @@ type change struct {
 	rescan bool
 }
 
-// retry is when a session whose render failed is rendered again.
-type retry struct {
-	at       time.Time
-	failures int
-}
-
 // New returns a daemon for cfg.
 func New(cfg Config) *Daemon {
 	cfg.setDefaults()
@@ -304,32 +293,6 @@ func (d *Daemon) Run(parent context.Context) error {
 	return nil
 }
 
-// syncDelay is how long after a bottle is written it is synced to disk
-// (with the others written meanwhile; see render.Batch): the window in
-// which a crash of the machine makes bottles be rendered again.
-const syncDelay = time.Second
-
-// syncBottles syncs the bottles written, syncDelay after the first write
-// of each batch, until ctx is done (Run syncs the last ones).
-func (d *Daemon) syncBottles(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-d.batch.Dirty:
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(syncDelay):
-		}
-		if err := d.batch.Sync(); err != nil {
-			d.log.Warn("sync bottles", "err", err)
-			d.signal(d.batch.Dirty) // try again
-		}
-	}
-}
-
 // cleanTemp removes the temporary files that writers killed mid-write
 // (the daemon before a crash, a hook or the render command) left in the
 // bottles directory.
@@ -345,8 +308,8 @@ func (d *Daemon) cleanTemp() (young bool) {
 }
 
 // Recheck makes the daemon check every bottle against its sources again,
-// reading every transcript in full, and try failed renders now: what a
-// daemon does on SIGHUP. It never blocks.
+// reading every transcript in full: what a daemon does on SIGHUP. It never
+// blocks.
 func (d *Daemon) Recheck() {
 	d.freshness.forget()
 	d.requestRescan()
@@ -410,43 +373,6 @@ func (d *Daemon) loop(ctx context.Context) {
 			d.evict(d.cfg.Now())
 		}
 	}
-}
-
-// nextWake is when the loop has something to do: the next render
-// deadline or retry.
-func (d *Daemon) nextWake() (time.Time, bool) {
-	at, ok := d.sched.next()
-	for _, r := range d.retries {
-		if !r.at.IsZero() && (!ok || r.at.Before(at)) {
-			at, ok = r.at, true
-		}
-	}
-	return at, ok
-}
-
-// startRetries marks for rendering the failed sessions whose wait is
-// over.
-func (d *Daemon) startRetries(now time.Time) {
-	for id, r := range d.retries {
-		if !r.at.IsZero() && !r.at.After(now) {
-			r.at = time.Time{} // the render's outcome sets the next one
-			d.retries[id] = r
-			d.noteChange(change{id: id, at: now})
-		}
-	}
-}
-
-// noteRetry schedules a failed session's next attempt, or forgets it
-// once a render succeeds.
-func (d *Daemon) noteRetry(res result, now time.Time) {
-	if res.err == nil {
-		delete(d.retries, res.id)
-		return
-	}
-	r := d.retries[res.id]
-	r.failures++
-	r.at = now.Add(min(retryMin<<min(r.failures-1, 20), retryMax))
-	d.retries[res.id] = r
 }
 
 func (d *Daemon) noteChange(c change) {
@@ -537,36 +463,6 @@ func (d *Daemon) finish(res result) {
 		s.bytes = res.bytes
 	}
 	d.evict(d.cfg.Now())
-}
-
-// noteDB keeps the sets of sessions rendered without the database and of
-// bottles held for want of it.
-func (d *Daemon) noteDB(res result) {
-	switch {
-	case res.err != nil:
-		return
-	case res.outcome == outcomeHeld:
-		d.withoutDB[res.id], d.held[res.id] = true, true
-	case res.noDB:
-		d.withoutDB[res.id] = true
-		delete(d.held, res.id)
-	default:
-		delete(d.withoutDB, res.id)
-		delete(d.held, res.id)
-	}
-	n := len(d.held)
-	d.rec.update(func(st *Status) { st.DB.Held = n })
-}
-
-// renderWithoutDB marks for rendering every session rendered or held
-// while the database could not be read.
-func (d *Daemon) renderWithoutDB(now time.Time) {
-	d.freshness.forget() // rows may have come while it was away
-	for id := range d.withoutDB {
-		d.noteChange(change{id: id, at: now})
-	}
-	d.log.Info("rendering bottles made without claude-mem's database", "count", len(d.withoutDB))
-	clear(d.withoutDB)
 }
 
 // signal sends on a channel of capacity 1 without blocking: a signal

@@ -234,3 +234,33 @@ func (w *dbWatch) publish(reason, transient string) {
 	since := w.since
 	w.d.rec.update(func(st *Status) { st.DB.Reachable, st.DB.Error, st.DB.Since = reachable, msg, since })
 }
+
+// noteDB keeps the sets of sessions rendered without the database and of
+// bottles held for want of it.
+func (d *Daemon) noteDB(res result) {
+	switch {
+	case res.err != nil:
+		return
+	case res.outcome == outcomeHeld:
+		d.withoutDB[res.id], d.held[res.id] = true, true
+	case res.noDB:
+		d.withoutDB[res.id] = true
+		delete(d.held, res.id)
+	default:
+		delete(d.withoutDB, res.id)
+		delete(d.held, res.id)
+	}
+	n := len(d.held)
+	d.rec.update(func(st *Status) { st.DB.Held = n })
+}
+
+// renderWithoutDB marks for rendering every session rendered or held
+// while the database could not be read.
+func (d *Daemon) renderWithoutDB(now time.Time) {
+	d.freshness.forget() // rows may have come while it was away
+	for id := range d.withoutDB {
+		d.noteChange(change{id: id, at: now})
+	}
+	d.log.Info("rendering bottles made without claude-mem's database", "count", len(d.withoutDB))
+	clear(d.withoutDB)
+}
