@@ -63,6 +63,11 @@ const (
 	VerifyHook int64 = 8 << 20
 )
 
+// WhyRewritten is the reason CheckState gives for a transcript that no
+// longer holds the bytes its bottle read (truncated, replaced, or changed
+// in place): it must be read again from the start.
+const WhyRewritten = "transcript rewritten"
+
 // CheckState compares a bottle's state with the sources now. transcript is
 // where the session's transcript is now ("" if it has none). Records
 // appended since the bottle that carry nothing it would show (hook
@@ -90,7 +95,7 @@ func CheckState(st *State, transcript string, memNow MemoryNow, verify int64) (F
 		case err != nil:
 			return Stale, "", err
 		case rewritten:
-			return Stale, "transcript rewritten", nil
+			return Stale, WhyRewritten, nil
 		case appended:
 			return Stale, "new messages in the transcript", nil
 		}

@@ -177,9 +177,9 @@ type Daemon struct {
 	// retries are the sessions whose last render failed: when to try
 	// again and how many failures in a row.
 	retries map[string]retry
-	// verify are the sessions the rescan found stale: their next render
-	// reads their transcripts again in full (a change made in place among
-	// appends is not visible otherwise).
+	// verify are the sessions the rescan found rewritten: their next
+	// render reads their transcripts again in full (a change made in place
+	// among appends is not visible otherwise).
 	verify map[string]bool
 	// withoutDB are the sessions last rendered while the database could
 	// not be read; held, those whose bottle was kept as it was because it
@@ -196,6 +196,8 @@ type change struct {
 	// rescan: found by the periodic check rather than an event; a session
 	// waiting to retry a failed render keeps waiting.
 	rescan bool
+	// verify: the transcript was rewritten; read it again in full.
+	verify bool
 }
 
 // New returns a daemon for cfg.
@@ -379,7 +381,7 @@ func (d *Daemon) noteChange(c change) {
 	if r, ok := d.retries[c.id]; ok && c.rescan && !r.at.IsZero() {
 		return // it is retried at its own time
 	}
-	if c.rescan {
+	if c.verify {
 		d.verify[c.id] = true
 	}
 	d.sched.mark(c.id, c.at)

@@ -18,9 +18,11 @@ import (
 // bottle's freshness the way the hook does (render.Check), and reads the
 // transcript again in full (render.VerifyAll), only when one of the two
 // files changed, and costs two stats per session otherwise. So a byte
-// changed in place anywhere in a transcript leaves its bottle within one
-// rescan (a write that does not make the file longer is noticed at once,
-// by sources.Transcript.Update).
+// changed in place anywhere in a transcript leaves its bottle at the first
+// rescan after the transcript has been left alone for checkQuiet: within
+// checkQuiet plus one rescan interval (35 s by default) of the last write
+// to it. A write that does not make the file longer is noticed at once,
+// by sources.Transcript.Update.
 // Rows claude-mem writes are the database watcher's to report; when the
 // database comes back after being away, every entry is forgotten.
 //
@@ -101,31 +103,33 @@ func stampOf(path string) (fileStamp, error) {
 // against its sources, as the hook does, and remembers it when fresh. A
 // missing bottle whose session was cleared (archived) and has nothing new
 // counts as fresh: it is not to be brought back.
-func (d *Daemon) checkFresh(ctx context.Context, id, path string) bool {
+// It also reports whether the transcript was rewritten (then its parse
+// state must be read again in full).
+func (d *Daemon) checkFresh(ctx context.Context, id, path string) (fresh, rewritten bool) {
 	ts, err1 := stampOf(path)
 	bs, err2 := stampOf(render.BottlePath(d.bottles, id))
 	if err1 != nil || err2 != nil {
-		return false
+		return false, false
 	}
 	if path != "" && d.freshness.fresh(path, ts, bs) {
-		return true
+		return true, false
 	}
 	mem := render.CursorNow(ctx, d.db.Load(), id)
-	f, _, _, err := render.Check(d.bottles, id, path, mem, render.VerifyAll)
+	f, _, why, err := render.Check(d.bottles, id, path, mem, render.VerifyAll)
 	if err == nil && f == render.Missing {
 		if arch := render.ArchivedPath(d.bottles, id); arch != "" {
 			if st, err := render.ReadState(arch); err == nil {
-				f, _, err = render.CheckState(st, path, mem, render.VerifyAll)
+				f, why, err = render.CheckState(st, path, mem, render.VerifyAll)
 			}
 		}
 	}
 	if err != nil || f != render.Fresh {
-		return false
+		return false, why == render.WhyRewritten
 	}
 	if path != "" {
 		d.freshness.put(path, ts, bs)
 	}
-	return true
+	return true, false
 }
 
 // stampWritten records that the bottle on disk now reflects the

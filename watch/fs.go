@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,6 +56,10 @@ type fsWatch struct {
 	// stat each. tempsLeft: the last rescan left young temporary files.
 	bottlesDir fileStamp
 	tempsLeft  bool
+	// checks is the goroutine checking bottles for the rescan (see
+	// checkFresh), which sets checking while it runs; run waits for it.
+	checks   sync.WaitGroup
+	checking atomic.Bool
 	// guardDue: the lock file, the socket or the data directory changed;
 	// the guard checks them at the next tick (rm -rf has finished by then,
 	// and is not raced by files made again under it). The rescan checks
@@ -179,6 +184,7 @@ func orphanBottles(dir string, live map[string]bool) []string {
 
 // run reads events until ctx is done.
 func (f *fsWatch) run(ctx context.Context) {
+	defer f.checks.Wait()
 	rescan := time.NewTicker(f.d.cfg.Rescan)
 	defer rescan.Stop()
 	roots := time.NewTicker(rootPoll)
@@ -425,6 +431,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		f.bottlesDir = dir
 	}
 	current := map[string]bool{}
+	var check []string
 	for _, p := range sources.ListTranscripts(f.claude) {
 		current[p] = true
 		info, err := os.Stat(p)
@@ -436,8 +443,11 @@ func (f *fsWatch) rescan(ctx context.Context) {
 			f.touched(ctx, p)
 			continue
 		}
-		if id := sources.SessionOf(p); !(same && f.d.freshness.freshTranscript(p, stamp)) && !f.d.checkFresh(ctx, id, p) {
-			f.d.send(ctx, change{id: id, path: p, at: f.d.cfg.Now(), rescan: true})
+		// A transcript written in the last moments is its events' to
+		// follow (a render is due or just done); it is checked once quiet.
+		quiet := time.Since(stamp.mod) >= checkQuiet
+		if quiet && !(same && f.d.freshness.freshTranscript(p, stamp)) {
+			check = append(check, p)
 		}
 	}
 	for p := range f.seen {
@@ -447,6 +457,35 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		}
 	}
 	f.status()
+	f.checkFresh(ctx, check)
+}
+
+// checkQuiet is how long a transcript must have been left alone before the
+// rescan checks its bottle: a session writing is followed by its events,
+// and checking it meanwhile would read it in full for nothing.
+const checkQuiet = 5 * time.Second
+
+// checkFresh checks the bottles of the transcripts at paths against their
+// sources, in a goroutine of its own, so that file events keep being
+// handled meanwhile (a check may read a transcript in full), and reports
+// the stale ones. If the previous rescan's checks are still running, these
+// wait for the next rescan.
+func (f *fsWatch) checkFresh(ctx context.Context, paths []string) {
+	if len(paths) == 0 || !f.checking.CompareAndSwap(false, true) {
+		return
+	}
+	f.checks.Go(func() {
+		defer f.checking.Store(false)
+		for _, p := range paths {
+			if ctx.Err() != nil {
+				return
+			}
+			id := sources.SessionOf(p)
+			if fresh, rewritten := f.d.checkFresh(ctx, id, p); !fresh {
+				f.d.send(ctx, change{id: id, path: p, at: f.d.cfg.Now(), rescan: true, verify: rewritten})
+			}
+		}
+	})
 }
 
 // scanDir reports every transcript in a new project directory.

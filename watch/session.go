@@ -95,9 +95,11 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			d.mu.Unlock()
 		}
 	}
-	if catchUp && d.checkFresh(ctx, s.id, path) {
-		res.outcome = outcomeFresh
-		return res
+	if catchUp {
+		if fresh, _ := d.checkFresh(ctx, s.id, path); fresh {
+			res.outcome = outcomeFresh
+			return res
+		}
 	}
 	before, _ := stampOf(path)
 	d.syncChain(s, path)
