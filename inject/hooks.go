@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -94,7 +93,7 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	if db != nil {
 		defer db.Close()
 	}
-	fresh, st, why, err := render.Check(dir, p.SessionID, transcript, render.CursorNow(ctx, db, p.SessionID))
+	fresh, st, why, err := render.Check(dir, p.SessionID, transcript, render.CursorNow(ctx, db, p.SessionID), render.VerifyHook)
 	if err == nil && fresh == render.Cleared {
 		fresh, path = render.Fresh, render.ArchivedPath(dir, p.SessionID)
 	}
@@ -193,18 +192,13 @@ func openMemory(ctx context.Context, cfg Config) *sources.MemoryDB {
 
 // renderNow renders and writes the session's bottle, returning the path of
 // the bottle to point to and its state. A concurrent render (the daemon)
-// may have written a newer bottle meanwhile: then that one is pointed to.
+// may have written a newer bottle meanwhile: then that one is pointed to;
+// so is the bottle on disk when it shows claude-mem records the database
+// cannot give now.
 func renderNow(ctx context.Context, cfg Config, id, transcript string, db *sources.MemoryDB) (string, *render.State, error) {
 	req := render.Request{SessionID: id, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, Memory: db}
-	b, err := render.FromDisk(ctx, req, cfg.Now(), time.Local)
-	if err != nil {
-		return "", nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return "", nil, fmt.Errorf("render %s: %w", id, err)
-	}
 	dir := render.BottlesDir(cfg.DataDir)
-	outcome, err := render.Write(dir, b)
+	b, outcome, err := render.WriteFromDisk(ctx, dir, req, cfg.Now, time.Local)
 	if err != nil {
 		return "", nil, err
 	}

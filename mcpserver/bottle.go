@@ -74,7 +74,7 @@ func (s *Server) fresh(ctx context.Context, id string) (*bottleFile, error) {
 	} else {
 		db = nil
 	}
-	if f, _, _, err := render.Check(dir, id, transcript, render.CursorNow(ctx, db, id)); err == nil && f == render.Fresh {
+	if f, _, _, err := render.Check(dir, id, transcript, render.CursorNow(ctx, db, id), render.VerifyHook); err == nil && f == render.Fresh {
 		return &bottleFile{session: id, path: render.BottlePath(dir, id)}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RenderTimeout)

@@ -102,7 +102,7 @@ func loadCase(t *testing.T, dir string) Input {
 	for i := range in.Spine.Files {
 		f := &in.Spine.Files[i]
 		f.Path = "/home/u/.claude/projects/-case/" + f.Session + ".jsonl"
-		f.ID = sources.FileID{}
+		f.ID, f.Mod = sources.FileID{}, 0 // machine-dependent
 	}
 	return in
 }

@@ -75,6 +75,31 @@ func FromDisk(ctx context.Context, req Request, now time.Time, loc *time.Locatio
 	return b, err
 }
 
+// MaxCrossed bounds how many times a session is rendered in a row because
+// another writer's bottle crossed the new one (see Crossed). Each attempt
+// reads the sources afresh, so the second normally covers both; only a
+// source that cannot be read now (the database) makes them all cross.
+const MaxCrossed = 3
+
+// WriteFromDisk renders a session from disk and writes its bottle to dir,
+// rendering again while another writer's bottle crosses the new one. It
+// returns the last bottle rendered and what Write did with it.
+func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time.Time, loc *time.Location) (*Bottle, Outcome, error) {
+	for attempt := 1; ; attempt++ {
+		b, err := FromDisk(ctx, req, now(), loc)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, 0, fmt.Errorf("render %s: %w", req.SessionID, err)
+		}
+		out, err := Write(dir, b)
+		if err != nil || out != Crossed || attempt == MaxCrossed || req.Memory == nil {
+			return b, out, err
+		}
+	}
+}
+
 // Input turns what was loaded into the renderer's input.
 func (l *Loaded) Input(sessionID string) Input {
 	in := Input{SessionID: sessionID, Memory: l.Memory}

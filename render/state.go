@@ -15,8 +15,9 @@ import (
 )
 
 // Format is the version of the bottle layout. A bottle of another format is
-// always re-rendered.
-const Format = 1
+// always re-rendered. Format 2 records each transcript's checksum of every
+// byte read and its settled modification time.
+const Format = 2
 
 // Mode says what a bottle was rendered from.
 type Mode string
@@ -124,29 +125,62 @@ func readState(r io.Reader) (*State, error) {
 
 // Covers reports whether a bottle of state s reflects everything a bottle
 // of state o would: same format and mode, every transcript file of o read
-// at least as far, and the database read at or past o's cursor. A bottle is
-// only ever replaced by one that it does not cover, so bottles never move
-// backwards when renders race.
+// at least as far, and the database read at or past o's rows. Cursors of
+// two different database files are not comparable here (Write decides
+// between them by which file is claude-mem's database now).
 func (s *State) Covers(o *State) bool {
 	if s.Format != o.Format || s.Session != o.Session || s.Mode != o.Mode {
 		return false
 	}
+	return s.covers(o, false, nil)
+}
+
+// covers is Covers without the format and mode check. When gone is set, a
+// transcript of o that is no longer on disk (deleted, or another file now
+// has its name) is not held against s, which could not have read it. db,
+// if not nil, names the database file there is now: a cursor of that file
+// covers one of a file that is gone.
+func (s *State) covers(o *State, gone bool, db currentDB) bool {
 	for _, ot := range o.Transcripts {
 		i := slices.IndexFunc(s.Transcripts, func(st sources.FileState) bool {
 			return st.Session == ot.Session && st.ID == ot.ID
 		})
-		if i < 0 || s.Transcripts[i].Offset < ot.Offset {
+		switch {
+		case i < 0:
+			if !gone || !ot.Gone() {
+				return false
+			}
+		case s.Transcripts[i].Offset < ot.Offset:
 			return false
 		}
 	}
-	if o.Memory == nil {
+	return memoryCovers(s.Memory, o.Memory, db)
+}
+
+// memoryCovers reports whether database cursor a reflects every row b
+// does. No cursor, or one without rows, is covered by anything: a bottle
+// rendered while the database did not know the session (or could not be
+// read) shows nothing from it.
+func memoryCovers(a, b *sources.MemoryCursor, db currentDB) bool {
+	if !hasRows(b) {
 		return true
 	}
-	if s.Memory == nil {
+	if a == nil {
 		return false
 	}
-	a, b := s.Memory, o.Memory
-	return a.DB == b.DB && a.MemorySessionID == b.MemorySessionID &&
+	if a.DB != b.DB {
+		if db == nil {
+			return false
+		}
+		now, ok := db()
+		return ok && a.DB == now // b's database was replaced by a's
+	}
+	return (a.MemorySessionID == b.MemorySessionID || b.MemorySessionID == "") &&
 		a.Prompt >= b.Prompt && a.Observation >= b.Observation &&
 		a.Summary >= b.Summary && a.ToolUseLinks >= b.ToolUseLinks
+}
+
+// hasRows reports whether a cursor saw anything of the session.
+func hasRows(c *sources.MemoryCursor) bool {
+	return c != nil && (c.MemorySessionID != "" || c.Prompt > 0 || c.Observation > 0 || c.Summary > 0 || c.ToolUseLinks > 0)
 }

@@ -39,10 +39,15 @@ const (
 	// Archived: the session's bottle was archived (its session was cleared)
 	// and the sources have nothing new since; it is not brought back.
 	Archived
+	// Crossed: the bottle on disk and this one each read some source
+	// further than the other (renders raced: one read the transcript later,
+	// the other the database), so neither may replace the other. Nothing was
+	// written; a render from the sources as they are now covers both.
+	Crossed
 )
 
 func (o Outcome) String() string {
-	return [...]string{"written", "unchanged", "kept-full", "archived"}[o]
+	return [...]string{"written", "unchanged", "kept-full", "archived", "crossed"}[o]
 }
 
 // ArchiveDir is where bottles of cleared sessions are moved.
@@ -50,21 +55,36 @@ func ArchiveDir(dir string) string { return filepath.Join(dir, "archive") }
 
 // Write stores b as the bottle of its session in dir, atomically: the bytes
 // go to a temporary file in dir, are synced, and are renamed over the
-// bottle. Files are 0600 and dir 0700; bottles hold whole conversations.
+// bottle, and the directory is synced (a Batch defers the syncs; see
+// durable.go). Files are 0600 and dir 0700; bottles hold whole
+// conversations.
 //
-// A bottle never moves backwards: if the bottle on disk covers b's source
-// state (see State.Covers), or is a full bottle and b a reconstructed one,
-// it is kept. The check and the rename happen under an exclusive lock on
-// dir, so concurrent writers (the daemon, a hook, the CLI) are safe.
+// A bottle never moves backwards: b replaces the bottle on disk only if it
+// was rendered from sources at least as new in every respect (see judge);
+// otherwise the bottle on disk is kept and the outcome says why (Covered,
+// KeptFull, Crossed). The check and the rename happen under an exclusive
+// lock on dir, so concurrent writers (the daemon, a hook, the CLI) are
+// safe.
 func Write(dir string, b *Bottle) (Outcome, error) {
+	return write(dir, b, true, func() (time.Time, bool) { return crashed(dir) })
+}
+
+// write is Write; with durable false it syncs nothing, for a Batch, which
+// also says whether a crash may have damaged bottles.
+func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) (Outcome, error) {
 	if err := ensureDir(dir); err != nil {
 		return 0, err
 	}
-	tmp, err := writeTemp(dir, b.State.Session, b.Bytes)
+	tmp, err := writeTemp(dir, b.State.Session, b.Bytes, durable)
 	if err != nil {
 		return 0, err
 	}
-	defer os.Remove(tmp) // a no-op once renamed
+	renamed := false
+	defer func() {
+		if !renamed {
+			os.Remove(tmp)
+		}
+	}()
 
 	unlock, err := lockDir(dir)
 	if err != nil {
@@ -75,11 +95,11 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 	cur, err := ReadState(dst)
 	switch {
 	case err == nil:
-		if keep := keeps(cur, &b.State); keep {
-			if cur.Mode == ModeFull && b.State.Mode == ModeReconstructed {
-				return KeptFull, nil
-			}
-			return Covered, nil
+		if damaged(dst, crash) {
+			break // whatever its state line says
+		}
+		if v := judge(cur, &b.State, dbNow(dir)); v != Written {
+			return v, nil
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if arch := newestArchived(dir, b.State.Session); arch != nil && stillCurrent(arch, &b.State) {
@@ -91,30 +111,92 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 	if err := os.Rename(tmp, dst); err != nil {
 		return 0, fmt.Errorf("write bottle %s: %w", dst, err)
 	}
+	renamed = true
+	if !durable {
+		return Written, nil
+	}
 	return Written, syncDir(dir)
 }
 
-// keeps reports whether a bottle of state cur should stay rather than be
-// replaced by one of state next: it covers next's sources, or it is full and
-// next is only reconstructed (the transcript went away).
+// judge decides whether a bottle of state next may replace the bottle on
+// disk, of state cur: Written if it may, else the reason it may not.
 //
-// Covering is judged from offsets, which only means something while the
-// files hold what cur read: a transcript truncated and written again since
-// makes cur stale whatever its offset says, so cur's claims are checked on
-// disk before it is kept.
-func keeps(cur, next *State) bool {
-	if cur.Format == next.Format && cur.Mode == ModeFull && next.Mode == ModeReconstructed {
-		return true
+// Every source must move forward: the transcripts as far read, the
+// database at or past the same rows. A full bottle is never replaced by a
+// reconstructed one (the transcript went away; the assistant's words would
+// be lost). When each bottle read one source further than the other, the
+// verdict is Crossed and the caller renders again.
+//
+// What cur claims is only believed while the files still hold what it
+// read: a transcript rewritten since (truncated, replaced, changed near
+// its offset, or changed anywhere when next read it to the same offset
+// and found other bytes) makes cur stale whatever its offsets say, and it
+// is replaced.
+func judge(cur, next *State, db currentDB) Outcome {
+	if cur.Format != next.Format || cur.Session != next.Session {
+		return Written
 	}
-	if !cur.Covers(next) {
-		return false
+	switch {
+	case cur.Mode == ModeFull && next.Mode == ModeReconstructed:
+		return KeptFull
+	case cur.Mode != next.Mode:
+		return Written
+	}
+	v := Crossed
+	switch {
+	case cur.covers(next, false, db):
+		v = Covered
+	case next.covers(cur, true, db):
+		return Written
 	}
 	for _, f := range cur.Transcripts {
 		if ok, err := f.Holds(); err == nil && !ok {
-			return false // rewritten since cur was rendered
+			return Written // rewritten since cur was rendered
+		}
+		if differs(f, next) {
+			// Both read the file to the same offset but saw different
+			// bytes: it was changed in place in between. The one that
+			// matches the file now wins.
+			if ok, err := f.Verify(); err == nil && !ok {
+				return Written
+			}
 		}
 	}
-	return true
+	return v
+}
+
+// differs reports whether next read the file f describes to the same
+// offset and found other bytes.
+func differs(f sources.FileState, next *State) bool {
+	for _, n := range next.Transcripts {
+		if n.Session == f.Session && n.ID == f.ID && n.Offset == f.Offset {
+			return n.Sum != f.Sum
+		}
+	}
+	return false
+}
+
+// currentDB returns the identity of claude-mem's database file as it is
+// now, and false if there is none.
+type currentDB func() (sources.FileID, bool)
+
+// dbNow is the currentDB of the data directory that holds the bottles
+// directory dir; it stats the file at most once.
+func dbNow(dir string) currentDB {
+	var (
+		id   sources.FileID
+		ok   bool
+		done bool
+	)
+	return func() (sources.FileID, bool) {
+		if !done {
+			done = true
+			if info, err := os.Stat(sources.MemoryFile(filepath.Dir(dir))); err == nil {
+				id, ok = sources.FileIDOf(info), true
+			}
+		}
+		return id, ok
+	}
 }
 
 // stillCurrent reports whether an archived bottle still shows everything
@@ -128,7 +210,7 @@ func stillCurrent(arch, next *State) bool {
 			transcript = f.Path
 		}
 	}
-	fresh, _, err := CheckState(arch, transcript, func() (*sources.MemoryCursor, error) { return next.Memory, nil })
+	fresh, _, err := CheckState(arch, transcript, func() (*sources.MemoryCursor, error) { return next.Memory, nil }, VerifyTail)
 	return err == nil && fresh == Fresh
 }
 
@@ -228,17 +310,16 @@ func ensureDir(dir string) error {
 	return nil
 }
 
-func writeTemp(dir, session string, data []byte) (string, error) {
+// writeTemp writes data to a new temporary file in dir (CreateTemp makes
+// it 0600), synced if durable.
+func writeTemp(dir, session string, data []byte, durable bool) (string, error) {
 	f, err := os.CreateTemp(dir, tempPrefix+session+"-*.md")
 	if err != nil {
 		return "", fmt.Errorf("write bottle: %w", err)
 	}
 	name := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -288,27 +369,31 @@ func syncDir(dir string) error {
 const staleTemp = time.Minute
 
 // CleanTemp removes temporary files that writers killed mid-write left in
-// dir. It returns how many it removed.
-func CleanTemp(dir string, now time.Time) (int, error) {
+// dir. It returns how many it removed, and how many it left because they
+// are too young to tell from a write in progress.
+func CleanTemp(dir string, now time.Time) (removed, young int, err error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+		return 0, 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("clean bottles dir: %w", err)
+		return 0, 0, fmt.Errorf("clean bottles dir: %w", err)
 	}
-	n := 0
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasPrefix(e.Name(), tempPrefix) {
 			continue
 		}
 		info, err := e.Info()
-		if err != nil || now.Sub(info.ModTime()) < staleTemp {
+		if err != nil {
+			continue
+		}
+		if now.Sub(info.ModTime()) < staleTemp {
+			young++
 			continue
 		}
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {
-			n++
+			removed++
 		}
 	}
-	return n, nil
+	return removed, young, nil
 }

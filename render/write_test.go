@@ -61,14 +61,20 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 		{"older memory is refused",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) }, Covered, true},
-		{"mixed (newer transcript, older memory) replaces",
+		{"crossed (newer transcript, older memory) is refused",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, cur(5), ModeFull) }, Written, false},
-		{"a recreated database is not compared with the old one",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, cur(5), ModeFull) }, Crossed, true},
+		{"crossed (older transcript, newer memory) is refused",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, cur(5), ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) }, Crossed, true},
+		{"rows of a database that is gone are not dropped for want of one",
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
+			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, nil, ModeFull) }, Crossed, true},
+		{"a cursor of another database file is not taken for the one there is",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
 			func(t *testing.T) *Bottle {
 				return bottleAt(t, "s", 100, &sources.MemoryCursor{DB: sources.FileID{Ino: 10}, Observation: 1}, ModeFull)
-			}, Written, false},
+			}, Crossed, true},
 		{"full is never replaced by reconstructed",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) },
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 0, cur(50), ModeReconstructed) }, KeptFull, true},
@@ -100,6 +106,32 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 			}
 			assertNoTemp(t, dir)
 		})
+	}
+}
+
+// TestWriteReplacedDatabase replaces claude-mem's database by another
+// file: a bottle read from the file that is there now replaces one read
+// from the file that is gone, and not the other way round.
+func TestWriteReplacedDatabase(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "bottles")
+	if err := os.WriteFile(sources.MemoryFile(data), []byte("a database"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(sources.MemoryFile(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := &sources.MemoryCursor{DB: sources.FileID{Ino: 1}, MemorySessionID: "m-old", Observation: 871}
+	now := &sources.MemoryCursor{DB: sources.FileIDOf(info), MemorySessionID: "m-new", Observation: 1}
+	if got, err := Write(dir, bottleAt(t, "s", 100, old, ModeFull)); err != nil || got != Written {
+		t.Fatalf("first Write = %v, %v", got, err)
+	}
+	if got, err := Write(dir, bottleAt(t, "s", 100, now, ModeFull)); err != nil || got != Written {
+		t.Fatalf("Write of a bottle read from the database there is now = %v, %v; want written", got, err)
+	}
+	if got, err := Write(dir, bottleAt(t, "s", 100, old, ModeFull)); err != nil || got != Covered {
+		t.Fatalf("Write of a bottle read from the database that is gone = %v, %v; want unchanged (kept)", got, err)
 	}
 }
 
@@ -177,16 +209,16 @@ func TestCleanTemp(t *testing.T) {
 	if err := os.Chtimes(stale, now.Add(-time.Hour), now.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	n, err := CleanTemp(dir, now)
-	if err != nil || n != 1 {
-		t.Fatalf("CleanTemp = %d, %v; want 1", n, err)
+	n, young, err := CleanTemp(dir, now)
+	if err != nil || n != 1 || young != 1 {
+		t.Fatalf("CleanTemp = %d removed, %d young, %v; want 1 and 1", n, young, err)
 	}
 	for p, exists := range map[string]bool{stale: false, fresh: true, keep: true} {
 		if _, err := os.Stat(p); (err == nil) != exists {
 			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, exists)
 		}
 	}
-	if n, err := CleanTemp(filepath.Join(dir, "absent"), now); err != nil || n != 0 {
+	if n, _, err := CleanTemp(filepath.Join(dir, "absent"), now); err != nil || n != 0 {
 		t.Errorf("CleanTemp of a missing dir = %d, %v", n, err)
 	}
 }

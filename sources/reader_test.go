@@ -102,21 +102,21 @@ func TestHugeLines(t *testing.T) {
 	}
 }
 
-// TestOversizedLineSkipped feeds a line longer than maxLine through
-// readFrom without writing it to disk: it is counted, not buffered, and the
-// offset still moves past it.
+// TestOversizedLineSkipped feeds a line that even compacted is longer
+// than maxCompact through readFrom without writing it to disk: it is
+// counted, not buffered, and the offset still moves past it.
 func TestOversizedLineSkipped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates a few hundred MB")
 	}
 	head := userLine("u1", "", "2026-01-01T10:00:00.000Z", "before")
 	tail := userLine("u2", "u1", "2026-01-01T10:00:09.000Z", "after")
-	r := io.MultiReader(strings.NewReader(head), &repeatReader{n: maxLine + 10}, strings.NewReader("\n"+tail))
+	r := io.MultiReader(strings.NewReader(head), &repeatReader{n: maxCompact + 10}, strings.NewReader("\n"+tail))
 	tr := NewTranscript("s", "")
 	if err := tr.readFrom(r, 0); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tr.offset, int64(len(head)+maxLine+10+1+len(tail)); got != want {
+	if got, want := tr.offset, int64(len(head)+maxCompact+10+1+len(tail)); got != want {
 		t.Errorf("offset = %d, want %d", got, want)
 	}
 	if tr.malformed != 1 {

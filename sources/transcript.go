@@ -10,19 +10,35 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 const (
 	// readChunk is the read size. Real transcripts run from kilobytes to
 	// gigabytes; 1 MiB keeps syscalls rare without holding much memory.
 	readChunk = 1 << 20
-	// maxLine bounds the memory one line may take. Real lines reach a few
-	// megabytes (inline screenshots, huge tool results); a longer line is
-	// skipped and counted as malformed rather than buffered.
-	maxLine = 256 << 20
+	// longLine is the longest line held whole in memory. Real lines reach
+	// a few megabytes (inline screenshots, huge tool results); a longer one
+	// is read through a compactor (see compactor) that keeps its structure
+	// and short strings and leaves out every string longer than
+	// keepString, so that a line of any length costs a bounded amount of
+	// memory. The rule depends only on the line, never on how it was read,
+	// so that incremental and one-shot parses agree.
+	longLine = 8 << 20
 	// tailWindow is how many bytes before the read offset are checksummed to
-	// notice a file rewritten in place (same inode, same or larger size).
+	// notice cheaply a file rewritten near its end.
 	tailWindow = 4096
+	// modSettle is how old a file's modification time must be when it is
+	// read for any later write to be sure to change it: file systems keep
+	// it at a coarse grain, a clock tick (at most 10 ms) on Linux's, a
+	// second or two on some (HFS+, FAT, ext4 with small inodes), which
+	// show as times with no fraction of a second: those wait
+	// coarseModSettle.
+	modSettle       = 100 * time.Millisecond
+	coarseModSettle = 2 * time.Second
+	// verifyChunk is the read size when a file's bytes are checksummed
+	// again.
+	verifyChunk = 256 << 10
 )
 
 // Transcript is the parse state of one transcript file. It is built by
@@ -53,6 +69,40 @@ type Transcript struct {
 	offset  int64  // just past the last complete line
 	fileID  FileID // identity of the file read
 	tailSum uint32 // CRC-32 of up to tailWindow bytes before offset
+	sum     uint32 // CRC-32 of every byte before offset
+	mod     int64  // settled modification time when last read (FileState.Mod)
+	// seenSize and seenMod are the file's size and time at the last
+	// Update: a write that changed the time but not the size was made in
+	// place, and everything before the offset is checked again.
+	seenSize int64
+	seenMod  time.Time
+
+	// sized and size: Size has counted recs[:sized], size bytes.
+	sized, sizedUUIDs int
+	size              int64
+}
+
+// Per-item overheads Size counts beside the strings' bytes: a record's
+// struct, and an interned uuid's string header, map entry and slot.
+const (
+	recordBytes = int64(unsafe.Sizeof(record{}))
+	uuidBytes   = 16 + 48 + 1
+)
+
+// Size estimates the memory the parse state holds, in bytes. It costs a
+// look at the records added since the last call.
+func (t *Transcript) Size() int64 {
+	for _, r := range t.recs[t.sized:] {
+		t.size += recordBytes + int64(len(r.text)+len(r.msg)+len(r.toolUse)+len(r.trigger))
+	}
+	t.sized = len(t.recs)
+	var uuids int64
+	for _, u := range t.uuids[t.sizedUUIDs:] {
+		uuids += uuidBytes + int64(len(u))
+	}
+	t.sizedUUIDs = len(t.uuids)
+	t.size += uuids
+	return t.size
 }
 
 // NewTranscript returns empty parse state for the transcript of sessionID
@@ -72,14 +122,32 @@ func ReadTranscript(sessionID, path string) (*Transcript, error) {
 
 // State reports how much of the file t reflects.
 func (t *Transcript) State() FileState {
-	return FileState{Session: t.SessionID, Path: t.Path, ID: t.fileID, Offset: t.offset, Tail: t.tailSum}
+	return FileState{Session: t.SessionID, Path: t.Path, ID: t.fileID, Offset: t.offset, Tail: t.tailSum, Sum: t.sum, Mod: t.mod}
+}
+
+// settledMod is FileState.Mod for a file whose time is mod, read at now.
+func settledMod(mod, now time.Time) int64 {
+	if !Settled(mod, now) {
+		return 0
+	}
+	return mod.UnixNano()
+}
+
+// Settled reports whether a file whose modification time is mod, seen at
+// now, is sure to get another time if it is written after now: its time
+// is older than the grain its file system keeps it at.
+func Settled(mod, now time.Time) bool {
+	if mod.Nanosecond() == 0 {
+		return now.Sub(mod) >= coarseModSettle
+	}
+	return now.Sub(mod) >= modSettle
 }
 
 // Holds reports whether the file at fs.Path is still the one fs describes
-// and still holds the bytes that were read: same identity, at least Offset
-// bytes long, the same bytes before Offset. A transcript is only ever
-// appended to, so then nothing a reader of fs saw has changed. It reads at
-// most 4 KiB.
+// and still ends, where fs read to, with the bytes that were read: same
+// identity, at least Offset bytes long, the same 4 KiB before Offset. A
+// transcript written only by appending then holds everything a reader of
+// fs saw; Verify checks the rest. It reads at most 4 KiB.
 func (fs FileState) Holds() (bool, error) {
 	f, info, err := openStat(fs.Path)
 	if err != nil {
@@ -87,6 +155,47 @@ func (fs FileState) Holds() (bool, error) {
 	}
 	defer f.Close()
 	return fs.holds(f, info)
+}
+
+// Verify reports whether the file at fs.Path still holds every byte fs
+// read: Holds, and the same checksum of all the bytes before Offset. It
+// reads them all.
+func (fs FileState) Verify() (bool, error) {
+	f, info, err := openStat(fs.Path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if ok, err := fs.holds(f, info); err != nil || !ok {
+		return ok, err
+	}
+	sum, err := prefixChecksum(f, fs.Offset)
+	return err == nil && sum == fs.Sum, err
+}
+
+// prefixChecksum is the CRC-32 of the first n bytes of f.
+func prefixChecksum(f *os.File, n int64) (uint32, error) {
+	buf := make([]byte, min(n, verifyChunk))
+	var sum uint32
+	for off := int64(0); off < n; {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), n-off)], off)
+		sum = crc32.Update(sum, crc32.IEEETable, buf[:k])
+		off += int64(k)
+		if err != nil && !(errors.Is(err, io.EOF) && off == n) {
+			return 0, err
+		}
+	}
+	return sum, nil
+}
+
+// Gone reports whether the file fs describes is no longer at fs.Path:
+// deleted, or replaced by another file of the same name.
+func (fs FileState) Gone() bool {
+	info, err := os.Stat(fs.Path)
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	return FileIDOf(info) != fs.ID
 }
 
 func (fs FileState) holds(f *os.File, info os.FileInfo) (bool, error) {
@@ -106,19 +215,34 @@ func (t *Transcript) ContinuedIn() string { return t.continuedIn }
 
 // Update reads what was appended to the file since the last call. If the
 // file was replaced, truncated or rewritten, it parses it again from the
-// start. It reports whether the state changed.
+// start. A write that did not make the file longer was made in place:
+// then every byte before the offset is checked again (Verify), wherever a
+// change may be. It reports whether the state changed.
 func (t *Transcript) Update() (changed bool, err error) {
+	return t.update(false)
+}
+
+// UpdateVerified is Update that always checks every byte before the
+// offset, for a file that may have been changed in place among appends.
+func (t *Transcript) UpdateVerified() (changed bool, err error) {
+	return t.update(true)
+}
+
+func (t *Transcript) update(verify bool) (changed bool, err error) {
 	f, info, err := openStat(t.Path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
 	id := FileIDOf(info)
-	if t.offset > 0 && (id != t.fileID || info.Size() < t.offset || !t.tailMatches(f)) {
+	inPlace := info.Size() == t.seenSize && !info.ModTime().Equal(t.seenMod)
+	if t.offset > 0 && (id != t.fileID || info.Size() < t.offset || !t.tailMatches(f) ||
+		(verify || inPlace) && !t.prefixMatches(f)) {
 		t.reset()
 		changed = true
 	}
-	t.fileID = id
+	t.fileID, t.seenSize, t.seenMod = id, info.Size(), info.ModTime()
+	t.mod = settledMod(info.ModTime(), time.Now())
 	if info.Size() == t.offset {
 		return changed, nil
 	}
@@ -161,6 +285,11 @@ func (t *Transcript) tailMatches(f *os.File) bool {
 	return err == nil && sum == t.tailSum
 }
 
+func (t *Transcript) prefixMatches(f *os.File) bool {
+	sum, err := prefixChecksum(f, t.offset)
+	return err == nil && sum == t.sum
+}
+
 func tailChecksum(f *os.File, offset int64) (uint32, error) {
 	n := min(offset, tailWindow)
 	buf := make([]byte, n)
@@ -179,20 +308,35 @@ func FileIDOf(info os.FileInfo) FileID {
 }
 
 // Since compares the file at fs.Path with what fs read, opening it once:
-// rewritten reports that it no longer Holds those bytes; appended, that
+// rewritten reports that it no longer holds those bytes; appended, that
 // the complete lines written after fs.Offset carry something a spine
 // shows (a genuine user message, assistant text, a steering message).
 // Records that only add structure or noise (tool results, hook and
 // progress records, a compaction boundary and its summary) do not count.
-func (fs FileState) Since() (rewritten, appended bool, err error) {
+//
+// A file whose time is still fs.Mod was not written since: nothing more
+// is read. Otherwise the 4 KiB before the offset are compared (Holds), and
+// when fs.Offset is at most verify, every byte before it (Verify): verify
+// bounds what a caller pays to find a change made in place far from the
+// end.
+func (fs FileState) Since(verify int64) (rewritten, appended bool, err error) {
 	f, info, err := openStat(fs.Path)
 	if err != nil {
 		return false, false, err
 	}
 	defer f.Close()
+	if fs.Mod != 0 && info.ModTime().UnixNano() == fs.Mod && FileIDOf(info) == fs.ID && info.Size() >= fs.Offset {
+		return false, false, nil
+	}
 	holds, err := fs.holds(f, info)
 	if err != nil || !holds {
 		return !holds, false, err
+	}
+	if fs.Offset <= verify {
+		sum, err := prefixChecksum(f, fs.Offset)
+		if err != nil || sum != fs.Sum {
+			return err == nil, false, err
+		}
 	}
 	if info.Size() == fs.Offset {
 		return false, false, nil
@@ -218,45 +362,70 @@ func (fs FileState) Since() (rewritten, appended bool, err error) {
 }
 
 // readFrom consumes the complete lines r yields, advancing t.offset past
-// each. A final line without its newline is left for the next call: it is
-// still being written. sizeHint is how many bytes r is expected to hold;
-// the daemon's appends are usually a few kilobytes, which need no 1 MiB
-// buffer.
+// each and adding its bytes to t.sum. A final line without its newline is
+// left for the next call: it is still being written. sizeHint is how many
+// bytes r is expected to hold; the daemon's appends are usually a few
+// kilobytes, which need no 1 MiB buffer.
+//
+// Lines up to longLine bytes are parsed whole; a longer line is streamed
+// through a compactor and the compacted line parsed.
 func (t *Transcript) readFrom(r io.Reader, sizeHint int64) error {
 	buf := make([]byte, min(max(sizeHint+1, 4096), readChunk))
 	start, end, scanned := 0, 0, 0 // buf[start:end] is unconsumed; buf[start:scanned] has no newline
-	var dropped int64              // bytes of an oversized line already thrown away
+	var (
+		long    *compactor // the line being streamed, once it is longer than longLine
+		longSum uint32     // t.sum with the streamed line's bytes so far
+		longLen int64      // the streamed line's bytes so far
+	)
 	for {
-		if end == len(buf) {
+		if long == nil && end == len(buf) {
 			switch {
 			case start > 0:
 				copy(buf, buf[start:end])
 				end -= start
 				scanned -= start
 				start = 0
-			case len(buf) >= maxLine:
-				dropped += int64(end)
+			case len(buf) > longLine:
+				// One line fills the buffer: stream it from here on.
+				long = newCompactor()
+				long.write(buf[:end])
+				longSum, longLen = crc32.Update(t.sum, crc32.IEEETable, buf[:end]), int64(end)
 				end, scanned = 0, 0
 			default:
-				buf = append(buf, make([]byte, len(buf))...)
+				buf = append(buf, make([]byte, min(len(buf), longLine+1-len(buf)))...)
 			}
 		}
 		n, err := r.Read(buf[end:])
 		end += n
-		for {
+		if long != nil {
+			i := bytes.IndexByte(buf[:end], '\n')
+			if i < 0 {
+				long.write(buf[:end])
+				longSum, longLen = crc32.Update(longSum, crc32.IEEETable, buf[:end]), longLen+int64(end)
+				end = 0
+			} else {
+				long.write(buf[:i])
+				t.sum = crc32.Update(longSum, crc32.IEEETable, buf[:i+1])
+				t.offset += longLen + int64(i+1)
+				if line, ok := long.line(); ok {
+					t.addLine(line)
+				} else {
+					t.malformed++
+				}
+				long = nil
+				start, scanned = i+1, i+1
+			}
+		}
+		for long == nil {
 			i := bytes.IndexByte(buf[scanned:end], '\n')
 			if i < 0 {
 				scanned = end
 				break
 			}
 			lineEnd := scanned + i
-			if dropped > 0 {
-				t.malformed++
-			} else {
-				t.addLine(buf[start:lineEnd])
-			}
-			t.offset += dropped + int64(lineEnd+1-start)
-			dropped = 0
+			t.addLine(buf[start:lineEnd])
+			t.sum = crc32.Update(t.sum, crc32.IEEETable, buf[start:lineEnd+1])
+			t.offset += int64(lineEnd + 1 - start)
 			start, scanned = lineEnd+1, lineEnd+1
 		}
 		if errors.Is(err, io.EOF) {

@@ -12,21 +12,39 @@
 //     one long-lived read-only connection, then a query for the sessions
 //     owning rows past the daemon's cursors. The WAL file's size and
 //     timestamps are not trusted (a checkpoint reuses it).
-//   - A slow periodic check re-stats every transcript and asks the database
-//     again, covering missed events, queue overflow and roots that appear
-//     late.
+//   - A slow periodic check re-stats every transcript, checks every bottle
+//     against its sources the way the hook does (reading in full each
+//     transcript written since its bottle was last found fresh, see
+//     freshCache), and asks the database again, covering missed events,
+//     queue overflow, roots that appear late, bottles removed, and changes
+//     made in place. A render that fails is tried again with backoff.
+//   - Nothing is rendered before the database watcher's first check: a
+//     render made only because the database was not open yet would show
+//     none of its rows. The start-up catch-up then compares every bottle,
+//     those whose transcript is gone included, with the database as it is,
+//     so rows written while the daemon was down reach their bottles.
+//   - A database that goes away or cannot be read never strips a bottle of
+//     its observations (see dbWatch); a render only ever moves every source
+//     forward (render.Write), and renders that crossed are done again.
 //   - Each session is rendered after a trailing debounce capped by a maximum
 //     wait, never twice at once, with a bounded number of renders across
 //     sessions. Parse state is kept per session so that a render reads only
-//     what was appended, and is evicted when idle.
+//     what was appended, within a byte budget (see cache.go).
+//   - Bottles are written without a sync each and synced a moment later
+//     together (render.Batch): a bottle is a cache its readers validate,
+//     and a crash of the machine makes the ones written just before count
+//     as stale.
+//   - The data directory stays the daemon's while it runs (see guard).
 //
 // Goroutines, each stopped by Run's context:
 //   - the loop (Run itself) owns the scheduler, the session table and the
 //     catch-up backlog, and starts renders;
-//   - the fsnotify reader turns events into changes for the loop;
+//   - the fsnotify reader turns events into changes for the loop, and runs
+//     the periodic rescan and the guard's checks;
 //   - the database poller turns database commits into changes for the loop;
 //   - the search index opener opens (or first builds) the index, once;
 //   - one goroutine per render in flight, at most Config.Workers;
+//   - the syncer syncs the bottles written;
 //   - the status server answers the socket.
 package watch
 
@@ -60,29 +78,34 @@ const (
 	DefaultRescan    = 30 * time.Second
 	DefaultWorkers   = 2
 	DefaultMaxCached = 32
+	// DefaultCacheBytes bounds the parse state kept for sessions between
+	// renders: a session's is a tenth to a fifteenth of its transcript, so
+	// this keeps a few long sessions (hundreds of MB of transcript) and
+	// hundreds of ordinary ones.
+	DefaultCacheBytes = 64 << 20
 )
 
 const (
 	// renderTimeout bounds one render; a render is not cancelled by
 	// shutdown (in-flight renders finish), only by this.
 	renderTimeout = 2 * time.Minute
-	// rootPoll is how often roots that do not exist yet are looked for.
+	// rootPoll is how often roots that do not exist yet are looked for, and
+	// the guard checks what the watch saw change in the data directory.
 	rootPoll = time.Second
-	// idleEvict is how long a session's parse state is kept without changes.
-	idleEvict = 30 * time.Minute
 )
 
 // Config configures a Daemon.
 type Config struct {
-	ClaudeDir string // Claude Code's config dir (transcripts under projects/)
-	DataDir   string // claude-mem's data dir (claude-mem.db; bottles/)
-	Debounce  time.Duration
-	MaxWait   time.Duration
-	Rescan    time.Duration
-	Workers   int
-	MaxCached int // sessions whose parse state is kept
-	Version   string
-	Logger    *slog.Logger
+	ClaudeDir  string // Claude Code's config dir (transcripts under projects/)
+	DataDir    string // claude-mem's data dir (claude-mem.db; bottles/)
+	Debounce   time.Duration
+	MaxWait    time.Duration
+	Rescan     time.Duration
+	Workers    int
+	MaxCached  int   // sessions whose parse state is kept
+	CacheBytes int64 // bytes of parse state kept (see cache.go)
+	Version    string
+	Logger     *slog.Logger
 	// Progress, if set, receives a progress bar for the start-up catch-up
 	// (a terminal); otherwise progress is logged.
 	Progress io.Writer
@@ -109,6 +132,9 @@ func (c *Config) setDefaults() {
 	if c.MaxCached <= 0 {
 		c.MaxCached = DefaultMaxCached
 	}
+	if c.CacheBytes <= 0 {
+		c.CacheBytes = DefaultCacheBytes
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -124,12 +150,19 @@ type Daemon struct {
 	bottles string // the bottles directory
 	rec     *recorder
 
-	changes chan change // to the loop, from the fs reader, db poller and renders
-	results chan result // to the loop, from renders
+	changes chan change   // to the loop, from the fs reader, db poller and renders
+	results chan result   // to the loop, from renders
+	dbBack  chan struct{} // to the loop, from the db poller: readable again (capacity 1)
+	// rescanNow asks the file watcher for a rescan (capacity 1).
+	rescanNow chan struct{}
+	guard     *guard        // set by Run
+	batch     *render.Batch // writes bottles, syncing them a moment later
 
 	db    atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw   *dbWatch
 	index atomic.Pointer[index.Index] // nil until the search index is open
+	// freshness remembers which bottles were found fresh, for the rescan.
+	freshness *freshCache
 
 	// mu guards paths, links, linkScanned and observers, which renders and
 	// the fs reader share.
@@ -145,6 +178,18 @@ type Daemon struct {
 	backlog  []string // catch-up, newest first
 	progress *progress
 	renders  errgroup.Group // the render goroutines, at most Workers
+	// retries are the sessions whose last render failed: when to try
+	// again and how many failures in a row.
+	retries map[string]retry
+	// verify are the sessions the rescan found rewritten: their next
+	// render reads their transcripts again in full (a change made in place
+	// among appends is not visible otherwise).
+	verify map[string]bool
+	// withoutDB are the sessions last rendered while the database could
+	// not be read; held, those whose bottle was kept as it was because it
+	// shows rows the database could not give. All are rendered again when
+	// it can be read.
+	withoutDB, held map[string]bool
 }
 
 // change says a session's sources changed at a time.
@@ -152,6 +197,11 @@ type change struct {
 	id   string
 	path string // the transcript, when the change came from it
 	at   time.Time
+	// rescan: found by the periodic check rather than an event; a session
+	// waiting to retry a failed render keeps waiting.
+	rescan bool
+	// verify: the transcript was rewritten; read it again in full.
+	verify bool
 }
 
 // New returns a daemon for cfg.
@@ -163,19 +213,33 @@ func New(cfg Config) *Daemon {
 		bottles:     render.BottlesDir(cfg.DataDir),
 		changes:     make(chan change, 1024),
 		results:     make(chan result, 64),
+		dbBack:      make(chan struct{}, 1),
+		rescanNow:   make(chan struct{}, 1),
+		freshness:   newFreshCache(),
+		batch:       render.NewBatch(render.BottlesDir(cfg.DataDir)),
+		withoutDB:   map[string]bool{},
+		retries:     map[string]retry{},
+		verify:      map[string]bool{},
+		held:        map[string]bool{},
 		paths:       map[string]string{},
 		links:       map[string]string{},
 		linkScanned: map[string]bool{},
 		observers:   map[string]bool{},
 		sched:       newScheduler(cfg.Debounce, cfg.MaxWait),
 		sessions:    map[string]*session{},
+		rec: newRecorder(Status{
+			Version: cfg.Version, PID: os.Getpid(),
+			ClaudeDir: cfg.ClaudeDir, DataDir: cfg.DataDir,
+			DB: DB{Path: sources.MemoryFile(cfg.DataDir)},
+		}),
 	}
 }
 
 // Run runs the daemon until ctx is cancelled, then stops taking work,
 // lets the renders in flight finish, and returns nil. It returns an error
-// wrapping ErrRunning if another daemon holds the data directory.
-func (d *Daemon) Run(ctx context.Context) error {
+// wrapping ErrRunning if another daemon holds the data directory, at start
+// or after the directory was deleted under it.
+func (d *Daemon) Run(parent context.Context) error {
 	if err := os.MkdirAll(d.cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
@@ -183,41 +247,44 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer lk.release()
 	ln, err := listenStatus(d.cfg.DataDir)
 	if err != nil {
+		lk.release()
 		return err
 	}
-	defer ln.close()
-	if n, err := render.CleanTemp(d.bottles, d.cfg.Now()); err != nil {
-		d.log.Warn("clean bottles dir", "err", err)
-	} else if n > 0 {
-		d.log.Info("removed temporary files left by a crash", "count", n)
+	ctx, stop := context.WithCancelCause(parent)
+	defer stop(nil)
+	g := newGuard(d, lk, ln, stop)
+	defer g.close()
+	d.guard = g
+	if d.batch.Damaged() {
+		d.log.Warn("the machine went down while bottles were being written; those written just before are rendered again")
 	}
-	d.rec = newRecorder(Status{
-		Version: d.cfg.Version, PID: os.Getpid(), Started: d.cfg.Now(),
-		ClaudeDir: d.cfg.ClaudeDir, DataDir: d.cfg.DataDir,
-		DB: DB{Path: sources.MemoryFile(d.cfg.DataDir)},
-	})
+	d.cleanTemp()
+	fw := newFSWatch(d)
+	defer fw.close()
+	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
+	d.rec.mu.Lock()
+	d.rec.survey = func(v map[string]verdict) *Survey { return d.survey(fw, v) }
+	d.rec.mu.Unlock()
 	go serveStatus(ln, d.rec)
 
-	fw, err := newFSWatch(d)
-	if err != nil {
-		return err
-	}
-	defer fw.close()
 	dbw := newDBWatch(d)
 	d.dbw = dbw
 
 	d.backlog = fw.initialScan()
+	if len(d.backlog) == 0 && d.batch.Damaged() {
+		d.batch.Recovered() // no bottle to render again
+	}
 	d.progress = newProgress(d.cfg.Progress, d.log, len(d.backlog))
 	d.rec.update(func(st *Status) { st.CatchUp = CatchUp{Total: len(d.backlog), Over: len(d.backlog) == 0} })
 	d.log.Info("bottled running", "claude_dir", d.cfg.ClaudeDir, "data_dir", d.cfg.DataDir,
-		"transcripts", len(d.backlog), "debounce", d.cfg.Debounce, "max_wait", d.cfg.MaxWait, "workers", d.cfg.Workers)
+		"sessions", len(d.backlog), "debounce", d.cfg.Debounce, "max_wait", d.cfg.MaxWait, "workers", d.cfg.Workers)
 	var bg sync.WaitGroup
 	bg.Go(func() { fw.run(ctx) })
 	bg.Go(func() { dbw.run(ctx) })
 	bg.Go(func() { d.openIndex(ctx) })
+	bg.Go(func() { d.syncBottles(ctx) })
 	d.loop(ctx)
 	// Stopping: the renders in flight finish (with the database still
 	// open), then the watchers, which ctx has already told to stop.
@@ -225,9 +292,40 @@ func (d *Daemon) Run(ctx context.Context) error {
 	bg.Wait()
 	dbw.close()
 	d.closeIndex()
+	if err := d.batch.Sync(); err != nil {
+		d.log.Warn("sync bottles", "err", err)
+	}
+	if err := context.Cause(ctx); parent.Err() == nil && err != nil {
+		return err // the guard stopped it
+	}
 	d.log.Info("bottled stopped")
 	return nil
 }
+
+// cleanTemp removes the temporary files that writers killed mid-write
+// (the daemon before a crash, a hook or the render command) left in the
+// bottles directory.
+// It reports whether temporary files too young to remove are left.
+func (d *Daemon) cleanTemp() (young bool) {
+	n, waiting, err := render.CleanTemp(d.bottles, d.cfg.Now())
+	if err != nil {
+		d.log.Warn("clean bottles dir", "err", err)
+	} else if n > 0 {
+		d.log.Info("removed temporary files left by writers that were killed", "count", n)
+	}
+	return waiting > 0
+}
+
+// Recheck makes the daemon check every bottle against its sources again,
+// reading every transcript in full: what a daemon does on SIGHUP. It never
+// blocks.
+func (d *Daemon) Recheck() {
+	d.freshness.forget()
+	d.requestRescan()
+}
+
+// requestRescan asks the file watcher for a rescan now.
+func (d *Daemon) requestRescan() { d.signal(d.rescanNow) }
 
 // drain waits for the renders in flight, taking their results.
 func (d *Daemon) drain() {
@@ -248,17 +346,22 @@ func (d *Daemon) drain() {
 
 // loop is the daemon's heart: it feeds changes to the scheduler, starts
 // the renders that come due (live changes before catch-up), and waits.
+// Nothing is rendered before the database watcher's first check.
 func (d *Daemon) loop(ctx context.Context) {
 	d.renders.SetLimit(d.cfg.Workers)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	tick := time.NewTicker(d.cfg.Rescan)
-	defer tick.Stop()
+	release := time.NewTicker(releaseCheck)
+	defer release.Stop()
+	dbReady := d.dbw.ready
 	for {
 		now := d.cfg.Now()
-		d.startDue(now)
-		d.startBacklog()
-		if at, ok := d.sched.next(); ok {
+		if dbReady == nil {
+			d.startDue(now)
+			d.startBacklog()
+		}
+		d.startRetries(now)
+		if at, ok := d.nextWake(); ok {
 			timer.Reset(max(at.Sub(now), 0))
 		} else {
 			timer.Reset(time.Hour)
@@ -266,18 +369,28 @@ func (d *Daemon) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-dbReady:
+			dbReady = nil
+		case <-d.dbBack:
+			d.renderWithoutDB(d.cfg.Now())
 		case c := <-d.changes:
 			d.noteChange(c)
 		case res := <-d.results:
 			d.finish(res)
 		case <-timer.C:
-		case <-tick.C:
-			d.evictIdle(d.cfg.Now())
+		case <-release.C:
+			d.evict(d.cfg.Now())
 		}
 	}
 }
 
 func (d *Daemon) noteChange(c change) {
+	if r, ok := d.retries[c.id]; ok && c.rescan && !r.at.IsZero() {
+		return // it is retried at its own time
+	}
+	if c.verify {
+		d.verify[c.id] = true
+	}
 	d.sched.mark(c.id, c.at)
 	d.rec.changed(c.id, c.path, c.at)
 	if c.path != "" {
@@ -318,6 +431,8 @@ func (d *Daemon) launch(id string, since time.Time, catchUp bool) {
 		d.sessions[id] = s
 	}
 	s.used = d.cfg.Now()
+	s.verify = d.verify[id]
+	delete(d.verify, id)
 	// The group's limit is Workers and free() kept the count under it, so
 	// Go does not block here.
 	d.renders.Go(func() error {
@@ -333,13 +448,17 @@ func (d *Daemon) launch(id string, since time.Time, catchUp bool) {
 
 func (d *Daemon) finish(res result) {
 	d.sched.done(res.id)
+	d.noteDB(res)
+	d.noteRetry(res, d.cfg.Now())
 	res.pendingAfter = !d.sched.idle(res.id)
-	if !(res.catchUp && res.outcome == outcomeFresh) {
+	if res.catchUp && res.outcome == outcomeFresh {
+		d.rec.checked(res.id, res.outcome)
+	} else {
 		d.rec.rendered(res.id, res)
 	}
 	switch {
 	case res.err != nil:
-		d.log.Warn("render failed", "session", res.id, "err", res.err)
+		d.log.Warn("render failed; trying again later", "session", res.id, "err", res.err, "in", d.retries[res.id].at.Sub(res.finished).Round(time.Second))
 	case res.outcome == outcomeWritten:
 		args := []any{"session", res.id, "mode", res.mode, "took", res.finished.Sub(res.began), "malformed_lines", res.malformed}
 		if !res.unknown.Empty() {
@@ -354,40 +473,34 @@ func (d *Daemon) finish(res result) {
 	if res.catchUp {
 		d.catchUpStep()
 	}
-	d.evictOverflow()
+	if s := d.sessions[res.id]; s != nil {
+		s.bytes = res.bytes
+	}
+	d.evict(d.cfg.Now())
+}
+
+// signal sends on a channel of capacity 1 without blocking: a signal
+// already pending stands for this one.
+func (d *Daemon) signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
 }
 
 func (d *Daemon) catchUpStep() {
 	d.progress.step()
+	over := false
 	d.rec.update(func(st *Status) {
 		st.CatchUp.Done++
 		st.CatchUp.Over = st.CatchUp.Done >= st.CatchUp.Total
+		over = st.CatchUp.Over
 	})
-}
-
-// evictOverflow drops the parse state of the least recently used idle
-// sessions beyond the cache limit.
-func (d *Daemon) evictOverflow() {
-	for len(d.sessions) > d.cfg.MaxCached {
-		var oldest *session
-		for id, s := range d.sessions {
-			if d.sched.idle(id) && (oldest == nil || s.used.Before(oldest.used)) {
-				oldest = s
-			}
-		}
-		if oldest == nil {
-			return
-		}
-		delete(d.sessions, oldest.id)
-	}
-}
-
-// evictIdle drops the parse state of sessions without changes for a while.
-func (d *Daemon) evictIdle(now time.Time) {
-	for id, s := range d.sessions {
-		if d.sched.idle(id) && now.Sub(s.used) > idleEvict {
-			delete(d.sessions, id)
-		}
+	if over && d.batch.Damaged() {
+		// Every bottle a crash may have damaged was checked (stale) and
+		// rendered again: the next sync may drop the crash's marker.
+		d.batch.Recovered()
+		d.signal(d.batch.Dirty)
 	}
 }
 

@@ -4,14 +4,20 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
+	"bottled/render"
 	"bottled/sources"
 )
 
@@ -30,8 +36,35 @@ type fsWatch struct {
 	projects string // <claude-dir>/projects
 	data     string // <data-dir>
 
-	watched map[string]bool      // directories with a watch
-	seen    map[string]fileStamp // transcript path → size and mtime last seen
+	watched map[string]bool // directories with a watch
+	// seen maps each transcript path to its size and mtime last seen. The
+	// run goroutine writes it holding seenMu and reads it without; others
+	// (status) read it holding seenMu.
+	seen   map[string]fileStamp
+	seenMu sync.Mutex
+	// unwatched are the directories a watch could not be added to, and
+	// why; each is said once, and the rescan tries again.
+	unwatched map[string]string
+	limitSaid bool // the inotify watch limit was logged
+	// links maps the file a transcript symlink points to onto the
+	// transcript: writes to it are seen in its own directory, which is
+	// watched too.
+	links map[string]string
+	// bottlesDir is the bottles directory's stamp at the last rescan, if
+	// it was settled then: while it is the same, no bottle was written,
+	// removed or replaced (all go by rename), and the rescan need not
+	// stat each. tempsLeft: the last rescan left young temporary files.
+	bottlesDir fileStamp
+	tempsLeft  bool
+	// checks is the goroutine checking bottles for the rescan (see
+	// checkFresh), which sets checking while it runs; run waits for it.
+	checks   sync.WaitGroup
+	checking atomic.Bool
+	// guardDue: the lock file, the socket or the data directory changed;
+	// the guard checks them at the next tick (rm -rf has finished by then,
+	// and is not raced by files made again under it). The rescan checks
+	// them anyway.
+	guardDue bool
 }
 
 type fileStamp struct {
@@ -39,23 +72,55 @@ type fileStamp struct {
 	mod  time.Time
 }
 
-func newFSWatch(d *Daemon) (*fsWatch, error) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
-	return &fsWatch{
-		d: d, w: w,
+// newFSWatch makes the file watcher. Without one (the inotify instance
+// limit is reached), the daemon still works: it says so once and finds
+// every change at the rescan.
+func newFSWatch(d *Daemon) *fsWatch {
+	f := &fsWatch{
+		d:      d,
 		claude: filepath.Clean(d.cfg.ClaudeDir), projects: filepath.Clean(sources.ProjectsDir(d.cfg.ClaudeDir)),
 		data:    filepath.Clean(d.cfg.DataDir),
-		watched: map[string]bool{}, seen: map[string]fileStamp{},
-	}, nil
+		watched: map[string]bool{}, seen: map[string]fileStamp{}, unwatched: map[string]string{},
+		links: map[string]string{},
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		d.log.Warn(fmt.Sprintf("cannot watch files: %v (with fs.inotify.max_user_instances reached, raise it with "+
+			"sudo sysctl fs.inotify.max_user_instances=1024); every change reaches its bottle at the next rescan (every %v) instead",
+			err, d.cfg.Rescan))
+		d.rec.failure(Failure{Time: d.cfg.Now(), Error: "cannot watch files: " + err.Error()})
+		return f
+	}
+	f.w = w
+	return f
 }
 
-func (f *fsWatch) close() { f.w.Close() }
+func (f *fsWatch) close() {
+	if f.w != nil {
+		f.w.Close()
+	}
+}
 
-// initialScan sets up the watches and lists every transcript, newest
-// first, for the start-up catch-up.
+// events and errors are the watcher's channels; nil (never ready) without
+// a watcher.
+func (f *fsWatch) events() chan fsnotify.Event {
+	if f.w == nil {
+		return nil
+	}
+	return f.w.Events
+}
+
+func (f *fsWatch) errors() chan error {
+	if f.w == nil {
+		return nil
+	}
+	return f.w.Errors
+}
+
+// initialScan sets up the watches and lists, for the start-up catch-up,
+// every transcript, newest first, then every bottle whose transcript is
+// gone (claude-mem may have rows for it that were written while the
+// daemon was down), newest first.
 func (f *fsWatch) initialScan() []string {
 	f.add(f.data)
 	f.ensureRoots()
@@ -70,7 +135,8 @@ func (f *fsWatch) initialScan() []string {
 			continue
 		}
 		id := sources.SessionOf(p)
-		f.seen[p] = fileStamp{info.Size(), info.ModTime()}
+		f.setSeen(p, fileStamp{info.Size(), info.ModTime()})
+		f.follow(p)
 		if f.d.observerSession(p, "") {
 			continue
 		}
@@ -80,16 +146,48 @@ func (f *fsWatch) initialScan() []string {
 		all = append(all, entry{id, info.ModTime()})
 	}
 	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	ids := make([]string, 0, len(all))
+	live := map[string]bool{}
+	for _, e := range all {
+		ids = append(ids, e.id)
+		live[e.id] = true
+	}
+	f.status()
+	return append(ids, orphanBottles(render.BottlesDir(f.data), live)...)
+}
+
+// orphanBottles lists the sessions of the bottles in dir that are not in
+// live, newest first.
+func orphanBottles(dir string, live map[string]bool) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	type entry struct {
+		id  string
+		mod time.Time
+	}
+	var all []entry
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".md")
+		if !ok || e.IsDir() || live[id] || !sources.ValidSessionID(id) {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			all = append(all, entry{id, info.ModTime()})
+		}
+	}
+	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
 	ids := make([]string, len(all))
 	for i, e := range all {
 		ids[i] = e.id
 	}
-	f.status()
 	return ids
 }
 
 // run reads events until ctx is done.
 func (f *fsWatch) run(ctx context.Context) {
+	defer f.checks.Wait()
 	rescan := time.NewTicker(f.d.cfg.Rescan)
 	defer rescan.Stop()
 	roots := time.NewTicker(rootPoll)
@@ -98,12 +196,12 @@ func (f *fsWatch) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-f.w.Events:
+		case ev, ok := <-f.events():
 			if !ok {
 				return
 			}
 			f.handle(ctx, ev)
-		case err, ok := <-f.w.Errors:
+		case err, ok := <-f.errors():
 			if !ok {
 				return
 			}
@@ -118,7 +216,15 @@ func (f *fsWatch) run(ctx context.Context) {
 			if !f.watched[f.projects] {
 				f.ensureRootsAndScan(ctx)
 			}
+			if f.guardDue || !f.watched[f.data] {
+				f.guard()
+			}
+			if !f.watched[f.data] {
+				f.add(f.data) // deleted and made again
+			}
 		case <-rescan.C:
+			f.rescan(ctx)
+		case <-f.d.rescanNow:
 			f.rescan(ctx)
 		}
 	}
@@ -130,9 +236,17 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 	}
 	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
 	switch {
+	case ev.Name == f.data:
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			delete(f.watched, f.data) // fsnotify drops the watch itself
+			f.guardDue = true
+		}
 	case dir == f.data:
-		if name == "claude-mem.db" || name == "claude-mem.db-wal" {
+		switch name {
+		case "claude-mem.db", "claude-mem.db-wal":
 			f.d.dbw.poke()
+		case LockFile, SocketFile:
+			f.guardDue = true
 		}
 	case ev.Name == f.projects || dir == f.claude && name == "projects":
 		if ev.Has(fsnotify.Create) {
@@ -146,19 +260,70 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 		}
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 			delete(f.watched, ev.Name) // fsnotify drops the watch itself
+			delete(f.unwatched, ev.Name)
 			f.status()
 		}
+	case f.links[ev.Name] != "":
+		f.touched(ctx, f.links[ev.Name])
 	case f.watched[dir] && sources.IsSessionFile(name):
 		f.touched(ctx, ev.Name)
+	}
+}
+
+func (f *fsWatch) setSeen(path string, stamp fileStamp) {
+	f.seenMu.Lock()
+	defer f.seenMu.Unlock()
+	f.seen[path] = stamp
+}
+
+// transcripts returns the transcripts known and their stamps.
+func (f *fsWatch) transcripts() map[string]fileStamp {
+	f.seenMu.Lock()
+	defer f.seenMu.Unlock()
+	return maps.Clone(f.seen)
+}
+
+// follow watches the directory of the file a transcript symlink points
+// to, so that writes to it are seen; a transcript that is not a symlink
+// (any more) is forgotten.
+func (f *fsWatch) follow(path string) {
+	for target, link := range f.links {
+		if link == path {
+			delete(f.links, target)
+		}
+	}
+	info, err := os.Lstat(path)
+	if err != nil || info.Mode()&os.ModeSymlink == 0 {
+		return
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return
+	}
+	f.links[target] = path
+	f.add(filepath.Dir(target))
+}
+
+// guard runs the guard's check (none in tests that run no Run).
+func (f *fsWatch) guard() {
+	f.guardDue = false
+	if f.d.guard != nil {
+		f.d.guard.check()
 	}
 }
 
 // touched reports a transcript as changed.
 func (f *fsWatch) touched(ctx context.Context, path string) {
 	if info, err := os.Stat(path); err == nil {
-		f.seen[path] = fileStamp{info.Size(), info.ModTime()}
+		if _, known := f.seen[path]; !known {
+			f.follow(path)
+		}
+		f.setSeen(path, fileStamp{info.Size(), info.ModTime()})
 	} else {
+		f.seenMu.Lock()
 		delete(f.seen, path)
+		f.seenMu.Unlock()
+		f.follow(path)
 	}
 	if f.d.observerSession(path, "") {
 		f.status()
@@ -183,8 +348,10 @@ func (f *fsWatch) ensureRoots() {
 		return
 	}
 	for _, e := range entries {
-		if e.IsDir() {
-			f.add(filepath.Join(f.projects, e.Name()))
+		// A project directory may be a symlink to one elsewhere: the
+		// watch follows it.
+		if dir := filepath.Join(f.projects, e.Name()); e.IsDir() || e.Type()&os.ModeSymlink != 0 && isDir(dir) {
+			f.add(dir)
 		}
 	}
 }
@@ -201,21 +368,77 @@ func (f *fsWatch) add(dir string) {
 	if f.watched[dir] {
 		return
 	}
-	if err := f.w.Add(dir); err != nil {
-		if !isNotExist(err) {
-			f.d.log.Warn("cannot watch directory", "dir", dir, "err", err)
-			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "watch " + dir + ": " + err.Error()})
-		}
-		return
+	err := errNoWatcher
+	if f.w != nil {
+		err = f.w.Add(dir)
 	}
-	f.watched[dir] = true
+	switch {
+	case err == errNoWatcher:
+		f.unwatched[dir] = err.Error()
+	case err == nil:
+		f.watched[dir] = true
+		if _, ok := f.unwatched[dir]; ok {
+			delete(f.unwatched, dir)
+			if len(f.unwatched) == 0 {
+				f.d.log.Info("every directory is watched again")
+				f.limitSaid = false
+			}
+		}
+	case isNotExist(err):
+	case errors.Is(err, syscall.ENOSPC):
+		// inotify's "no space left on device": the per-user watch limit.
+		f.unwatched[dir] = "inotify watch limit reached"
+		if !f.limitSaid {
+			f.limitSaid = true
+			f.d.log.Warn(watchLimitMessage(f.d.cfg.Rescan), "dir", dir)
+			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "inotify watch limit reached: some directories are followed by the rescan only"})
+		}
+	default:
+		why := err.Error()
+		if f.unwatched[dir] != why {
+			f.unwatched[dir] = why
+			f.d.log.Warn("cannot watch directory; changes in it wait for the rescan", "dir", dir, "err", err)
+			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "watch " + dir + ": " + why})
+		}
+	}
+}
+
+// errNoWatcher: there is no file watcher (see newFSWatch).
+var errNoWatcher = errors.New("no file watcher")
+
+// watchLimitMessage says, in words a user acts on, that the inotify watch
+// limit was reached, what that costs, and how to raise it.
+func watchLimitMessage(rescan time.Duration) string {
+	limit := "?"
+	if b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
+		limit = strings.TrimSpace(string(b))
+	}
+	return fmt.Sprintf("the inotify watch limit is reached (fs.inotify.max_user_watches = %s, shared by every program of this user): "+
+		"some directories are not watched, and changes in them reach their bottles at the next rescan (every %v) instead of at once; "+
+		"bottled status lists them. To raise the limit: sudo sysctl fs.inotify.max_user_watches=524288 "+
+		"(and put that line in /etc/sysctl.d/ to keep it)", limit, rescan)
 }
 
 // rescan re-stats every transcript and reports those that changed since
-// last seen; it also picks up project directories whose watch was missed.
+// last seen, and those whose bottle is not fresh (checked the way the hook
+// does, when the transcript or the bottle changed since it was last found
+// fresh): a bottle removed, rewritten or left stale by a failed render is
+// found without any event. It also picks up project directories whose
+// watch was missed.
 func (f *fsWatch) rescan(ctx context.Context) {
+	f.guard()
 	f.ensureRoots()
+	dir, _ := stampOf(f.d.bottles)
+	same := dir != (fileStamp{}) && dir == f.bottlesDir
+	if !same || f.tempsLeft {
+		f.tempsLeft = f.d.cleanTemp()
+	}
+	f.bottlesDir = fileStamp{}
+	if sources.Settled(dir.mod, time.Now()) {
+		f.bottlesDir = dir
+	}
 	current := map[string]bool{}
+	var check []string
 	for _, p := range sources.ListTranscripts(f.claude) {
 		current[p] = true
 		info, err := os.Stat(p)
@@ -225,14 +448,51 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		stamp := fileStamp{info.Size(), info.ModTime()}
 		if old, ok := f.seen[p]; !ok || old != stamp {
 			f.touched(ctx, p)
+			continue
+		}
+		// A transcript written in the last moments is its events' to
+		// follow (a render is due or just done); it is checked once quiet.
+		quiet := time.Since(stamp.mod) >= checkQuiet
+		if quiet && !(same && f.d.freshness.freshTranscript(p, stamp)) {
+			check = append(check, p)
 		}
 	}
 	for p := range f.seen {
 		if !current[p] {
+			f.d.freshness.drop(p)
 			f.touched(ctx, p) // gone: its bottle is rendered from what is left
 		}
 	}
 	f.status()
+	f.checkFresh(ctx, check)
+}
+
+// checkQuiet is how long a transcript must have been left alone before the
+// rescan checks its bottle: a session writing is followed by its events,
+// and checking it meanwhile would read it in full for nothing.
+const checkQuiet = 5 * time.Second
+
+// checkFresh checks the bottles of the transcripts at paths against their
+// sources, in a goroutine of its own, so that file events keep being
+// handled meanwhile (a check may read a transcript in full), and reports
+// the stale ones. If the previous rescan's checks are still running, these
+// wait for the next rescan.
+func (f *fsWatch) checkFresh(ctx context.Context, paths []string) {
+	if len(paths) == 0 || !f.checking.CompareAndSwap(false, true) {
+		return
+	}
+	f.checks.Go(func() {
+		defer f.checking.Store(false)
+		for _, p := range paths {
+			if ctx.Err() != nil {
+				return
+			}
+			id := sources.SessionOf(p)
+			if fresh, rewritten := f.d.checkFresh(ctx, id, p); !fresh {
+				f.d.send(ctx, change{id: id, path: p, at: f.d.cfg.Now(), rescan: true, verify: rewritten})
+			}
+		}
+	})
 }
 
 // scanDir reports every transcript in a new project directory.
@@ -257,16 +517,20 @@ func (f *fsWatch) status() {
 		}
 	}
 	roots := []Root{{Path: f.projects, Watched: f.watched[f.projects]}, {Path: f.data, Watched: f.watched[f.data]}}
+	unwatched := slices.Sorted(maps.Keys(f.unwatched))
+	f.seenMu.Lock()
+	seen := slices.Collect(maps.Keys(f.seen))
+	f.seenMu.Unlock()
 	f.d.mu.Lock()
 	sessions, observer := 0, len(f.d.observers)
-	for p := range f.seen {
+	for _, p := range seen {
 		if !f.d.observers[sources.SessionOf(p)] {
 			sessions++
 		}
 	}
 	f.d.mu.Unlock()
 	f.d.rec.update(func(st *Status) {
-		st.Roots, st.Projects, st.Sessions, st.Observer = roots, projects, sessions, observer
+		st.Roots, st.Projects, st.Sessions, st.Observer, st.Unwatched = roots, projects, sessions, observer, unwatched
 	})
 }
 

@@ -59,9 +59,10 @@ func appendTurn(b *testing.B, path, id string, n int) {
 // transcript without parse state (the first render of a session, or a
 // one-shot render) with the daemon's common case: one ~2 KB append to the
 // same transcript, rendered from the kept parse state. "append" includes
-// writing the bottle (write, fsync, rename, directory fsync); "append-cpu"
-// stops at the rendered bytes, to separate the two costs; "append-indexed"
-// times the search index's update beside the append.
+// writing the bottle as the daemon does (write, rename; the syncs come a
+// moment later, for all the bottles written meanwhile, see render.Batch);
+// "append-cpu" stops at the rendered bytes, to separate the two costs;
+// "append-indexed" times the search index's update beside the append.
 func BenchmarkRender100MB(b *testing.B) {
 	d, id, path := benchSession(b)
 	n := 0

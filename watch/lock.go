@@ -22,7 +22,10 @@ var ErrRunning = errors.New("another bottled daemon is running")
 // lock is the single-instance lock: an flock on a file in the data
 // directory, released by the kernel when the process dies, so a crash never
 // leaves a stale lock. The file also records the holder's pid for messages.
-type lock struct{ f *os.File }
+type lock struct {
+	f    *os.File
+	path string
+}
 
 func acquireLock(dataDir string) (*lock, error) {
 	path := filepath.Join(dataDir, LockFile)
@@ -44,10 +47,18 @@ func acquireLock(dataDir string) (*lock, error) {
 	if f.Truncate(0) == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &lock{f: f}, nil
+	return &lock{f: f, path: path}, nil
 }
 
 func (l *lock) release() { l.f.Close() } // closing drops the flock
+
+// intact reports whether the lock file at its path is still the one
+// locked (not deleted, nor replaced).
+func (l *lock) intact() bool {
+	held, err1 := l.f.Stat()
+	there, err2 := os.Stat(l.path)
+	return err1 == nil && err2 == nil && os.SameFile(held, there)
+}
 
 // LockHolder returns the pid recorded by the daemon holding dataDir's lock,
 // or 0 if no daemon holds it.

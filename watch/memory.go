@@ -14,9 +14,22 @@ import (
 // on its own every rescan interval; each check asks SQLite whether another
 // connection committed (data_version) and only then which sessions own new
 // rows. Its state is owned by its run goroutine.
+//
+// It also says when the database cannot be read. A database that is
+// deleted, replaced by a file that is not SQLite or by another schema, or
+// locked, may come back (a restore, a migration, an upgrade): while it is
+// away, no bottle loses the observations it shows (renders use the records
+// the daemon last read, or the bottle is held as it is, see
+// Daemon.renderOnce), and when a readable database returns, every bottle
+// rendered without it is rendered again. Each change of state is logged
+// once, with the reason.
 type dbWatch struct {
 	d     *Daemon
 	pokes chan struct{} // capacity 1: pokes while a check runs coalesce
+	// ready is closed once the first check is over: the database is open,
+	// or known to be absent or unreadable. No render starts before, so that
+	// none is made without a database that was only not opened yet.
+	ready chan struct{}
 
 	path    string
 	db      *sources.MemoryDB
@@ -25,10 +38,24 @@ type dbWatch struct {
 	cur     sources.ChangeCursor
 	existed bool // the database existed when the daemon started
 	started bool
+	state   dbState
+	reason  string    // why the database cannot be read, in words
+	since   time.Time // when it could no longer be read
+	seen    bool      // a database was open at some point
 }
 
+// dbState is what the daemon knows of claude-mem's database.
+type dbState int
+
+const (
+	dbUnknown dbState = iota // not checked yet
+	dbOpen                   // open and readable
+	dbAbsent                 // no file
+	dbBroken                 // a file that cannot be read as claude-mem's database
+)
+
 func newDBWatch(d *Daemon) *dbWatch {
-	return &dbWatch{d: d, pokes: make(chan struct{}, 1), path: sources.MemoryFile(d.cfg.DataDir)}
+	return &dbWatch{d: d, pokes: make(chan struct{}, 1), ready: make(chan struct{}), path: sources.MemoryFile(d.cfg.DataDir)}
 }
 
 // poke asks for a check soon; it never blocks.
@@ -44,14 +71,16 @@ func (w *dbWatch) poke() {
 func (w *dbWatch) run(ctx context.Context) {
 	tick := time.NewTicker(w.d.cfg.Rescan)
 	defer tick.Stop()
+	w.check(ctx)
+	close(w.ready)
 	for {
-		w.check(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-w.pokes:
 		case <-tick.C:
 		}
+		w.check(ctx)
 	}
 }
 
@@ -75,11 +104,8 @@ func (w *dbWatch) check(ctx context.Context) {
 	}
 	switch {
 	case err != nil:
-		if w.db != nil {
-			w.d.log.Info("claude-mem database went away", "path", w.path)
-			w.close()
-		}
-		w.report(err)
+		w.close()
+		w.set(err)
 		return
 	case w.db != nil && sources.FileIDOf(info) != w.id:
 		w.d.log.Info("claude-mem database was replaced; reopening", "path", w.path)
@@ -91,12 +117,12 @@ func (w *dbWatch) check(ctx context.Context) {
 	}
 	changed, err := w.watch.Changed(ctx)
 	if err != nil || !changed {
-		w.report(err)
+		w.failed(err)
 		return
 	}
 	ids, next, err := w.watch.Since(ctx, w.cur)
 	if err != nil {
-		w.report(err)
+		w.failed(err)
 		return
 	}
 	w.cur = next
@@ -108,48 +134,133 @@ func (w *dbWatch) check(ctx context.Context) {
 			w.d.send(ctx, change{id: id, at: now})
 		}
 	}
-	w.report(nil)
+	w.set(nil)
 }
 
-// open opens the database. If it existed when the daemon started, changes
-// are counted from now (catch-up covers the past); if it appeared later,
+// failed handles an error reading the open database: one that says the
+// file is no longer a claude-mem database closes it; others (a busy
+// writer) are reported and the next check tries again.
+func (w *dbWatch) failed(err error) {
+	if errors.Is(err, sources.ErrMemoryShape) {
+		w.close()
+	}
+	w.set(err)
+}
+
+// open opens the database. If it existed when the daemon started, or it
+// is back after being away, changes are counted from now (catch-up, and
+// the renders after its return, cover the past); if it appeared later,
 // from its first row.
 func (w *dbWatch) open(ctx context.Context, info os.FileInfo) bool {
 	db, err := sources.OpenMemoryDB(ctx, w.path)
 	if err != nil {
-		w.report(err)
+		w.set(err)
 		return false
 	}
 	watch, err := db.Watch(ctx)
 	if err != nil {
 		db.Close()
-		w.report(err)
+		w.set(err)
 		return false
 	}
 	cur := sources.ChangeCursor{}
-	if w.existed {
+	if w.existed || w.seen {
 		if cur, err = watch.Cursor(ctx); err != nil {
 			watch.Close()
 			db.Close()
-			w.report(err)
+			w.set(err)
 			return false
 		}
 	}
 	w.db, w.watch, w.cur, w.id = db, watch, cur, sources.FileIDOf(info)
 	w.d.db.Store(db)
-	w.d.log.Info("reading claude-mem database", "path", w.path)
 	return true
 }
 
-// report publishes the database's reachability.
-func (w *dbWatch) report(err error) {
-	msg := ""
+// set records the outcome of a check: nil if the database was read, else
+// why not. A change of state is logged once and published in status; the
+// database's return is announced to the loop.
+func (w *dbWatch) set(err error) {
+	state, reason := dbOpen, ""
 	switch {
+	case err == nil && w.db != nil:
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, sources.ErrNoMemoryDB):
-		msg = "no claude-mem database"
-	case err != nil:
-		msg = err.Error()
+		state, reason = dbAbsent, "no claude-mem database"
+		if w.seen {
+			reason = "claude-mem database deleted"
+		}
+	case w.db != nil:
+		// Open, but this read failed (a busy writer): say so, stay open.
+		w.publish(reason, err.Error())
+		return
+	default:
+		state, reason = dbBroken, err.Error()
 	}
-	reachable := w.db != nil && err == nil
-	w.d.rec.update(func(st *Status) { st.DB.Reachable, st.DB.Error = reachable, msg })
+	prev, prevReason := w.state, w.reason
+	w.state, w.reason = state, reason
+	log := w.d.log
+	switch {
+	case state == dbOpen && prev == dbOpen:
+	case state == dbOpen && (prev == dbUnknown || !w.seen):
+		log.Info("reading claude-mem database", "path", w.path)
+	case state == dbOpen:
+		log.Info("claude-mem database readable again; rendering again every bottle made without it", "path", w.path)
+		w.d.signal(w.d.dbBack)
+	case state == dbAbsent && !w.seen:
+		if prev == dbUnknown {
+			log.Info("no claude-mem database; bottles are made from transcripts alone until it appears", "path", w.path)
+		}
+	case state == prev && reason == prevReason:
+	default:
+		w.since = w.d.cfg.Now()
+		log.Error("claude-mem database cannot be read: "+reason+"; bottles keep the observations they show until it can be read again",
+			"path", w.path)
+	}
+	if state == dbOpen {
+		w.seen = true
+		w.since = time.Time{}
+	}
+	w.publish(reason, "")
+}
+
+// publish puts the database's state in status: reason says why it cannot
+// be read, transient why the last read failed although it is open.
+func (w *dbWatch) publish(reason, transient string) {
+	reachable := w.state == dbOpen && transient == ""
+	msg := reason
+	if transient != "" {
+		msg = transient
+	}
+	since := w.since
+	w.d.rec.update(func(st *Status) { st.DB.Reachable, st.DB.Error, st.DB.Since = reachable, msg, since })
+}
+
+// noteDB keeps the sets of sessions rendered without the database and of
+// bottles held for want of it.
+func (d *Daemon) noteDB(res result) {
+	switch {
+	case res.err != nil:
+		return
+	case res.outcome == outcomeHeld:
+		d.withoutDB[res.id], d.held[res.id] = true, true
+	case res.noDB:
+		d.withoutDB[res.id] = true
+		delete(d.held, res.id)
+	default:
+		delete(d.withoutDB, res.id)
+		delete(d.held, res.id)
+	}
+	n := len(d.held)
+	d.rec.update(func(st *Status) { st.DB.Held = n })
+}
+
+// renderWithoutDB marks for rendering every session rendered or held
+// while the database could not be read.
+func (d *Daemon) renderWithoutDB(now time.Time) {
+	d.freshness.forget() // rows may have come while it was away
+	for id := range d.withoutDB {
+		d.noteChange(change{id: id, at: now})
+	}
+	d.log.Info("rendering bottles made without claude-mem's database", "count", len(d.withoutDB))
+	clear(d.withoutDB)
 }

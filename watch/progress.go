@@ -22,7 +22,7 @@ type progress struct {
 func newProgress(term io.Writer, log *slog.Logger, total int) *progress {
 	p := &progress{term: term, log: log, total: total}
 	if total > 0 && term == nil {
-		log.Info("catching up", "transcripts", total)
+		log.Info("catching up", "sessions", total)
 	}
 	p.draw()
 	return p
@@ -34,7 +34,7 @@ func (p *progress) step() {
 	case p.term != nil:
 		p.draw()
 	case p.done == p.total:
-		p.log.Info("caught up", "transcripts", p.total)
+		p.log.Info("caught up", "sessions", p.total)
 	case p.done%logEvery == 0:
 		p.log.Info("catching up", "done", p.done, "of", p.total)
 	}

@@ -18,6 +18,35 @@ type session struct {
 	id    string
 	used  time.Time             // when a render last started
 	chain []*sources.Transcript // predecessors first, the session's own last
+	// mem is the session's claude-mem records as last read, for renders
+	// while the database cannot be read: the bottle keeps its
+	// observations and still follows the transcript.
+	mem *sources.Memory
+	// verify: read the transcripts again in full before the next render
+	// (set by the loop when it starts the render).
+	verify bool
+	bytes  int64 // the memory it holds, as of its last render (set by the loop)
+}
+
+// size estimates the memory a session's parse state and records hold.
+func (s *session) size() int64 {
+	var n int64
+	for _, t := range s.chain {
+		n += t.Size()
+	}
+	if m := s.mem; m != nil {
+		for _, o := range m.Observations {
+			n += 160 + int64(len(o.Type)+len(o.Title)+len(o.Subtitle)+len(o.Narrative)+len(o.Text))
+		}
+		for _, p := range m.Prompts {
+			n += 80 + int64(len(p.Text))
+		}
+		for _, x := range m.Summaries {
+			n += 200 + int64(len(x.Request)+len(x.Investigated)+len(x.Learned)+len(x.Completed)+len(x.NextSteps)+len(x.Notes))
+		}
+		n += int64(len(m.ToolUses)) * 80
+	}
+	return n
 }
 
 // Outcomes of a render, as reported in status, besides render.Outcome's.
@@ -28,6 +57,10 @@ const (
 	outcomeFresh    = "fresh"    // catch-up found the bottle current
 	outcomeObserver = "observer" // claude-mem's own session: not bottled
 	outcomeFailed   = "failed"
+	// outcomeHeld: the database cannot be read, and the bottle on disk
+	// shows rows of it this render does not have: it is kept as it is
+	// until the database can be read again.
+	outcomeHeld = "held"
 )
 
 // result is what a render reports to the loop.
@@ -40,6 +73,8 @@ type result struct {
 	continued              []string         // sessions newly found to continue this one
 	malformed              int              // transcript lines that could not be read
 	unknown                *sources.Unknown // what the transcript holds that bottled does not know
+	noDB                   bool             // rendered while the database could not be read
+	bytes                  int64            // the session's memory after the render
 	pendingAfter           bool             // set by the loop
 }
 
@@ -48,13 +83,13 @@ type result struct {
 func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (res result) {
 	res.began = d.cfg.Now()
 	defer func() {
-		res.finished = d.cfg.Now()
+		res.finished, res.bytes = d.cfg.Now(), s.size()
 		if res.err != nil {
 			res.outcome = outcomeFailed
 		}
 	}()
 	path := d.transcriptPath(s.id)
-	if path == "" {
+	if path == "" && !catchUp { // catch-up knows every transcript there was
 		if p, err := sources.FindTranscript(d.cfg.ClaudeDir, s.id); err == nil {
 			path = p
 			d.mu.Lock()
@@ -66,19 +101,78 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		res.outcome = outcomeObserver
 		return res
 	}
-	if catchUp && d.fresh(ctx, s.id, path) {
-		res.outcome = outcomeFresh
-		return res
+	if catchUp {
+		if fresh, _ := d.checkFresh(ctx, s.id, path); fresh {
+			res.outcome = outcomeFresh
+			return res
+		}
 	}
+	before, _ := stampOf(path)
 	d.syncChain(s, path)
-	var live []*sources.Transcript
-	for _, t := range s.chain {
-		if _, err := t.Update(); err != nil {
-			if isNotExist(err) {
-				continue // deleted: the bottle keeps what it had
+	for attempt := 1; ; attempt++ {
+		b, db, err := d.renderOnce(ctx, s, path, &res)
+		if err != nil || b == nil {
+			if err == nil && path != "" {
+				d.stampNothing(path, before)
 			}
 			res.err = err
 			return res
+		}
+		res.mode, res.malformed, res.unknown = string(b.State.Mode), b.Malformed, b.State.Unknown
+		out, err := d.batch.Write(b)
+		if err != nil {
+			res.err = err
+			return res
+		}
+		res.outcome, res.noDB = out.String(), db == nil
+		switch {
+		case out == render.Crossed && db == nil:
+			res.outcome = outcomeHeld
+			return res
+		case out == render.Written:
+			d.written(ctx, s, b, path, before)
+			return res
+		case out != render.Crossed:
+			if out == render.Covered {
+				d.stampWritten(s.id, path, before)
+			}
+			return res
+		case attempt == render.MaxCrossed:
+			// Crossed: another writer's bottle read some source further
+			// than this render; the sources read again cover both, unless
+			// other writers keep racing it.
+			res.err = errors.New("other writers kept writing bottles from newer sources")
+			return res
+		}
+	}
+}
+
+// written is called, in the render's goroutine, right after the daemon
+// wrote a session's bottle b (the one place it does): whatever follows a
+// new bottle starts here. path is the session's transcript and before its
+// stamp before it was read.
+func (d *Daemon) written(ctx context.Context, s *session, b *render.Bottle, path string, before fileStamp) {
+	d.stampWritten(s.id, path, before)
+	d.indexBottle(ctx, s.id, b.Bytes)
+}
+
+// renderOnce brings the session's parse state up to date, reads its
+// claude-mem records and renders its bottle. It returns a nil bottle
+// (and sets res.outcome) when there is nothing to render or the session
+// (its transcript at path) is claude-mem's own, and the database it read
+// (nil if none).
+func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *result) (*render.Bottle, *sources.MemoryDB, error) {
+	var live []*sources.Transcript
+	update := (*sources.Transcript).Update
+	if s.verify {
+		update = (*sources.Transcript).UpdateVerified
+	}
+	for _, t := range s.chain {
+		if _, err := update(t); err != nil {
+			if isNotExist(err) {
+				continue // deleted: the bottle keeps what it had
+			}
+			return nil, nil, err
 		}
 		live = append(live, t)
 		if next := t.ContinuedIn(); next != "" && d.learnLink(t.SessionID, next) && next != s.id {
@@ -90,39 +184,30 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		in.Spine = sources.BuildSpine(s.id, live)
 		if d.observerSession(path, in.Spine.CWD) {
 			res.outcome = outcomeObserver
-			return res
+			return nil, nil, nil
 		}
 	}
-	if db := d.db.Load(); db != nil {
+	db := d.db.Load()
+	switch {
+	case db != nil:
 		mem, err := db.Session(ctx, s.id)
 		if err != nil {
 			// Rendering without the database would drop observations
-			// from the bottle; try again on the next change instead.
-			res.err = err
-			return res
+			// from the bottle; try again later instead.
+			return nil, nil, err
 		}
-		in.Memory = mem
+		in.Memory, s.mem = mem, mem
+	case s.mem != nil:
+		// The database cannot be read now: the records last read keep
+		// the bottle's observations (Write refuses a bottle without them).
+		in.Memory = s.mem
 	}
 	b, err := render.Render(in)
 	if errors.Is(err, render.ErrNothing) {
 		res.outcome = outcomeNothing
-		return res
+		return nil, db, nil
 	}
-	if err != nil {
-		res.err = err
-		return res
-	}
-	res.mode, res.malformed, res.unknown = string(b.State.Mode), b.Malformed, b.State.Unknown
-	out, err := render.Write(d.bottles, b)
-	if err != nil {
-		res.err = err
-		return res
-	}
-	if out == render.Written {
-		d.indexBottle(ctx, s.id, b.Bytes)
-	}
-	res.outcome = out.String()
-	return res
+	return b, db, err
 }
 
 // syncChain makes s.chain the parse state of the session's predecessors
@@ -200,12 +285,4 @@ func (d *Daemon) learnLink(from, to string) bool {
 	}
 	d.links[from] = to
 	return true
-}
-
-// fresh reports whether a session's bottle already reflects its
-// transcript and database rows, so that start-up catch-up skips it without
-// parsing the transcript.
-func (d *Daemon) fresh(ctx context.Context, id, path string) bool {
-	f, _, _, err := render.Check(d.bottles, id, path, render.CursorNow(ctx, d.db.Load(), id))
-	return err == nil && (f == render.Fresh || f == render.Cleared)
 }

@@ -19,6 +19,7 @@ import (
 type unixListener struct {
 	f    *os.File
 	path string
+	node os.FileInfo // the socket file made at path, to know it is still ours
 }
 
 // socket makes a close-on-exec unix stream socket. (SOCK_CLOEXEC is not
@@ -52,7 +53,15 @@ func listenUnix(path string) (*unixListener, error) {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
-	return &unixListener{f: os.NewFile(uintptr(fd), path), path: path}, nil
+	node, _ := os.Lstat(path)
+	return &unixListener{f: os.NewFile(uintptr(fd), path), path: path, node: node}, nil
+}
+
+// intact reports whether the socket file at the listener's path is still
+// the one it listens on.
+func (l *unixListener) intact() bool {
+	there, err := os.Lstat(l.path)
+	return err == nil && l.node != nil && os.SameFile(l.node, there)
 }
 
 // accept waits for a connection. It fails once the listener is closed.
@@ -85,9 +94,12 @@ func (l *unixListener) accept() (*os.File, error) {
 	return os.NewFile(uintptr(nfd), l.path), nil
 }
 
-// close stops accepting and removes the socket file.
+// close stops accepting and removes the socket file, if the file at its
+// path is still its own.
 func (l *unixListener) close() error {
-	os.Remove(l.path)
+	if l.intact() {
+		os.Remove(l.path)
+	}
 	return l.f.Close()
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,17 +25,23 @@ type Status struct {
 	ClaudeDir string    `json:"claudeDir"`
 	DataDir   string    `json:"dataDir"`
 	// Roots are the directories watched (or waited for).
-	Roots    []Root  `json:"roots"`
-	Projects int     `json:"projects"` // project directories watched
-	Sessions int     `json:"sessions"` // transcripts known
-	Observer int     `json:"observer"` // claude-mem's own observer sessions, not bottled
-	DB       DB      `json:"db"`
-	Renders  Renders `json:"renders"`
-	CatchUp  CatchUp `json:"catchUp"`
+	Roots    []Root `json:"roots"`
+	Projects int    `json:"projects"` // project directories watched
+	Sessions int    `json:"sessions"` // transcripts known
+	Observer int    `json:"observer"` // claude-mem's own observer sessions, not bottled
+	// Unwatched are the directories that could not be watched (the inotify
+	// watch limit): changes in them reach their bottles at the rescan.
+	Unwatched []string `json:"unwatched,omitempty"`
+	DB        DB       `json:"db"`
+	Renders   Renders  `json:"renders"`
+	CatchUp   CatchUp  `json:"catchUp"`
 	// Errors are the most recent failures, newest first.
 	Errors []Failure `json:"errors"`
 	// Recent are the most recently changed sessions, newest first.
 	Recent []SessionStatus `json:"recent"`
+	// Bottles is what the daemon knows of every transcript's bottle, in
+	// the shape of a disk survey (Source "daemon").
+	Bottles *Survey `json:"bottles,omitempty"`
 }
 
 // Root is a watched directory.
@@ -49,6 +56,11 @@ type DB struct {
 	Reachable     bool   `json:"reachable"`
 	SchemaVersion int    `json:"schemaVersion,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// Since is when the database could no longer be read (the daemon only).
+	Since time.Time `json:"since,omitzero"`
+	// Held counts the bottles kept as they are because they show records
+	// the database cannot give now (the daemon only).
+	Held int `json:"held,omitempty"`
 }
 
 // Renders counts renders since start, with latency percentiles: from the
@@ -109,10 +121,21 @@ type recorder struct {
 	latencies []time.Duration // ring of the last keepLatencies
 	next      int
 	recent    map[string]*SessionStatus
+	// verdicts is what the daemon last knew of every session's bottle.
+	verdicts map[string]verdict
+	// survey, if set, makes the survey a status answer carries.
+	survey func(map[string]verdict) *Survey
+}
+
+// verdict is the daemon's knowledge of one session's bottle.
+type verdict struct {
+	outcome, mode, why string
+	unknown            *sources.Unknown
+	pending            bool
 }
 
 func newRecorder(st Status) *recorder {
-	return &recorder{st: st, recent: map[string]*SessionStatus{}}
+	return &recorder{st: st, recent: map[string]*SessionStatus{}, verdicts: map[string]verdict{}}
 }
 
 func (r *recorder) update(f func(st *Status)) {
@@ -130,6 +153,18 @@ func (r *recorder) changed(id, transcript string, at time.Time) {
 	if transcript != "" {
 		s.Transcript = transcript
 	}
+	v := r.verdicts[id]
+	v.pending = true
+	r.verdicts[id] = v
+}
+
+// checked records a catch-up check that found a bottle fresh.
+func (r *recorder) checked(id, outcome string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v := r.verdicts[id]
+	v.outcome, v.why = outcome, ""
+	r.verdicts[id] = v
 }
 
 func (r *recorder) session(id string) *SessionStatus {
@@ -170,6 +205,11 @@ func (r *recorder) rendered(id string, res result) {
 	if res.mode != "" {
 		s.Mode, s.Unknown = res.mode, res.unknown
 	}
+	v := verdict{outcome: res.outcome, mode: s.Mode, unknown: s.Unknown, pending: res.pendingAfter}
+	if res.err != nil {
+		v.why = res.err.Error()
+	}
+	r.verdicts[id] = v
 	switch {
 	case res.err != nil:
 		r.st.Renders.Failed++
@@ -211,6 +251,7 @@ func (r *recorder) snapshot() Status {
 	defer r.mu.Unlock()
 	st := r.st
 	st.Roots = slices.Clone(st.Roots)
+	st.Unwatched = slices.Clone(st.Unwatched)
 	st.Errors = slices.Clone(st.Errors)
 	lat := slices.Clone(r.latencies)
 	slices.Sort(lat)
@@ -232,6 +273,20 @@ func (r *recorder) snapshot() Status {
 	return st
 }
 
+// snapshotWithSurvey is snapshot with what the daemon knows of every
+// bottle, computed outside the lock.
+func (r *recorder) snapshotWithSurvey() Status {
+	st := r.snapshot()
+	r.mu.Lock()
+	survey, verdicts := r.survey, maps.Clone(r.verdicts)
+	r.mu.Unlock()
+	if survey != nil {
+		st.Bottles = survey(verdicts)
+		st.Bottles.DB = st.DB
+	}
+	return st
+}
+
 // serveStatus answers every connection on ln with one status snapshot.
 // It returns when ln is closed.
 func serveStatus(ln *unixListener, rec *recorder) {
@@ -243,7 +298,7 @@ func serveStatus(ln *unixListener, rec *recorder) {
 		go func() {
 			defer conn.Close()
 			conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-			json.NewEncoder(conn).Encode(rec.snapshot())
+			json.NewEncoder(conn).Encode(rec.snapshotWithSurvey())
 		}()
 	}
 }

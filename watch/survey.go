@@ -16,10 +16,15 @@ import (
 // Survey is what the disk says about bottles, daemon or not: every
 // transcript's bottle checked against its sources.
 type Survey struct {
-	Transcripts int `json:"transcripts"`
-	Fresh       int `json:"fresh"`
-	Stale       int `json:"stale"`
-	Missing     int `json:"missing"`
+	// Source says where it comes from: "disk", every bottle checked
+	// against its sources (TakeSurvey), or "daemon", what the running
+	// daemon knows (it checked them all at start and follows every
+	// change).
+	Source      string `json:"source"`
+	Transcripts int    `json:"transcripts"`
+	Fresh       int    `json:"fresh"`
+	Stale       int    `json:"stale"`
+	Missing     int    `json:"missing"`
 	// Orphans are bottles whose transcript is gone (kept, or reconstructed).
 	Orphans int `json:"orphans"`
 	// Archived are transcripts of cleared sessions: their bottle is in the
@@ -51,9 +56,11 @@ type SessionCheck struct {
 const surveyRecent = 10
 
 // TakeSurvey checks every transcript under claudeDir against its bottle in
-// dataDir, reading claude-mem's database when there is one.
+// dataDir, reading claude-mem's database when there is one. It reads only
+// the end of each transcript (render.VerifyTail); a change made in place
+// further back is the daemon's to find.
 func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error) {
-	sv := &Survey{DB: DB{Path: sources.MemoryFile(dataDir)}}
+	sv := &Survey{Source: "disk", DB: DB{Path: sources.MemoryFile(dataDir)}}
 	db, err := sources.OpenMemoryDB(ctx, sv.DB.Path)
 	switch {
 	case err == nil:
@@ -91,7 +98,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fresh, st, why, err := render.Check(bottles, f.id, f.path, render.CursorNow(ctx, db, f.id))
+		fresh, st, why, err := render.Check(bottles, f.id, f.path, render.CursorNow(ctx, db, f.id), render.VerifyTail)
 		if err != nil {
 			fresh, why = render.Stale, err.Error()
 		}
@@ -113,11 +120,82 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 			sv.Sessions = append(sv.Sessions, c)
 		}
 	}
-	entries, _ := os.ReadDir(bottles)
+	sv.countBottles(bottles, live)
+	return sv, nil
+}
+
+// countBottles counts the bottles in dir of sessions not in live, and
+// the archived ones.
+func (sv *Survey) countBottles(dir string, live map[string]bool) {
+	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if id, ok := strings.CutSuffix(e.Name(), ".md"); ok && !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !live[id] {
 			sv.Orphans++
 		}
 	}
-	return sv, nil
+}
+
+// survey is what the daemon knows of every transcript's bottle, in the
+// shape of a disk survey, read from its own state: the transcripts the
+// file watcher knows and the outcome of each session's last check or
+// render. Nothing of the transcripts is read, so status costs the same
+// with 5,000 of them as with 5.
+func (d *Daemon) survey(fw *fsWatch, verdicts map[string]verdict) *Survey {
+	sv := &Survey{Source: "daemon"}
+	type found struct {
+		id, path string
+		mod      time.Time
+	}
+	var all []found
+	live := map[string]bool{}
+	for path, stamp := range fw.transcripts() {
+		id := sources.SessionOf(path)
+		if sources.IsObserverSession(path, "", d.cfg.DataDir) {
+			sv.Observer++
+			continue
+		}
+		all = append(all, found{id, path, stamp.mod})
+		live[id] = true
+	}
+	slices.SortFunc(all, func(a, b found) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	sv.Transcripts = len(all)
+	for i, f := range all {
+		v, known := verdicts[f.id]
+		fresh, why := v.freshness(known)
+		switch fresh {
+		case render.Fresh:
+			sv.Fresh++
+		case render.Stale:
+			sv.Stale++
+		case render.Cleared:
+			sv.Archived++
+		default:
+			sv.Missing++
+		}
+		if i < surveyRecent {
+			sv.Sessions = append(sv.Sessions, SessionCheck{Session: f.id, Transcript: f.path, Modified: f.mod,
+				Mode: v.mode, Freshness: fresh.String(), Why: why, Unknown: v.unknown})
+		}
+	}
+	sv.countBottles(d.bottles, live)
+	return sv
+}
+
+// freshness is what a session's last check or render says of its bottle.
+func (v verdict) freshness(known bool) (render.Freshness, string) {
+	switch {
+	case !known:
+		return render.Stale, "not checked yet"
+	case v.pending:
+		return render.Stale, "changes not rendered yet"
+	case v.outcome == outcomeFailed:
+		return render.Stale, v.why
+	case v.outcome == outcomeHeld:
+		return render.Stale, "claude-mem's database cannot be read"
+	case v.outcome == outcomeNothing:
+		return render.Missing, "nothing to render"
+	case v.outcome == render.Archived.String():
+		return render.Cleared, "cleared"
+	}
+	return render.Fresh, ""
 }

@@ -44,7 +44,16 @@ func runRender(c *cli.Context) error {
 		defer db.Close()
 	}
 	req := render.Request{SessionID: id, Transcript: c.String("transcript"), ClaudeDir: d.claude, Memory: db, MemoryErr: dbErr}
-	b, err := render.FromDisk(c.Context, req, time.Now(), time.Local)
+	dir := render.BottlesDir(d.data)
+	var (
+		b       *render.Bottle
+		outcome render.Outcome
+	)
+	if c.Bool("stdout") {
+		b, err = render.FromDisk(c.Context, req, time.Now(), time.Local)
+	} else {
+		b, outcome, err = render.WriteFromDisk(c.Context, dir, req, time.Now, time.Local)
+	}
 	if errors.Is(err, render.ErrNothing) {
 		return exitError{code: exitFailed, msg: err.Error()}
 	}
@@ -64,13 +73,14 @@ func runRender(c *cli.Context) error {
 		_, err := c.App.Writer.Write(b.Bytes)
 		return err
 	}
-	dir := render.BottlesDir(d.data)
-	outcome, err := render.Write(dir, b)
-	if err != nil {
-		return err
-	}
 	path := outcome.Path(dir, id)
 	switch outcome {
+	case render.Crossed:
+		why := "other renders kept writing newer sources; run it again"
+		if db == nil {
+			why = "it shows claude-mem records the database cannot give now"
+		}
+		fmt.Fprintf(c.App.Writer, "%s\t%s\t(kept: %s)\n", path, b.State.Mode, why)
 	case render.Archived:
 		fmt.Fprintf(c.App.Writer, "%s\t%s\t(archived: the session was cleared and has nothing new since)\n", path, b.State.Mode)
 	case render.Covered:

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,12 +19,14 @@ func runCommand() *cli.Command {
 		Usage: "keep every session's bottle current (the daemon)",
 		Description: "Watches <claude-dir>/projects and claude-mem's database and re-renders a session's\n" +
 			"bottle, debounced, whenever either changes. One daemon per data dir; SIGINT or SIGTERM\n" +
-			"stops it after the renders in flight finish. Logs go to stderr.",
+			"stops it after the renders in flight finish; SIGHUP makes it check every bottle again.\n" +
+			"Logs go to stderr.",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "debounce", Value: watch.DefaultDebounce, Usage: "quiet time after a change before rendering"},
 			&cli.DurationFlag{Name: "max-wait", Value: watch.DefaultMaxWait, Usage: "longest a session that keeps changing waits for a render"},
 			&cli.IntFlag{Name: "workers", Value: watch.DefaultWorkers, Usage: "sessions rendered at once"},
 			&cli.IntFlag{Name: "max-cached", Value: watch.DefaultMaxCached, Usage: "sessions whose parse state is kept in memory"},
+			&cli.IntFlag{Name: "cache-mb", Value: watch.DefaultCacheBytes >> 20, Usage: "MiB of parse state kept in memory (a live session bigger than that is kept while it changes)"},
 			&cli.DurationFlag{Name: "rescan", Value: watch.DefaultRescan, Usage: "interval of the full check that covers missed file events"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
 			&cli.BoolFlag{Name: "verbose", Usage: "log every render"},
@@ -58,7 +62,7 @@ func runDaemon(c *cli.Context) error {
 			return usagef("--%s must be positive", f)
 		}
 	}
-	for _, f := range []string{"workers", "max-cached"} {
+	for _, f := range []string{"workers", "max-cached", "cache-mb"} {
 		if c.Int(f) <= 0 {
 			return usagef("--%s must be positive", f)
 		}
@@ -66,13 +70,33 @@ func runDaemon(c *cli.Context) error {
 	cfg := watch.Config{
 		ClaudeDir: d.claude, DataDir: d.data,
 		Debounce: c.Duration("debounce"), MaxWait: c.Duration("max-wait"), Rescan: c.Duration("rescan"),
-		Workers: c.Int("workers"), MaxCached: c.Int("max-cached"),
+		Workers: c.Int("workers"), MaxCached: c.Int("max-cached"), CacheBytes: int64(c.Int("cache-mb")) << 20,
 		Version: version.String(), Logger: logger,
 	}
 	if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
 		cfg.Progress = f
 	}
-	err = watch.New(cfg).Run(c.Context)
+	daemon := watch.New(cfg)
+	// SIGHUP, which a daemon takes as a cue to look at everything again,
+	// must not kill it (the default), nor a closed log pipe (SIGPIPE).
+	signal.Ignore(syscall.SIGPIPE)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() { // stops when Run returns
+		for {
+			select {
+			case <-hup:
+				logger.Info("SIGHUP: checking every bottle against its sources again")
+				daemon.Recheck()
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = daemon.Run(c.Context)
+	signal.Stop(hup)
+	close(done)
 	if errors.Is(err, watch.ErrRunning) {
 		return exitError{code: exitFailed, msg: err.Error()}
 	}

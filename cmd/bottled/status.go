@@ -21,8 +21,9 @@ func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
 		Usage: "show what the daemon and the bottles are doing",
-		Description: "Asks the running daemon for its state, and checks every transcript's bottle against\n" +
-			"its sources on disk (fresh, stale or missing). Works without a daemon, and says so.\n" +
+		Description: "Asks the running daemon for its state and what it knows of every bottle (fresh, stale\n" +
+			"or missing). Without a daemon, says so and checks every transcript's bottle against its\n" +
+			"sources on disk instead.\n" +
 			"--json prints one object: {\"daemon\": <daemon status or null>, \"daemonError\": …, \"disk\": <survey>}.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (the format is stable; see the README)"},
@@ -55,7 +56,11 @@ func runStatus(c *cli.Context) error {
 	if err != nil {
 		rep.DaemonError = err.Error()
 	}
-	if rep.Disk, err = watch.TakeSurvey(c.Context, d.claude, d.data); err != nil {
+	if rep.Daemon != nil && rep.Daemon.Bottles != nil {
+		// The daemon checked every bottle and follows every change: ask
+		// it, rather than read every transcript again.
+		rep.Disk, rep.Daemon.Bottles = rep.Daemon.Bottles, nil
+	} else if rep.Disk, err = watch.TakeSurvey(c.Context, d.claude, d.data); err != nil {
 		return err
 	}
 	home, _ := os.UserHomeDir()
@@ -84,6 +89,9 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 			roots = append(roots, r.Path+" ("+state+")")
 		}
 		row("watching", "%s · %d projects · %d transcripts", strings.Join(roots, " · "), st.Projects, st.Sessions)
+		if n := len(st.Unwatched); n > 0 {
+			row("", "%d directories not watched (see the daemon's log; the inotify limit?): changes there wait for the rescan", n)
+		}
 		row("database", "%s", dbLine(st.DB))
 		r := st.Renders
 		latency := "no change rendered yet"
@@ -150,13 +158,19 @@ func observerNote(n int) string {
 }
 
 func dbLine(db watch.DB) string {
+	line := db.Path + " · not opened yet"
 	switch {
 	case db.Reachable:
-		return fmt.Sprintf("%s · reachable · schema %d", db.Path, db.SchemaVersion)
+		line = fmt.Sprintf("%s · reachable · schema %d", db.Path, db.SchemaVersion)
+	case db.Error != "" && !db.Since.IsZero():
+		line = fmt.Sprintf("%s · cannot be read since %s: %s", db.Path, db.Since.Local().Format("2006-01-02 15:04"), db.Error)
 	case db.Error != "":
-		return fmt.Sprintf("%s · %s", db.Path, db.Error)
+		line = fmt.Sprintf("%s · %s", db.Path, db.Error)
 	}
-	return db.Path + " · not opened yet"
+	if db.Held > 0 {
+		line += fmt.Sprintf(" · %d bottles kept as they are until it can be read", db.Held)
+	}
+	return line
 }
 
 // age formats a duration the way people say it: 45s, 12m, 3h12m, 4d.

@@ -1,0 +1,252 @@
+package render
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Durability. A bottle is a cache: every reader validates it from its state
+// line against the sources, and a bottle that is stale or missing is simply
+// rendered again. What must never happen is a bottle that a reader takes
+// for fresh while its bytes are not what was rendered, which a crash of the
+// machine (not of a process: the page cache survives that) can cause when
+// a renamed file's data had not reached the disk.
+//
+// A writer of one bottle (a hook, the render command) syncs it before the
+// rename and the directory after, as before. A writer of many (the
+// daemon's catch-up writes hundreds) uses a Batch instead, which costs no
+// sync per bottle:
+//
+//  1. before the first write of a batch, it writes a marker file in the
+//     bottles directory, naming this boot of the machine and the time,
+//     and syncs it (and the directory);
+//  2. bottles are written and renamed without syncing;
+//  3. Sync, a moment later, syncs every bottle written and the directory,
+//     then removes the marker.
+//
+// A marker from another boot means the machine went down in the middle of
+// a batch: every bottle modified since the marker's time may be damaged,
+// so Check calls it stale and Write replaces it whatever its state line
+// says, until the daemon has rendered them all again and its next Sync
+// removes the marker. A marker of this boot means nothing was lost (a
+// process died, its writes are in the page cache), and is ignored.
+const (
+	markerName = ".unsynced"
+	// markerSlack covers the coarse grain of file times: a bottle written
+	// just before the marker's time is suspected too.
+	markerSlack = 2 * time.Second
+)
+
+// marker is the content of the marker file.
+type marker struct {
+	Boot  string    `json:"boot"`
+	Since time.Time `json:"since"`
+}
+
+// bootID identifies this boot of the machine ("" where unknown; then
+// every marker is taken for one of another boot, and Batch syncs each
+// write as Write does).
+var bootID = sync.OnceValue(readBootID)
+
+// readMarker returns the marker in dir, nil if there is none.
+func readMarker(dir string) *marker {
+	data, err := os.ReadFile(filepath.Join(dir, markerName))
+	if err != nil {
+		return nil
+	}
+	var m marker
+	if json.Unmarshal(data, &m) != nil {
+		return &marker{} // unreadable: assume the worst, from the start of time
+	}
+	return &m
+}
+
+// crashed returns the time since which bottles in dir may be damaged by a
+// crash of the machine during a batch, and false if none may be.
+func crashed(dir string) (time.Time, bool) {
+	m := readMarker(dir)
+	if m == nil || (m.Boot != "" && m.Boot == bootID()) {
+		return time.Time{}, false
+	}
+	return m.Since.Add(-markerSlack), true
+}
+
+// damaged reports whether the bottle at path was modified during a batch
+// that a crash of the machine interrupted, as crash (crashed, or what a
+// Batch knows) tells.
+func damaged(path string, crash func() (time.Time, bool)) bool {
+	since, ok := crash()
+	if !ok {
+		return false
+	}
+	info, err := os.Stat(path)
+	return err == nil && !info.ModTime().Before(since)
+}
+
+// A Batch writes bottles to one directory without syncing each (see
+// above). Write and Sync may be called from several goroutines.
+type Batch struct {
+	dir string
+
+	// mu guards the fields below.
+	mu       sync.Mutex
+	marked   bool            // a marker of this batch is on disk
+	recovery bool            // the marker on disk is from a crash; keep it until Recovered
+	since    time.Time       // with recovery: bottles modified since may be damaged
+	inflight int             // writes between marking and renaming
+	writes   uint64          // writes renamed since the batch began
+	pending  map[string]bool // bottles renamed and not synced yet
+	// Dirty receives a value (capacity 1) when a write leaves something
+	// to sync.
+	Dirty chan struct{}
+}
+
+// NewBatch returns a batch writing into dir. A marker left there by a
+// crash of the machine is kept until Recovered.
+func NewBatch(dir string) *Batch {
+	since, crash := crashed(dir)
+	return &Batch{dir: dir, recovery: crash, since: since, pending: map[string]bool{}, Dirty: make(chan struct{}, 1)}
+}
+
+// crashed is the crash the batch knows of (see the package function).
+func (b *Batch) crashed() (time.Time, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.since, b.recovery
+}
+
+// Damaged reports whether a crash of the machine may have damaged bottles
+// in the batch's directory (they are stale until rendered again).
+func (b *Batch) Damaged() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.recovery
+}
+
+// Recovered says every bottle a crash may have damaged was rendered
+// again: the next Sync removes the crash's marker.
+func (b *Batch) Recovered() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.recovery = false
+}
+
+// Write is Write without the syncs, under the batch's marker.
+func (b *Batch) Write(bt *Bottle) (Outcome, error) {
+	if bootID() == "" {
+		return Write(b.dir, bt)
+	}
+	if err := b.begin(); err != nil {
+		return 0, err
+	}
+	out, err := write(b.dir, bt, false, b.crashed)
+	b.mu.Lock()
+	b.inflight--
+	if out == Written && err == nil {
+		b.writes++
+		b.pending[BottlePath(b.dir, bt.State.Session)] = true
+		select {
+		case b.Dirty <- struct{}{}:
+		default:
+		}
+	}
+	b.mu.Unlock()
+	return out, err
+}
+
+// begin puts the batch's marker on disk if it is not there, and counts a
+// write in flight.
+func (b *Batch) begin() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.marked {
+		if _, err := os.Stat(filepath.Join(b.dir, markerName)); err != nil {
+			b.marked = false // removed with the directory: made again
+		}
+	}
+	if !b.marked && !b.recovery {
+		if err := ensureDir(b.dir); err != nil {
+			return err
+		}
+		data, _ := json.Marshal(marker{Boot: bootID(), Since: time.Now()})
+		if err := writeFileSynced(filepath.Join(b.dir, markerName), data); err != nil {
+			return err
+		}
+		b.marked = true
+	}
+	b.inflight++
+	return nil
+}
+
+// Sync makes every bottle the batch wrote durable, and removes the
+// batch's marker if nothing was written meanwhile.
+func (b *Batch) Sync() error {
+	b.mu.Lock()
+	pending, writes := b.pending, b.writes
+	b.pending = map[string]bool{}
+	b.mu.Unlock()
+	var errs []error
+	for path := range pending {
+		if err := syncFile(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if len(pending) > 0 {
+		errs = append(errs, syncDir(b.dir))
+	}
+	if err := errors.Join(errs...); err != nil {
+		b.mu.Lock()
+		for path := range pending {
+			b.pending[path] = true // try again next time
+		}
+		b.mu.Unlock()
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.writes != writes || b.inflight > 0 || b.recovery || !(b.marked || readMarker(b.dir) != nil) {
+		return nil
+	}
+	if err := os.Remove(filepath.Join(b.dir, markerName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", markerName, err)
+	}
+	b.marked = false
+	return syncDir(b.dir)
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync bottle %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeFileSynced writes a small file and syncs it and its directory.
+func writeFileSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return syncDir(filepath.Dir(path))
+}

@@ -1,0 +1,929 @@
+package watch_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"bottled/internal/memwriter"
+	"bottled/internal/synth"
+	"bottled/render"
+	"bottled/sources"
+	"bottled/watch"
+)
+
+// These tests attack the daemon the way a user's machine does: they drive
+// the real binary with real files and databases written by the real
+// claude-mem, and check that no bottle loses what it showed, stays stale,
+// or keeps what its sources no longer hold.
+
+// TestFaultRacingWritersNeverGoBack runs, at once, the daemon, a session
+// appending turns, claude-mem writing observations, `bottled render` and
+// the SessionStart hook in loops, and watches the bottle: no bottle ever
+// replaces one made from a later transcript or later claude-mem rows, and
+// at the end the bottle shows every turn and every observation.
+func TestFaultRacingWritersNeverGoBack(t *testing.T) {
+	t.Parallel()
+	w := memwriter.Require(t)
+	claude, data := dirs(t)
+	const id = "4ace0000-0000-4000-8000-000000000001"
+	path := filepath.Join(claude, "projects", "-home-dev-race", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A long history makes a one-shot render read the transcript well
+	// before it reads the database, which widens the window the race needs.
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.Transcript(f, id, 8<<20, 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	appendFile(t, path, userRec(id, "u0", "", "RACE-P0 start"))
+	db := sources.MemoryFile(data)
+	w.Write(t, db,
+		memwriter.Op{"op": "session", "content": id, "project": "race", "prompt": "RACE-P0 start"},
+		memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
+		memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "RACE-P0 start"})
+	startDaemon(t, claude, data, "--debounce", "1ms", "--max-wait", "5ms")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	var turns, observations atomic.Int64
+	wg.Go(func() { // the session
+		parent := "u0"
+		for i := 1; ctx.Err() == nil; i++ {
+			u, a := fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i)
+			appendFile(t, path, userRec(id, u, parent, fmt.Sprintf("RACE-P%d go on", i))+assistantRec(id, a, u, "m"+a, fmt.Sprintf("RACE-A%d done", i)))
+			parent = a
+			turns.Store(int64(i))
+			time.Sleep(3 * time.Millisecond)
+		}
+	})
+	wg.Go(func() { // claude-mem
+		for i := 1; ctx.Err() == nil; i++ {
+			w.Write(t, db, memwriter.Op{"op": "observation", "content": id, "prompt_number": 1, "type": "change",
+				"title": fmt.Sprintf("RACE-OBS%d noted", i), "narrative": "Noted."})
+			observations.Store(int64(i))
+		}
+	})
+	for range 3 { // the CLI and the hook
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).Run()
+				hook := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "hook", "session-start")
+				hook.Stdin = strings.NewReader(`{"session_id":"` + id + `","transcript_path":"` + path + `","source":"compact"}`)
+				hook.Run()
+			}
+		})
+	}
+	var backwards []string
+	wg.Go(func() { // the watcher
+		var last *render.State
+		for ctx.Err() == nil {
+			st, err := render.ReadState(render.BottlePath(render.BottlesDir(data), id))
+			if err != nil {
+				continue
+			}
+			if last != nil && !st.Covers(last) && len(backwards) < 5 {
+				backwards = append(backwards, fmt.Sprintf("%s then %s", describe(last), describe(st)))
+			}
+			last = st
+		}
+	})
+	wg.Wait()
+	for _, b := range backwards {
+		t.Errorf("the bottle went back: %s", b)
+	}
+	// Everything written reaches the bottle.
+	d := &daemon{t: t, data: data}
+	d.waitContains(id, fmt.Sprintf("RACE-A%d done", turns.Load()), fmt.Sprintf("RACE-OBS%d noted", observations.Load()))
+}
+
+// describe is a bottle state in a few words: offsets and memory rows.
+func describe(st *render.State) string {
+	var parts []string
+	for _, f := range st.Transcripts {
+		parts = append(parts, fmt.Sprintf("offset %d", f.Offset))
+	}
+	if m := st.Memory; m != nil {
+		parts = append(parts, fmt.Sprintf("observation %d prompt %d", m.Observation, m.Prompt))
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// TestFaultCatchUpKeepsObservations writes a session and its claude-mem
+// rows, renders its bottle, then, as if the daemon were down, appends a
+// turn and lets claude-mem write more rows, for this session and for one
+// whose transcript is gone (its bottle reconstructed). When the daemon
+// starts, both bottles show every observation, old and new: catch-up does
+// not render before the database is open, and rows written while the
+// daemon was down reach their bottles.
+func TestFaultCatchUpKeepsObservations(t *testing.T) {
+	t.Parallel()
+	w := memwriter.Require(t)
+	claude, data := dirs(t)
+	db := sources.MemoryFile(data)
+	const id, gone = "ca7c0000-0000-4000-8000-00000000000a", "ca7c0000-0000-4000-8000-00000000000b"
+	path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "CATCH-P1 profile the importer")+assistantRec(id, "a1", "u1", "m1", "CATCH-A1 Profiled."))
+	ops := []memwriter.Op{
+		{"op": "session", "content": id, "project": "app", "prompt": "CATCH-P1 profile the importer"},
+		{"op": "register", "content": id, "memory": "mem-" + id},
+		{"op": "prompt", "content": id, "number": 1, "text": "CATCH-P1 profile the importer"},
+		{"op": "session", "content": gone, "project": "app", "prompt": "GONE-P1 old work"},
+		{"op": "register", "content": gone, "memory": "mem-" + gone},
+		{"op": "prompt", "content": gone, "number": 1, "text": "GONE-P1 old work"},
+	}
+	for i := range 39 {
+		ops = append(ops, memwriter.Op{"op": "observation", "content": id, "prompt_number": 1, "type": "discovery",
+			"title": fmt.Sprintf("CATCH-OBS%02d measured", i), "narrative": "Measured."})
+	}
+	ops = append(ops, memwriter.Op{"op": "observation", "content": gone, "prompt_number": 1, "type": "change", "title": "GONE-OBS1 old change", "narrative": "Done."})
+	w.Write(t, db, ops...)
+	for _, s := range []string{id, gone} {
+		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", s).CombinedOutput(); err != nil {
+			t.Fatalf("render %s: %v %s", s, err, out)
+		}
+	}
+
+	// The daemon is down: the session goes on and claude-mem keeps writing.
+	appendFile(t, path, userRec(id, "u2", "a1", "CATCH-P2 now fix the slow query")+assistantRec(id, "a2", "u2", "m2", "CATCH-A2 Fixed it."))
+	w.Write(t, db,
+		memwriter.Op{"op": "prompt", "content": id, "number": 2, "text": "CATCH-P2 now fix the slow query"},
+		memwriter.Op{"op": "observation", "content": id, "prompt_number": 2, "type": "change", "title": "CATCH-OBS-DOWN rewrote the query", "narrative": "Faster."},
+		memwriter.Op{"op": "observation", "content": gone, "prompt_number": 1, "type": "change", "title": "GONE-OBS-DOWN late note", "narrative": "Late."},
+		memwriter.Op{"op": "kill"})
+
+	d := startDaemon(t, claude, data, "--rescan", "1h")
+	eventually(t, "catch-up is over", func() bool {
+		st, err := d.status()
+		return err == nil && st.CatchUp.Over
+	})
+	want := []string{"CATCH-A2 Fixed it.", "CATCH-OBS-DOWN rewrote the query"}
+	for i := range 39 {
+		want = append(want, fmt.Sprintf("CATCH-OBS%02d measured", i))
+	}
+	d.waitContains(id, want...)
+	d.waitContains(gone, "GONE-OBS1 old change", "GONE-OBS-DOWN late note")
+}
+
+// TestFaultLostDatabase takes claude-mem's database away under a running
+// daemon, three ways: deleted, replaced by a file that is not SQLite, and
+// replaced by a SQLite database of another schema. Then both sessions gain
+// a turn. The daemon says so once, in words, and in status; no bottle loses
+// an observation: the session whose records it holds in memory is rendered
+// with them, the other is kept as it is (held). When the database is back,
+// both bottles are rendered again, with the rows written meanwhile.
+func TestFaultLostDatabase(t *testing.T) {
+	w := memwriter.Require(t)
+	for _, tc := range []struct {
+		name   string
+		break_ func(t *testing.T, db string)
+		reason string
+	}{
+		{"deleted", func(t *testing.T, db string) {}, "deleted"},
+		{"not SQLite", func(t *testing.T, db string) {
+			if err := os.WriteFile(db, []byte(strings.Repeat("this is not a database\n", 500)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a database"},
+		{"another schema", func(t *testing.T, db string) {
+			other, err := sql.Open("sqlite3", "file:"+db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			if _, err := other.Exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hello')"); err != nil {
+				t.Fatal(err)
+			}
+		}, "sdk_sessions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			claude, data := dirs(t)
+			db := sources.MemoryFile(data)
+			ids := []string{"10570000-0000-4000-8000-00000000000a", "10570000-0000-4000-8000-00000000000b"}
+			var ops []memwriter.Op
+			for _, id := range ids {
+				path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				appendFile(t, path, userRec(id, "u1", "", "LOST-P1 "+id)+assistantRec(id, "a1", "u1", "m1", "LOST-A1 done."))
+				ops = append(ops, memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "LOST-P1 " + id},
+					memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
+					memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "LOST-P1 " + id})
+				for i := range 12 {
+					ops = append(ops, memwriter.Op{"op": "observation", "content": id, "prompt_number": 1, "type": "change",
+						"title": fmt.Sprintf("LOST-OBS%02d noted", i), "narrative": "Noted."})
+				}
+			}
+			w.Write(t, db, ops...)
+			allObs := func(extra ...string) []string {
+				out := extra
+				for i := range 12 {
+					out = append(out, fmt.Sprintf("LOST-OBS%02d noted", i))
+				}
+				return out
+			}
+			// One session's parse state (and records) is kept, the other's
+			// is evicted: the first is rendered, then the second.
+			d := startDaemon(t, claude, data, "--max-cached", "1", "--rescan", "1h")
+			held, cached := ids[0], ids[1]
+			d.waitContains(held, allObs()...)
+			d.waitContains(cached, allObs()...)
+			touched := time.Now()
+			appendFile(t, filepath.Join(claude, "projects", "-home-dev-app", cached+".jsonl"), userRec(cached, "u1b", "a1", "LOST-PX touch"))
+			d.waitContains(cached, "LOST-PX touch")
+			d.waitSettled(cached, touched)
+
+			// The database is kept aside, then replaced in one step (or
+			// removed).
+			saved := db + ".saved"
+			if err := os.Link(db, saved); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(db + "-wal")
+			os.Remove(db + "-shm")
+			tc.break_(t, db+".new")
+			_, err := os.Stat(db + ".new")
+			if err == nil {
+				err = os.Rename(db+".new", db)
+			} else {
+				err = os.Remove(db)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "status says the database cannot be read", func() bool {
+				st, err := d.status()
+				return err == nil && !st.DB.Reachable && st.DB.Error != ""
+			})
+			st, _ := d.status()
+			if !strings.Contains(st.DB.Error, tc.reason) {
+				t.Errorf("status DB error %q does not say %q", st.DB.Error, tc.reason)
+			}
+			changed := time.Now()
+			for _, id := range ids {
+				appendFile(t, filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl"),
+					userRec(id, "u2", "a1", "LOST-P2 while it was gone")+assistantRec(id, "a2", "u2", "m2", "LOST-A2 went on."))
+			}
+			d.waitContains(cached, allObs("LOST-A2 went on.")...)
+			d.waitSettled(held, changed)
+			if b := d.bottle(held); !containsAll(b, allObs()...) {
+				t.Errorf("the bottle of the session whose records were not in memory lost observations:\n%s", b)
+			}
+			st, _ = d.status()
+			if st.DB.Held != 1 {
+				t.Errorf("status says %d bottles held, want 1", st.DB.Held)
+			}
+			if n := strings.Count(d.stderr.String(), "level=ERROR"); n != 1 {
+				t.Errorf("%d error lines in the log, want exactly one saying the database cannot be read", n)
+			}
+			if !strings.Contains(d.stderr.String(), tc.reason) {
+				t.Errorf("the log does not say why (%q)", tc.reason)
+			}
+
+			// The database comes back, with rows written meanwhile.
+			os.Remove(db + "-wal")
+			os.Remove(db + "-shm")
+			if err := os.Rename(saved, db); err != nil {
+				t.Fatal(err)
+			}
+			var more []memwriter.Op
+			for _, id := range ids {
+				more = append(more, memwriter.Op{"op": "observation", "content": id, "prompt_number": 2, "type": "change",
+					"title": "LOST-OBS-BACK noted", "narrative": "Back."})
+			}
+			w.Write(t, db, more...)
+			for _, id := range ids {
+				d.waitContains(id, allObs("LOST-A2 went on.", "LOST-OBS-BACK noted")...)
+			}
+			eventually(t, "status says the database is readable", func() bool {
+				st, err := d.status()
+				return err == nil && st.DB.Reachable && st.DB.Held == 0
+			})
+		})
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// asUser runs a command in a new user namespace as uid and gid 1000,
+// mapped to the test's own: the daemon owns the test's files but holds no
+// capability, so that permissions bind it even when the tests run as root.
+func asUser(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 1000, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 1000, HostID: os.Getgid(), Size: 1}},
+		Credential:  &syscall.Credential{Uid: 1000, Gid: 1000},
+	}
+}
+
+// inNamespace runs a command through sh in a new user and mount namespace,
+// as root there, after the shell commands in setup: a tmpfs can be mounted
+// or a per-namespace limit lowered without touching the machine's.
+func inNamespace(setup string) func(*exec.Cmd) {
+	return func(cmd *exec.Cmd) {
+		cmd.Args = append([]string{"sh", "-c", setup + ` && exec "$0" "$@"`}, cmd.Args...)
+		cmd.Path = "/bin/sh"
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		}
+	}
+}
+
+// requireNamespaces skips the test where user namespaces cannot be made.
+func requireNamespaces(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command("true")
+	inNamespace("true")(cmd)
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot make a user namespace here (%v); the test needs one to take permissions or space away from the daemon alone", err)
+	}
+}
+
+// TestFaultFailedRendersAreRetried makes renders fail three ways: the disk
+// is full, the transcript cannot be read, the bottles directory cannot be
+// made. Once the fault is gone, the bottle catches up with the transcript
+// by itself: nothing else changes, so only a retry can do it.
+func TestFaultFailedRendersAreRetried(t *testing.T) {
+	requireNamespaces(t)
+	const id = "4e740000-0000-4000-8000-000000000001"
+	for _, tc := range []struct {
+		name string
+		// start starts the daemon; root is where its view of the data
+		// directory is seen from outside ("" if the same).
+		start        func(t *testing.T, claude, data string) (*daemon, string)
+		break_, fix_ func(t *testing.T, claude, data string)
+	}{
+		{"disk full",
+			func(t *testing.T, claude, data string) (*daemon, string) {
+				d := startDaemonCmd(t, claude, data, inNamespace("mount -t tmpfs -o size=512k tmpfs "+data), "--rescan", "1h")
+				return d, strings.TrimSuffix(d.data, data)
+			},
+			func(t *testing.T, claude, data string) {
+				f, err := os.Create(filepath.Join(data, "filler"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				for {
+					if _, err := f.Write(make([]byte, 64<<10)); err != nil {
+						break
+					}
+				}
+			},
+			func(t *testing.T, claude, data string) { os.Remove(filepath.Join(data, "filler")) }},
+		{"transcript unreadable",
+			func(t *testing.T, claude, data string) (*daemon, string) {
+				return startDaemonCmd(t, claude, data, asUser, "--rescan", "1h"), ""
+			},
+			func(t *testing.T, claude, data string) { chmodTranscript(t, claude, id, 0) },
+			func(t *testing.T, claude, data string) { chmodTranscript(t, claude, id, 0o600) }},
+		{"bottles directory cannot be made",
+			func(t *testing.T, claude, data string) (*daemon, string) {
+				return startDaemonCmd(t, claude, data, asUser, "--rescan", "1h"), ""
+			},
+			func(t *testing.T, claude, data string) {
+				if err := os.RemoveAll(render.BottlesDir(data)); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(data, 0o500); err != nil {
+					t.Fatal(err)
+				}
+			},
+			func(t *testing.T, claude, data string) { os.Chmod(data, 0o700) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			claude, data := dirs(t)
+			path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+			for _, dir := range []string{filepath.Dir(path), data} {
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			appendFile(t, path, userRec(id, "u1", "", "RETRY-P1 deploy it")+assistantRec(id, "a1", "u1", "m1", "RETRY-A1 Deployed."))
+			d, root := tc.start(t, claude, data)
+			seen := &daemon{t: t, data: root + data} // the data directory as the daemon sees it
+			seen.waitContains(id, "RETRY-A1 Deployed.")
+
+			tc.break_(t, claude, root+data)
+			appendFile(t, path, userRec(id, "u2", "a1", "RETRY-P2 roll it back")+assistantRec(id, "a2", "u2", "m2", "RETRY-A2 Rolled back."))
+			eventually(t, "a render fails", func() bool {
+				st, err := seen.status()
+				return err == nil && st.Renders.Failed > 0
+			})
+			tc.fix_(t, claude, root+data)
+			seen.waitContains(id, "RETRY-A2 Rolled back.")
+			_ = d
+		})
+	}
+}
+
+func chmodTranscript(t *testing.T, claude, id string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl"), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFaultRescanFindsStaleBottles removes a bottle and puts an old one in
+// place of another while the daemon runs: no file event says a session
+// changed, yet the periodic rescan, which checks every bottle's freshness
+// the way the hook does, finds both and renders them.
+func TestFaultRescanFindsStaleBottles(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	ids := []string{"5e5c0000-0000-4000-8000-00000000000a", "5e5c0000-0000-4000-8000-00000000000b"}
+	for _, id := range ids {
+		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, path, userRec(id, "u1", "", "RESCAN-P1 go")+assistantRec(id, "a1", "u1", "m1", "RESCAN-A1 went."))
+	}
+	d := startDaemon(t, claude, data)
+	for _, id := range ids {
+		d.waitContains(id, "RESCAN-A1 went.")
+	}
+	old, err := os.ReadFile(render.BottlePath(render.BottlesDir(data), ids[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, filepath.Join(claude, "projects", "-p", ids[1]+".jsonl"), userRec(ids[1], "u2", "a1", "RESCAN-P2 again"))
+	d.waitContains(ids[1], "RESCAN-P2 again")
+	time.Sleep(1100 * time.Millisecond) // a rescan passes
+	if err := os.Remove(render.BottlePath(render.BottlesDir(data), ids[0])); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(render.BottlePath(render.BottlesDir(data), ids[1]), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.waitContains(ids[0], "RESCAN-A1 went.")
+	d.waitContains(ids[1], "RESCAN-P2 again")
+}
+
+// TestFaultInPlaceRedaction overwrites private text inside a transcript in
+// place (same length, 80 KB before the end), as a user redacting a secret
+// would: every path that reads the transcript notices, and the secret
+// leaves the bottle.
+func TestFaultInPlaceRedaction(t *testing.T) {
+	const secret, blank = "REDACTME-4f7c1e9a0b", "[redacted-by-user0]"
+	if len(secret) != len(blank) {
+		t.Fatal("the redaction must keep the length")
+	}
+	// write makes a transcript whose first prompt holds the secret, 80 KB
+	// before the end, and returns where the secret is.
+	write := func(t *testing.T, claude, id string) (string, int64) {
+		path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		head := userRec(id, "u1", "", "REDACT-P1 the key is "+secret+" keep it safe")
+		var sb strings.Builder
+		sb.WriteString(head)
+		parent := "u1"
+		for i := 0; sb.Len() < len(head)+80<<10; i++ {
+			a := fmt.Sprintf("a%d", i)
+			sb.WriteString(assistantRec(id, a, parent, "m"+a, fmt.Sprintf("REDACT-A%d %s", i, strings.Repeat("words ", 200))))
+			parent = a
+		}
+		appendFile(t, path, sb.String())
+		return path, int64(strings.Index(head, secret))
+	}
+	redact := func(t *testing.T, path string, at int64) {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt([]byte(blank), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noSecret := func(b string) bool { return strings.Contains(b, "REDACT-P1") && !strings.Contains(b, secret) }
+
+	t.Run("daemon, written in place", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000001"
+		path, at := write(t, claude, id)
+		d := startDaemon(t, claude, data, "--rescan", "1h") // events only
+		d.waitContains(id, secret)
+		time.Sleep(50 * time.Millisecond) // another tick of the file clock
+		redact(t, path, at)
+		d.waitBottle(id, "the secret leaves the bottle", noSecret)
+	})
+	t.Run("daemon, written in place with an append", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000002"
+		path, at := write(t, claude, id)
+		d := startDaemon(t, claude, data) // rescans every second
+		d.waitContains(id, secret)
+		redact(t, path, at)
+		appendFile(t, path, userRec(id, "u9", "a0", "REDACT-P9 and one more thing"))
+		d.waitBottle(id, "the secret leaves the bottle", func(b string) bool {
+			return noSecret(b) && strings.Contains(b, "REDACT-P9")
+		})
+	})
+	t.Run("hook and render command", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000003"
+		path, at := write(t, claude, id)
+		cli := func(stdin string, args ...string) string {
+			cmd := exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data}, args...)...)
+			cmd.Stdin = strings.NewReader(stdin)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("bottled %s: %v\n%s", args, err, out)
+			}
+			return string(out)
+		}
+		d := &daemon{t: t, data: data}
+		cli("", "render", id)
+		if !strings.Contains(d.bottle(id), secret) {
+			t.Fatal("the bottle does not show the secret to begin with")
+		}
+		time.Sleep(50 * time.Millisecond)
+		redact(t, path, at)
+		cli(`{"session_id":"`+id+`","transcript_path":"`+path+`","source":"compact"}`, "hook", "session-start")
+		if b := d.bottle(id); !noSecret(b) {
+			t.Errorf("after the hook, the bottle still shows the redacted secret")
+		}
+		// Put the secret back in the bottle (an earlier render), then
+		// the render command.
+		cli("", "render", id)
+		restore := func() {
+			redact2 := []byte(secret)
+			f, _ := os.OpenFile(path, os.O_WRONLY, 0)
+			f.WriteAt(redact2, at)
+			f.Close()
+		}
+		restore()
+		os.Remove(render.BottlePath(render.BottlesDir(data), id))
+		cli("", "render", id)
+		time.Sleep(50 * time.Millisecond)
+		redact(t, path, at)
+		cli("", "render", id)
+		if b := d.bottle(id); !noSecret(b) {
+			t.Errorf("after bottled render, the bottle still shows the redacted secret")
+		}
+	})
+}
+
+// TestFaultInotifyLimit runs the daemon where only three directories can
+// be watched (the per-namespace inotify limit, so the machine's is left
+// alone): it says so once, in words, with the way to raise it, lists the
+// directories it could not watch in status, and still brings changes in
+// them to their bottles, at the rescan.
+func TestFaultInotifyLimit(t *testing.T) {
+	requireNamespaces(t)
+	t.Parallel()
+	claude, data := dirs(t)
+	var ids []string
+	for i := range 5 {
+		id := fmt.Sprintf("1e070000-0000-4000-8000-00000000000%d", i)
+		ids = append(ids, id)
+		path := filepath.Join(claude, "projects", fmt.Sprintf("-home-dev-p%d", i), id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, path, userRec(id, "u1", "", "LIMIT-P1 go"))
+	}
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemonCmd(t, claude, data, inNamespace("echo 3 > /proc/sys/user/max_inotify_watches"), "--rescan", "300ms")
+	for _, id := range ids {
+		d.waitContains(id, "LIMIT-P1 go")
+	}
+	st, err := d.status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Unwatched) != 4 {
+		t.Errorf("status lists %d unwatched directories (%q), want the 4 project directories beyond the limit", len(st.Unwatched), st.Unwatched)
+	}
+	// Changes in every directory still arrive, through the rescan.
+	for _, id := range ids {
+		matches, _ := filepath.Glob(filepath.Join(claude, "projects", "*", id+".jsonl"))
+		appendFile(t, matches[0], userRec(id, "u2", "u1", "LIMIT-P2 still followed"))
+	}
+	for _, id := range ids {
+		d.waitContains(id, "LIMIT-P2 still followed")
+	}
+	time.Sleep(time.Second) // a few more rescans
+	log := d.stderr.String()
+	if n := strings.Count(log, "no space left on device"); n > 0 {
+		t.Errorf("the log says %d times %q, which reads like a full disk", n, "no space left on device")
+	}
+	if n := linesWith(log, "max_user_watches"); n != 1 {
+		t.Errorf("%d log lines name the inotify watch limit, want one:\n%s", n, log)
+	}
+	if !strings.Contains(log, "sysctl") {
+		t.Errorf("the log does not say how to raise the limit")
+	}
+}
+
+// linesWith counts the lines of s that contain sub.
+func linesWith(s, sub string) int {
+	n := 0
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestFaultNoFileWatcher runs the daemon where no inotify instance can be
+// made: it says so, keeps running and finds changes at the rescan.
+func TestFaultNoFileWatcher(t *testing.T) {
+	requireNamespaces(t)
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "1e070000-0000-4000-8000-0000000000f1"
+	path := filepath.Join(claude, "projects", "-home-dev-p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "", "NOWATCH-P1 go"))
+	d := startDaemonCmd(t, claude, data, inNamespace("echo 0 > /proc/sys/user/max_inotify_instances"), "--rescan", "300ms")
+	d.waitContains(id, "NOWATCH-P1 go")
+	appendFile(t, path, userRec(id, "u2", "u1", "NOWATCH-P2 still followed"))
+	d.waitContains(id, "NOWATCH-P2 still followed")
+	if n := linesWith(d.stderr.String(), "max_user_instances"); n != 1 {
+		t.Errorf("%d log lines name the inotify instance limit, want one", n)
+	}
+}
+
+// TestFaultSymlinks starts the daemon on a project directory that is a
+// symlink to a directory elsewhere and on a transcript that is a symlink
+// to a file elsewhere: both are watched (with the rescan out of the way,
+// only a watch brings the change), whether the links were there at start
+// or made later.
+func TestFaultSymlinks(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	elsewhere := filepath.Join(filepath.Dir(claude), "elsewhere")
+	projects := filepath.Join(claude, "projects")
+	for _, dir := range []string{filepath.Join(elsewhere, "proj"), filepath.Join(elsewhere, "files"), filepath.Join(projects, "-real")} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const inDir, asFile, later = "5e1f0000-0000-4000-8000-00000000000a", "5e1f0000-0000-4000-8000-00000000000b", "5e1f0000-0000-4000-8000-00000000000c"
+	// A project directory that is a symlink, and a transcript that is one.
+	appendFile(t, filepath.Join(elsewhere, "proj", inDir+".jsonl"), userRec(inDir, "u1", "", "LINK-P1 in a linked dir"))
+	if err := os.Symlink(filepath.Join(elsewhere, "proj"), filepath.Join(projects, "-linked")); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(elsewhere, "files", "kept-elsewhere.jsonl")
+	appendFile(t, target, userRec(asFile, "u1", "", "LINK-P1 a linked file"))
+	if err := os.Symlink(target, filepath.Join(projects, "-real", asFile+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, claude, data, "--rescan", "1h")
+	d.waitContains(inDir, "LINK-P1 in a linked dir")
+	d.waitContains(asFile, "LINK-P1 a linked file")
+	appendFile(t, filepath.Join(elsewhere, "proj", inDir+".jsonl"), userRec(inDir, "u2", "u1", "LINK-P2 seen through the link"))
+	appendFile(t, target, userRec(asFile, "u2", "u1", "LINK-P2 seen through the link"))
+	d.waitContains(inDir, "LINK-P2 seen through the link")
+	d.waitContains(asFile, "LINK-P2 seen through the link")
+
+	// A transcript symlink made while the daemon runs.
+	laterTarget := filepath.Join(elsewhere, "files", "later.jsonl")
+	appendFile(t, laterTarget, userRec(later, "u1", "", "LINK-LATER-P1 go"))
+	if err := os.Symlink(laterTarget, filepath.Join(projects, "-real", later+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	d.waitContains(later, "LINK-LATER-P1 go")
+	appendFile(t, laterTarget, userRec(later, "u2", "u1", "LINK-LATER-P2 seen through the link"))
+	d.waitContains(later, "LINK-LATER-P2 seen through the link")
+}
+
+// TestFaultDataDirDeleted deletes the data directory under a running
+// daemon: it notices, makes its lock and socket again (status finds it,
+// a second daemon refuses to start), and renders the bottles again. If a
+// second daemon starts in the moment between, one of the two stops,
+// saying why: never two daemons on one data directory.
+func TestFaultDataDirDeleted(t *testing.T) {
+	t.Parallel()
+	t.Run("recreated", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "de1e0000-0000-4000-8000-000000000001"
+		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, path, userRec(id, "u1", "", "DELETED-P1 go"))
+		d := startDaemon(t, claude, data)
+		d.waitContains(id, "DELETED-P1 go")
+		if err := os.RemoveAll(data); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the daemon answers on its socket again", func() bool {
+			_, err := d.status()
+			return err == nil
+		})
+		second := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "run")
+		if out, err := second.CombinedOutput(); err == nil || !strings.Contains(string(out), "another bottled daemon is running") {
+			t.Errorf("a second daemon: %v %s; want it refused", err, out)
+		}
+		d.waitContains(id, "DELETED-P1 go")
+		if code := d.stop(10 * time.Second); code != 0 {
+			t.Errorf("exit code %d after SIGTERM, want 0", code)
+		}
+	})
+	t.Run("raced", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		first := startDaemon(t, claude, data)
+		if err := os.RemoveAll(data); err != nil {
+			t.Fatal(err)
+		}
+		second := startDaemonAnyway(t, claude, data)
+		time.Sleep(3 * time.Second) // both had time to notice
+		running := 0
+		for _, d := range []*daemon{first, second} {
+			select {
+			case <-d.exited:
+				if !strings.Contains(d.stderr.String(), "another bottled daemon") {
+					t.Errorf("a daemon stopped without saying it was because of another:\n%s", d.stderr.String())
+				}
+			default:
+				running++
+			}
+		}
+		if running != 1 {
+			t.Errorf("%d daemons run on one data directory, want 1", running)
+		}
+	})
+}
+
+// startDaemonAnyway starts `bottled run` without waiting for it to answer.
+func startDaemonAnyway(t *testing.T, claude, data string) *daemon {
+	d := &daemon{t: t, claude: claude, data: data, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	d.cmd = exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data, "run"}, fastFlags...)...)
+	d.cmd.Stderr = d.stderr
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	gone := make(chan struct{})
+	go func() {
+		d.exited <- d.cmd.Wait()
+		close(gone)
+	}()
+	t.Cleanup(func() {
+		d.cmd.Process.Kill()
+		<-gone
+	})
+	return d
+}
+
+// TestFaultSIGHUP sends SIGHUP to a daemon in the middle of a catch-up: it
+// keeps running (a daemon takes SIGHUP as a cue to check everything
+// again), and leaves nothing behind when it stops. Temporary files a
+// killed hook or render command left are removed by the running daemon.
+func TestFaultSIGHUP(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	proj := filepath.Join(claude, "projects", "-p")
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		id := fmt.Sprintf("5160b000-0000-4000-8000-%012d", i)
+		f, err := os.Create(filepath.Join(proj, id+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := synth.Transcript(f, id, 4<<20, uint64(i)+1); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	d := startDaemon(t, claude, data)
+	eventually(t, "catch-up has started", func() bool {
+		st, err := d.status()
+		return err == nil && st.CatchUp.Done > 0
+	})
+	for range 3 {
+		d.cmd.Process.Signal(syscall.SIGHUP)
+		time.Sleep(100 * time.Millisecond)
+	}
+	eventually(t, "catch-up is over", func() bool {
+		st, err := d.status()
+		return err == nil && st.CatchUp.Over
+	})
+	select {
+	case err := <-d.exited:
+		t.Fatalf("the daemon exited on SIGHUP: %v", err)
+	default:
+	}
+
+	// A temporary file as a killed writer leaves it, a few minutes old.
+	bottles := render.BottlesDir(data)
+	left := filepath.Join(bottles, ".tmp-5160b000-0000-4000-8000-000000000000-1234.md")
+	if err := os.WriteFile(left, []byte("half a bottle"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-5 * time.Minute)
+	os.Chtimes(left, old, old)
+	eventually(t, "the leftover temporary file is removed", func() bool {
+		_, err := os.Stat(left)
+		return os.IsNotExist(err)
+	})
+	if code := d.stop(10 * time.Second); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0", code)
+	}
+	entries, _ := os.ReadDir(bottles)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, watch.SocketFile)); !os.IsNotExist(err) {
+		t.Errorf("socket left behind (stat err %v)", err)
+	}
+}
+
+// TestFaultStatusAsksTheDaemon runs `bottled status` beside a daemon: the
+// bottles' freshness comes from the daemon, which knows it, not from
+// reading every transcript again; without the daemon, from the disk.
+func TestFaultStatusAsksTheDaemon(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	var ids []string
+	for i := range 3 {
+		id := fmt.Sprintf("57a70000-0000-4000-8000-00000000000%d", i)
+		ids = append(ids, id)
+		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		appendFile(t, path, userRec(id, "u1", "", "STATUS-P1 go"))
+	}
+	d := startDaemon(t, claude, data)
+	for _, id := range ids {
+		d.waitContains(id, "STATUS-P1 go")
+	}
+	survey := func() watch.Survey {
+		out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "status", "--json").Output()
+		if err != nil {
+			t.Fatalf("status: %v", err)
+		}
+		var rep struct{ Disk watch.Survey }
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("status --json: %v\n%s", err, out)
+		}
+		return rep.Disk
+	}
+	var sv watch.Survey
+	eventually(t, "status shows the daemon's knowledge", func() bool {
+		sv = survey()
+		return sv.Source == "daemon" && sv.Transcripts == 3 && sv.Fresh == 3
+	})
+	if len(sv.Sessions) != 3 || sv.Sessions[0].Freshness != "fresh" {
+		t.Errorf("sessions = %+v", sv.Sessions)
+	}
+	d.stop(10 * time.Second)
+	if sv = survey(); sv.Source != "disk" || sv.Fresh != 3 {
+		t.Errorf("without the daemon: %+v; want the disk's survey", sv)
+	}
+}

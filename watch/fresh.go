@@ -1,0 +1,146 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"bottled/render"
+	"bottled/sources"
+)
+
+// freshCache remembers, for each transcript, the stamps (size and
+// modification time) of the transcript and of its bottle at which the
+// bottle was last found fresh, so that the periodic rescan checks a
+// bottle's freshness the way the hook does (render.Check), and reads the
+// transcript again in full (render.VerifyAll), only when one of the two
+// files changed, and costs two stats per session otherwise. So a byte
+// changed in place anywhere in a transcript leaves its bottle at the first
+// rescan after the transcript has been left alone for checkQuiet: within
+// checkQuiet plus one rescan interval (35 s by default) of the last write
+// to it. A write that does not make the file longer is noticed at once,
+// by sources.Transcript.Update.
+// Rows claude-mem writes are the database watcher's to report; when the
+// database comes back after being away, every entry is forgotten.
+//
+// Its mutex guards m and gen; the fs watcher's rescan and the renders use
+// it.
+type freshCache struct {
+	mu  sync.Mutex
+	m   map[string]freshEntry // transcript path →
+	gen int
+}
+
+type freshEntry struct {
+	transcript, bottle fileStamp
+	gen                int
+}
+
+func newFreshCache() *freshCache { return &freshCache{m: map[string]freshEntry{}} }
+
+// fresh reports whether the bottle of the transcript at path was found
+// fresh at these stamps.
+func (c *freshCache) fresh(path string, transcript, bottle fileStamp) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[path]
+	return ok && e.gen == c.gen && e.transcript == transcript && e.bottle == bottle
+}
+
+// freshTranscript reports whether the bottle of the transcript at path
+// was found fresh at this transcript stamp, whatever the bottle's stamp
+// (the caller knows the bottle did not change).
+func (c *freshCache) freshTranscript(path string, transcript fileStamp) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[path]
+	return ok && e.gen == c.gen && e.transcript == transcript
+}
+
+// put records that the bottle was fresh at these stamps, taken before it
+// was checked. A transcript whose time is too recent for a later write to
+// be sure to change it is not recorded: it is checked again next time.
+func (c *freshCache) put(path string, transcript, bottle fileStamp) {
+	if !sources.Settled(transcript.mod, time.Now()) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[path] = freshEntry{transcript: transcript, bottle: bottle, gen: c.gen}
+}
+
+// drop forgets a transcript.
+func (c *freshCache) drop(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, path)
+}
+
+// forget makes every bottle be checked again.
+func (c *freshCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+}
+
+// stampOf returns a file's size and modification time; the zero stamp if
+// it does not exist.
+func stampOf(path string) (fileStamp, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileStamp{}, nil
+	}
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return fileStamp{info.Size(), info.ModTime()}, nil
+}
+
+// checkFresh checks the bottle of the session whose transcript is at path
+// against its sources, as the hook does, and remembers it when fresh. A
+// missing bottle whose session was cleared (archived) and has nothing new
+// counts as fresh: it is not to be brought back.
+// It also reports whether the transcript was rewritten (then its parse
+// state must be read again in full).
+func (d *Daemon) checkFresh(ctx context.Context, id, path string) (fresh, rewritten bool) {
+	ts, err := stampOf(path)
+	if err != nil {
+		return false, false
+	}
+	bs, bottleErr := stampOf(render.BottlePath(d.bottles, id))
+	if bottleErr == nil && d.freshness.fresh(path, ts, bs) {
+		return true, false
+	}
+	mem := render.CursorNow(ctx, d.db.Load(), id)
+	// A cleared session's archived bottle that still shows everything is
+	// as good as fresh: it stays archived.
+	f, _, why, err := render.Check(d.bottles, id, path, mem, render.VerifyAll)
+	if err != nil || (f != render.Fresh && f != render.Cleared) {
+		return false, why == render.WhyRewritten
+	}
+	if bottleErr == nil {
+		d.freshness.put(path, ts, bs)
+	}
+	return true, false
+}
+
+// stampWritten records that the bottle on disk now reflects the
+// transcript at the stamp it had before it was read (and the database as
+// it was read): until either file changes, the rescan need not check it.
+func (d *Daemon) stampWritten(id, path string, ts fileStamp) {
+	bs, err := stampOf(render.BottlePath(d.bottles, id))
+	if err == nil && path != "" && ts != (fileStamp{}) && bs != (fileStamp{}) {
+		d.freshness.put(path, ts, bs)
+	}
+}
+
+// stampNothing records that a transcript, at the stamp it had before it
+// was read, has nothing to render: it has no bottle and needs none.
+func (d *Daemon) stampNothing(path string, ts fileStamp) {
+	if path != "" && ts != (fileStamp{}) {
+		d.freshness.put(path, ts, fileStamp{})
+	}
+}

@@ -1,0 +1,55 @@
+package watch
+
+import "time"
+
+const (
+	// retryMin and retryMax bound the wait before a failed render is tried
+	// again; it doubles with each failure in a row. A fault a user fixes
+	// (a full disk, a permission) is picked up within seconds at first,
+	// and one that stays costs a render every few minutes.
+	retryMin = time.Second
+	retryMax = 5 * time.Minute
+)
+
+// retry is when a session whose render failed is rendered again.
+type retry struct {
+	at       time.Time
+	failures int
+}
+
+// nextWake is when the loop has something to do: the next render
+// deadline or retry.
+func (d *Daemon) nextWake() (time.Time, bool) {
+	at, ok := d.sched.next()
+	for _, r := range d.retries {
+		if !r.at.IsZero() && (!ok || r.at.Before(at)) {
+			at, ok = r.at, true
+		}
+	}
+	return at, ok
+}
+
+// startRetries marks for rendering the failed sessions whose wait is
+// over.
+func (d *Daemon) startRetries(now time.Time) {
+	for id, r := range d.retries {
+		if !r.at.IsZero() && !r.at.After(now) {
+			r.at = time.Time{} // the render's outcome sets the next one
+			d.retries[id] = r
+			d.noteChange(change{id: id, at: now})
+		}
+	}
+}
+
+// noteRetry schedules a failed session's next attempt, or forgets it
+// once a render succeeds.
+func (d *Daemon) noteRetry(res result, now time.Time) {
+	if res.err == nil {
+		delete(d.retries, res.id)
+		return
+	}
+	r := d.retries[res.id]
+	r.failures++
+	r.at = now.Add(min(retryMin<<min(r.failures-1, 20), retryMax))
+	d.retries[res.id] = r
+}
