@@ -387,6 +387,12 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 		{"disk full",
 			func(t *testing.T, claude, data string) (*daemon, string) {
 				d := startDaemonCmd(t, claude, data, inNamespace("mount -t tmpfs -o size=512k tmpfs "+data), "--rescan", "1h")
+				// The search index is opened in the background at start:
+				// the disk is filled once it is, so that no file of it
+				// comes or goes after.
+				eventually(t, "the search index is opened", func() bool {
+					return strings.Contains(d.stderr.String(), "search index ")
+				})
 				return d, strings.TrimSuffix(d.data, data)
 			},
 			func(t *testing.T, claude, data string) {
@@ -395,9 +401,11 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer f.Close()
-				for {
-					if _, err := f.Write(make([]byte, 64<<10)); err != nil {
-						break
+				for chunk := 64 << 10; chunk > 0; chunk /= 4 { // to the last byte
+					for {
+						if _, err := f.Write(make([]byte, chunk)); err != nil {
+							break
+						}
 					}
 				}
 			},
