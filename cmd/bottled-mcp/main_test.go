@@ -87,8 +87,17 @@ func TestBottledMCPRunsTheServer(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(filepath.Join(dir, "bottled"), "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem"), "mcp")
-	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}` + "\n")
-	out, err := cmd.Output()
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The answer is read before stdin closes: a client that goes away
+	// gets none.
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`+"\n")
+	out, err := bufio.NewReader(stdout).ReadBytes('\n')
+	stdin.Close()
+	cmd.Wait()
 	if err != nil || !bytes.Contains(out, []byte(`"result"`)) || !bytes.Contains(out, []byte(`"bottled"`)) {
 		t.Errorf("bottled mcp: %v, %s", err, out)
 	}
