@@ -23,27 +23,59 @@ func TestClearArchives(t *testing.T) {
 	if _, err := os.Stat(w.bottlePath(id)); err == nil {
 		t.Errorf("the daemon brought the archived bottle back:\n%s", w.bottle(id))
 	}
+	w.checkArchived(id, "daemon")
+
+	// A daemon started later finds the session cleared at catch-up and
+	// leaves it so; status says so from what that daemon knows, and from
+	// the disk without a daemon.
+	w.stopDaemon()
+	w.checkArchived(id, "disk")
+	w.startDaemon()
+	w.eventually("the daemon caught up", func() bool {
+		st := w.status()
+		return st.Daemon != nil && st.Daemon.CatchUp.Over
+	})
+	w.checkArchived(id, "daemon")
+	if _, err := os.Stat(w.bottlePath(id)); err == nil {
+		t.Errorf("catch-up brought the archived bottle back")
+	}
+}
+
+// checkArchived checks that status, answered from source ("daemon" or
+// "disk"), lists the session as archived.
+func (w *world) checkArchived(id, source string) {
+	w.t.Helper()
 	st := w.status()
+	if st.Disk.Source != source {
+		w.t.Errorf("status answered from %q, want %q", st.Disk.Source, source)
+	}
 	found := false
 	for _, s := range st.Disk.Sessions {
 		if s.Session == id {
 			found = true
 			if s.Freshness != "archived" {
-				t.Errorf("status shows the cleared session as %q, want archived", s.Freshness)
+				w.t.Errorf("status (%s) shows the cleared session as %q, want archived", source, s.Freshness)
 			}
 		}
 	}
-	if !found {
-		t.Errorf("status does not list the cleared session")
+	if !found || st.Disk.Archived != 1 {
+		w.t.Errorf("status (%s) lists the cleared session: %v; archived: %d", source, found, st.Disk.Archived)
 	}
 }
 
 // statusJSON is the part of `bottled status --json` the tests read.
 type statusJSON struct {
+	Daemon *struct {
+		CatchUp struct {
+			Over bool `json:"over"`
+		} `json:"catchUp"`
+	} `json:"daemon"`
 	Disk struct {
-		Archived int `json:"archived"`
-		Missing  int `json:"missing"`
-		Sessions []struct {
+		Source      string `json:"source"`
+		Transcripts int    `json:"transcripts"`
+		Archived    int    `json:"archived"`
+		Missing     int    `json:"missing"`
+		Sessions    []struct {
 			Session   string `json:"session"`
 			Freshness string `json:"freshness"`
 		} `json:"sessions"`

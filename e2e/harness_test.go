@@ -155,6 +155,17 @@ func newWorldNoDaemon(t testing.TB, script standin.Script) *world {
 	return w
 }
 
+// stopDaemon stops the daemon with SIGTERM and waits for it.
+func (w *world) stopDaemon() {
+	w.t.Helper()
+	w.daemon.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-w.daemon.done:
+	case <-time.After(10 * time.Second):
+		w.t.Fatal("the daemon did not stop within 10 s of SIGTERM")
+	}
+}
+
 // startDaemon starts `bottled run` with timings fast enough for tests and
 // waits until it answers on its socket.
 func (w *world) startDaemon() {
@@ -292,26 +303,29 @@ func hookTimes(debug string) []string {
 type proc struct {
 	cmd    *exec.Cmd
 	stderr *syncBuffer
-	exited chan error
+	done   chan struct{} // closed once the process has exited
 }
 
 func (w *world) start(args ...string) *proc {
 	w.t.Helper()
-	p := &proc{stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	p := &proc{stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bottledBin, args...)
 	p.cmd.Env = w.env()
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
 		w.t.Fatal(err)
 	}
-	go func() { p.exited <- p.cmd.Wait() }()
+	go func() {
+		p.cmd.Wait()
+		close(p.done)
+	}()
 	w.t.Cleanup(func() {
 		p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-p.exited:
+		case <-p.done:
 		case <-time.After(10 * time.Second):
 			p.cmd.Process.Kill()
-			<-p.exited
+			<-p.done
 		}
 		if w.t.Failed() {
 			w.t.Logf("bottled %s log:\n%s", args[0], p.stderr.String())

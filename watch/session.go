@@ -3,6 +3,8 @@ package watch
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -104,6 +106,9 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 	if catchUp {
 		if fresh, _ := d.checkFresh(ctx, s.id, path); fresh {
 			res.outcome = outcomeFresh
+			if _, err := os.Stat(render.BottlePath(d.bottles, s.id)); errors.Is(err, fs.ErrNotExist) {
+				res.outcome = render.Archived.String() // cleared, and it stays so
+			}
 			return res
 		}
 	}
