@@ -13,12 +13,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"bottled/internal/standin"
+	"bottled/internal/testbin"
 	"bottled/render"
 	"bottled/watch"
 )
@@ -302,13 +302,13 @@ func hookTimes(debug string) []string {
 // proc is a long-running bottled process.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testbin.SyncBuffer
 	done   chan struct{} // closed once the process has exited
 }
 
 func (w *world) start(args ...string) *proc {
 	w.t.Helper()
-	p := &proc{stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{stderr: &testbin.SyncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bottledBin, args...)
 	p.cmd.Env = w.env()
 	p.cmd.Stderr = p.stderr
@@ -332,23 +332,6 @@ func (w *world) start(args ...string) *proc {
 		}
 	})
 	return p
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // bottlePath is where the session's live bottle is.

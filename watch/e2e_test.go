@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"bottled/index"
 	"bottled/internal/memwriter"
 	"bottled/internal/synth"
+	"bottled/internal/testbin"
 	"bottled/render"
 	"bottled/sources"
 	"bottled/watch"
@@ -57,25 +57,8 @@ type daemon struct {
 	t            testing.TB
 	claude, data string
 	cmd          *exec.Cmd
-	stderr       *syncBuffer
+	stderr       *testbin.SyncBuffer
 	exited       chan error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func dirs(t testing.TB) (claude, data string) {
@@ -95,7 +78,7 @@ func startDaemon(t testing.TB, claude, data string, extra ...string) *daemon {
 // it starts (to run it in other namespaces, say).
 func startDaemonCmd(t testing.TB, claude, data string, prep func(*exec.Cmd), extra ...string) *daemon {
 	t.Helper()
-	d := &daemon{t: t, claude: claude, data: data, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	d := &daemon{t: t, claude: claude, data: data, stderr: &testbin.SyncBuffer{}, exited: make(chan error, 1)}
 	args := append([]string{"--claude-dir", claude, "--data-dir", data, "run", "--verbose"}, fastFlags...)
 	d.cmd = exec.Command(binary, append(args, extra...)...)
 	d.cmd.Stderr = d.stderr

@@ -17,6 +17,7 @@ import (
 
 	"bottled/internal/memwriter"
 	"bottled/internal/synth"
+	"bottled/internal/testbin"
 	"bottled/render"
 	"bottled/sources"
 	"bottled/watch"
@@ -806,7 +807,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 
 // startDaemonAnyway starts `bottled run` without waiting for it to answer.
 func startDaemonAnyway(t *testing.T, claude, data string) *daemon {
-	d := &daemon{t: t, claude: claude, data: data, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	d := &daemon{t: t, claude: claude, data: data, stderr: &testbin.SyncBuffer{}, exited: make(chan error, 1)}
 	d.cmd = exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data, "run"}, fastFlags...)...)
 	d.cmd.Stderr = d.stderr
 	if err := d.cmd.Start(); err != nil {

@@ -73,27 +73,13 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		sv.DB.Error = err.Error()
 	}
 	bottles := render.BottlesDir(dataDir)
-	type found struct {
-		id, path string
-		mod      time.Time
-	}
-	var all []found
-	live := map[string]bool{}
+	modified := map[string]time.Time{}
 	for _, p := range sources.ListTranscripts(claudeDir) {
-		info, err := os.Stat(p)
-		if err != nil {
-			continue
+		if info, err := os.Stat(p); err == nil {
+			modified[p] = info.ModTime()
 		}
-		id := sources.SessionOf(p)
-		if sources.IsObserverSession(p, "", dataDir) {
-			sv.Observer++
-			continue
-		}
-		all = append(all, found{id, p, info.ModTime()})
-		live[id] = true
 	}
-	slices.SortFunc(all, func(a, b found) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
-	sv.Transcripts = len(all)
+	all := sv.list(modified, dataDir)
 	for i, f := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -102,31 +88,65 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if err != nil {
 			fresh, why = render.Stale, err.Error()
 		}
-		switch fresh {
-		case render.Fresh:
-			sv.Fresh++
-		case render.Stale:
-			sv.Stale++
-		case render.Cleared:
-			sv.Archived++
-		default:
-			sv.Missing++
+		c := SessionCheck{Why: why}
+		if st != nil {
+			c.Mode, c.Unknown = string(st.Mode), st.Unknown
 		}
-		if i < surveyRecent {
-			c := SessionCheck{Session: f.id, Transcript: f.path, Modified: f.mod, Freshness: fresh.String(), Why: why}
-			if st != nil {
-				c.Mode, c.Unknown = string(st.Mode), st.Unknown
-			}
-			sv.Sessions = append(sv.Sessions, c)
-		}
+		sv.count(i, f, fresh, c)
 	}
-	sv.countBottles(bottles, live)
+	sv.countBottles(bottles, all)
 	return sv, nil
 }
 
-// countBottles counts the bottles in dir of sessions not in live, and
-// the archived ones.
-func (sv *Survey) countBottles(dir string, live map[string]bool) {
+// surveyed is one transcript a survey checks.
+type surveyed struct {
+	id, path string
+	mod      time.Time
+}
+
+// list returns the transcripts (path → last write) newest first, leaving
+// out claude-mem's observer sessions, which it counts, and sets
+// Transcripts.
+func (sv *Survey) list(modified map[string]time.Time, dataDir string) []surveyed {
+	var all []surveyed
+	for path, mod := range modified {
+		if sources.IsObserverSession(path, "", dataDir) {
+			sv.Observer++
+			continue
+		}
+		all = append(all, surveyed{sources.SessionOf(path), path, mod})
+	}
+	slices.SortFunc(all, func(a, b surveyed) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	sv.Transcripts = len(all)
+	return all
+}
+
+// count adds the i-th newest transcript's freshness to the totals, and
+// lists it among the most recent with what c says (mode, reason, unknown).
+func (sv *Survey) count(i int, f surveyed, fresh render.Freshness, c SessionCheck) {
+	switch fresh {
+	case render.Fresh:
+		sv.Fresh++
+	case render.Stale:
+		sv.Stale++
+	case render.Cleared:
+		sv.Archived++
+	default:
+		sv.Missing++
+	}
+	if i < surveyRecent {
+		c.Session, c.Transcript, c.Modified, c.Freshness = f.id, f.path, f.mod, fresh.String()
+		sv.Sessions = append(sv.Sessions, c)
+	}
+}
+
+// countBottles counts the bottles in dir whose session has no
+// transcript among all.
+func (sv *Survey) countBottles(dir string, all []surveyed) {
+	live := map[string]bool{}
+	for _, f := range all {
+		live[f.id] = true
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if id, ok := strings.CutSuffix(e.Name(), ".md"); ok && !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !live[id] {
@@ -142,42 +162,17 @@ func (sv *Survey) countBottles(dir string, live map[string]bool) {
 // with 5,000 of them as with 5.
 func (d *Daemon) survey(fw *fsWatch, verdicts map[string]verdict) *Survey {
 	sv := &Survey{Source: "daemon"}
-	type found struct {
-		id, path string
-		mod      time.Time
-	}
-	var all []found
-	live := map[string]bool{}
+	modified := map[string]time.Time{}
 	for path, stamp := range fw.transcripts() {
-		id := sources.SessionOf(path)
-		if sources.IsObserverSession(path, "", d.cfg.DataDir) {
-			sv.Observer++
-			continue
-		}
-		all = append(all, found{id, path, stamp.mod})
-		live[id] = true
+		modified[path] = stamp.mod
 	}
-	slices.SortFunc(all, func(a, b found) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
-	sv.Transcripts = len(all)
+	all := sv.list(modified, d.cfg.DataDir)
 	for i, f := range all {
 		v, known := verdicts[f.id]
 		fresh, why := v.freshness(known)
-		switch fresh {
-		case render.Fresh:
-			sv.Fresh++
-		case render.Stale:
-			sv.Stale++
-		case render.Cleared:
-			sv.Archived++
-		default:
-			sv.Missing++
-		}
-		if i < surveyRecent {
-			sv.Sessions = append(sv.Sessions, SessionCheck{Session: f.id, Transcript: f.path, Modified: f.mod,
-				Mode: v.mode, Freshness: fresh.String(), Why: why, Unknown: v.unknown})
-		}
+		sv.count(i, f, fresh, SessionCheck{Mode: v.mode, Why: why, Unknown: v.unknown})
 	}
-	sv.countBottles(d.bottles, live)
+	sv.countBottles(d.bottles, all)
 	return sv
 }
 

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
+
+	"bottled/internal/testbin"
 )
 
 // BenchmarkMCPProcess measures what Claude Code waits for when it starts
@@ -22,32 +22,16 @@ import (
 //
 //	go test ./cmd/bottled-mcp -run '^$' -bench MCPProcess -benchtime 1x
 func BenchmarkMCPProcess(b *testing.B) {
-	for _, build := range []struct {
-		name  string
-		flags []string
-		env   []string
-	}{
-		{"default", nil, nil},
-		{"lean", []string{"-tags", "urfave_cli_no_docs", "-ldflags=-s -w"}, []string{"CGO_ENABLED=0"}},
-	} {
-		b.Run(build.name, func(b *testing.B) { benchmarkMCP(b, build.flags, build.env) })
+	for _, f := range testbin.Flavors {
+		b.Run(f.Name, func(b *testing.B) { benchmarkMCP(b, f) })
 	}
 }
 
-func benchmarkMCP(b *testing.B, flags, env []string) {
+func benchmarkMCP(b *testing.B, f testbin.Flavor) {
 	dir := b.TempDir()
-	hello := filepath.Join(dir, "hello")
-	if err := os.WriteFile(filepath.Join(dir, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	hello := testbin.Hello(b, dir)
+	testbin.Build(b, dir, f.Flags, f.Env, "bottled/cmd/bottled-mcp")
 	bin := filepath.Join(dir, "bottled-mcp")
-	for _, build := range [][]string{{"build", "-o", hello, filepath.Join(dir, "hello.go")}, append(append([]string{"build"}, flags...), "-o", bin, "bottled/cmd/bottled-mcp")} {
-		cmd := exec.Command("go", build...)
-		cmd.Env = append(os.Environ(), env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go %v: %v\n%s", build, err, out)
-		}
-	}
 	server := []string{bin, "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem")}
 	meta := map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
@@ -59,22 +43,6 @@ func benchmarkMCP(b *testing.B, flags, env []string) {
 	requests["initialize"], _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize",
 		"params": map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "claude-code", "version": "2.1.332"}}})
 
-	const runs = 30
-	median := func(run func() time.Duration) time.Duration {
-		var ds []time.Duration
-		for range runs {
-			ds = append(ds, run())
-		}
-		slices.Sort(ds)
-		return ds[len(ds)/2]
-	}
-	helloRun := func() time.Duration {
-		start := time.Now()
-		if err := exec.Command(hello).Run(); err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(start)
-	}
 	firstAnswer := func(req []byte) func() time.Duration {
 		return func() time.Duration {
 			cmd := exec.Command(server[0], server[1:]...)
@@ -96,10 +64,10 @@ func benchmarkMCP(b *testing.B, flags, env []string) {
 		}
 	}
 	for b.Loop() {
-		median(firstAnswer(requests["discover"])) // warm the page cache
-		h := median(helloRun)
-		discover := median(firstAnswer(requests["discover"]))
-		initialize := median(firstAnswer(requests["initialize"]))
+		testbin.Median(firstAnswer(requests["discover"])) // warm the page cache
+		h := testbin.Median(func() time.Duration { return testbin.TimeRun(b, hello) })
+		discover := testbin.Median(firstAnswer(requests["discover"]))
+		initialize := testbin.Median(firstAnswer(requests["initialize"]))
 		b.ReportMetric(float64(h.Microseconds())/1000, "hello-ms")
 		b.ReportMetric(float64(discover.Microseconds())/1000, "discover-ms")
 		b.ReportMetric(float64(initialize.Microseconds())/1000, "initialize-ms")

@@ -6,11 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"bottled/internal/synth"
+	"bottled/internal/testbin"
 )
 
 // BenchmarkHookProcess measures what Claude Code waits for: the whole
@@ -26,32 +26,16 @@ import (
 // "default" is a plain go build; "lean" is the build the README recommends
 // (-tags urfave_cli_no_docs -ldflags=-s -w), which starts faster.
 func BenchmarkHookProcess(b *testing.B) {
-	for _, build := range []struct {
-		name  string
-		flags []string
-		env   []string
-	}{
-		{"default", nil, nil},
-		{"lean", []string{"-tags", "urfave_cli_no_docs", "-ldflags=-s -w"}, []string{"CGO_ENABLED=0"}},
-	} {
-		b.Run(build.name, func(b *testing.B) { benchmarkHook(b, build.flags, build.env) })
+	for _, f := range testbin.Flavors {
+		b.Run(f.Name, func(b *testing.B) { benchmarkHook(b, f) })
 	}
 }
 
-func benchmarkHook(b *testing.B, flags, env []string) {
+func benchmarkHook(b *testing.B, fl testbin.Flavor) {
 	dir := b.TempDir()
-	hello := filepath.Join(dir, "hello")
-	if err := os.WriteFile(filepath.Join(dir, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	hello := testbin.Hello(b, dir)
+	testbin.Build(b, dir, fl.Flags, fl.Env, "bottled/cmd/bottled")
 	bin := filepath.Join(dir, "bottled")
-	for _, build := range [][]string{{"build", "-o", hello, filepath.Join(dir, "hello.go")}, append(append([]string{"build"}, flags...), "-o", bin, "bottled/cmd/bottled")} {
-		cmd := exec.Command("go", build...)
-		cmd.Env = append(os.Environ(), env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go %v: %v\n%s", build, err, out)
-		}
-	}
 	claude, data := filepath.Join(dir, "claude"), filepath.Join(dir, "mem")
 	const id = "hookbench-0000-4000-8000-000000000000"
 	transcript := filepath.Join(claude, "projects", "-bench", id+".jsonl")
@@ -69,30 +53,29 @@ func benchmarkHook(b *testing.B, flags, env []string) {
 	payload, _ := json.Marshal(map[string]string{"session_id": id, "transcript_path": transcript, "hook_event_name": "SessionStart", "source": "compact"})
 	hook := []string{bin, "--claude-dir", claude, "--data-dir", data, "hook", "session-start"}
 
-	const runs = 30
-	median := func(before func(i int), args []string, stdin []byte) time.Duration {
-		var ds []time.Duration
-		for i := range runs {
+	// runHook runs the hook once, after before (if any), and checks that
+	// it printed a pointer.
+	runHook := func(before func()) func() time.Duration {
+		return func() time.Duration {
 			if before != nil {
-				before(i)
+				before()
 			}
-			cmd := exec.Command(args[0], args[1:]...)
-			cmd.Stdin = bytes.NewReader(stdin)
+			cmd := exec.Command(hook[0], hook[1:]...)
+			cmd.Stdin = bytes.NewReader(payload)
 			var out bytes.Buffer
 			cmd.Stdout = &out
 			start := time.Now()
 			if err := cmd.Run(); err != nil {
 				b.Fatal(err)
 			}
-			ds = append(ds, time.Since(start))
-			if len(stdin) > 0 && !bytes.Contains(out.Bytes(), []byte("additionalContext")) {
+			took := time.Since(start)
+			if !bytes.Contains(out.Bytes(), []byte("additionalContext")) {
 				b.Fatalf("the hook printed no pointer: %q", out.String())
 			}
+			return took
 		}
-		slices.Sort(ds)
-		return ds[len(ds)/2]
 	}
-	appendMessage := func(i int) {
+	appendMessage := func() {
 		f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			b.Fatal(err)
@@ -103,10 +86,10 @@ func benchmarkHook(b *testing.B, flags, env []string) {
 		f.Write(append(line, '\n'))
 	}
 	for b.Loop() {
-		median(nil, hook, payload) // warm the page cache and render the bottle once
-		h := median(nil, []string{hello}, nil)
-		fresh := median(nil, hook, payload)
-		stale := median(appendMessage, hook, payload)
+		testbin.Median(runHook(nil)) // warm the page cache and render the bottle once
+		h := testbin.Median(func() time.Duration { return testbin.TimeRun(b, hello) })
+		fresh := testbin.Median(runHook(nil))
+		stale := testbin.Median(runHook(appendMessage))
 		b.ReportMetric(float64(h.Microseconds())/1000, "hello-ms")
 		b.ReportMetric(float64(fresh.Microseconds())/1000, "fresh-ms")
 		b.ReportMetric(float64(fresh)/float64(h), "fresh/hello")

@@ -1,0 +1,105 @@
+// Package testbin is test support for the tests and benchmarks that run
+// bottled's binaries as processes: building them (with the race detector
+// when the test has it), the builds the start-up benchmarks compare, a Go
+// hello-world binary to compare them with, the median of timed runs, and
+// a buffer a process can write its log to while a test reads it.
+package testbin
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Build builds the packages (import paths) into dir with go build flags
+// and extra environment, and fails tb if it cannot.
+func Build(tb testing.TB, dir string, flags, env []string, pkgs ...string) {
+	tb.Helper()
+	args := append(append([]string{"build"}, flags...), "-o", dir+string(filepath.Separator))
+	cmd := exec.Command("go", append(args, pkgs...)...)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go %v: %v\n%s", cmd.Args[1:], err, out)
+	}
+}
+
+// Flavor is one way of building a binary whose start-up is measured.
+type Flavor struct {
+	Name  string
+	Flags []string
+	Env   []string
+}
+
+// Flavors are the builds start-up benchmarks compare: a plain go build,
+// and the one the README recommends (static, without urfave/cli's docs,
+// stripped), which starts faster.
+var Flavors = []Flavor{
+	{"default", nil, nil},
+	{"lean", []string{"-tags", "urfave_cli_no_docs", "-ldflags=-s -w"}, []string{"CGO_ENABLED=0"}},
+}
+
+// Hello builds a Go hello-world binary in dir and returns its path: the
+// start of the smallest Go process, measured in the same run as what is
+// compared with it.
+func Hello(tb testing.TB, dir string) string {
+	tb.Helper()
+	src := filepath.Join(dir, "hello", "main.go")
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	bin := filepath.Join(dir, "hello", "hello")
+	cmd := exec.Command("go", "build", "-o", bin, src)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("build hello: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Runs is how many timed runs a median is taken over.
+const Runs = 30
+
+// Median runs run Runs times and returns the median of what it reports.
+func Median(run func() time.Duration) time.Duration {
+	ds := make([]time.Duration, 0, Runs)
+	for range Runs {
+		ds = append(ds, run())
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// TimeRun runs a command to its end and returns how long it took.
+func TimeRun(tb testing.TB, name string, args ...string) time.Duration {
+	tb.Helper()
+	start := time.Now()
+	if err := exec.Command(name, args...).Run(); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// SyncBuffer is a bytes.Buffer a process writes to while a test reads it.
+type SyncBuffer struct {
+	mu sync.Mutex // guards b
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
