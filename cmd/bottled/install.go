@@ -21,10 +21,12 @@ func installCommand() *cli.Command {
 		Name:  "install",
 		Usage: "register the hooks in Claude Code and start the daemon at login",
 		Description: "Registers `bottled hook session-start` (matcher compact|resume) and `bottled hook\n" +
-			"session-end` (matcher clear) in <claude-dir>/settings.json, merged into what is there\n" +
-			"(a copy of the previous file is kept as settings.json.bottled.bak), and installs a login\n" +
+			"session-end` (matcher clear) in <claude-dir>/settings.json, with permission rules that let the\n" +
+			"model read the bottles and use bottled's MCP tools without asking, merged into what is there\n" +
+			"(a copy of the previous file is kept as settings.json.bottled.bak); registers the MCP server\n" +
+			"(bottled-mcp, beside this binary) with `claude mcp add --scope user`; and installs a login\n" +
 			"agent that runs `bottled run`: a systemd user unit on Linux, a LaunchAgent on macOS.\n" +
-			"Running it again updates both; `bottled uninstall` removes exactly what it added.",
+			"Running it again updates them; `bottled uninstall` removes exactly what it added.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
 			&cli.BoolFlag{Name: "no-start", Usage: "write the login agent but do not start it now"},
