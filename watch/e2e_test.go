@@ -61,6 +61,17 @@ type daemon struct {
 	exited       chan error
 }
 
+// transcriptIn is the path of session id's transcript in a project
+// directory of claude, which it makes.
+func transcriptIn(t testing.TB, claude, project, id string) string {
+	t.Helper()
+	path := filepath.Join(claude, "projects", project, id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func dirs(t testing.TB) (claude, data string) {
 	root := t.TempDir()
 	return filepath.Join(root, "claude"), filepath.Join(root, "mem")
@@ -235,10 +246,7 @@ func TestDaemonFollowsTranscripts(t *testing.T) {
 	claude, data := dirs(t)
 	d := startDaemon(t, claude, data)
 	const id = "0b5e3c7e-1f4a-4d8e-9a6b-2c1d0e9f8a71"
-	path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-home-dev-app", id)
 	appendFile(t, path, userRec(id, "u1", "", "E2E-P1 add a --dry-run flag"))
 	d.waitContains(id, "E2E-P1 add a --dry-run flag")
 
@@ -413,10 +421,7 @@ func TestDaemonFollowsClaudeMem(t *testing.T) {
 	w := memwriter.Require(t)
 	claude, data := dirs(t)
 	const id = "7e3a9c21-4b5d-4f60-8a1e-3d2c5b7f9e04"
-	path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-home-dev-app", id)
 	appendFile(t, path, userRec(id, "u1", "", "MEM-P1 run the tests")+toolUseRec(id, "a1", "u1", "m1", "toolu_E2E1")+
 		assistantRec(id, "a2", "a1", "m1", "MEM-A1 All green."))
 	d := startDaemon(t, claude, data)
@@ -459,10 +464,7 @@ func TestDaemonKeepsFullBottle(t *testing.T) {
 	w.Write(t, filepath.Join(data, "claude-mem.db"),
 		memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "KEEP-P1 fix the bug"},
 		memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "KEEP-P1 fix the bug"})
-	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-p", id)
 	appendFile(t, path, userRec(id, "u1", "", "KEEP-P1 fix the bug")+assistantRec(id, "a1", "u1", "m1", "KEEP-A1 Fixed the off-by-one."))
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "KEEP-A1 Fixed the off-by-one.", "mode: full")
@@ -484,10 +486,7 @@ func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "a3c9e1f0-2b4d-4e6f-8a0b-c1d2e3f4a5b6"
-	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-p", id)
 	appendFile(t, path, userRec(id, "u1", "", "CLEAR-P1 tidy the logs")+assistantRec(id, "a1", "u1", "m1", "CLEAR-A1 Tidied."))
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "CLEAR-A1 Tidied.")
@@ -519,10 +518,7 @@ func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "b4d0f2a1-3c5e-4f70-9b1c-d2e3f4a5b6c7"
-	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-p", id)
 	appendFile(t, path, userRec(id, "u1", "", "HCLEAR-P1 bump the version")+assistantRec(id, "a1", "u1", "m1", "HCLEAR-A1 Bumped."))
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "HCLEAR-A1 Bumped.")
@@ -601,10 +597,7 @@ func TestDaemonReportsUnknownRecords(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "c5e7a9b1-2d3f-4a5b-8c7d-9e0f1a2b3c4d"
-	path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-p", id)
 	d := startDaemon(t, claude, data)
 	appendFile(t, path, userRec(id, "u1", "", "DRIFT-P1 hello")+`{"type":"quantum-checkpoint","sessionId":"`+id+`"}`+"\n"+
 		`{"type":"attachment","uuid":"x1","parentUuid":"u1","sessionId":"`+id+`","attachment":{"type":"mood_ring"}}`+"\n"+
@@ -634,10 +627,7 @@ func TestDaemonKeepsIndexCurrent(t *testing.T) {
 	claude, data := dirs(t)
 	d := startDaemon(t, claude, data)
 	const id = "5d2e8f61-3b7a-4c09-8e1f-6a4b2c9d7e30"
-	path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-home-dev-app", id)
 	ix, err := index.Open(context.Background(), data, index.Options{})
 	if err != nil {
 		t.Fatal(err)

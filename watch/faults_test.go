@@ -38,10 +38,7 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 	w := memwriter.Require(t)
 	claude, data := dirs(t)
 	const id = "4ace0000-0000-4000-8000-000000000001"
-	path := filepath.Join(claude, "projects", "-home-dev-race", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-home-dev-race", id)
 	// A long history makes a one-shot render read the transcript well
 	// before it reads the database, which widens the window the race needs.
 	f, err := os.Create(path)
@@ -139,10 +136,7 @@ func TestFaultCatchUpKeepsObservations(t *testing.T) {
 	claude, data := dirs(t)
 	db := sources.MemoryFile(data)
 	const id, gone = "ca7c0000-0000-4000-8000-00000000000a", "ca7c0000-0000-4000-8000-00000000000b"
-	path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-home-dev-app", id)
 	appendFile(t, path, userRec(id, "u1", "", "CATCH-P1 profile the importer")+assistantRec(id, "a1", "u1", "m1", "CATCH-A1 Profiled."))
 	ops := []memwriter.Op{
 		{"op": "session", "content": id, "project": "app", "prompt": "CATCH-P1 profile the importer"},
@@ -683,10 +677,7 @@ func TestFaultNoFileWatcher(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "1e070000-0000-4000-8000-0000000000f1"
-	path := filepath.Join(claude, "projects", "-home-dev-p", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := transcriptIn(t, claude, "-home-dev-p", id)
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		t.Fatal(err)
 	}
