@@ -491,11 +491,7 @@ func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "CLEAR-A1 Tidied.")
 
-	hook := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "hook", "session-end")
-	hook.Stdin = strings.NewReader(`{"session_id":"` + id + `","transcript_path":"` + path + `","hook_event_name":"SessionEnd","reason":"clear"}`)
-	if out, err := hook.CombinedOutput(); err != nil {
-		t.Fatalf("hook session-end: %v %s", err, out)
-	}
+	clearSession(t, claude, data, id, path)
 	if d.bottle(id) != "" {
 		t.Fatalf("bottle still live after /clear")
 	}
@@ -507,6 +503,16 @@ func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
 	}
 	appendFile(t, path, userRec(id, "u2", "h1", "CLEAR-RESUMED one more thing"))
 	d.waitContains(id, "CLEAR-RESUMED one more thing")
+}
+
+// clearSession runs the SessionEnd hook as Claude Code does on /clear.
+func clearSession(t *testing.T, claude, data, id, path string) {
+	t.Helper()
+	hook := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "hook", "session-end")
+	hook.Stdin = strings.NewReader(`{"session_id":"` + id + `","transcript_path":"` + path + `","hook_event_name":"SessionEnd","reason":"clear"}`)
+	if out, err := hook.CombinedOutput(); err != nil {
+		t.Fatalf("hook session-end: %v %s", err, out)
+	}
 }
 
 // TestDaemonLeavesHeadlessClearArchived plays `claude -p "/clear" --resume
@@ -525,11 +531,7 @@ func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
 
 	// The hook runs within the daemon's debounce of the enqueue, so the
 	// daemon sees the queue records only once the bottle is archived.
-	hook := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "hook", "session-end")
-	hook.Stdin = strings.NewReader(`{"session_id":"` + id + `","transcript_path":"` + path + `","hook_event_name":"SessionEnd","reason":"clear"}`)
-	if out, err := hook.CombinedOutput(); err != nil {
-		t.Fatalf("hook session-end: %v %s", err, out)
-	}
+	clearSession(t, claude, data, id, path)
 	ended := time.Now()
 	q := synth.Rec{Session: id, At: ended}
 	appendFile(t, path, q.Queue("enqueue", "/clear")+q.Queue("dequeue", ""))
