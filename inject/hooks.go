@@ -76,12 +76,14 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	if sources.IsObserverSession(transcript, p.CWD, cfg.DataDir) {
 		return nil, nil // claude-mem's own session: not bottled
 	}
-	path := render.BottlePath(dir, p.SessionID)
+	cur, err := render.ReadCurrent(dir, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
 	var live sources.LiveContext
 	if transcript != "" {
 		var compacted bool
-		var err error
-		if live, compacted, err = liveContext(transcript, path, p.SessionID); err != nil {
+		if live, compacted, err = liveContext(transcript, cur, p.SessionID); err != nil {
 			return nil, err
 		}
 		if p.Source == "resume" && !compacted {
@@ -93,33 +95,28 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	if db != nil {
 		defer db.Close()
 	}
-	fresh, st, why, err := render.Check(dir, p.SessionID, transcript, render.CursorNow(ctx, db, p.SessionID), render.VerifyHook)
-	if err == nil && fresh == render.Cleared {
-		fresh, path = render.Fresh, render.ArchivedPath(dir, p.SessionID)
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	req := render.Request{SessionID: p.SessionID, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, Memory: db}
+	b, rendered, err := render.Ensure(ctx, dir, cur, req, render.VerifyHook, cfg.Now, time.Local)
+	if err != nil {
+		return nil, err
 	}
-	if err != nil || fresh != render.Fresh {
-		cfg.Log.Info("rendering bottle", "session", p.SessionID, "freshness", fresh, "why", why, "err", err)
-		ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		defer cancel()
-		if path, st, err = renderNow(ctx, cfg, p.SessionID, transcript, db); err != nil {
-			return nil, err
-		}
+	if rendered {
+		cfg.Log.Info("rendered the bottle, which was stale or missing", "session", p.SessionID)
 	}
 	on := AfterCompaction
 	switch {
 	case transcript == "":
 		on = Unloaded
 	case p.Source == "resume":
-		if live.Pointed(path) {
+		if live.Pointed(b.Path) {
 			cfg.Log.Info("a pointer to this bottle is already in the context", "session", p.SessionID)
 			return nil, nil
 		}
 		on = OnResume
 	}
-	text, err := Pointer(path, st, on, replacedSpan(st, live, transcript, on), cfg.MCPTools)
-	if err != nil {
-		return nil, err
-	}
+	text := Pointer(b, on, replacedSpan(b.State, live, transcript, on), cfg.MCPTools)
 	var out output
 	out.HookSpecificOutput.HookEventName = "SessionStart"
 	out.HookSpecificOutput.AdditionalContext = text
@@ -128,15 +125,14 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 
 // liveContext scans the session's transcript back to its latest
 // compaction, and reports whether the session has one in any file of its
-// chain. A bottle that holds no compaction and whose transcript still
-// holds what it read spares the scan of the part it covers.
-func liveContext(transcript, bottle, session string) (sources.LiveContext, bool, error) {
+// chain. A live bottle that holds no compaction spares the scan of the part
+// of the transcript it read, while that file is still the one it read.
+func liveContext(transcript string, cur *render.Current, session string) (sources.LiveContext, bool, error) {
 	var floor int64
-	st, _ := render.ReadState(bottle)
-	if st != nil && len(st.Legs) <= 1 {
-		for _, f := range st.Transcripts {
-			if f.Session == session && f.Path == transcript {
-				if ok, err := f.Holds(); err == nil && ok {
+	if cur != nil && len(cur.State.Legs) <= 1 {
+		if info, err := os.Stat(transcript); err == nil {
+			for _, f := range cur.State.Transcripts {
+				if f.Session == session && f.Path == transcript && f.ID == sources.FileIDOf(info) && info.Size() >= f.Offset {
 					floor = f.Offset
 				}
 			}
@@ -146,7 +142,7 @@ func liveContext(transcript, bottle, session string) (sources.LiveContext, bool,
 	if err != nil {
 		return live, false, err
 	}
-	return live, live.Compacted || (st != nil && len(st.Legs) > 1), nil
+	return live, live.Compacted || (cur != nil && len(cur.State.Legs) > 1), nil
 }
 
 // replacedSpan is the part of the bottle that the latest compaction's
@@ -155,6 +151,9 @@ func liveContext(transcript, bottle, session string) (sources.LiveContext, bool,
 // part of what the model must read). A bottle written before the latest
 // compaction does not mark it yet: then its last leg is that part.
 func replacedSpan(st *render.State, live sources.LiveContext, transcript string, on Occasion) Span {
+	if on == Unloaded { // nothing is in context: the latest leg
+		return Span{lastLeg(st), st.Lines}
+	}
 	includes := true
 	if live.Compacted {
 		includes = false
@@ -188,29 +187,6 @@ func openMemory(ctx context.Context, cfg Config) *sources.MemoryDB {
 		return nil
 	}
 	return db
-}
-
-// renderNow renders and writes the session's bottle, returning the path of
-// the bottle to point to and its state. A concurrent render (the daemon)
-// may have written a newer bottle meanwhile: then that one is pointed to;
-// so is the bottle on disk when it shows claude-mem records the database
-// cannot give now.
-func renderNow(ctx context.Context, cfg Config, id, transcript string, db *sources.MemoryDB) (string, *render.State, error) {
-	req := render.Request{SessionID: id, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, Memory: db}
-	dir := render.BottlesDir(cfg.DataDir)
-	b, outcome, err := render.WriteFromDisk(ctx, dir, req, cfg.Now, time.Local)
-	if err != nil {
-		return "", nil, err
-	}
-	path := outcome.Path(dir, id)
-	if outcome == render.Written {
-		return path, &b.State, nil
-	}
-	st, err := render.ReadState(path)
-	if err != nil {
-		return "", nil, err
-	}
-	return path, st, nil
 }
 
 // SessionEnd answers the SessionEnd hook: when the session ends because

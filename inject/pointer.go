@@ -3,7 +3,6 @@ package inject
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -62,16 +61,12 @@ const (
 )
 
 // Pointer is the context the SessionStart hook injects: where the bottle
-// is, how to treat it, and the reads that bring the model the part of
+// b is, how to treat it, and the reads that bring the model the part of
 // the conversation it lost. replaced is the span of bottle lines the
-// latest compaction's summary stands for (ignored when Unloaded). With
-// mcp, it also names bottled's MCP tools.
-func Pointer(path string, st *render.State, on Occasion, replaced Span, mcp bool) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	lines := splitLines(data)
+// latest compaction's summary stands for. With mcp, it also names
+// bottled's MCP tools.
+func Pointer(bottle *render.Current, on Occasion, replaced Span, mcp bool) string {
+	path, st, lines := bottle.Path, bottle.State, splitLines(bottle.Data)
 	var b strings.Builder
 	heading := sources.PointerHeading
 	if st.Mode == render.ModeReconstructed {
@@ -109,7 +104,7 @@ func Pointer(path string, st *render.State, on Occasion, replaced Span, mcp bool
 	if len(out) > maxContext {
 		out = out[:maxContext]
 	}
-	return strings.ToValidUTF8(out, ""), nil
+	return strings.ToValidUTF8(out, "")
 }
 
 func splitLines(data []byte) [][]byte {
@@ -141,9 +136,6 @@ func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) s
 		// project and times with the outline.
 		fmt.Fprintf(&b, "%d. offset 1, limit %d: the header and the outline (every turn and compaction, with its line).\n", n, p.withSlack(1, o[1]))
 		n++
-	}
-	if on == Unloaded {
-		replaced = Span{From: lastLeg(st), To: len(lines)}
 	}
 	replaced.From = max(1, replaced.From)
 	replaced.To = min(len(lines), replaced.To)

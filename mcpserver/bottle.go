@@ -44,28 +44,15 @@ func (s *Server) findBottle(ctx context.Context, arg string) (*bottleFile, error
 			return nil, err
 		}
 	}
-	if path := render.ArchivedPath(dir, id); path != "" && !exists(render.BottlePath(dir, id)) {
-		// Cleared: the archive is what there is, unless the session
-		// was resumed since (then a render brings the bottle back).
-		if b, err := s.fresh(ctx, id); err == nil && b != nil {
-			return b, nil
-		}
-		return &bottleFile{session: id, path: path, archived: true}, nil
-	}
-	b, err := s.fresh(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if b == nil {
-		return nil, fmt.Errorf("no bottle for session %s: it has no transcript with messages and no claude-mem records", id)
-	}
-	return b, nil
+	return s.ensure(ctx, id)
 }
 
-// fresh makes sure the bottle of session id reflects its sources,
-// rendering it within the render timeout if not, and returns it (nil when
-// there is nothing to render).
-func (s *Server) fresh(ctx context.Context, id string) (*bottleFile, error) {
+// ensure returns the session's bottle as the SessionStart hook would point
+// to it (render.Ensure): fresh, rendered within the render timeout if
+// stale or missing, or archived if the session was cleared and gained
+// nothing since. When there is nothing to render now, the bottle there is
+// is read as it is.
+func (s *Server) ensure(ctx context.Context, id string) (*bottleFile, error) {
 	dir := render.BottlesDir(s.cfg.DataDir)
 	transcript, _ := sources.FindTranscript(s.cfg.ClaudeDir, id)
 	db, dbErr := sources.OpenMemoryDB(ctx, sources.MemoryFile(s.cfg.DataDir))
@@ -74,27 +61,26 @@ func (s *Server) fresh(ctx context.Context, id string) (*bottleFile, error) {
 	} else {
 		db = nil
 	}
-	if f, _, _, err := render.Check(dir, id, transcript, render.CursorNow(ctx, db, id), render.VerifyHook); err == nil && f == render.Fresh {
-		return &bottleFile{session: id, path: render.BottlePath(dir, id)}, nil
+	cur, err := render.ReadCurrent(dir, id)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RenderTimeout)
 	defer cancel()
 	req := render.Request{SessionID: id, Transcript: transcript, ClaudeDir: s.cfg.ClaudeDir, Memory: db, MemoryErr: dbErr}
-	b, err := render.FromDisk(ctx, req, s.cfg.Now(), s.cfg.Location)
-	if errors.Is(err, render.ErrNothing) {
-		if exists(render.BottlePath(dir, id)) {
-			return &bottleFile{session: id, path: render.BottlePath(dir, id)}, nil
-		}
-		return nil, nil
-	}
-	if err != nil {
+	b, _, err := render.Ensure(ctx, dir, cur, req, render.VerifyHook, s.cfg.Now, s.cfg.Location)
+	switch {
+	case err == nil:
+		return &bottleFile{session: id, path: b.Path, archived: b.Archived}, nil
+	case !errors.Is(err, render.ErrNothing):
 		return nil, err
+	case cur != nil:
+		return &bottleFile{session: id, path: cur.Path}, nil
 	}
-	out, err := render.Write(dir, b)
-	if err != nil {
-		return nil, err
+	if arch := render.ArchivedPath(dir, id); arch != "" {
+		return &bottleFile{session: id, path: arch, archived: true}, nil
 	}
-	return &bottleFile{session: id, path: out.Path(dir, id), archived: out == render.Archived}, nil
+	return nil, fmt.Errorf("no bottle for session %s: it has no transcript with messages and no claude-mem records", id)
 }
 
 // byPrefix finds the one session whose bottle's id starts with prefix.

@@ -3,8 +3,10 @@ package render
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"time"
 
 	"bottled/sources"
@@ -132,23 +134,106 @@ func CheckState(st *State, transcript string, memNow MemoryNow, verify int64) (F
 // still current is Cleared, with the archived bottle's state.
 func Check(dir, session, transcript string, memNow MemoryNow, verify int64) (Freshness, *State, string, error) {
 	st, err := ReadState(BottlePath(dir, session))
-	if errors.Is(err, fs.ErrNotExist) {
-		if arch := newestArchived(dir, session); arch != nil {
-			if f, _, err := CheckState(arch, transcript, memNow, verify); err == nil && f == Fresh {
-				return Cleared, arch, "cleared", nil
+	f, st, _, why, err := check(dir, session, st, err, transcript, memNow, verify)
+	return f, st, why, err
+}
+
+// check is Check of a bottle state already read (st, or the error reading
+// it), which also returns the path of the bottle judged: the live one, or
+// the archived one when Cleared.
+func check(dir, session string, st *State, readErr error, transcript string, memNow MemoryNow, verify int64) (Freshness, *State, string, string, error) {
+	path := BottlePath(dir, session)
+	switch {
+	case errors.Is(readErr, fs.ErrNotExist):
+		if arch, ast := newestArchived(dir, session); ast != nil {
+			if f, _, err := CheckState(ast, transcript, memNow, verify); err == nil && f == Fresh {
+				return Cleared, ast, arch, "cleared", nil
 			}
-			return Missing, nil, "cleared, then resumed", nil
+			return Missing, nil, path, "cleared, then resumed", nil
 		}
+		return Missing, nil, path, "no bottle", nil
+	case errors.Is(readErr, ErrNoState):
+		return Missing, nil, path, "no bottle", nil
+	case readErr != nil:
+		return Missing, nil, path, "", readErr
 	}
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNoState) {
-		return Missing, nil, "no bottle", nil
-	}
-	if err != nil {
-		return Missing, nil, "", err
-	}
-	if damaged(BottlePath(dir, session), func() (time.Time, bool) { return crashed(dir) }) {
-		return Stale, st, "written just before a crash of the machine", nil
+	if damaged(path, func() (time.Time, bool) { return crashed(dir) }) {
+		return Stale, st, path, "written just before a crash of the machine", nil
 	}
 	f, why, err := CheckState(st, transcript, memNow, verify)
-	return f, st, why, err
+	return f, st, path, why, err
+}
+
+// Current is a session's bottle as it is on disk: its path (the live
+// bottle's, or the archived one's of a cleared session), its bytes and the
+// state they record, read together so that they always agree.
+type Current struct {
+	Path     string
+	Data     []byte
+	State    *State
+	Archived bool
+}
+
+// ReadCurrent reads the session's live bottle, or returns nil when it has
+// none (or only a file that is not a bottle).
+func ReadCurrent(dir, session string) (*Current, error) {
+	return readCurrent(BottlePath(dir, session))
+}
+
+func readCurrent(path string) (*Current, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := StateOf(data)
+	if err != nil {
+		return nil, nil
+	}
+	return &Current{Path: path, Data: data, State: st}, nil
+}
+
+// Ensure returns a bottle of the session that shows what req's sources
+// hold now, as the hook and the MCP server need one: cur (the live bottle,
+// read by ReadCurrent; nil if none) when it is fresh, the archived bottle
+// of a cleared session that has gained nothing since, and otherwise a
+// bottle rendered from the sources and written to dir (or the one a
+// writer racing it left there). It reports whether it rendered. verify is
+// as for CheckState; ctx bounds the render.
+func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify int64, now func() time.Time, loc *time.Location) (*Current, bool, error) {
+	var st *State
+	readErr := fs.ErrNotExist
+	if cur != nil {
+		st, readErr = cur.State, nil
+	}
+	f, _, path, _, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.Memory, req.SessionID), verify)
+	if err == nil {
+		switch f {
+		case Fresh:
+			return cur, false, nil
+		case Cleared:
+			if arch, err := readCurrent(path); err == nil && arch != nil {
+				arch.Archived = true
+				return arch, false, nil
+			}
+		}
+	}
+	b, out, err := WriteFromDisk(ctx, dir, req, now, loc)
+	if err != nil {
+		return nil, false, err
+	}
+	if out == Written {
+		return &Current{Path: BottlePath(dir, req.SessionID), Data: b.Bytes, State: &b.State}, true, nil
+	}
+	got, err := readCurrent(out.Path(dir, req.SessionID))
+	if err == nil && got == nil {
+		err = fmt.Errorf("bottle of %s: %s, then gone", req.SessionID, out)
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	got.Archived = out == Archived
+	return got, true, nil
 }

@@ -94,7 +94,7 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	st, err := readState(bytes.NewReader(data))
+	st, err := StateOf(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotBottle, err)
 	}

@@ -439,7 +439,7 @@ func rdbCheckAdvance(t *testing.T, dir string, older, newer *Bottle) {
 // Render returned.
 func rdbStateInFile(t *testing.T, b *Bottle) {
 	t.Helper()
-	got, err := readState(bytes.NewReader(b.Bytes))
+	got, err := StateOf(b.Bytes)
 	if err != nil {
 		t.Fatalf("bottle state: %v", err)
 	}

@@ -102,7 +102,7 @@ func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) 
 			return v, nil
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		if arch := newestArchived(dir, b.State.Session); arch != nil && stillCurrent(arch, &b.State) {
+		if _, arch := newestArchived(dir, b.State.Session); arch != nil && stillCurrent(arch, &b.State) {
 			return Archived, nil
 		}
 	case !errors.Is(err, ErrNoState):
@@ -252,18 +252,18 @@ func ArchivedPath(dir, session string) string {
 	return filepath.Join(ArchiveDir(dir), newest)
 }
 
-// newestArchived returns the state of the most recent archived bottle of a
-// session, or nil.
-func newestArchived(dir, session string) *State {
+// newestArchived returns the path and state of the most recent archived
+// bottle of a session, or "" and nil.
+func newestArchived(dir, session string) (string, *State) {
 	path := ArchivedPath(dir, session)
 	if path == "" {
-		return nil
+		return "", nil
 	}
 	st, err := ReadState(path)
 	if err != nil {
-		return nil
+		return "", nil
 	}
-	return st
+	return path, st
 }
 
 // Archive moves the bottle of session to the archive (dir/archive/<UTC
