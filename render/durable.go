@@ -232,21 +232,18 @@ func syncFile(path string) error {
 	return nil
 }
 
-// writeFileSynced writes a small file and syncs it and its directory.
+// writeFileSynced writes a small file durably: a synced temporary file
+// renamed into place, then the directory synced, so that a crash leaves
+// the old file or the new one, never part of it.
 func writeFileSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	dir := filepath.Dir(path)
+	tmp, err := writeTemp(dir, filepath.Base(path), data, true)
 	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return syncDir(filepath.Dir(path))
+	return syncDir(dir)
 }

@@ -102,7 +102,7 @@ func (r *renderer) full() (pre, body *doc) {
 		if s.compact != nil {
 			leg++
 			if !ruled {
-				body.line("---")
+				body.line(turnRule)
 				body.blank()
 			}
 			r.legs = append(r.legs, body.next())
@@ -130,7 +130,7 @@ func (r *renderer) full() (pre, body *doc) {
 func originalRequest(msg string) *doc {
 	d := &doc{}
 	if msg != "" {
-		d.line("## Original request")
+		d.line(originalHeading)
 		d.line(verbatim(msg))
 		d.blank()
 	}
@@ -159,7 +159,7 @@ func (r *renderer) compactionMarker(body *doc, s segment, leg int) {
 		how += ", continued in session " + e.Session
 	}
 	clock := r.when.format(e.Time)
-	h := fmt.Sprintf("## Leg %d — %s", leg, how)
+	h := fmt.Sprintf("%s%d — %s", legPrefix, leg, how)
 	if clock != "" {
 		h += " at " + clock
 	}
@@ -204,15 +204,15 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 		return false
 	}
 	if rule {
-		body.line("---")
+		body.line(turnRule)
 		body.blank()
 	}
 	if t.user != nil {
 		clock := r.when.format(t.user.Time)
 		label := outlineLabel(stripped, t.user.Images)
-		who := "User"
+		who := userWho
 		if t.user.Steering {
-			who = "User, while Claude was working"
+			who = steeringWho
 		}
 		r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, label: label})
 		body.line(heading(who, clock))
@@ -223,7 +223,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 	}
 	r.observations(body, t.obs)
 	if len(said) > 0 {
-		body.line(heading("Assistant", r.when.format(saidAt)))
+		body.line(heading(assistantWho, r.when.format(saidAt)))
 		for i, s := range said {
 			if i > 0 {
 				body.blank()
@@ -245,9 +245,9 @@ func (r *renderer) observations(body *doc, obs []sources.Observation) {
 	if len(lines) == 0 {
 		return
 	}
-	body.line("*What happened:*")
+	body.line(whatHappened)
 	for _, l := range lines {
-		body.line("- " + l)
+		body.line(observationItem + l)
 	}
 	body.blank()
 }

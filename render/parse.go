@@ -54,8 +54,6 @@ type Block struct {
 	// Time is when the block was said, as far as its heading shows (to
 	// the minute); zero when the heading shows no time.
 	Time time.Time
-	// Leg is the leg of the conversation the block is in, from 1.
-	Leg int
 }
 
 // Parsed is a bottle read back into its parts.
@@ -72,17 +70,6 @@ type Parsed struct {
 
 // ErrNotBottle reports bytes that do not parse as a bottle.
 var ErrNotBottle = errors.New("not a bottle")
-
-// The body's markers, exactly as full.go and reconstructed.go write them.
-const (
-	userWho         = "User"
-	steeringWho     = "User, while Claude was working"
-	assistantWho    = "Assistant"
-	whatHappened    = "*What happened:*"
-	observationItem = "- "
-	legPrefix       = "## Leg "
-	turnRule        = "---"
-)
 
 // firstPromptMax bounds Parsed.FirstPrompt.
 const firstPromptMax = 100
@@ -109,7 +96,6 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 		observations bool // inside a "What happened" list
 		prevBlank    = true
 		date         day // the date last shown in the body
-		leg          = 1
 	)
 	closeBlock := func(end int) {
 		if cur >= 0 {
@@ -144,7 +130,7 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 		if observations {
 			if len(line) > len(observationItem) && bytes.HasPrefix(line, []byte(observationItem)) {
 				p.Blocks = append(p.Blocks, Block{Kind: BlockObservation, Line: n, Start: lines.start, End: lines.lineEnd(),
-					Text: lines.start + len(observationItem), Leg: leg})
+					Text: lines.start + len(observationItem)})
 				prevBlank = false
 				continue
 			}
@@ -154,7 +140,7 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 			text := string(line)
 			if kind, clock, ok := parseHeading(text); ok {
 				closeBlock(lines.start)
-				p.Blocks = append(p.Blocks, Block{Kind: kind, Line: n, Start: lines.start, Text: lines.lineEnd(), Time: clockTime(&date, clock, loc), Leg: leg})
+				p.Blocks = append(p.Blocks, Block{Kind: kind, Line: n, Start: lines.start, Text: lines.lineEnd(), Time: clockTime(&date, clock, loc)})
 				cur = len(p.Blocks) - 1
 				prevBlank = false
 				continue
@@ -164,10 +150,9 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 				closeBlock(lines.start)
 				observations = true
 			case strings.HasPrefix(text, legPrefix):
-				if l, clock, ok := parseLeg(text); ok {
+				if clock, ok := parseLeg(text); ok {
 					closeBlock(lines.start)
-					leg = l
-					clockTime(&date, clock, loc)
+					clockTime(&date, clock, loc) // carries its date forward
 				}
 			}
 		}
@@ -225,22 +210,22 @@ func parseHeading(line string) (BlockKind, string, bool) {
 	return 0, "", false
 }
 
-// parseLeg recognises "## Leg 2 — compacted (auto) at 10:31".
-func parseLeg(line string) (int, string, bool) {
+// parseLeg recognises "## Leg 2 — compacted (auto) at 10:31" and returns
+// its time.
+func parseLeg(line string) (string, bool) {
 	rest := strings.TrimPrefix(line, legPrefix)
 	num, how, ok := strings.Cut(rest, " — ")
 	if !ok {
-		return 0, "", false
+		return "", false
 	}
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 2 {
-		return 0, "", false
+	if n, err := strconv.Atoi(num); err != nil || n < 2 {
+		return "", false
 	}
 	clock := ""
 	if i := strings.LastIndex(how, " at "); i >= 0 && isClock(how[i+4:]) {
 		clock = how[i+4:]
 	}
-	return n, clock, true
+	return clock, true
 }
 
 // isClock reports whether s is a time as timeFormatter writes it:
@@ -345,9 +330,6 @@ func trimBlockEnd(data []byte, text, end int) int {
 	}
 	return end
 }
-
-// originalHeading opens the section that repeats the first user message.
-const originalHeading = "## Original request"
 
 // lineReader walks data line by line, counting lines from 1.
 type lineReader struct {

@@ -28,14 +28,6 @@ func structuralLine(line string) bool {
 	return thematicBreak(t)
 }
 
-// structuralPrefixes open the bottle's own lines: the header, the state
-// line, section and leg headings, speaker headings, the observations
-// heading and the reconstructed summary's heading.
-var structuralPrefixes = []string{
-	"# Session bottle", "<!-- bottled-state", "## Outline", "## Original request", "## Leg",
-	"**User", "**Assistant", "*What happened:*", "> Session summary",
-}
-
 // thematicBreak reports whether t is a markdown thematic break (the
 // bottle's "---" rule and its variants): three or more of the same '-',
 // '*' or '_', with nothing but whitespace between.

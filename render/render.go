@@ -182,7 +182,7 @@ func shortenOutline(items []outlineItem) []outlineItem {
 // state line (whose byte count includes itself).
 func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 	head := &doc{}
-	head.line("# Session bottle — " + r.in.SessionID)
+	head.line(headerPrefix + r.in.SessionID)
 	meta := []string{"project: " + orDash(r.project), "started: " + r.stamp(r.started), "rendered: " + r.stamp(r.in.Now)}
 	head.line(strings.Join(meta, " · "))
 	switch r.state.Mode {
@@ -194,7 +194,7 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 	// Line 4 is the state line, written last.
 	top := &doc{lines: stateLineN}
 	top.blank()
-	top.line("## Outline")
+	top.line(outlineHeading)
 	outlineStart := top.next()
 	outline := shortenOutline(r.outline)
 	offset := top.lines + len(outline) + 1 + pre.lines // absolute line of body line 0

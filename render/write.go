@@ -150,16 +150,16 @@ func judge(cur, next *State, db currentDB) Outcome {
 		return Written
 	}
 	for _, f := range cur.Transcripts {
-		if ok, err := f.Holds(); err == nil && !ok {
-			return Written // rewritten since cur was rendered
-		}
+		// Rewritten since cur was rendered? When both read the file to
+		// the same offset but saw different bytes (it was changed in
+		// place in between), every byte is checked: the bottle that
+		// matches the file now wins. Verify includes Holds.
+		check := f.Holds
 		if differs(f, next) {
-			// Both read the file to the same offset but saw different
-			// bytes: it was changed in place in between. The one that
-			// matches the file now wins.
-			if ok, err := f.Verify(); err == nil && !ok {
-				return Written
-			}
+			check = f.Verify
+		}
+		if ok, err := check(); err == nil && !ok {
+			return Written
 		}
 	}
 	return v
