@@ -253,7 +253,7 @@ func ProjectKey(path string) string {
 
 // ObserverDir is the working directory claude-mem runs its observer's own
 // Claude Code sessions in, under its data directory.
-func ObserverDir(dataDir string) string { return filepath.Join(dataDir, "observer-sessions") }
+func ObserverDir(dataDir string) string { return filepath.Join(dataDir, observerProject) }
 
 // IsObserverSession reports whether the transcript at path belongs to
 // claude-mem's observer (for the claude-mem data directory dataDir): its

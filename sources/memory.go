@@ -33,7 +33,8 @@ const (
 	// maxFieldChars caps observation and summary fields, of which a bottle
 	// shows a line or a paragraph.
 	maxFieldChars = 8_000
-	// observerProject is the project of claude-mem's own observer sessions.
+	// observerProject is the project of claude-mem's own observer
+	// sessions: the name of the directory they run in (ObserverDir).
 	observerProject = "observer-sessions"
 )
 

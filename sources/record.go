@@ -273,25 +273,34 @@ var injectedPrefixes = []string{
 // transcript that recorded it as a user message must not bottle it again.
 const PointerHeading = "# bottled — session continuation"
 
+// userRecord is what classifyUser makes of a user record.
+type userRecord struct {
+	class  userClass
+	text   string // genuine text, as the bottle shows it
+	typed  string // the text as the user would have typed it, for matching steering messages
+	images int
+	caveat bool // a local-command caveat: the records written with it are the command's
+}
+
 // classifyUser decides whether a user record is a genuine message and, if
-// so, returns its text and image count (transcript-format.md §8.4). typed
-// is the text as the user would have typed it, for matching steering
-// messages against later records.
-func classifyUser(r *rawRecord) (class userClass, text, typed string, images int) {
+// so, returns its text and image count (transcript-format.md §8.4).
+func classifyUser(r *rawRecord) userRecord {
 	if r.meta && !r.compactSummary {
-		if raw, _ := r.content.userText(); !isCaveat(raw) {
-			return userMeta, "", "", 0
+		raw, _ := r.content.userText()
+		if !isCaveat(raw) {
+			return userRecord{class: userMeta}
 		}
+		return userRecord{class: userInjected, caveat: true}
 	}
-	if r.meta || r.compactSummary || r.transcriptOnly || r.toolResult || r.content.has("tool_result") {
-		return userInjected, "", "", 0
+	if r.compactSummary || r.transcriptOnly || r.toolResult || r.content.has("tool_result") {
+		return userRecord{class: userInjected}
 	}
 	raw, images := r.content.userText()
 	if r.originKind != "" && r.originKind != "human" || r.promptSource == "system" {
-		return userInjected, "", raw, 0
+		return userRecord{class: userInjected, typed: raw}
 	}
-	class, text, typed = classifyText(raw, images)
-	return class, text, typed, images
+	class, text, typed := classifyText(raw, images)
+	return userRecord{class: class, text: text, typed: typed, images: images}
 }
 
 // userText joins the text blocks of user content, leaving out the blocks an

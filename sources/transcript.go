@@ -514,19 +514,18 @@ func (t *Transcript) apply(r *rawRecord) {
 const localEchoWindow = 2 * time.Second
 
 func (t *Transcript) applyUser(r *rawRecord, rec record) {
-	class, text, typed, images := classifyUser(r)
+	u := classifyUser(r)
+	class, text, typed, images := u.class, u.text, u.typed, u.images
 	if class == userGenuine {
 		if tag := wrapperTag(text); tag != "" && !knownTags[tag] {
 			count(&t.unknown.UserShapes, "tag:"+tag, 1)
 		}
 	}
-	if r.meta {
-		if raw, _ := r.content.userText(); isCaveat(raw) {
-			if t.caveats == nil {
-				t.caveats = map[int32]time.Time{}
-			}
-			t.caveats[rec.id] = rec.time
+	if u.caveat {
+		if t.caveats == nil {
+			t.caveats = map[int32]time.Time{}
 		}
+		t.caveats[rec.id] = rec.time
 	}
 	if at, ok := t.caveats[rec.parent]; ok && class == userGenuine && rec.time.Sub(at).Abs() <= localEchoWindow {
 		// A plain record written with a caveat is its command's output
