@@ -396,17 +396,25 @@ func TestSessionStartWithClaudeMem(t *testing.T) {
 // of claude-mem's own observer (its cwd in <data-dir>/observer-sessions),
 // as it compacts: no bottle is made and nothing is printed.
 func TestSessionStartLeavesObserverSessionsAlone(t *testing.T) {
-	e := newEnv(t)
-	for _, p := range []*Payload{
-		{SessionID: e.id, TranscriptPath: e.transcript, CWD: filepath.Join(e.data, "observer-sessions"), Source: "compact"},
-		{SessionID: e.id, TranscriptPath: e.transcript, CWD: filepath.Join(e.data, "observer-sessions", "x"), Source: "resume"},
-	} {
-		out, err := SessionStart(context.Background(), e.cfg(), p)
-		if err != nil || out != nil {
-			t.Errorf("cwd %s: output %s, err %v; want nothing", p.CWD, out, err)
-		}
-		if _, err := os.Stat(e.bottle()); !os.IsNotExist(err) {
-			t.Errorf("cwd %s: a bottle was written", p.CWD)
-		}
+	for _, source := range []string{"compact", "resume"} {
+		t.Run(source, func(t *testing.T) {
+			e := newEnv(t)
+			// A compacted session, which would get a pointer on resume too
+			// if it were the user's.
+			e.append(t, boundaryRec("b1", "a1")+summaryRec("c1", "b1"))
+			p := e.payload(source)
+			if out, err := SessionStart(context.Background(), e.cfg(), p); err != nil || out == nil {
+				t.Fatalf("the user's own session: output %s, err %v; want a pointer", out, err)
+			}
+			os.Remove(e.bottle())
+			p.CWD = filepath.Join(e.data, "observer-sessions", "x")
+			out, err := SessionStart(context.Background(), e.cfg(), p)
+			if err != nil || out != nil {
+				t.Errorf("cwd %s: output %s, err %v; want nothing", p.CWD, out, err)
+			}
+			if _, err := os.Stat(e.bottle()); !os.IsNotExist(err) {
+				t.Errorf("cwd %s: a bottle was written", p.CWD)
+			}
+		})
 	}
 }

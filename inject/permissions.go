@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"bottled/render"
@@ -79,16 +80,14 @@ func GrantRead(settings []byte, a ReadAccess, olds []ReadAccess) ([]byte, bool, 
 		g = Grant{How: "directory", Entry: a.Dir, Why: "the bottles directory's path holds characters that a permission rule would read as a pattern"}
 	}
 	key := "allow"
-	if g.How == "directory" {
-		key = "additionalDirectories"
-	}
 	if g.How == "directory" { // a rule would not apply
+		key = "additionalDirectories"
 		dropString(perms, "allow", a.Rule())
 	} else {
 		dropString(perms, "additionalDirectories", a.Dir)
 	}
 	list := perms.arrayAt(key)
-	if !containsString(stringList(list), g.Entry) {
+	if !slices.Contains(stringList(list), g.Entry) {
 		list.arr = append(list.arr, str(g.Entry))
 	}
 	out, changed, err := encodeChanged(settings, root)
@@ -99,6 +98,12 @@ func GrantRead(settings []byte, a ReadAccess, olds []ReadAccess) ([]byte, bool, 
 // directory (rule or directory), removing the lists and the permissions
 // object it leaves empty, and whether that changed anything.
 func RevokeRead(settings []byte, a ReadAccess) ([]byte, bool, error) {
+	return editPermissions(settings, func(perms *node) { revoke(perms, a) })
+}
+
+// editPermissions applies drop to the settings' permissions object, if
+// there is one, and removes the lists and the object it leaves empty.
+func editPermissions(settings []byte, drop func(perms *node)) ([]byte, bool, error) {
 	root, err := parseSettings(settings)
 	if err != nil {
 		return nil, false, err
@@ -107,7 +112,7 @@ func RevokeRead(settings []byte, a ReadAccess) ([]byte, bool, error) {
 	if perms == nil || perms.kind != kindObject {
 		return settings, false, nil
 	}
-	revoke(perms, a)
+	drop(perms)
 	for _, key := range []string{"allow", "additionalDirectories"} {
 		if l := perms.get(key); l != nil && l.kind == kindArray && len(l.arr) == 0 {
 			perms.delete(key)
@@ -151,6 +156,10 @@ func CheckRead(settings []byte, a ReadAccess) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
+	return checkRead(root, a)
+}
+
+func checkRead(root *node, a ReadAccess) (bool, string) {
 	perms := root.get("permissions")
 	if perms == nil || perms.kind != kindObject {
 		perms = &node{kind: kindObject}
@@ -182,45 +191,26 @@ func RegisteredDataDirs(settings []byte) []string {
 	if err != nil {
 		return nil
 	}
+	return registeredDataDirs(root)
+}
+
+func registeredDataDirs(root *node) []string {
 	var dirs []string
-	hooks := root.get("hooks")
-	if hooks == nil || hooks.kind != kindObject {
-		return nil
-	}
-	for _, ev := range []struct{ event, sub string }{{"SessionStart", "session-start"}, {"SessionEnd", "session-end"}} {
-		groups := hooks.get(ev.event)
-		if groups == nil || groups.kind != kindArray {
-			continue
-		}
-		for _, g := range groups.arr {
-			hs := g.get("hooks")
-			if g.kind != kindObject || hs == nil || hs.kind != kindArray {
+	for _, group := range ourGroups(root) {
+		for _, h := range group.hooks.arr {
+			if !isOurs(h, group.sub) {
 				continue
 			}
-			for _, h := range hs.arr {
-				if !isOurs(h, ev.sub) {
-					continue
-				}
-				cmd, _ := stringOf(h.get("command"))
-				words := shellSplit(cmd)
-				for i := 0; i+1 < len(words); i++ {
-					if words[i] == "--data-dir" && !containsString(dirs, words[i+1]) {
-						dirs = append(dirs, words[i+1])
-					}
+			cmd, _ := stringOf(h.get("command"))
+			words := shellSplit(cmd)
+			for i := 0; i+1 < len(words); i++ {
+				if words[i] == "--data-dir" && !slices.Contains(dirs, words[i+1]) {
+					dirs = append(dirs, words[i+1])
 				}
 			}
 		}
 	}
 	return dirs
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // flag reports whether key is true in the object.
@@ -290,15 +280,16 @@ func CheckInstallation(path, dataDir, home string) Installation {
 		in.Problem = err.Error()
 		return in
 	}
-	if _, err := parseSettings(data); err != nil {
+	root, err := parseSettings(data)
+	if err != nil {
 		in.Problem = err.Error()
 		return in
 	}
-	dirs := RegisteredDataDirs(data)
+	dirs := registeredDataDirs(root)
 	for _, d := range dirs {
 		in.Hooks = in.Hooks || filepath.Clean(d) == filepath.Clean(dataDir)
 	}
-	in.ReadAccess, in.Problem = CheckRead(data, ReadAccess{Dir: render.BottlesDir(dataDir), Home: home})
+	in.ReadAccess, in.Problem = checkRead(root, ReadAccess{Dir: render.BottlesDir(dataDir), Home: home})
 	switch {
 	case len(dirs) == 0:
 		in.Problem = "bottled's hooks are not registered: run bottled install"
@@ -326,7 +317,7 @@ func GrantMCPTools(settings []byte) ([]byte, bool, error) {
 	allow := root.objectAt("permissions").arrayAt("allow")
 	have := stringList(allow)
 	for _, t := range MCPTools {
-		if !containsString(have, t) {
+		if !slices.Contains(have, t) {
 			allow.arr = append(allow.arr, str(t))
 		}
 	}
@@ -335,28 +326,9 @@ func GrantMCPTools(settings []byte) ([]byte, bool, error) {
 
 // RevokeMCPTools returns settings without the rules GrantMCPTools adds.
 func RevokeMCPTools(settings []byte) ([]byte, bool, error) {
-	root, err := parseSettings(settings)
-	if err != nil {
-		return nil, false, err
-	}
-	perms := root.get("permissions")
-	if perms == nil || perms.kind != kindObject {
-		return settings, false, nil
-	}
-	if l := perms.get("allow"); l != nil && l.kind == kindArray {
-		kept := l.arr[:0]
-		for _, v := range l.arr {
-			if s, ok := stringOf(v); !ok || !containsString(MCPTools, s) {
-				kept = append(kept, v)
-			}
+	return editPermissions(settings, func(perms *node) {
+		for _, t := range MCPTools {
+			dropString(perms, "allow", t)
 		}
-		l.arr = kept
-		if len(kept) == 0 {
-			perms.delete("allow")
-		}
-	}
-	if len(perms.obj) == 0 {
-		root.delete("permissions")
-	}
-	return encodeChanged(settings, root)
+	})
 }

@@ -26,9 +26,9 @@ type Registration struct {
 	MCPTools bool
 }
 
-// MCPToolsFlag is the session-start hook's flag that says bottled's MCP
-// tools are there to read and search bottles with.
-const MCPToolsFlag = "--mcp-tools"
+// MCPToolsFlag names the session-start hook's flag that says bottled's
+// MCP tools are there to read and search bottles with.
+const MCPToolsFlag = "mcp-tools"
 
 // Matchers and timeouts of bottled's hooks. The SessionStart timeout
 // leaves room for an inline render (DefaultTimeout) and process start;
@@ -43,7 +43,7 @@ const (
 func (r Registration) command(sub string) string {
 	words := append(append([]string{}, r.Command...), "hook", sub)
 	if sub == "session-start" && r.MCPTools {
-		words = append(words, MCPToolsFlag)
+		words = append(words, "--"+MCPToolsFlag)
 	}
 	for i, w := range words {
 		words[i] = shellQuote(w)
@@ -105,6 +105,13 @@ func EditSettings(path string, dryRun bool, edit func([]byte) ([]byte, bool, err
 	return true, nil
 }
 
+// ValidSettings reports whether settings is a file bottled can edit (a
+// JSON object, or empty), with ErrMalformedSettings and the reason if not.
+func ValidSettings(settings []byte) error {
+	_, err := parseSettings(settings)
+	return err
+}
+
 // ErrMalformedSettings reports a settings.json bottled will not touch.
 var ErrMalformedSettings = errors.New("settings file is not a JSON object")
 
@@ -118,13 +125,7 @@ func RegisterHooks(settings []byte, r Registration) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	hooks := root.objectAt("hooks")
-	for _, ev := range []struct {
-		event, matcher, sub string
-		timeout             int
-	}{
-		{"SessionStart", startMatcher, "session-start", startTimeout},
-		{"SessionEnd", endMatcher, "session-end", endTimeout},
-	} {
+	for _, ev := range ourEvents {
 		groups := hooks.arrayAt(ev.event)
 		removeOurs(groups, ev.sub)
 		groups.arr = append(groups.arr, &node{kind: kindObject, obj: []member{
@@ -151,7 +152,7 @@ func UnregisterHooks(settings []byte) ([]byte, bool, error) {
 	if hooks == nil || hooks.kind != kindObject {
 		return settings, false, nil
 	}
-	for _, ev := range []struct{ event, sub string }{{"SessionStart", "session-start"}, {"SessionEnd", "session-end"}} {
+	for _, ev := range ourEvents {
 		groups := hooks.get(ev.event)
 		if groups == nil || groups.kind != kindArray {
 			continue
@@ -165,6 +166,44 @@ func UnregisterHooks(settings []byte) ([]byte, bool, error) {
 		root.delete("hooks")
 	}
 	return encodeChanged(settings, root)
+}
+
+// ourEvents are the hook events bottled registers, each with its matcher,
+// the hook subcommand it runs and its timeout.
+var ourEvents = []struct {
+	event, matcher, sub string
+	timeout             int
+}{
+	{"SessionStart", startMatcher, "session-start", startTimeout},
+	{"SessionEnd", endMatcher, "session-end", endTimeout},
+}
+
+// hookGroup is the hooks list of one matcher group of an event bottled
+// registers, with the subcommand bottled runs for that event.
+type hookGroup struct {
+	sub   string
+	hooks *node
+}
+
+// ourGroups lists the matcher groups of the events bottled registers.
+func ourGroups(root *node) []hookGroup {
+	hooks := root.get("hooks")
+	if hooks == nil || hooks.kind != kindObject {
+		return nil
+	}
+	var out []hookGroup
+	for _, ev := range ourEvents {
+		groups := hooks.get(ev.event)
+		if groups == nil || groups.kind != kindArray {
+			continue
+		}
+		for _, g := range groups.arr {
+			if hs := g.get("hooks"); g.kind == kindObject && hs != nil && hs.kind == kindArray {
+				out = append(out, hookGroup{ev.sub, hs})
+			}
+		}
+	}
+	return out
 }
 
 // removeOurs drops bottled's hook entries for sub from a list of matcher

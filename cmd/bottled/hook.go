@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -29,7 +28,7 @@ func hookCommand() *cli.Command {
 				Usage: "SessionStart: on compact or resume, point the model to a fresh bottle",
 				Flags: []cli.Flag{
 					&cli.DurationFlag{Name: "timeout", Value: inject.DefaultTimeout, Usage: "deadline for rendering a stale or missing bottle"},
-					&cli.BoolFlag{Name: strings.TrimPrefix(inject.MCPToolsFlag, "--"), Usage: "bottled's MCP server is registered: tell the model about its tools"},
+					&cli.BoolFlag{Name: inject.MCPToolsFlag, Usage: "bottled's MCP server is registered: tell the model about its tools"},
 				},
 				OnUsageError: tolerant,
 				Action:       hookAction(sessionStart),
@@ -61,7 +60,7 @@ func hookAction(run func(c *cli.Context, cfg inject.Config) error) cli.ActionFun
 			return nil
 		}
 		cfg := inject.Config{ClaudeDir: d.claude, DataDir: d.data, Log: log, Timeout: c.Duration("timeout"),
-			MCPTools: c.Bool(strings.TrimPrefix(inject.MCPToolsFlag, "--"))}
+			MCPTools: c.Bool(inject.MCPToolsFlag)}
 		if err := run(c, cfg); err != nil {
 			log.Warn("hook did nothing", "err", err)
 		}

@@ -76,7 +76,7 @@ func TestInstallRegistersMCPServer(t *testing.T) {
 	if !inject.MCPRegistered(e.claude, e.home) {
 		t.Errorf("not registered after install")
 	}
-	if start := hooksOf(t, e.read(t))["SessionStart"]; !strings.HasSuffix(start[0].Hooks[0].Command, "hook session-start "+inject.MCPToolsFlag) {
+	if start := hooksOf(t, e.read(t))["SessionStart"]; !strings.HasSuffix(start[0].Hooks[0].Command, "hook session-start --"+inject.MCPToolsFlag) {
 		t.Errorf("the hook is not told about the MCP tools: %q", start[0].Hooks[0].Command)
 	}
 

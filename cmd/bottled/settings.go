@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 
 	"bottled/inject"
@@ -21,7 +20,7 @@ func accessFor(dataDir, home string) inject.ReadAccess {
 // install changes anything.
 func (s *setup) checkSettings() error {
 	_, err := inject.EditSettings(s.settings, true, func(b []byte) ([]byte, bool, error) {
-		return inject.RegisterHooks(b, inject.Registration{Command: s.command})
+		return b, false, inject.ValidSettings(b)
 	})
 	return err
 }
@@ -35,11 +34,9 @@ func (s *setup) installSettings(mcp bool) error {
 	var hooks, read, tools bool
 	var grant inject.Grant
 	_, err := inject.EditSettings(s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
-		var olds []inject.ReadAccess
+		var olds []inject.ReadAccess // GrantRead keeps this data directory's
 		for _, d := range inject.RegisteredDataDirs(b) {
-			if filepath.Clean(d) != filepath.Clean(s.agent.DataDir) {
-				olds = append(olds, accessFor(d, s.agent.Home))
-			}
+			olds = append(olds, accessFor(d, s.agent.Home))
 		}
 		out, changed, err := inject.RegisterHooks(b, inject.Registration{Command: s.command, MCPTools: mcp})
 		if err != nil {
