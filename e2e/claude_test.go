@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"bottled/internal/standin"
+	"bottled/sources"
 )
 
 // reply answers every turn with a fixed text.
@@ -216,7 +217,7 @@ func TestAutoCompaction(t *testing.T) {
 // pointerText is the pointer as the model got it, for failure messages.
 func pointerText(r *standin.Request) string {
 	all := r.AllText()
-	i := strings.Index(all, pointerHeading)
+	i := strings.Index(all, sources.PointerHeading)
 	if i < 0 {
 		return "(no pointer)"
 	}

@@ -20,6 +20,7 @@ import (
 	"bottled/internal/standin"
 	"bottled/internal/testbin"
 	"bottled/render"
+	"bottled/sources"
 	"bottled/watch"
 )
 
@@ -52,13 +53,7 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	// Both binaries, side by side as install expects them.
 	bottledBin = filepath.Join(dir, "bottled")
-	args := []string{"build", "-o", dir + string(filepath.Separator)}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "bottled/cmd/bottled", "bottled/cmd/bottled-mcp")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := testbin.Binaries(dir, "bottled/cmd/bottled", "bottled/cmd/bottled-mcp"); err != nil {
 		fmt.Fprintln(os.Stderr, "build bottled:", err)
 		return 1
 	}
@@ -390,13 +385,10 @@ func newSessionID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// pointerHeading starts every pointer bottled injects.
-const pointerHeading = "# bottled — session continuation"
-
 // pointers counts the bottled pointers in a request: each is one hook
 // context block that the model reads.
 func pointers(r *standin.Request) int {
-	return strings.Count(r.AllText(), pointerHeading)
+	return strings.Count(r.AllText(), sources.PointerHeading)
 }
 
 var errNoTurn = errors.New("no model turn recorded")

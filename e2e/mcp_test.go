@@ -5,11 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"bottled/inject"
 	"bottled/internal/standin"
 )
-
-// mcpTools are bottled's tools as Claude Code names them.
-var mcpTools = []string{"mcp__bottled__read", "mcp__bottled__search", "mcp__bottled__sessions"}
 
 // TestMCPTools: the MCP server that bottled install registered is started
 // by Claude Code, and the model can use its three tools: it loads their
@@ -24,7 +22,7 @@ func TestMCPTools(t *testing.T) {
 	w.settled(first, "five attempts per minute")
 
 	calls := []standin.ToolUse{
-		{Name: "ToolSearch", Input: map[string]any{"query": "select:" + strings.Join(mcpTools, ","), "max_results": 3}},
+		{Name: "ToolSearch", Input: map[string]any{"query": "select:" + strings.Join(inject.MCPTools, ","), "max_results": 3}},
 		{Name: "mcp__bottled__sessions", Input: map[string]any{}},
 		{Name: "mcp__bottled__search", Input: map[string]any{"query": "retry budget"}},
 		{Name: "mcp__bottled__read", Input: map[string]any{"session": first}},
@@ -82,8 +80,8 @@ func TestMCPTools(t *testing.T) {
 			names = append(names, def.Name)
 		}
 	}
-	if len(names) != len(mcpTools) {
-		t.Fatalf("the request holds definitions of %v, want %v", names, mcpTools)
+	if len(names) != len(inject.MCPTools) {
+		t.Fatalf("the request holds definitions of %v, want %v", names, inject.MCPTools)
 	}
 	t.Logf("tool definitions: %d bytes, about %d tokens by the stand-in's count", size, tokensOfDefs(turns[len(turns)-1].Tools))
 

@@ -33,13 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "bottled")
-	args := []string{"build", "-o", binary}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, "bottled/cmd/bottled")...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := testbin.Binaries(dir, "bottled/cmd/bottled"); err != nil {
 		fmt.Fprintln(os.Stderr, "build bottled:", err)
 		os.Exit(1)
 	}

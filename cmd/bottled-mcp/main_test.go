@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bottled/internal/testbin"
 )
 
 // TestServesToolsOverStdio runs the server as Claude Code does, on pipes:
@@ -83,9 +85,7 @@ func TestFlags(t *testing.T) {
 // bottled-mcp from beside it, which answers.
 func TestBottledMCPRunsTheServer(t *testing.T) {
 	dir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "bottled/cmd/bottled", "bottled/cmd/bottled-mcp").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	testbin.Build(t, dir, nil, nil, "bottled/cmd/bottled", "bottled/cmd/bottled-mcp")
 	cmd := exec.Command(filepath.Join(dir, "bottled"), "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem"), "mcp")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

@@ -80,10 +80,6 @@ type Request struct {
 	Stream   bool
 	// Kind is KindTurn, KindCompaction, KindCountTokens or KindOther.
 	Kind string
-	// Answered is the message id the stand-in answered with, if any.
-	Answered string
-	// Answer is what the script answered.
-	Answer Answer
 }
 
 // Request kinds.
@@ -188,13 +184,6 @@ func (s *Server) SetScript(script Script) {
 	s.script = script
 }
 
-// Requests returns a copy of the requests recorded so far, oldest first.
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.requests...)
-}
-
 // Since returns the requests recorded after the first n.
 func (s *Server) Since(n int) []*Request {
 	s.mu.Lock()
@@ -282,7 +271,6 @@ func (s *Server) answer(w http.ResponseWriter, r *Request) {
 	s.mu.Lock()
 	s.nextID++
 	id := fmt.Sprintf("msg_standin_%06d_%d", s.nextID, time.Now().UnixNano())
-	r.Answered, r.Answer = id, a
 	s.requests = append(s.requests, r)
 	s.mu.Unlock()
 	if a.Status != 0 && a.Status != http.StatusOK {

@@ -7,6 +7,7 @@ package testbin
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,12 +21,30 @@ import (
 // and extra environment, and fails tb if it cannot.
 func Build(tb testing.TB, dir string, flags, env []string, pkgs ...string) {
 	tb.Helper()
+	if err := build(dir, flags, env, pkgs); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Binaries builds the packages into dir for tests that run them as
+// processes, with the race detector when the tests have it (Race). It is
+// for TestMain, which has no testing.TB.
+func Binaries(dir string, pkgs ...string) error {
+	var flags []string
+	if Race {
+		flags = append(flags, "-race")
+	}
+	return build(dir, flags, nil, pkgs)
+}
+
+func build(dir string, flags, env, pkgs []string) error {
 	args := append(append([]string{"build"}, flags...), "-o", dir+string(filepath.Separator))
 	cmd := exec.Command("go", append(args, pkgs...)...)
 	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go %v: %v\n%s", cmd.Args[1:], err, out)
+		return fmt.Errorf("go %v: %v\n%s", cmd.Args[1:], err, out)
 	}
+	return nil
 }
 
 // Flavor is one way of building a binary whose start-up is measured.

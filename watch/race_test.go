@@ -1,5 +1,0 @@
-//go:build race
-
-package watch_test
-
-const raceEnabled = true
