@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -32,7 +31,8 @@ const (
 // Scope says which bottles a search or a list covers.
 type Scope struct {
 	// Project keeps the sessions of this directory and of directories
-	// under it; "" keeps every project.
+	// under it, however it is written ("/home/u/./app/" is /home/u/app);
+	// "" and "/" keep every project.
 	Project string
 	// Archived adds the sessions the user cleared (/clear): for each, its
 	// newest archived bottle, unless the session was resumed and has a
@@ -54,23 +54,6 @@ func (s Scope) limit() int {
 		return MaxLimit
 	}
 	return s.Limit
-}
-
-// scopeSQL is the condition on the bottles b that a Scope keeps; its
-// arguments come from args.
-const scopeSQL = `(b.role = 0 OR (? AND b.role = 1))
-	AND (? = '' OR b.project = ? OR substr(b.project, 1, length(?) + 1) = ? || '/' OR (b.mode = 'reconstructed' AND b.project = ?))`
-
-func (s Scope) args() []any {
-	p := strings.TrimRight(s.Project, "/")
-	if s.Project != "" && p == "" {
-		p = "/"
-	}
-	base := ""
-	if p != "" {
-		base = filepath.Base(p) // reconstructed bottles name the project as claude-mem does
-	}
-	return []any{s.Archived, p, p, p, p, base}
 }
 
 func unix(t time.Time) int64 {
@@ -157,7 +140,7 @@ func searchSQL(docs []int64) string {
 	return `SELECT text.rowid, ` + rankFunc + `(text, d.words` + args + `), d.seq, d.sum, d.kind, d.time, b.path, b.session, b.project, b.archived,
 		b.dev, b.ino, b.size, b.mtime
 	FROM text JOIN docs d ON d.id = text.rowid JOIN bottles b ON b.id = d.bottle
-	WHERE text MATCH ? AND (? = 0 OR d.time >= ?) AND (? = 0 OR d.time < ?) AND (b.role = 0 OR (? AND b.role = 1))
+	WHERE text MATCH ? AND (? = 0 OR d.time >= ?) AND (? = 0 OR d.time < ?) AND ` + shownSQL + `
 	ORDER BY text.rowid DESC LIMIT ?`
 }
 
@@ -207,8 +190,8 @@ const dfSample = 1000
 // the project in the scope column.
 func searchExpr(ps []phrase, scope Scope) string {
 	expr := "{body}: (" + matchExpr(ps) + ")"
-	if scope.Project != "" {
-		expr += " AND " + scopeQuery(scope.Project)
+	if dir := scope.dir(); dir != "" {
+		expr += " AND " + scopeQuery(dir)
 	}
 	return expr
 }
@@ -320,7 +303,7 @@ type Session struct {
 	Lines       int
 }
 
-const sessionsSQL = `SELECT b.session, b.path, b.archived, b.project, b.mode, b.started, b.last_active, b.first_prompt,
+var sessionsSQL = `SELECT b.session, b.path, b.archived, b.project, b.mode, b.started, b.last_active, b.first_prompt,
 		b.turns, b.compactions, b.lines
 	FROM bottles b WHERE (? = 0 OR b.last_active >= ?) AND (? = 0 OR b.last_active < ?) AND ` + scopeSQL + `
 	ORDER BY b.last_active DESC, b.started DESC LIMIT ?`
