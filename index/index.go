@@ -118,9 +118,8 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 		loc:     opts.Location,
 		notify:  opts.Building,
 	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if err := ix.ensure(ctx); err != nil {
+	// Nothing to do but make sure there is a usable generation.
+	if err := ix.do(ctx, func() error { return nil }); err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -148,24 +147,23 @@ func (ix *Index) closeConn() error {
 	return err
 }
 
-// ensure makes ix.conn the current generation, opening or building it as
-// needed. Called with mu held at the start of every operation; when nothing
-// changed it costs one stat.
-func (ix *Index) ensure(ctx context.Context) error {
+// ensure makes ix.conn the current generation, opening it if another
+// process switched to a new one. It returns the generation it found
+// unusable, if it did. Called with mu held at the start of every
+// operation; when nothing changed it costs one stat.
+func (ix *Index) ensure() (int, error) {
 	id, gen, err := ix.readCurrent()
-	if err == nil && ix.conn != nil && id == ix.current && gen == ix.gen {
-		return nil
+	if err != nil {
+		return 0, err
 	}
-	if err == nil {
-		if err = ix.openGen(gen); err == nil {
-			ix.current = id
-			return nil
-		}
-		if !unusable(err) {
-			return err
-		}
+	if ix.conn != nil && id == ix.current && gen == ix.gen {
+		return 0, nil
 	}
-	return ix.build(ctx, gen)
+	if err := ix.openGen(gen); err != nil {
+		return gen, err
+	}
+	ix.current = id
+	return 0, nil
 }
 
 // readCurrent reads which generation is in use.
@@ -181,13 +179,16 @@ func (ix *Index) readCurrent() (sources.FileID, int, error) {
 	}
 	gen, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil || gen < 1 {
-		return sources.FileID{}, 0, fmt.Errorf("%w: %s holds %q", errUnusable, path, data)
+		return sources.FileID{}, 0, fmt.Errorf("%w: %s holds %q", ErrUnusable, path, data)
 	}
 	return sources.FileIDOf(info), gen, nil
 }
 
-// errUnusable marks an index that must be rebuilt rather than used.
-var errUnusable = errors.New("unusable index")
+// ErrUnusable reports an index that must be built again (it is missing,
+// of another format or corrupt), found by an operation that does not build
+// it: Put. Opening the index again (Open) builds it, as do the other
+// operations.
+var ErrUnusable = errors.New("the search index must be built again")
 
 // corrupt reports whether SQLite found the database damaged.
 func corrupt(err error) bool {
@@ -197,7 +198,7 @@ func corrupt(err error) bool {
 // unusable reports whether err means the index must be built again: it
 // is missing, of another format, not a database, or corrupt.
 func unusable(err error) bool {
-	return errors.Is(err, errUnusable) || errors.Is(err, fs.ErrNotExist) || corrupt(err)
+	return errors.Is(err, ErrUnusable) || errors.Is(err, fs.ErrNotExist) || corrupt(err)
 }
 
 func (ix *Index) genPath(gen int) string {
@@ -269,7 +270,7 @@ func checkSchema(c *sqlite3.Conn) error {
 	}
 	app, format, tables := st.ColumnInt64(0), st.ColumnInt(1), st.ColumnInt(2)
 	if app != applicationID || format != Format || tables != 3 {
-		return fmt.Errorf("%w: application %#x, format %d, %d tables", errUnusable, app, format, tables)
+		return fmt.Errorf("%w: application %#x, format %d, %d tables", ErrUnusable, app, format, tables)
 	}
 	return nil
 }
@@ -514,20 +515,44 @@ func (ix *Index) Rebuild(ctx context.Context) error {
 	return ix.fill(ctx, ix.newestGen()+1)
 }
 
-// do runs fn on the current generation. A database found corrupt on the
-// way is rebuilt (never trusted) and fn run once more on the new one.
+// do runs fn on the current generation, building the index first if it
+// is unusable (missing, of another format or corrupt). A database that fn
+// finds corrupt is built again too (never trusted) and fn run once more on
+// the new one.
 func (ix *Index) do(ctx context.Context, fn func() error) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if err := ix.ensure(ctx); err != nil {
+	failed, err := ix.ensure()
+	if err == nil {
+		if err = fn(); !corrupt(err) {
+			return err
+		}
+		failed = ix.gen
+	} else if !unusable(err) {
 		return err
 	}
-	err := fn()
-	if !corrupt(err) {
-		return err
-	}
-	if err := ix.build(ctx, ix.gen); err != nil {
+	if err := ix.build(ctx, failed); err != nil {
 		return err
 	}
 	return fn()
+}
+
+// doExisting is do for an operation that must not wait for a build (the
+// daemon's updates as it renders): an index that would have to be built
+// is reported as ErrUnusable instead.
+func (ix *Index) doExisting(fn func() error) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	_, err := ix.ensure()
+	if err == nil {
+		if err = fn(); !corrupt(err) {
+			return err
+		}
+	} else if !unusable(err) {
+		return err
+	}
+	if errors.Is(err, ErrUnusable) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnusable, err)
 }

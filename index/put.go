@@ -39,9 +39,10 @@ const archivePrefix = "archive/"
 // bottles directory: "<session>.md" or "archive/<file>") with the bytes
 // data, updating only the blocks that changed. If the file no longer holds
 // data (another writer replaced it meanwhile), what it holds now is indexed
-// instead.
+// instead. Put never builds the index: one that is missing, of another
+// format or corrupt is reported as ErrUnusable.
 func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
-	return ix.do(ctx, func() error {
+	return ix.doExisting(func() error {
 		data, st, err := ix.readIfChanged(name, data)
 		if errors.Is(err, fs.ErrNotExist) {
 			return ix.tx(func() error { return ix.removeLocked(name) })

@@ -3,9 +3,11 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -212,4 +214,69 @@ func TestIndexFilesPrivate(t *testing.T) {
 	if info, _ := os.Stat(Dir(data)); info.Mode().Perm() != 0o700 {
 		t.Errorf("index dir is mode %v", info.Mode().Perm())
 	}
+}
+
+// TestPutNeverBuilds: Put, which the daemon calls as it renders, never
+// builds the index (that takes a while): an index found missing, switched
+// to a damaged generation or corrupt is reported as ErrUnusable and left
+// alone, and the operations that may build build it as usual.
+func TestPutNeverBuilds(t *testing.T) {
+	damages := map[string]func(t *testing.T, data string, ix *Index){
+		"directory removed": func(t *testing.T, data string, ix *Index) {
+			os.RemoveAll(Dir(data))
+		},
+		"switched to a damaged generation": func(t *testing.T, data string, ix *Index) {
+			_, gen := currentGen(t, data)
+			bad := ix.genPath(gen + 1)
+			if err := os.WriteFile(bad, make([]byte, 8192), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			overwrite(t, bad, 0, 8192)
+			if err := writeCurrent(Dir(data), gen+1); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"pages damaged": func(t *testing.T, data string, ix *Index) {
+			// Found by the update itself: opened fine, the blocks are
+			// unreadable.
+			ix.Close()
+			path, _ := currentGen(t, data)
+			info, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			overwrite(t, path, 4096, int(info.Size())-4096)
+		},
+	}
+	for name, damage := range damages {
+		t.Run(name, func(t *testing.T) {
+			data, ix, words := indexedWords(t)
+			damage(t, data, ix)
+			before := generations(data)
+			b := realBottles(t, false)[7].bottle
+			writeBottles(t, data, b)
+			err := ix.Put(context.Background(), b.State.Session+".md", b.Bytes)
+			if !errors.Is(err, ErrUnusable) {
+				t.Fatalf("Put: %v, want ErrUnusable", err)
+			}
+			if after := generations(data); after != before {
+				t.Errorf("Put built the index: %s, was %s", after, before)
+			}
+			// Building is left to the operations that may wait for it.
+			checkFinds(t, ix, words)
+		})
+	}
+}
+
+// generations lists the index's database files and what "current" says.
+func generations(data string) string {
+	entries, _ := os.ReadDir(Dir(data))
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".db") {
+			out = append(out, e.Name())
+		}
+	}
+	current, _ := os.ReadFile(filepath.Join(Dir(data), currentFile))
+	return fmt.Sprintf("%v, current %q", out, current)
 }
