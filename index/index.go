@@ -81,6 +81,9 @@ type Options struct {
 	// Building, if set, is called when Open starts building the index,
 	// which takes a while for many bottles.
 	Building func()
+	// Rebuild makes Open build the index anew from the bottles even if
+	// the one there is usable.
+	Rebuild bool
 }
 
 // Index is an open search index. Its methods are safe for concurrent use;
@@ -105,8 +108,9 @@ type Index struct {
 }
 
 // Open opens the index of the bottles in dataDir, building it first if it
-// is missing, of another format or corrupt. Building can take a while (see
-// README); ctx bounds the wait for another process building it.
+// is missing, of another format or corrupt, or if opts.Rebuild asks.
+// Building can take a while (see README); ctx bounds the wait for another
+// process building it.
 func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 	if opts.Location == nil {
 		opts.Location = time.Local
@@ -118,8 +122,16 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 		loc:     opts.Location,
 		notify:  opts.Building,
 	}
-	// Nothing to do but make sure there is a usable generation.
-	if err := ix.do(ctx, func() error { return nil }); err != nil {
+	var err error
+	if opts.Rebuild {
+		ix.mu.Lock()
+		err = ix.build(ctx, 0, true)
+		ix.mu.Unlock()
+	} else {
+		// Nothing to do but make sure there is a usable generation.
+		err = ix.do(ctx, func() error { return nil })
+	}
+	if err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -324,8 +336,9 @@ const (
 
 // build makes a new generation after failed, fills it from the bottles and
 // makes it current. Only one process builds at a time; one that finds
-// another building waits for it (as long as ctx allows) and uses its work.
-func (ix *Index) build(ctx context.Context, failed int) error {
+// another building waits for it (as long as ctx allows) and, unless force,
+// uses its work.
+func (ix *Index) build(ctx context.Context, failed int, force bool) error {
 	ix.closeConn()
 	if err := makeDir(ix.dir); err != nil {
 		return err
@@ -336,7 +349,7 @@ func (ix *Index) build(ctx context.Context, failed int) error {
 	}
 	defer unlock()
 	// Someone may have built it while we waited.
-	if id, gen, err := ix.readCurrent(); err == nil && gen != failed {
+	if id, gen, err := ix.readCurrent(); err == nil && gen != failed && !force {
 		if err := ix.openGen(gen); err == nil {
 			ix.current = id
 			return nil
@@ -498,23 +511,6 @@ func lockBuild(ctx context.Context, path string) (func(), error) {
 // lockPoll is how often a process waiting for another's build retries.
 const lockPoll = 50 * time.Millisecond
 
-// Rebuild builds the index again from the bottles into a new generation
-// and switches to it.
-func (ix *Index) Rebuild(ctx context.Context) error {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	ix.closeConn()
-	if err := makeDir(ix.dir); err != nil {
-		return err
-	}
-	unlock, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile))
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return ix.fill(ctx, ix.newestGen()+1)
-}
-
 // do runs fn on the current generation, building the index first if it
 // is unusable (missing, of another format or corrupt). A database that fn
 // finds corrupt is built again too (never trusted) and fn run once more on
@@ -531,7 +527,7 @@ func (ix *Index) do(ctx context.Context, fn func() error) error {
 	} else if !unusable(err) {
 		return err
 	}
-	if err := ix.build(ctx, failed); err != nil {
+	if err := ix.build(ctx, failed, false); err != nil {
 		return err
 	}
 	return fn()

@@ -136,18 +136,22 @@ func TestRebuildSwitchesOtherProcesses(t *testing.T) {
 	if _, now := currentGen(t, data); now != gen {
 		t.Fatalf("opening an intact index built generation %d over %d", now, gen)
 	}
-	if err := other.Rebuild(context.Background()); err != nil {
+	rebuilt, err := Open(context.Background(), data, Options{Location: time.UTC, Rebuild: true})
+	if err != nil {
 		t.Fatal(err)
 	}
+	rebuilt.Close()
 	if _, now := currentGen(t, data); now != gen+1 {
 		t.Fatalf("generation %d after rebuild, want %d", now, gen+1)
 	}
 	if _, err := os.Stat(oldPath); !os.IsNotExist(err) {
 		t.Errorf("old generation still on disk: %v", err)
 	}
-	checkFinds(t, ix, words)
-	if ix.gen != gen+1 {
-		t.Errorf("open index still on generation %d", ix.gen)
+	for _, open := range []*Index{ix, other} {
+		checkFinds(t, open, words)
+		if open.gen != gen+1 {
+			t.Errorf("open index still on generation %d", open.gen)
+		}
 	}
 }
 

@@ -360,11 +360,12 @@ func (ix *Index) refresh(ctx context.Context) error {
 
 // Stats describes the index.
 type Stats struct {
-	Path     string // the database file
-	Bottles  int
-	Sessions int
-	Blocks   int
-	Bytes    int64 // size of the database file
+	Path        string // the database file
+	Bottles     int
+	Sessions    int
+	Blocks      int
+	Bytes       int64 // size of the database file
+	BottleBytes int64 // size of the bottles indexed
 }
 
 // Stats reports what the index holds.
@@ -372,9 +373,10 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	err := ix.do(ctx, func() error {
 		st.Path = ix.genPath(ix.gen)
-		return ix.query(`SELECT (SELECT count(*) FROM bottles), (SELECT count(DISTINCT session) FROM bottles), (SELECT count(*) FROM docs)`,
+		return ix.query(`SELECT (SELECT count(*) FROM bottles), (SELECT count(DISTINCT session) FROM bottles), (SELECT count(*) FROM docs),
+			(SELECT coalesce(sum(size), 0) FROM bottles)`,
 			func(s *sqlite3.Stmt) error {
-				st.Bottles, st.Sessions, st.Blocks = s.ColumnInt(0), s.ColumnInt(1), s.ColumnInt(2)
+				st.Bottles, st.Sessions, st.Blocks, st.BottleBytes = s.ColumnInt(0), s.ColumnInt(1), s.ColumnInt(2), s.ColumnInt64(3)
 				return nil
 			})
 	})
