@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,7 +37,6 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"bottled/render"
-	"bottled/sources"
 )
 
 // Format is the version of the database layout. A database of another
@@ -100,8 +100,8 @@ type Index struct {
 	mu      sync.Mutex
 	conn    *sqlite3.Conn
 	gen     int
-	current sources.FileID // identity of the "current" file when gen was read
-	watch   *watcher       // nil unless Watch was called
+	current fileState // the "current" file gen was read from
+	watch   *watcher  // nil unless Watch was called
 	stmts   map[string]*sqlite3.Stmt
 	known   known  // block lists of recently updated bottles
 	marks   uint64 // counts updateDocs calls, to mark the blocks each matched
@@ -162,38 +162,48 @@ func (ix *Index) closeConn() error {
 // ensure makes ix.conn the current generation, opening it if another
 // process switched to a new one. It returns the generation it found
 // unusable, if it did. Called with mu held at the start of every
-// operation; when nothing changed it costs one stat.
+// operation; when nothing changed it costs one stat: "current" is replaced
+// (renamed over) at every switch, so a file whose identity, size and
+// modification time are those last read still names the same generation.
 func (ix *Index) ensure() (int, error) {
-	id, gen, err := ix.readCurrent()
+	if ix.conn != nil {
+		if info, err := os.Stat(filepath.Join(ix.dir, currentFile)); err == nil && stateOf(info) == ix.current {
+			return 0, nil
+		}
+	}
+	st, gen, err := ix.readCurrent()
 	if err != nil {
 		return 0, err
-	}
-	if ix.conn != nil && id == ix.current && gen == ix.gen {
-		return 0, nil
 	}
 	if err := ix.openGen(gen); err != nil {
 		return gen, err
 	}
-	ix.current = id
+	ix.current = st
 	return 0, nil
 }
 
-// readCurrent reads which generation is in use.
-func (ix *Index) readCurrent() (sources.FileID, int, error) {
+// readCurrent reads which generation is in use, with the state of the
+// file it was read from.
+func (ix *Index) readCurrent() (fileState, int, error) {
 	path := filepath.Join(ix.dir, currentFile)
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
-		return sources.FileID{}, 0, err
+		return fileState{}, 0, err
 	}
-	info, err := os.Stat(path)
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
-		return sources.FileID{}, 0, err
+		return fileState{}, 0, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 64))
+	if err != nil {
+		return fileState{}, 0, err
 	}
 	gen, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil || gen < 1 {
-		return sources.FileID{}, 0, fmt.Errorf("%w: %s holds %q", ErrUnusable, path, data)
+		return fileState{}, 0, fmt.Errorf("%w: %s holds %q", ErrUnusable, path, data)
 	}
-	return sources.FileIDOf(info), gen, nil
+	return stateOf(info), gen, nil
 }
 
 // ErrUnusable reports an index that must be built again (it is missing,

@@ -284,3 +284,26 @@ func generations(data string) string {
 	current, _ := os.ReadFile(filepath.Join(Dir(data), currentFile))
 	return fmt.Sprintf("%v, current %q", out, current)
 }
+
+// TestSameGenerationBuiltAgain: when the index directory is deleted and
+// another process builds the index again, the new database gets the number
+// of the one an open index still uses; that index must move to the new
+// file all the same, and its writes reach it.
+func TestSameGenerationBuiltAgain(t *testing.T) {
+	data, ix, _ := indexedWords(t)
+	_, gen := currentGen(t, data)
+	os.RemoveAll(Dir(data))
+	other := openIndex(t, data)
+	if _, now := currentGen(t, data); now != gen {
+		t.Fatalf("built generation %d, want %d again", now, gen)
+	}
+	before := countRows(t, other, `SELECT count(*) FROM bottles`)
+	b := realBottles(t, false)[7].bottle
+	writeBottles(t, data, b)
+	if err := ix.Put(context.Background(), b.State.Session+".md", b.Bytes); err != nil {
+		t.Fatal(err)
+	}
+	if after := countRows(t, other, `SELECT count(*) FROM bottles`); after != before+1 {
+		t.Errorf("the new database has %d bottles after the put, want %d", after, before+1)
+	}
+}
