@@ -243,7 +243,7 @@ func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
 		if b == nil {
 			b = &bottle{}
 			read[c.path] = b
-			data, st, err := ix.readBottle(c.path)
+			data, st, err := ix.readBottle(c.path, nil)
 			if err == nil && st == c.file {
 				if p, err := render.Parse(data, ix.loc); err == nil {
 					b.data, b.p, b.ok = data, p, true
