@@ -89,7 +89,6 @@ type Options struct {
 // Index is an open search index. Its methods are safe for concurrent use;
 // they take turns on one connection.
 type Index struct {
-	dataDir string
 	dir     string // the index directory
 	bottles string // the bottles directory it indexes
 	loc     *time.Location
@@ -116,7 +115,6 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 		opts.Location = time.Local
 	}
 	ix := &Index{
-		dataDir: dataDir,
 		dir:     Dir(dataDir),
 		bottles: render.BottlesDir(dataDir),
 		loc:     opts.Location,
@@ -316,7 +314,6 @@ CREATE TABLE bottles (
 	turns       INTEGER NOT NULL,
 	compactions INTEGER NOT NULL,
 	first_prompt TEXT NOT NULL,
-	lines       INTEGER NOT NULL,
 	dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL
 );
 CREATE INDEX bottles_session ON bottles (session);

@@ -205,7 +205,7 @@ func (ix *Index) bottleRow(name string, st fileState) (row, error) {
 		}
 	}
 	err = ix.exec(`INSERT INTO bottles (path, session, archived, role, project, mode, started, last_active, turns,
-		compactions, first_prompt, lines, dev, ino, size, mtime) VALUES (?, '', 0, 0, '', '', 0, 0, 0, 0, '', 0, 0, 0, 0, 0)`, name)
+		compactions, first_prompt, dev, ino, size, mtime) VALUES (?, '', 0, 0, '', '', 0, 0, 0, 0, '', 0, 0, 0, 0)`, name)
 	return row{id: ix.conn.LastInsertRowID()}, err
 }
 
@@ -346,9 +346,9 @@ func (ix *Index) writeBottle(id int64, name string, st fileState, p *render.Pars
 		}
 	}
 	return ix.exec(`UPDATE bottles SET session = ?, archived = ?, project = ?, mode = ?, started = ?, last_active = ?,
-		turns = ?, compactions = ?, first_prompt = ?, lines = ?, dev = ?, ino = ?, size = ?, mtime = ? WHERE id = ?`,
+		turns = ?, compactions = ?, first_prompt = ?, dev = ?, ino = ?, size = ?, mtime = ? WHERE id = ?`,
 		p.State.Session, strings.HasPrefix(name, archivePrefix), p.Project, string(p.State.Mode), started, last,
-		turns, max(len(p.State.Legs)-1, 0), p.FirstPrompt, p.State.Lines, st.id.Dev, st.id.Ino, st.size, st.mtime, id)
+		turns, max(len(p.State.Legs)-1, 0), p.FirstPrompt, st.id.Dev, st.id.Ino, st.size, st.mtime, id)
 }
 
 // removeLocked forgets the bottle at name.

@@ -291,7 +291,6 @@ func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
 // Session is what the index knows of a session's bottle.
 type Session struct {
 	ID          string
-	Bottle      string // the bottle's path
 	Archived    bool
 	Project     string
 	Mode        render.Mode
@@ -300,11 +299,10 @@ type Session struct {
 	FirstPrompt string
 	Turns       int // user messages
 	Compactions int
-	Lines       int
 }
 
-var sessionsSQL = `SELECT b.session, b.path, b.archived, b.project, b.mode, b.started, b.last_active, b.first_prompt,
-		b.turns, b.compactions, b.lines
+var sessionsSQL = `SELECT b.session, b.archived, b.project, b.mode, b.started, b.last_active, b.first_prompt,
+		b.turns, b.compactions
 	FROM bottles b WHERE (? = 0 OR b.last_active >= ?) AND (? = 0 OR b.last_active < ?) AND ` + scopeSQL + `
 	ORDER BY b.last_active DESC, b.started DESC LIMIT ?`
 
@@ -320,13 +318,12 @@ func (ix *Index) Sessions(ctx context.Context, scope Scope) ([]Session, error) {
 	err := ix.do(ctx, func() error {
 		out = out[:0]
 		return ix.query(sessionsSQL, func(s *sqlite3.Stmt) error {
-			ses := Session{ID: s.ColumnText(0), Bottle: filepath.Join(ix.bottles, filepath.FromSlash(s.ColumnText(1))),
-				Archived: s.ColumnBool(2), Project: s.ColumnText(3), Mode: render.Mode(s.ColumnText(4)),
-				FirstPrompt: s.ColumnText(7), Turns: s.ColumnInt(8), Compactions: s.ColumnInt(9), Lines: s.ColumnInt(10)}
-			if v := s.ColumnInt64(5); v != 0 {
+			ses := Session{ID: s.ColumnText(0), Archived: s.ColumnBool(1), Project: s.ColumnText(2), Mode: render.Mode(s.ColumnText(3)),
+				FirstPrompt: s.ColumnText(6), Turns: s.ColumnInt(7), Compactions: s.ColumnInt(8)}
+			if v := s.ColumnInt64(4); v != 0 {
 				ses.Started = time.Unix(v, 0).In(ix.loc)
 			}
-			if v := s.ColumnInt64(6); v != 0 {
+			if v := s.ColumnInt64(5); v != 0 {
 				ses.LastActive = time.Unix(v, 0).In(ix.loc)
 			}
 			out = append(out, ses)

@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
-
-	"bottled/render"
 )
 
 // Sync brings the index in line with the bottles on disk: bottles written,
@@ -198,24 +196,6 @@ func (ix *Index) rows(names []string) (map[string]fileState, error) {
 		}
 	}
 	return out, nil
-}
-
-// NameOf returns the name Put and SyncNames take for a bottle file, or ""
-// if path is not a bottle in dataDir's bottles directory.
-func NameOf(dataDir, path string) string {
-	rel, err := filepath.Rel(render.BottlesDir(dataDir), path)
-	if err != nil {
-		return ""
-	}
-	rel = filepath.ToSlash(rel)
-	dir, file := "", rel
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		dir, file = rel[:i+1], rel[i+1:]
-	}
-	if (dir != "" && dir != archivePrefix) || !isBottleName(file) {
-		return ""
-	}
-	return rel
 }
 
 // Stale returns the bottles whose files the index does not reflect as
