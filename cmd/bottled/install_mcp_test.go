@@ -173,3 +173,22 @@ func mcpRegistered(t *testing.T, claudeDir, home string) bool {
 	}
 	return inject.IsBottledMCP(cmd)
 }
+
+// TestUninstallMCPWithoutClaude: without the claude command, uninstall
+// says the exact command that removes the registration, and leaves it.
+func TestUninstallMCPWithoutClaude(t *testing.T) {
+	e := newInstallEnv(t)
+	fakeClaude(t)
+	if code, out, errOut := e.run(t, "install", "--no-start"); code != 0 || !mcpRegistered(t, e.claude, e.home) {
+		t.Fatalf("install: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	t.Setenv("PATH", t.TempDir())
+	code, out, errOut := e.run(t, "uninstall")
+	want := "to remove it, run: claude mcp remove --scope user bottled"
+	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "to register") {
+		t.Errorf("code %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
+	}
+	if !mcpRegistered(t, e.claude, e.home) {
+		t.Errorf("the registration is gone")
+	}
+}
