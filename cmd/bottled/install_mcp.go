@@ -19,9 +19,11 @@ import (
 func (s *setup) claudeDir() string { return filepath.Dir(s.settings) }
 
 // mcpCommand is what Claude Code runs for the server: bottled-mcp from
-// beside this binary, with the directories spelled out like the hooks.
-func (s *setup) mcpCommand() []string {
-	return append([]string{filepath.Join(filepath.Dir(s.command[0]), mcpBinary)}, s.command[1:]...)
+// beside this binary, with the directories spelled out like the hooks. The
+// error says how to build bottled-mcp when it is not there.
+func (s *setup) mcpCommand() ([]string, error) {
+	bin, err := mcpBinaryBeside(s.command[0])
+	return append([]string{bin}, s.command[1:]...), err
 }
 
 // claudeEnv is the environment the claude command needs to edit the state
@@ -47,10 +49,9 @@ func (s *setup) claudeCommands(undone string, cmds ...[]string) commands {
 // command (another binary or directories). It reports whether the server
 // is (or, in a dry run, would be) registered.
 func (s *setup) installMCP() (bool, error) {
-	want := s.mcpCommand()
-	if _, err := os.Stat(want[0]); err != nil {
-		s.say("mcp: %s is missing, so bottled's MCP server is not registered; build it beside bottled "+
-			"(go build -o %s/ ./cmd/bottled ./cmd/bottled-mcp) and run install again", want[0], filepath.Dir(want[0]))
+	want, err := s.mcpCommand()
+	if err != nil {
+		s.say("mcp: %v and run install again; until then bottled's MCP server is not registered", err)
 		return false, nil
 	}
 	cur, err := inject.MCPCommand(s.claudeDir(), s.agent.Home)
