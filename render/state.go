@@ -90,6 +90,9 @@ func ReadState(path string) (*State, error) {
 	return readState(io.LimitReader(f, maxHead))
 }
 
+// StateOf reads the state recorded in a bottle's bytes.
+func StateOf(data []byte) (*State, error) { return readState(bytes.NewReader(data)) }
+
 func readState(r io.Reader) (*State, error) {
 	br := bufio.NewReader(r)
 	for n := 1; n <= stateLineN; n++ {
