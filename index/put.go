@@ -140,23 +140,23 @@ func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, 
 		// nothing to search.
 		return nil, ix.removeLocked(name)
 	}
-	row, err := ix.bottleRow(name, st)
+	r, err := ix.bottleRow(name, st)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := ix.updateDocs(row, data, p)
+	docs, err := ix.updateDocs(r, data, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := ix.writeBottle(row.id, name, st, p); err != nil {
+	if err := ix.writeBottle(r.id, name, st, p); err != nil {
 		return nil, err
 	}
-	if row.session != "" && row.session != p.State.Session {
-		if err := ix.fixRoles(row.session); err != nil {
+	if r.session != "" && r.session != p.State.Session {
+		if err := ix.fixRoles(r.session); err != nil {
 			return nil, err
 		}
 	}
-	return &docUpdate{row.id, docs}, ix.fixRoles(p.State.Session)
+	return &docUpdate{r.id, docs}, ix.fixRoles(p.State.Session)
 }
 
 // row is what a bottle's row says of the blocks indexed under it: the
