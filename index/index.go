@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,7 +37,6 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"bottled/render"
-	"bottled/sources"
 )
 
 // Format is the version of the database layout. A database of another
@@ -81,12 +81,14 @@ type Options struct {
 	// Building, if set, is called when Open starts building the index,
 	// which takes a while for many bottles.
 	Building func()
+	// Rebuild makes Open build the index anew from the bottles even if
+	// the one there is usable.
+	Rebuild bool
 }
 
 // Index is an open search index. Its methods are safe for concurrent use;
 // they take turns on one connection.
 type Index struct {
-	dataDir string
 	dir     string // the index directory
 	bottles string // the bottles directory it indexes
 	loc     *time.Location
@@ -97,30 +99,37 @@ type Index struct {
 	mu      sync.Mutex
 	conn    *sqlite3.Conn
 	gen     int
-	current sources.FileID // identity of the "current" file when gen was read
-	watch   *watcher       // nil unless Watch was called
+	current fileState // the "current" file gen was read from
+	watch   *watcher  // nil unless Watch was called
 	stmts   map[string]*sqlite3.Stmt
 	known   known  // block lists of recently updated bottles
 	marks   uint64 // counts updateDocs calls, to mark the blocks each matched
 }
 
 // Open opens the index of the bottles in dataDir, building it first if it
-// is missing, of another format or corrupt. Building can take a while (see
-// README); ctx bounds the wait for another process building it.
+// is missing, of another format or corrupt, or if opts.Rebuild asks.
+// Building can take a while (see README); ctx bounds the wait for another
+// process building it.
 func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 	if opts.Location == nil {
 		opts.Location = time.Local
 	}
 	ix := &Index{
-		dataDir: dataDir,
 		dir:     Dir(dataDir),
 		bottles: render.BottlesDir(dataDir),
 		loc:     opts.Location,
 		notify:  opts.Building,
 	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if err := ix.ensure(ctx); err != nil {
+	var err error
+	if opts.Rebuild {
+		ix.mu.Lock()
+		err = ix.build(ctx, 0, true)
+		ix.mu.Unlock()
+	} else {
+		// Nothing to do but make sure there is a usable generation.
+		err = ix.do(ctx, func() error { return nil })
+	}
+	if err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -148,46 +157,58 @@ func (ix *Index) closeConn() error {
 	return err
 }
 
-// ensure makes ix.conn the current generation, opening or building it as
-// needed. Called with mu held at the start of every operation; when nothing
-// changed it costs one stat.
-func (ix *Index) ensure(ctx context.Context) error {
-	id, gen, err := ix.readCurrent()
-	if err == nil && ix.conn != nil && id == ix.current && gen == ix.gen {
-		return nil
-	}
-	if err == nil {
-		if err = ix.openGen(gen); err == nil {
-			ix.current = id
-			return nil
-		}
-		if !unusable(err) {
-			return err
+// ensure makes ix.conn the current generation, opening it if another
+// process switched to a new one. It returns the generation it found
+// unusable, if it did. Called with mu held at the start of every
+// operation; when nothing changed it costs one stat: "current" is replaced
+// (renamed over) at every switch, so a file whose identity, size and
+// modification time are those last read still names the same generation.
+func (ix *Index) ensure() (int, error) {
+	if ix.conn != nil {
+		if info, err := os.Stat(filepath.Join(ix.dir, currentFile)); err == nil && stateOf(info) == ix.current {
+			return 0, nil
 		}
 	}
-	return ix.build(ctx, gen)
+	st, gen, err := ix.readCurrent()
+	if err != nil {
+		return 0, err
+	}
+	if err := ix.openGen(gen); err != nil {
+		return gen, err
+	}
+	ix.current = st
+	return 0, nil
 }
 
-// readCurrent reads which generation is in use.
-func (ix *Index) readCurrent() (sources.FileID, int, error) {
+// readCurrent reads which generation is in use, with the state of the
+// file it was read from.
+func (ix *Index) readCurrent() (fileState, int, error) {
 	path := filepath.Join(ix.dir, currentFile)
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
-		return sources.FileID{}, 0, err
+		return fileState{}, 0, err
 	}
-	info, err := os.Stat(path)
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
-		return sources.FileID{}, 0, err
+		return fileState{}, 0, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 64))
+	if err != nil {
+		return fileState{}, 0, err
 	}
 	gen, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil || gen < 1 {
-		return sources.FileID{}, 0, fmt.Errorf("%w: %s holds %q", errUnusable, path, data)
+		return fileState{}, 0, fmt.Errorf("%w: %s holds %q", ErrUnusable, path, data)
 	}
-	return sources.FileIDOf(info), gen, nil
+	return stateOf(info), gen, nil
 }
 
-// errUnusable marks an index that must be rebuilt rather than used.
-var errUnusable = errors.New("unusable index")
+// ErrUnusable reports an index that must be built again (it is missing,
+// of another format or corrupt), found by an operation that does not build
+// it: Put. Opening the index again (Open) builds it, as do the other
+// operations.
+var ErrUnusable = errors.New("the search index must be built again")
 
 // corrupt reports whether SQLite found the database damaged.
 func corrupt(err error) bool {
@@ -197,7 +218,7 @@ func corrupt(err error) bool {
 // unusable reports whether err means the index must be built again: it
 // is missing, of another format, not a database, or corrupt.
 func unusable(err error) bool {
-	return errors.Is(err, errUnusable) || errors.Is(err, fs.ErrNotExist) || corrupt(err)
+	return errors.Is(err, ErrUnusable) || errors.Is(err, fs.ErrNotExist) || corrupt(err)
 }
 
 func (ix *Index) genPath(gen int) string {
@@ -269,7 +290,7 @@ func checkSchema(c *sqlite3.Conn) error {
 	}
 	app, format, tables := st.ColumnInt64(0), st.ColumnInt(1), st.ColumnInt(2)
 	if app != applicationID || format != Format || tables != 3 {
-		return fmt.Errorf("%w: application %#x, format %d, %d tables", errUnusable, app, format, tables)
+		return fmt.Errorf("%w: application %#x, format %d, %d tables", ErrUnusable, app, format, tables)
 	}
 	return nil
 }
@@ -293,7 +314,6 @@ CREATE TABLE bottles (
 	turns       INTEGER NOT NULL,
 	compactions INTEGER NOT NULL,
 	first_prompt TEXT NOT NULL,
-	lines       INTEGER NOT NULL,
 	dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL
 );
 CREATE INDEX bottles_session ON bottles (session);
@@ -323,8 +343,9 @@ const (
 
 // build makes a new generation after failed, fills it from the bottles and
 // makes it current. Only one process builds at a time; one that finds
-// another building waits for it (as long as ctx allows) and uses its work.
-func (ix *Index) build(ctx context.Context, failed int) error {
+// another building waits for it (as long as ctx allows) and, unless force,
+// uses its work.
+func (ix *Index) build(ctx context.Context, failed int, force bool) error {
 	ix.closeConn()
 	if err := makeDir(ix.dir); err != nil {
 		return err
@@ -335,7 +356,7 @@ func (ix *Index) build(ctx context.Context, failed int) error {
 	}
 	defer unlock()
 	// Someone may have built it while we waited.
-	if id, gen, err := ix.readCurrent(); err == nil && gen != failed {
+	if id, gen, err := ix.readCurrent(); err == nil && gen != failed && !force {
 		if err := ix.openGen(gen); err == nil {
 			ix.current = id
 			return nil
@@ -497,37 +518,44 @@ func lockBuild(ctx context.Context, path string) (func(), error) {
 // lockPoll is how often a process waiting for another's build retries.
 const lockPoll = 50 * time.Millisecond
 
-// Rebuild builds the index again from the bottles into a new generation
-// and switches to it.
-func (ix *Index) Rebuild(ctx context.Context) error {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	ix.closeConn()
-	if err := makeDir(ix.dir); err != nil {
-		return err
-	}
-	unlock, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile))
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return ix.fill(ctx, ix.newestGen()+1)
-}
-
-// do runs fn on the current generation. A database found corrupt on the
-// way is rebuilt (never trusted) and fn run once more on the new one.
+// do runs fn on the current generation, building the index first if it
+// is unusable (missing, of another format or corrupt). A database that fn
+// finds corrupt is built again too (never trusted) and fn run once more on
+// the new one.
 func (ix *Index) do(ctx context.Context, fn func() error) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if err := ix.ensure(ctx); err != nil {
+	failed, err := ix.ensure()
+	if err == nil {
+		if err = fn(); !corrupt(err) {
+			return err
+		}
+		failed = ix.gen
+	} else if !unusable(err) {
 		return err
 	}
-	err := fn()
-	if !corrupt(err) {
-		return err
-	}
-	if err := ix.build(ctx, ix.gen); err != nil {
+	if err := ix.build(ctx, failed, false); err != nil {
 		return err
 	}
 	return fn()
+}
+
+// doExisting is do for an operation that must not wait for a build (the
+// daemon's updates as it renders): an index that would have to be built
+// is reported as ErrUnusable instead.
+func (ix *Index) doExisting(fn func() error) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	_, err := ix.ensure()
+	if err == nil {
+		if err = fn(); !corrupt(err) {
+			return err
+		}
+	} else if !unusable(err) {
+		return err
+	}
+	if errors.Is(err, ErrUnusable) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnusable, err)
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,10 +75,7 @@ func uniqueWords(t testing.TB, bottles []realBottle) map[string]string {
 		// The header's words (project path, outline) are not indexed, but
 		// a word there may also be in another bottle's text.
 		for _, w := range tokens(string(b.bottle.Bytes[:p.BodyStart])) {
-			if !seen[w] {
-				seen[w] = true
-				count[w] += 0
-			}
+			seen[w] = true
 		}
 		for w := range seen {
 			count[w]++
@@ -239,7 +237,7 @@ func TestArchiveAndDeletion(t *testing.T) {
 			t.Errorf("hit %s archived=%v, want the archive %s", h.Bottle, h.Archived, archived)
 		}
 	}
-	if after := docIDs(t, ix); !mapsEqual(before, after) {
+	if after := docIDs(t, ix); !maps.Equal(before, after) {
 		t.Errorf("archiving indexed the bottle again")
 	}
 	list, err := ix.Sessions(context.Background(), Scope{})
@@ -275,18 +273,6 @@ func TestArchiveAndDeletion(t *testing.T) {
 	if n := countRows(t, ix, `SELECT count(*) FROM docs d JOIN bottles b ON b.id = d.bottle WHERE b.session = '`+target.id+`'`); n != 0 {
 		t.Errorf("%d blocks of the deleted bottle still indexed", n)
 	}
-}
-
-func mapsEqual(a, b map[int64]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func countRows(t testing.TB, ix *Index, sql string) int {

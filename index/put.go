@@ -39,10 +39,11 @@ const archivePrefix = "archive/"
 // bottles directory: "<session>.md" or "archive/<file>") with the bytes
 // data, updating only the blocks that changed. If the file no longer holds
 // data (another writer replaced it meanwhile), what it holds now is indexed
-// instead.
+// instead. Put never builds the index: one that is missing, of another
+// format or corrupt is reported as ErrUnusable.
 func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
-	return ix.do(ctx, func() error {
-		data, st, err := ix.readIfChanged(name, data)
+	return ix.doExisting(func() error {
+		data, st, err := ix.readBottle(name, data)
 		if errors.Is(err, fs.ErrNotExist) {
 			return ix.tx(func() error { return ix.removeLocked(name) })
 		}
@@ -61,11 +62,12 @@ func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 	})
 }
 
-// readIfChanged returns data and the file's state if the file name holds
-// data, else the file's current bytes. The bottle's fourth line records
-// its render time to the nanosecond and its size, so equal heads mean equal
-// bottles.
-func (ix *Index) readIfChanged(name string, data []byte) ([]byte, fileState, error) {
+// readBottle reads the bottle file name with the state of the file read.
+// If the file holds written (the bytes of a bottle just written as name),
+// written is returned without reading the rest: the bottle's fourth line
+// records its render time to the nanosecond and its size, so equal heads
+// mean equal bottles.
+func (ix *Index) readBottle(name string, written []byte) ([]byte, fileState, error) {
 	f, err := os.Open(filepath.Join(ix.bottles, filepath.FromSlash(name)))
 	if err != nil {
 		return nil, fileState{}, err
@@ -76,16 +78,21 @@ func (ix *Index) readIfChanged(name string, data []byte) ([]byte, fileState, err
 		return nil, fileState{}, err
 	}
 	st := stateOf(info)
-	if head := headLen(data); head > 0 && info.Size() == int64(len(data)) {
+	if head := headLen(written); head > 0 && info.Size() == int64(len(written)) {
 		buf := make([]byte, head)
-		if _, err := io.ReadFull(f, buf); err == nil && bytes.Equal(buf, data[:head]) {
-			return data, st, nil
+		if _, err := io.ReadFull(f, buf); err == nil && bytes.Equal(buf, written[:head]) {
+			return written, st, nil
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, fileState{}, err
 		}
 	}
-	return readAll(f, info.Size(), st)
+	data := make([]byte, info.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fileState{}, fmt.Errorf("read bottle %s: %w", f.Name(), err)
+	}
+	return data[:n], st, nil
 }
 
 // headLen is the length of a bottle's first four lines (its header and
@@ -100,29 +107,6 @@ func headLen(data []byte) int {
 		off += i + 1
 	}
 	return off
-}
-
-// readBottle reads a bottle file with the state of the file read.
-func (ix *Index) readBottle(name string) ([]byte, fileState, error) {
-	f, err := os.Open(filepath.Join(ix.bottles, filepath.FromSlash(name)))
-	if err != nil {
-		return nil, fileState{}, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fileState{}, err
-	}
-	return readAll(f, info.Size(), stateOf(info))
-}
-
-func readAll(f *os.File, size int64, st fileState) ([]byte, fileState, error) {
-	data := make([]byte, size)
-	n, err := io.ReadFull(f, data)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fileState{}, fmt.Errorf("read bottle %s: %w", f.Name(), err)
-	}
-	return data[:n], st, nil
 }
 
 // blockSum is the checksum a block is matched by between updates: its
@@ -156,77 +140,89 @@ func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, 
 		// nothing to search.
 		return nil, ix.removeLocked(name)
 	}
-	id, session, err := ix.bottleRow(name, st)
+	r, err := ix.bottleRow(name, st)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := ix.updateDocs(id, data, p, scopeWords(p.Project, p.State.Mode))
+	docs, err := ix.updateDocs(r, data, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := ix.writeBottle(id, name, st, p); err != nil {
+	if err := ix.writeBottle(r.id, name, st, p); err != nil {
 		return nil, err
 	}
-	if session != "" && session != p.State.Session {
-		if err := ix.fixRoles(session); err != nil {
+	if r.session != "" && r.session != p.State.Session {
+		if err := ix.fixRoles(r.session); err != nil {
 			return nil, err
 		}
 	}
-	return &docUpdate{id, docs}, ix.fixRoles(p.State.Session)
+	return &docUpdate{r.id, docs}, ix.fixRoles(p.State.Session)
+}
+
+// row is what a bottle's row says of the blocks indexed under it: the
+// session and project they were indexed for ("" for a new row, which has
+// none).
+type row struct {
+	id               int64
+	session, project string
+}
+
+// rowAt returns the row of the bottle at name (id 0 if there is none).
+func (ix *Index) rowAt(name string) (row, error) {
+	var r row
+	err := ix.query(`SELECT id, session, project FROM bottles WHERE path = ?`, func(s *sqlite3.Stmt) error {
+		r = row{s.ColumnInt64(0), s.ColumnText(1), s.ColumnText(2)}
+		return nil
+	}, name)
+	return r, err
 }
 
 // bottleRow returns the row of the bottle at name, creating it (or moving
 // the row of the same file from its old name, when a bottle was archived)
-// if there is none. session is the session the row had.
-func (ix *Index) bottleRow(name string, st fileState) (id int64, session string, err error) {
-	err = ix.query(`SELECT id, session FROM bottles WHERE path = ?`, func(s *sqlite3.Stmt) error {
-		id, session = s.ColumnInt64(0), s.ColumnText(1)
-		return nil
-	}, name)
-	if err != nil || id != 0 {
-		return id, session, err
+// if there is none.
+func (ix *Index) bottleRow(name string, st fileState) (row, error) {
+	r, err := ix.rowAt(name)
+	if err != nil || r.id != 0 {
+		return r, err
 	}
 	// A file moved here keeps its identity: archiving renames a bottle, and
 	// its words are indexed already.
-	var moved []struct {
-		id         int64
-		path, sess string
+	type moved struct {
+		row
+		path string
 	}
-	err = ix.query(`SELECT id, path, session FROM bottles WHERE ino = ? AND size = ? AND mtime = ? AND dev = ?`, func(s *sqlite3.Stmt) error {
-		moved = append(moved, struct {
-			id         int64
-			path, sess string
-		}{s.ColumnInt64(0), s.ColumnText(1), s.ColumnText(2)})
+	var found []moved
+	err = ix.query(`SELECT id, session, project, path FROM bottles WHERE ino = ? AND size = ? AND mtime = ? AND dev = ?`, func(s *sqlite3.Stmt) error {
+		found = append(found, moved{row{s.ColumnInt64(0), s.ColumnText(1), s.ColumnText(2)}, s.ColumnText(3)})
 		return nil
 	}, st.id.Ino, st.size, st.mtime, st.id.Dev)
 	if err != nil {
-		return 0, "", err
+		return row{}, err
 	}
-	for _, m := range moved {
+	for _, m := range found {
 		if _, err := os.Lstat(filepath.Join(ix.bottles, filepath.FromSlash(m.path))); errors.Is(err, fs.ErrNotExist) {
-			return m.id, m.sess, ix.exec(`UPDATE bottles SET path = ? WHERE id = ?`, name, m.id)
+			return m.row, ix.exec(`UPDATE bottles SET path = ? WHERE id = ?`, name, m.id)
 		}
 	}
 	err = ix.exec(`INSERT INTO bottles (path, session, archived, role, project, mode, started, last_active, turns,
-		compactions, first_prompt, lines, dev, ino, size, mtime) VALUES (?, '', 0, 0, '', '', 0, 0, 0, 0, '', 0, 0, 0, 0, 0)`, name)
-	return ix.conn.LastInsertRowID(), "", err
+		compactions, first_prompt, dev, ino, size, mtime) VALUES (?, '', 0, 0, '', '', 0, 0, 0, 0, '', 0, 0, 0, 0)`, name)
+	return row{id: ix.conn.LastInsertRowID()}, err
 }
 
-// updateDocs brings the indexed blocks of bottle id in line with the
-// parsed bottle: blocks whose checksum is already indexed are kept (their
-// position and time updated), new ones are tokenized, and the rest are
-// deleted. It returns the bottle's block list, updated in place (a bottle
-// that grew by a turn allocates nothing for the blocks it had).
-func (ix *Index) updateDocs(id int64, data []byte, p *render.Parsed, scope string) (map[int64][]doc, error) {
+// updateDocs brings the indexed blocks of the bottle of row r in line with
+// the parsed bottle: blocks whose checksum is already indexed are kept
+// (their position and time updated), new ones are tokenized, and the rest
+// are deleted. It returns the bottle's block list, updated in place (a
+// bottle that grew by a turn allocates nothing for the blocks it had).
+func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed) (map[int64][]doc, error) {
+	id, scope := r.id, scopeWords(p.Project, p.State.Mode)
 	have, err := ix.docsOf(id)
 	if err != nil {
 		return nil, err
 	}
 	// Blocks indexed under another project (the bottle's project changed)
 	// carry the wrong scope: none is kept.
-	if old, err := ix.projectOf(id); err != nil {
-		return nil, err
-	} else if old != p.Project {
+	if r.project != p.Project {
 		clear(have)
 		if err := ix.deleteDocsOf(id); err != nil {
 			return nil, err
@@ -312,17 +308,6 @@ func (ix *Index) docsOf(id int64) (map[int64][]doc, error) {
 	return have, err
 }
 
-// projectOf is the project a bottle row was indexed under ("" for a new
-// row, which has no blocks).
-func (ix *Index) projectOf(id int64) (string, error) {
-	project := ""
-	err := ix.query(`SELECT project FROM bottles WHERE id = ?`, func(s *sqlite3.Stmt) error {
-		project = s.ColumnText(0)
-		return nil
-	}, id)
-	return project, err
-}
-
 // deleteDocsOf deletes every indexed block of bottle id.
 func (ix *Index) deleteDocsOf(id int64) error {
 	var docs []int64
@@ -350,10 +335,8 @@ func (ix *Index) deleteDoc(id int64) error {
 // writeBottle records what the session list shows of a bottle, and the
 // state of the file it was read from.
 func (ix *Index) writeBottle(id int64, name string, st fileState, p *render.Parsed) error {
-	turns, last := 0, p.Started.Unix()
-	if p.Started.IsZero() {
-		last = 0
-	}
+	started := unix(p.Started)
+	turns, last := 0, started
 	for _, b := range p.Blocks {
 		if b.Kind == render.BlockUser {
 			turns++
@@ -362,35 +345,26 @@ func (ix *Index) writeBottle(id int64, name string, st fileState, p *render.Pars
 			last = b.Time.Unix()
 		}
 	}
-	started := int64(0)
-	if !p.Started.IsZero() {
-		started = p.Started.Unix()
-	}
 	return ix.exec(`UPDATE bottles SET session = ?, archived = ?, project = ?, mode = ?, started = ?, last_active = ?,
-		turns = ?, compactions = ?, first_prompt = ?, lines = ?, dev = ?, ino = ?, size = ?, mtime = ? WHERE id = ?`,
+		turns = ?, compactions = ?, first_prompt = ?, dev = ?, ino = ?, size = ?, mtime = ? WHERE id = ?`,
 		p.State.Session, strings.HasPrefix(name, archivePrefix), p.Project, string(p.State.Mode), started, last,
-		turns, max(len(p.State.Legs)-1, 0), p.FirstPrompt, p.State.Lines, st.id.Dev, st.id.Ino, st.size, st.mtime, id)
+		turns, max(len(p.State.Legs)-1, 0), p.FirstPrompt, st.id.Dev, st.id.Ino, st.size, st.mtime, id)
 }
 
 // removeLocked forgets the bottle at name.
 func (ix *Index) removeLocked(name string) error {
-	var id int64
-	var session string
-	err := ix.query(`SELECT id, session FROM bottles WHERE path = ?`, func(s *sqlite3.Stmt) error {
-		id, session = s.ColumnInt64(0), s.ColumnText(1)
-		return nil
-	}, name)
-	if err != nil || id == 0 {
+	r, err := ix.rowAt(name)
+	if err != nil || r.id == 0 {
 		return err
 	}
-	if err := ix.deleteDocsOf(id); err != nil {
+	if err := ix.deleteDocsOf(r.id); err != nil {
 		return err
 	}
-	if err := ix.exec(`DELETE FROM bottles WHERE id = ?`, id); err != nil {
+	if err := ix.exec(`DELETE FROM bottles WHERE id = ?`, r.id); err != nil {
 		return err
 	}
-	ix.known.forget(id)
-	return ix.fixRoles(session)
+	ix.known.forget(r.id)
+	return ix.fixRoles(r.session)
 }
 
 // fixRoles recomputes which of a session's bottles stands for it (see

@@ -3,9 +3,11 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -134,18 +136,22 @@ func TestRebuildSwitchesOtherProcesses(t *testing.T) {
 	if _, now := currentGen(t, data); now != gen {
 		t.Fatalf("opening an intact index built generation %d over %d", now, gen)
 	}
-	if err := other.Rebuild(context.Background()); err != nil {
+	rebuilt, err := Open(context.Background(), data, Options{Location: time.UTC, Rebuild: true})
+	if err != nil {
 		t.Fatal(err)
 	}
+	rebuilt.Close()
 	if _, now := currentGen(t, data); now != gen+1 {
 		t.Fatalf("generation %d after rebuild, want %d", now, gen+1)
 	}
 	if _, err := os.Stat(oldPath); !os.IsNotExist(err) {
 		t.Errorf("old generation still on disk: %v", err)
 	}
-	checkFinds(t, ix, words)
-	if ix.gen != gen+1 {
-		t.Errorf("open index still on generation %d", ix.gen)
+	for _, open := range []*Index{ix, other} {
+		checkFinds(t, open, words)
+		if open.gen != gen+1 {
+			t.Errorf("open index still on generation %d", open.gen)
+		}
 	}
 }
 
@@ -211,5 +217,93 @@ func TestIndexFilesPrivate(t *testing.T) {
 	}
 	if info, _ := os.Stat(Dir(data)); info.Mode().Perm() != 0o700 {
 		t.Errorf("index dir is mode %v", info.Mode().Perm())
+	}
+}
+
+// TestPutNeverBuilds: Put, which the daemon calls as it renders, never
+// builds the index (that takes a while): an index found missing, switched
+// to a damaged generation or corrupt is reported as ErrUnusable and left
+// alone, and the operations that may build build it as usual.
+func TestPutNeverBuilds(t *testing.T) {
+	damages := map[string]func(t *testing.T, data string, ix *Index){
+		"directory removed": func(t *testing.T, data string, ix *Index) {
+			os.RemoveAll(Dir(data))
+		},
+		"switched to a damaged generation": func(t *testing.T, data string, ix *Index) {
+			_, gen := currentGen(t, data)
+			bad := ix.genPath(gen + 1)
+			if err := os.WriteFile(bad, make([]byte, 8192), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			overwrite(t, bad, 0, 8192)
+			if err := writeCurrent(Dir(data), gen+1); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"pages damaged": func(t *testing.T, data string, ix *Index) {
+			// Found by the update itself: opened fine, the blocks are
+			// unreadable.
+			ix.Close()
+			path, _ := currentGen(t, data)
+			info, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			overwrite(t, path, 4096, int(info.Size())-4096)
+		},
+	}
+	for name, damage := range damages {
+		t.Run(name, func(t *testing.T) {
+			data, ix, words := indexedWords(t)
+			damage(t, data, ix)
+			before := generations(data)
+			b := realBottles(t, false)[7].bottle
+			writeBottles(t, data, b)
+			err := ix.Put(context.Background(), b.State.Session+".md", b.Bytes)
+			if !errors.Is(err, ErrUnusable) {
+				t.Fatalf("Put: %v, want ErrUnusable", err)
+			}
+			if after := generations(data); after != before {
+				t.Errorf("Put built the index: %s, was %s", after, before)
+			}
+			// Building is left to the operations that may wait for it.
+			checkFinds(t, ix, words)
+		})
+	}
+}
+
+// generations lists the index's database files and what "current" says.
+func generations(data string) string {
+	entries, _ := os.ReadDir(Dir(data))
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".db") {
+			out = append(out, e.Name())
+		}
+	}
+	current, _ := os.ReadFile(filepath.Join(Dir(data), currentFile))
+	return fmt.Sprintf("%v, current %q", out, current)
+}
+
+// TestSameGenerationBuiltAgain: when the index directory is deleted and
+// another process builds the index again, the new database gets the number
+// of the one an open index still uses; that index must move to the new
+// file all the same, and its writes reach it.
+func TestSameGenerationBuiltAgain(t *testing.T) {
+	data, ix, _ := indexedWords(t)
+	_, gen := currentGen(t, data)
+	os.RemoveAll(Dir(data))
+	other := openIndex(t, data)
+	if _, now := currentGen(t, data); now != gen {
+		t.Fatalf("built generation %d, want %d again", now, gen)
+	}
+	before := countRows(t, other, `SELECT count(*) FROM bottles`)
+	b := realBottles(t, false)[7].bottle
+	writeBottles(t, data, b)
+	if err := ix.Put(context.Background(), b.State.Session+".md", b.Bytes); err != nil {
+		t.Fatal(err)
+	}
+	if after := countRows(t, other, `SELECT count(*) FROM bottles`); after != before+1 {
+		t.Errorf("the new database has %d bottles after the put, want %d", after, before+1)
 	}
 }

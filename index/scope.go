@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"hash/fnv"
 	"path"
 	"strconv"
@@ -40,10 +41,38 @@ func scopeWords(project string, mode render.Mode) string {
 }
 
 // scopeQuery is the FTS5 condition on the scope column that keeps the
-// blocks of the sessions of dir and the directories under it.
+// blocks of the sessions of dir (cleaned) and the directories under it.
 func scopeQuery(dir string) string {
-	dir = cleanDir(dir)
 	return `{scope}: ("` + dirWord(dir) + `" OR "` + nameWord(path.Base(dir)) + `")`
+}
+
+// dir is the project directory the scope keeps, cleaned, or "" to keep
+// every project: the root, which every project is under, is no filter.
+func (s Scope) dir() string {
+	if s.Project == "" {
+		return ""
+	}
+	if dir := cleanDir(s.Project); dir != "/" {
+		return dir
+	}
+	return ""
+}
+
+// shownSQL is the condition on the bottles b that stand for their sessions
+// in a search or a list (see roleCurrent); its argument is Scope.Archived.
+var shownSQL = fmt.Sprintf(`(b.role = %d OR (? AND b.role = %d))`, roleCurrent, roleArchived)
+
+// scopeSQL is the condition on the bottles b that a Scope keeps, the
+// list's counterpart of the scope words; its arguments come from args.
+var scopeSQL = shownSQL + `
+	AND (? = '' OR b.project = ? OR substr(b.project, 1, length(?) + 1) = ? || '/' OR (b.mode = '` + string(render.ModeReconstructed) + `' AND b.project = ?))`
+
+func (s Scope) args() []any {
+	dir, base := s.dir(), ""
+	if dir != "" {
+		base = path.Base(dir) // reconstructed bottles name the project as claude-mem does
+	}
+	return []any{s.Archived, dir, dir, dir, dir, base}
 }
 
 func cleanDir(dir string) string { return path.Clean("/" + strings.TrimPrefix(dir, "/")) }

@@ -271,3 +271,62 @@ func replaceFile(path string, data []byte) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// TestProjectSpellings: however a project directory is written (a trailing
+// slash, "." or ".." parts, doubled slashes, the root), a search and a
+// session list keep the same sessions, those of that directory and the
+// ones under it; the root keeps every project, like no project at all.
+// A reconstructed bottle records the project by name (the base name of its
+// directory, as claude-mem does) and is kept by the directory's name.
+func TestProjectSpellings(t *testing.T) {
+	data := t.TempDir()
+	for _, s := range talks {
+		writeBottles(t, data, s.bottle(t))
+	}
+	recon, err := render.Render(render.Input{SessionID: "s-recon", Now: testNow, Location: time.UTC,
+		Memory: &sources.Memory{ContentSessionID: "s-recon", Project: "app", Started: day,
+			Prompts: []sources.Prompt{{ID: 1, Number: 1, Text: "a retry loop from memory", Created: day}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recon.State.Mode != render.ModeReconstructed {
+		t.Fatalf("mode %s, want reconstructed", recon.State.Mode)
+	}
+	writeBottles(t, data, recon)
+	ix := openIndex(t, data)
+	all := []string{"s-app-1", "s-app-2", "s-old", "s-other", "s-recon"}
+	app := []string{"s-app-1", "s-app-2", "s-old", "s-recon"}
+	cases := []struct {
+		project string
+		want    []string
+	}{
+		{"", all},
+		{"/", all},
+		{"//", all},
+		{"/home/u/app", app},
+		{"/home/u/app/", app},
+		{"/home/u/./app", app},
+		{"/home//u/app", app},
+		{"/home/u/cmd/../app", app},
+		{"/home/u/app/cmd/tool", []string{"s-app-2"}},
+		{"/home/u/application/", []string{"s-other"}},
+	}
+	for _, c := range cases {
+		scope := Scope{Project: c.project, Limit: MaxLimit}
+		if got := sessionsOf(search(t, ix, "retry loop", scope)); !slices.Equal(got, c.want) {
+			t.Errorf("search in %q: %v, want %v", c.project, got, c.want)
+		}
+		list, err := ix.Sessions(context.Background(), scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range list {
+			got = append(got, s.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("sessions of %q: %v, want %v", c.project, got, c.want)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -32,7 +31,8 @@ const (
 // Scope says which bottles a search or a list covers.
 type Scope struct {
 	// Project keeps the sessions of this directory and of directories
-	// under it; "" keeps every project.
+	// under it, however it is written ("/home/u/./app/" is /home/u/app);
+	// "" and "/" keep every project.
 	Project string
 	// Archived adds the sessions the user cleared (/clear): for each, its
 	// newest archived bottle, unless the session was resumed and has a
@@ -54,23 +54,6 @@ func (s Scope) limit() int {
 		return MaxLimit
 	}
 	return s.Limit
-}
-
-// scopeSQL is the condition on the bottles b that a Scope keeps; its
-// arguments come from args.
-const scopeSQL = `(b.role = 0 OR (? AND b.role = 1))
-	AND (? = '' OR b.project = ? OR substr(b.project, 1, length(?) + 1) = ? || '/' OR (b.mode = 'reconstructed' AND b.project = ?))`
-
-func (s Scope) args() []any {
-	p := strings.TrimRight(s.Project, "/")
-	if s.Project != "" && p == "" {
-		p = "/"
-	}
-	base := ""
-	if p != "" {
-		base = filepath.Base(p) // reconstructed bottles name the project as claude-mem does
-	}
-	return []any{s.Archived, p, p, p, p, base}
 }
 
 func unix(t time.Time) int64 {
@@ -157,7 +140,7 @@ func searchSQL(docs []int64) string {
 	return `SELECT text.rowid, ` + rankFunc + `(text, d.words` + args + `), d.seq, d.sum, d.kind, d.time, b.path, b.session, b.project, b.archived,
 		b.dev, b.ino, b.size, b.mtime
 	FROM text JOIN docs d ON d.id = text.rowid JOIN bottles b ON b.id = d.bottle
-	WHERE text MATCH ? AND (? = 0 OR d.time >= ?) AND (? = 0 OR d.time < ?) AND (b.role = 0 OR (? AND b.role = 1))
+	WHERE text MATCH ? AND (? = 0 OR d.time >= ?) AND (? = 0 OR d.time < ?) AND ` + shownSQL + `
 	ORDER BY text.rowid DESC LIMIT ?`
 }
 
@@ -207,8 +190,8 @@ const dfSample = 1000
 // the project in the scope column.
 func searchExpr(ps []phrase, scope Scope) string {
 	expr := "{body}: (" + matchExpr(ps) + ")"
-	if scope.Project != "" {
-		expr += " AND " + scopeQuery(scope.Project)
+	if dir := scope.dir(); dir != "" {
+		expr += " AND " + scopeQuery(dir)
 	}
 	return expr
 }
@@ -260,7 +243,7 @@ func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
 		if b == nil {
 			b = &bottle{}
 			read[c.path] = b
-			data, st, err := ix.readBottle(c.path)
+			data, st, err := ix.readBottle(c.path, nil)
 			if err == nil && st == c.file {
 				if p, err := render.Parse(data, ix.loc); err == nil {
 					b.data, b.p, b.ok = data, p, true
@@ -308,7 +291,6 @@ func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
 // Session is what the index knows of a session's bottle.
 type Session struct {
 	ID          string
-	Bottle      string // the bottle's path
 	Archived    bool
 	Project     string
 	Mode        render.Mode
@@ -317,11 +299,10 @@ type Session struct {
 	FirstPrompt string
 	Turns       int // user messages
 	Compactions int
-	Lines       int
 }
 
-const sessionsSQL = `SELECT b.session, b.path, b.archived, b.project, b.mode, b.started, b.last_active, b.first_prompt,
-		b.turns, b.compactions, b.lines
+var sessionsSQL = `SELECT b.session, b.archived, b.project, b.mode, b.started, b.last_active, b.first_prompt,
+		b.turns, b.compactions
 	FROM bottles b WHERE (? = 0 OR b.last_active >= ?) AND (? = 0 OR b.last_active < ?) AND ` + scopeSQL + `
 	ORDER BY b.last_active DESC, b.started DESC LIMIT ?`
 
@@ -337,13 +318,12 @@ func (ix *Index) Sessions(ctx context.Context, scope Scope) ([]Session, error) {
 	err := ix.do(ctx, func() error {
 		out = out[:0]
 		return ix.query(sessionsSQL, func(s *sqlite3.Stmt) error {
-			ses := Session{ID: s.ColumnText(0), Bottle: filepath.Join(ix.bottles, filepath.FromSlash(s.ColumnText(1))),
-				Archived: s.ColumnBool(2), Project: s.ColumnText(3), Mode: render.Mode(s.ColumnText(4)),
-				FirstPrompt: s.ColumnText(7), Turns: s.ColumnInt(8), Compactions: s.ColumnInt(9), Lines: s.ColumnInt(10)}
-			if v := s.ColumnInt64(5); v != 0 {
+			ses := Session{ID: s.ColumnText(0), Archived: s.ColumnBool(1), Project: s.ColumnText(2), Mode: render.Mode(s.ColumnText(3)),
+				FirstPrompt: s.ColumnText(6), Turns: s.ColumnInt(7), Compactions: s.ColumnInt(8)}
+			if v := s.ColumnInt64(4); v != 0 {
 				ses.Started = time.Unix(v, 0).In(ix.loc)
 			}
-			if v := s.ColumnInt64(6); v != 0 {
+			if v := s.ColumnInt64(5); v != 0 {
 				ses.LastActive = time.Unix(v, 0).In(ix.loc)
 			}
 			out = append(out, ses)
@@ -377,11 +357,12 @@ func (ix *Index) refresh(ctx context.Context) error {
 
 // Stats describes the index.
 type Stats struct {
-	Path     string // the database file
-	Bottles  int
-	Sessions int
-	Blocks   int
-	Bytes    int64 // size of the database file
+	Path        string // the database file
+	Bottles     int
+	Sessions    int
+	Blocks      int
+	Bytes       int64 // size of the database file
+	BottleBytes int64 // size of the bottles indexed
 }
 
 // Stats reports what the index holds.
@@ -389,9 +370,10 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	err := ix.do(ctx, func() error {
 		st.Path = ix.genPath(ix.gen)
-		return ix.query(`SELECT (SELECT count(*) FROM bottles), (SELECT count(DISTINCT session) FROM bottles), (SELECT count(*) FROM docs)`,
+		return ix.query(`SELECT (SELECT count(*) FROM bottles), (SELECT count(DISTINCT session) FROM bottles), (SELECT count(*) FROM docs),
+			(SELECT coalesce(sum(size), 0) FROM bottles)`,
 			func(s *sqlite3.Stmt) error {
-				st.Bottles, st.Sessions, st.Blocks = s.ColumnInt(0), s.ColumnInt(1), s.ColumnInt(2)
+				st.Bottles, st.Sessions, st.Blocks, st.BottleBytes = s.ColumnInt(0), s.ColumnInt(1), s.ColumnInt(2), s.ColumnInt64(3)
 				return nil
 			})
 	})

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -11,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
-
-	"bottled/render"
 )
 
 // Sync brings the index in line with the bottles on disk: bottles written,
@@ -60,25 +59,14 @@ func (ix *Index) syncAll(ctx context.Context, filling bool) error {
 // reconcile indexes the files of disk that rows do not know as they are,
 // and forgets the rows whose files are gone.
 func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState, filling bool) error {
-	var changed []string
-	for name, st := range disk {
-		if r, ok := rows[name]; !ok || r != st {
-			changed = append(changed, name)
-		}
-	}
-	var gone []string
-	for name := range rows {
-		if _, ok := disk[name]; !ok {
-			gone = append(gone, name)
-		}
-	}
+	changed, gone := compare(disk, rows)
 	if len(changed) == 0 && len(gone) == 0 {
 		return nil
 	}
 	// Oldest first, so that newer bottles get higher row numbers.
 	slices.SortFunc(changed, func(a, b string) int {
-		if c := disk[a].mtime - disk[b].mtime; c != 0 {
-			return sign(c)
+		if c := cmp.Compare(disk[a].mtime, disk[b].mtime); c != 0 {
+			return c
 		}
 		return strings.Compare(a, b)
 	})
@@ -100,7 +88,7 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 		if err := ctx.Err(); err != nil {
 			return rollback(err)
 		}
-		data, st, err := ix.readBottle(name)
+		data, st, err := ix.readBottle(name, nil)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // gone meanwhile: the next sync forgets it
 		}
@@ -135,6 +123,23 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 			INSERT INTO text (text, rank) VALUES ('hashsize', 1048576)`)
 	}
 	return nil
+}
+
+// compare compares the bottle files on disk with the index's rows (both
+// by name): changed are the files the rows do not know as they are, gone
+// the rows whose files are gone.
+func compare(disk, rows map[string]fileState) (changed, gone []string) {
+	for name, st := range disk {
+		if r, ok := rows[name]; !ok || r != st {
+			changed = append(changed, name)
+		}
+	}
+	for name := range rows {
+		if _, ok := disk[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	return changed, gone
 }
 
 // listBottles returns the state of every bottle file on disk, by name
@@ -193,34 +198,6 @@ func (ix *Index) rows(names []string) (map[string]fileState, error) {
 	return out, nil
 }
 
-// NameOf returns the name Put and SyncNames take for a bottle file, or ""
-// if path is not a bottle in dataDir's bottles directory.
-func NameOf(dataDir, path string) string {
-	rel, err := filepath.Rel(render.BottlesDir(dataDir), path)
-	if err != nil {
-		return ""
-	}
-	rel = filepath.ToSlash(rel)
-	dir, file := "", rel
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		dir, file = rel[:i+1], rel[i+1:]
-	}
-	if (dir != "" && dir != archivePrefix) || !isBottleName(file) {
-		return ""
-	}
-	return rel
-}
-
-func sign(n int64) int {
-	switch {
-	case n < 0:
-		return -1
-	case n > 0:
-		return 1
-	}
-	return 0
-}
-
 // Stale returns the bottles whose files the index does not reflect as
 // they are on disk (written, changed or deleted since it last saw them),
 // without indexing them.
@@ -235,17 +212,8 @@ func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		out = out[:0]
-		for name, st := range disk {
-			if r, ok := rows[name]; !ok || r != st {
-				out = append(out, name)
-			}
-		}
-		for name := range rows {
-			if _, ok := disk[name]; !ok {
-				out = append(out, name)
-			}
-		}
+		changed, gone := compare(disk, rows)
+		out = append(changed, gone...)
 		return nil
 	})
 	slices.Sort(out)

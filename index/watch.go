@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
+
+	"bottled/render"
 )
 
 // watcher notes which bottles change, so that a long-lived reader (the MCP
@@ -54,7 +56,7 @@ func (ix *Index) Watch() error {
 
 func (w *watcher) run(bottles string) {
 	defer close(w.done)
-	archive := filepath.Join(bottles, "archive")
+	archive := render.ArchiveDir(bottles)
 	for {
 		select {
 		case ev, ok := <-w.fw.Events:

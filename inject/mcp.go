@@ -13,12 +13,12 @@ import (
 // under in Claude Code; its tools reach the model as mcp__bottled__<tool>.
 const MCPServer = "bottled"
 
-// StateFiles are where Claude Code keeps its own state, the user-scope MCP
+// stateFiles are where Claude Code keeps its own state, the user-scope MCP
 // servers among it, for a config dir: <dir>/.claude.json, and, for the
 // default dir (~/.claude), ~/.claude.json, which Claude Code uses when
 // CLAUDE_CONFIG_DIR is not set. bottled only reads them; `claude mcp add`
 // and `claude mcp remove` write them.
-func StateFiles(claudeDir, home string) []string {
+func stateFiles(claudeDir, home string) []string {
 	files := []string{filepath.Join(claudeDir, ".claude.json")}
 	if home != "" && filepath.Clean(claudeDir) == filepath.Join(home, ".claude") {
 		files = append(files, filepath.Join(home, ".claude.json"))
@@ -29,7 +29,7 @@ func StateFiles(claudeDir, home string) []string {
 // MCPCommand returns the command Claude Code runs for bottled's MCP server
 // at user scope (command and arguments), nil if none is registered.
 func MCPCommand(claudeDir, home string) ([]string, error) {
-	for _, path := range StateFiles(claudeDir, home) {
+	for _, path := range stateFiles(claudeDir, home) {
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -51,14 +51,6 @@ func MCPCommand(claudeDir, home string) ([]string, error) {
 		}
 	}
 	return nil, nil
-}
-
-// MCPRegistered reports whether Claude Code runs bottled's MCP server
-// under the name "bottled", so that the model can be told it may read
-// bottles with its tools.
-func MCPRegistered(claudeDir, home string) bool {
-	cmd, err := MCPCommand(claudeDir, home)
-	return err == nil && IsBottledMCP(cmd)
 }
 
 // IsBottledMCP recognises the command of bottled's MCP server: the

@@ -23,13 +23,13 @@ type bottleFile struct {
 	archived bool
 }
 
-// findBottle resolves the session a read names ("" for this session) and
-// returns its bottle, rendered first when it is stale or missing and its
-// session was not cleared.
-func (s *Server) findBottle(ctx context.Context, arg string) (*bottleFile, error) {
+// findBottle resolves the session a read names ("" for this session,
+// current) and returns its bottle, rendered first when it is stale or
+// missing and its session was not cleared.
+func (s *Server) findBottle(ctx context.Context, arg, current string) (*bottleFile, error) {
 	id := arg
 	if id == "" {
-		if id = s.current(); id == "" {
+		if id = current; id == "" {
 			return nil, errors.New("bottled does not know which session this is (the server was not started by Claude Code): give a session id")
 		}
 	}

@@ -36,16 +36,25 @@ var readTool = &sdk.Tool{
 		"Each result ends with where to continue.",
 }
 
+// shown is the bottle a read shows, and whether it is this session's
+// (worked out once per read: finding this session reads the disk).
+type shown struct {
+	*bottleFile
+	here bool
+}
+
 func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, args readArgs) (*sdk.CallToolResult, any, error) {
-	b, err := s.findBottle(ctx, strings.TrimSpace(args.Session))
+	current := s.current()
+	bf, err := s.findBottle(ctx, strings.TrimSpace(args.Session), current)
 	if err != nil {
 		return nil, nil, err
 	}
+	b := shown{bf, bf.session == current}
 	data, err := os.ReadFile(b.path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read bottle: %w", err)
 	}
-	st, err := render.ReadState(b.path)
+	st, err := render.StateOf(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read bottle %s: %w", b.path, err)
 	}
@@ -84,7 +93,7 @@ func (l lines) line(n int) []byte {
 }
 
 // part picks what a read asked for and formats it.
-func (s *Server) part(b *bottleFile, data []byte, st *render.State, args readArgs) (string, error) {
+func (s *Server) part(b shown, data []byte, st *render.State, args readArgs) (string, error) {
 	ls := splitLines(data)
 	n := ls.count()
 	head := s.heading(b, st)
@@ -115,12 +124,12 @@ func (s *Server) part(b *bottleFile, data []byte, st *render.State, args readArg
 }
 
 // heading names the bottle a result shows.
-func (s *Server) heading(b *bottleFile, st *render.State) string {
+func (s *Server) heading(b shown, st *render.State) string {
 	h := fmt.Sprintf("Bottle of session %s (%s, %d lines", b.session, st.Mode, st.Lines)
 	if b.archived {
 		h += ", cleared"
 	}
-	if b.session == s.current() {
+	if b.here {
 		h += ", this session"
 	}
 	return h + ") " + b.path
@@ -139,7 +148,7 @@ func legNumber(arg string, legs int) (int, error) {
 
 // outline is the header (without the state line) and the outline, then
 // how to read on.
-func (s *Server) outline(b *bottleFile, ls lines, st *render.State) string {
+func (s *Server) outline(b shown, ls lines, st *render.State) string {
 	var out strings.Builder
 	last := min(max(st.Outline[1], 3), ls.count())
 	for n := 1; n <= last; n++ {
@@ -159,7 +168,7 @@ func (s *Server) outline(b *bottleFile, ls lines, st *render.State) string {
 
 // chunk is lines from..to, as many as fit one result, then where to
 // continue.
-func (s *Server) chunk(b *bottleFile, ls lines, from, to int) string {
+func (s *Server) chunk(b shown, ls lines, from, to int) string {
 	var out strings.Builder
 	size, n := 0, from
 	for ; n <= to && n-from < readLines; n++ {
@@ -204,8 +213,8 @@ func (s *Server) chunk(b *bottleFile, ls lines, from, to int) string {
 
 // sessionArg is the session argument a continuation needs: none for this
 // session.
-func (s *Server) sessionArg(b *bottleFile) string {
-	if b.session == s.current() {
+func (s *Server) sessionArg(b shown) string {
+	if b.here {
 		return ""
 	}
 	return fmt.Sprintf("\"session\":%q,", b.session)

@@ -2,13 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
-
-	"bottled/render"
 )
 
 func indexCommand() *cli.Command {
@@ -32,24 +28,21 @@ func runIndex(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ix, err := openIndex(c, d)
+	rebuild := c.Bool("rebuild")
+	start := time.Now()
+	ix, err := openIndex(c, d, rebuild)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	if c.Bool("rebuild") {
-		size := bottleBytes(render.BottlesDir(d.data))
-		start := time.Now()
-		if err := ix.Rebuild(c.Context); err != nil {
-			return err
-		}
-		took := time.Since(start)
-		fmt.Fprintf(c.App.Writer, "rebuilt in %s (%.0f MB of bottles, %.0f MB/s)\n", took.Round(time.Millisecond),
-			float64(size)/1e6, float64(size)/1e6/max(took.Seconds(), 1e-9))
-	}
+	took := time.Since(start)
 	st, err := ix.Stats(c.Context)
 	if err != nil {
 		return err
+	}
+	if rebuild {
+		fmt.Fprintf(c.App.Writer, "rebuilt in %s (%.0f MB of bottles, %.0f MB/s)\n", took.Round(time.Millisecond),
+			float64(st.BottleBytes)/1e6, float64(st.BottleBytes)/1e6/max(took.Seconds(), 1e-9))
 	}
 	stale, err := ix.Stale(c.Context)
 	if err != nil {
@@ -59,18 +52,4 @@ func runIndex(c *cli.Context) error {
 	fmt.Fprintf(c.App.Writer, "holds     %d bottles of %d sessions, %d blocks\n", st.Bottles, st.Sessions, st.Blocks)
 	fmt.Fprintf(c.App.Writer, "behind    %d bottles changed since indexed (the next search takes them in)\n", len(stale))
 	return nil
-}
-
-// bottleBytes is the size of the bottles, archived ones included.
-func bottleBytes(dir string) int64 {
-	var n int64
-	for _, sub := range []string{dir, render.ArchiveDir(dir)} {
-		entries, _ := os.ReadDir(sub)
-		for _, e := range entries {
-			if info, err := e.Info(); err == nil && info.Mode().IsRegular() && filepath.Ext(e.Name()) == ".md" {
-				n += info.Size()
-			}
-		}
-	}
-	return n
 }

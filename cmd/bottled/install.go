@@ -148,10 +148,11 @@ func runInstall(c *cli.Context) error {
 		}
 	}
 	if c.Bool("no-start") {
-		s.say("login agent: not started (--no-start); to start it: %s", commandLines(s.agent.StartCommands()))
+		s.say("login agent: not started (--no-start); to start it: %s", commandLines(nil, s.agent.StartCommands()))
 		return nil
 	}
-	return s.runAll("start", s.agent.StartCommands())
+	_, err = s.runAll(s.agentCommands("start", s.agent.StartCommands()))
+	return err
 }
 
 func runUninstall(c *cli.Context) error {
@@ -168,7 +169,7 @@ func runUninstall(c *cli.Context) error {
 		case !watch.IsOurs(old):
 			s.say("login agent: %s was not written by bottled; left alone", file)
 		default:
-			if err := s.runAll("stop", s.agent.StopCommands()); err != nil {
+			if _, err := s.runAll(s.agentCommands("stop", s.agent.StopCommands())); err != nil {
 				fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v\n", err)
 			}
 			if !s.dryRun {
@@ -177,7 +178,7 @@ func runUninstall(c *cli.Context) error {
 				}
 			}
 			s.say("login agent: removed %s", file)
-			if err := s.runAll("reload", s.agent.AfterRemove()); err != nil {
+			if _, err := s.runAll(s.agentCommands("reload", s.agent.AfterRemove())); err != nil {
 				fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v\n", err)
 			}
 		}
@@ -192,34 +193,75 @@ func runUninstall(c *cli.Context) error {
 	return nil
 }
 
-// runAll runs the agent's commands. Where the tool is missing (no systemd
-// user manager, say) it says what the user can run instead.
-func (s *setup) runAll(what string, cmds [][]string) error {
-	for _, cmd := range cmds {
-		if s.dryRun {
-			s.say("would run: %s", strings.Join(cmd, " "))
-			continue
-		}
-		if _, err := exec.LookPath(cmd[0]); err != nil {
-			s.say("login agent: %s not found, so it was not %sed; run bottled yourself at login: %s run",
-				cmd[0], what, strings.Join(s.command, " "))
-			return nil
-		}
-		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
-			return exitError{code: exitFailed, msg: fmt.Sprintf("could not %s the login agent: %s: %v: %s\n"+
-				"bottled: the hooks work without the daemon (they render on demand); to keep bottles current, "+
-				"%s it once a user service manager is running, or run `%s run` yourself",
-				what, strings.Join(cmd, " "), err, strings.TrimSpace(string(out)), what, strings.Join(s.command, " "))}
-		}
-		s.say("ran: %s", strings.Join(cmd, " "))
-	}
-	return nil
+// commands are programs install and uninstall run one after the other:
+// the service manager's for the login agent, claude's for the MCP server.
+type commands struct {
+	cmds [][]string
+	env  []string // added to the environment, and shown with each command
+	// what the commands are about, starting what is said when a program is
+	// not on PATH: "<what>: <program> not found, so <notFound>".
+	what, notFound string
+	// failed starts, and advice ends, the error of a command that fails.
+	failed, advice string
 }
 
-func commandLines(cmds [][]string) string {
+// runAll runs the commands, or, in a dry run, says what it would run. It
+// reports whether they ran (would run): not when a program is not on PATH,
+// which it says, running nothing more.
+func (s *setup) runAll(c commands) (bool, error) {
+	ran := true
+	for _, cmd := range c.cmds {
+		line := commandLine(c.env, cmd)
+		path, err := exec.LookPath(cmd[0])
+		if s.dryRun {
+			s.say("would run: %s", line)
+			ran = ran && err == nil
+			continue
+		}
+		if err != nil {
+			s.say("%s: %s not found, so %s", c.what, cmd[0], c.notFound)
+			return false, nil
+		}
+		run := exec.Command(path, cmd[1:]...)
+		run.Env = append(os.Environ(), c.env...)
+		if out, err := run.CombinedOutput(); err != nil {
+			return false, exitError{code: exitFailed, msg: fmt.Sprintf("%s: %s: %v: %s%s", c.failed, line, err, strings.TrimSpace(string(out)), c.advice)}
+		}
+		s.say("ran: %s", line)
+	}
+	return ran, nil
+}
+
+// agentCommands are the login agent's commands that do what (start, stop,
+// reload). Where the service manager is missing (no systemd user manager,
+// say), what the user can run instead is said.
+func (s *setup) agentCommands(what string, cmds [][]string) commands {
+	bottled := strings.Join(s.command, " ")
+	return commands{cmds: cmds, what: "login agent",
+		notFound: fmt.Sprintf("bottled did not %s it; run bottled yourself at login: %s run", what, bottled),
+		failed:   "could not " + what + " the login agent",
+		advice: fmt.Sprintf("\nbottled: the hooks work without the daemon (they render on demand); to keep bottles current, "+
+			"%s it once a user service manager is running, or run `%s run` yourself", what, bottled)}
+}
+
+// commandLine is a command as a user would type it in a POSIX shell, with
+// the environment it needs.
+func commandLine(env, cmd []string) string {
+	var words []string
+	for _, e := range env {
+		name, value, _ := strings.Cut(e, "=")
+		words = append(words, name+"="+shellWord(value))
+	}
+	for _, w := range cmd {
+		words = append(words, shellWord(w))
+	}
+	return strings.Join(words, " ")
+}
+
+func commandLines(env []string, cmds [][]string) string {
 	var out []string
 	for _, c := range cmds {
-		out = append(out, strings.Join(c, " "))
+		out = append(out, commandLine(env, c))
 	}
 	return strings.Join(out, " && ")
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,9 +19,11 @@ import (
 func (s *setup) claudeDir() string { return filepath.Dir(s.settings) }
 
 // mcpCommand is what Claude Code runs for the server: bottled-mcp from
-// beside this binary, with the directories spelled out like the hooks.
-func (s *setup) mcpCommand() []string {
-	return append([]string{filepath.Join(filepath.Dir(s.command[0]), mcpBinary)}, s.command[1:]...)
+// beside this binary, with the directories spelled out like the hooks. The
+// error says how to build bottled-mcp when it is not there.
+func (s *setup) mcpCommand() ([]string, error) {
+	bin, err := mcpBinaryBeside(s.command[0])
+	return append([]string{bin}, s.command[1:]...), err
 }
 
 // claudeEnv is the environment the claude command needs to edit the state
@@ -35,23 +36,22 @@ func (s *setup) claudeEnv() []string {
 	return []string{"CLAUDE_CONFIG_DIR=" + s.claudeDir()}
 }
 
-// claudeLine is a claude command as a user would type it.
-func (s *setup) claudeLine(args []string) string {
-	words := append(slices.Clone(s.claudeEnv()), "claude")
-	for _, a := range args {
-		words = append(words, shellWord(a))
-	}
-	return strings.Join(words, " ")
+// claudeCommands are claude commands that change bottled's registration;
+// undone says where that leaves the server when claude is not on PATH,
+// before the commands to run.
+func (s *setup) claudeCommands(undone string, cmds ...[]string) commands {
+	env := s.claudeEnv()
+	return commands{cmds: cmds, env: env, what: "mcp", failed: "mcp",
+		notFound: "bottled's MCP server " + undone + ", run: " + commandLines(env, cmds)}
 }
 
 // installMCP registers the MCP server, replacing a registration of another
 // command (another binary or directories). It reports whether the server
 // is (or, in a dry run, would be) registered.
 func (s *setup) installMCP() (bool, error) {
-	want := s.mcpCommand()
-	if _, err := os.Stat(want[0]); err != nil {
-		s.say("mcp: %s is missing, so bottled's MCP server is not registered; build it beside bottled "+
-			"(go build -o %s/ ./cmd/bottled ./cmd/bottled-mcp) and run install again", want[0], filepath.Dir(want[0]))
+	want, err := s.mcpCommand()
+	if err != nil {
+		s.say("mcp: %v and run install again; until then bottled's MCP server is not registered", err)
 		return false, nil
 	}
 	cur, err := inject.MCPCommand(s.claudeDir(), s.agent.Home)
@@ -62,18 +62,13 @@ func (s *setup) installMCP() (bool, error) {
 		s.say("mcp: server %q already registered", inject.MCPServer)
 		return true, nil
 	}
-	add := append([]string{"mcp", "add", "--scope", "user", inject.MCPServer, "--"}, want...)
-	remove := []string{"mcp", "remove", "--scope", "user", inject.MCPServer}
 	var cmds [][]string
 	if cur != nil {
-		cmds = append(cmds, remove)
+		cmds = append(cmds, claudeRemove)
 	}
-	cmds = append(cmds, add)
-	if err := s.runClaude(cmds); err != nil {
+	cmds = append(cmds, append([]string{"claude", "mcp", "add", "--scope", "user", inject.MCPServer, "--"}, want...))
+	if ran, err := s.runAll(s.claudeCommands("is not registered; to register it", cmds...)); !ran || err != nil {
 		return false, err
-	}
-	if !s.claudeFound() {
-		return false, nil
 	}
 	if !s.dryRun {
 		s.say("mcp: registered server %q at user scope: tools mcp__%s__read, __search, __sessions", inject.MCPServer, inject.MCPServer)
@@ -91,48 +86,15 @@ func (s *setup) uninstallMCP() error {
 		s.say("mcp: no bottled server registered")
 		return nil
 	}
-	if err := s.runClaude([][]string{{"mcp", "remove", "--scope", "user", inject.MCPServer}}); err != nil {
-		return err
-	}
-	if !s.dryRun && s.claudeFound() {
+	ran, err := s.runAll(s.claudeCommands("is still registered; to remove it", claudeRemove))
+	if ran && !s.dryRun {
 		s.say("mcp: removed server %q", inject.MCPServer)
 	}
-	return nil
+	return err
 }
 
-func (s *setup) claudeFound() bool {
-	_, err := exec.LookPath("claude")
-	return err == nil
-}
-
-// runClaude runs claude commands, or says what they would be (dry run) or
-// what to run (no claude on PATH).
-func (s *setup) runClaude(cmds [][]string) error {
-	var lines []string
-	for _, c := range cmds {
-		lines = append(lines, s.claudeLine(c))
-	}
-	if s.dryRun {
-		for _, l := range lines {
-			s.say("would run: %s", l)
-		}
-		return nil
-	}
-	claude, err := exec.LookPath("claude")
-	if err != nil {
-		s.say("mcp: the claude command is not on PATH; to register bottled's MCP server, run: %s", strings.Join(lines, " && "))
-		return nil
-	}
-	for i, c := range cmds {
-		cmd := exec.Command(claude, c...)
-		cmd.Env = append(os.Environ(), s.claudeEnv()...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return exitError{code: exitFailed, msg: fmt.Sprintf("mcp: %s: %v: %s", lines[i], err, strings.TrimSpace(string(out)))}
-		}
-		s.say("ran: %s", lines[i])
-	}
-	return nil
-}
+// claudeRemove removes bottled's MCP server from Claude Code.
+var claudeRemove = []string{"claude", "mcp", "remove", "--scope", "user", inject.MCPServer}
 
 // shellWord quotes a word for a POSIX shell when it needs it.
 func shellWord(w string) string {

@@ -73,7 +73,7 @@ func TestInstallRegistersMCPServer(t *testing.T) {
 	if got := calls(t, log); len(got) != 1 || got[0] != "CLAUDE_CONFIG_DIR= mcp add --scope user bottled -- "+server {
 		t.Errorf("claude calls %q", got)
 	}
-	if !inject.MCPRegistered(e.claude, e.home) {
+	if !mcpRegistered(t, e.claude, e.home) {
 		t.Errorf("not registered after install")
 	}
 	if start := hooksOf(t, e.read(t))["SessionStart"]; !strings.HasSuffix(start[0].Hooks[0].Command, "hook session-start --"+inject.MCPToolsFlag) {
@@ -102,7 +102,7 @@ func TestInstallRegistersMCPServer(t *testing.T) {
 		t.Errorf("uninstall --dry-run: %q, calls %q", out, calls(t, log))
 	}
 	code, out, _ = e.run(t, "uninstall")
-	if code != 0 || !strings.Contains(out, `removed server "bottled"`) || inject.MCPRegistered(e.claude, e.home) {
+	if code != 0 || !strings.Contains(out, `removed server "bottled"`) || mcpRegistered(t, e.claude, e.home) {
 		t.Errorf("uninstall: code %d, %q", code, out)
 	}
 	code, out, _ = e.run(t, "uninstall")
@@ -124,7 +124,7 @@ func TestInstallMCPOtherConfigDir(t *testing.T) {
 	if code != 0 || len(got) != 1 || !strings.HasPrefix(got[0], "CLAUDE_CONFIG_DIR="+e.claude+" mcp add") {
 		t.Fatalf("code %d %q, calls %q", code, errOut, got)
 	}
-	if !inject.MCPRegistered(e.claude, e.home) || inject.MCPRegistered(filepath.Join(e.home, ".claude"), e.home) {
+	if !mcpRegistered(t, e.claude, e.home) || mcpRegistered(t, filepath.Join(e.home, ".claude"), e.home) {
 		t.Errorf("registered in the wrong state file")
 	}
 }
@@ -160,5 +160,35 @@ func TestInstallMCPWithoutServerBinary(t *testing.T) {
 	}
 	if got := calls(t, log); len(got) != 0 {
 		t.Errorf("claude was called: %q", got)
+	}
+}
+
+// mcpRegistered reports whether Claude Code runs bottled's MCP server for
+// the config dir.
+func mcpRegistered(t *testing.T, claudeDir, home string) bool {
+	t.Helper()
+	cmd, err := inject.MCPCommand(claudeDir, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inject.IsBottledMCP(cmd)
+}
+
+// TestUninstallMCPWithoutClaude: without the claude command, uninstall
+// says the exact command that removes the registration, and leaves it.
+func TestUninstallMCPWithoutClaude(t *testing.T) {
+	e := newInstallEnv(t)
+	fakeClaude(t)
+	if code, out, errOut := e.run(t, "install", "--no-start"); code != 0 || !mcpRegistered(t, e.claude, e.home) {
+		t.Fatalf("install: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	t.Setenv("PATH", t.TempDir())
+	code, out, errOut := e.run(t, "uninstall")
+	want := "to remove it, run: claude mcp remove --scope user bottled"
+	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "to register") {
+		t.Errorf("code %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
+	}
+	if !mcpRegistered(t, e.claude, e.home) {
+		t.Errorf("the registration is gone")
 	}
 }

@@ -36,9 +36,13 @@ func runMCP(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	bin, err := mcpBinaryPath()
+	exe, err := binaryPath()
 	if err != nil {
 		return err
+	}
+	bin, err := mcpBinaryBeside(exe)
+	if err != nil {
+		return exitError{code: exitFailed, msg: err.Error()}
 	}
 	args := []string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}
 	if err := syscall.Exec(bin, args, os.Environ()); err != nil {
@@ -47,19 +51,13 @@ func runMCP(c *cli.Context) error {
 	return nil
 }
 
-// mcpBinaryPath is bottled-mcp beside this binary, or an error that says
-// how to build it.
-func mcpBinaryPath() (string, error) {
-	exe, err := executable()
-	if err != nil {
-		return "", err
+// mcpBinaryBeside is bottled-mcp beside the bottled binary bin, and an
+// error that says how to build it when it is not there.
+func mcpBinaryBeside(bin string) (string, error) {
+	dir := filepath.Dir(bin)
+	mcp := filepath.Join(dir, mcpBinary)
+	if _, err := os.Stat(mcp); err != nil {
+		return mcp, fmt.Errorf("%s is missing: build it beside bottled (go build -o %s/ ./cmd/bottled ./cmd/bottled-mcp)", mcp, dir)
 	}
-	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return "", err
-	}
-	bin := filepath.Join(filepath.Dir(exe), mcpBinary)
-	if _, err := os.Stat(bin); err != nil {
-		return "", exitError{code: exitFailed, msg: fmt.Sprintf("%s is missing: build it beside bottled (go build -o %s/ ./cmd/bottled ./cmd/bottled-mcp)", bin, filepath.Dir(exe))}
-	}
-	return bin, nil
+	return mcp, nil
 }

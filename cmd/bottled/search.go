@@ -73,7 +73,7 @@ func runSearch(c *cli.Context) error {
 			return err
 		}
 	}
-	ix, err := openIndex(c, d)
+	ix, err := openIndex(c, d, false)
 	if err != nil {
 		return err
 	}
@@ -146,9 +146,13 @@ func writeHits(c *cli.Context, hits []index.Hit, all bool) {
 }
 
 // openIndex opens the search index, saying on stderr when it has to be
-// built first.
-func openIndex(c *cli.Context, d dirs) (*index.Index, error) {
-	return index.Open(c.Context, d.data, index.Options{Location: time.Local, Building: func() {
-		fmt.Fprintf(c.App.ErrWriter, "bottled: building the search index from %s (once)…\n", d.data)
-	}})
+// built first, or builds it anew (rebuild).
+func openIndex(c *cli.Context, d dirs, rebuild bool) (*index.Index, error) {
+	opts := index.Options{Location: time.Local, Rebuild: rebuild}
+	if !rebuild {
+		opts.Building = func() {
+			fmt.Fprintf(c.App.ErrWriter, "bottled: building the search index from %s (once)…\n", d.data)
+		}
+	}
+	return index.Open(c.Context, d.data, opts)
 }
