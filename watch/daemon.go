@@ -531,8 +531,6 @@ func (d *Daemon) observerSession(path, cwd string) bool {
 	}
 	d.mu.Lock()
 	d.observers[sources.SessionOf(path)] = true
-	n := len(d.observers)
 	d.mu.Unlock()
-	d.rec.update(func(st *Status) { st.Observer = n })
 	return true
 }

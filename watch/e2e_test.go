@@ -580,10 +580,23 @@ func TestDaemonLeavesObserverSessionsAlone(t *testing.T) {
 			t.Errorf("the daemon bottled observer session %s", id)
 		}
 	}
-	// The one found by its records is counted apart from the next rescan.
-	eventually(t, "status counts 2 observer sessions and 1 transcript", func() bool {
+	// The one found by its records is counted apart too, and the survey of
+	// the bottles counts as the status does.
+	var last string
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last status: %s", last)
+		}
+	})
+	eventually(t, "status and its survey count 2 observer sessions and 1 transcript, its bottle fresh", func() bool {
 		st, err := d.status()
-		return err == nil && st.Observer == 2 && st.Sessions == 1
+		if err != nil || st.Bottles == nil {
+			return false
+		}
+		sv := st.Bottles
+		last = fmt.Sprintf("observer %d, sessions %d; survey: observer %d, transcripts %d, fresh %d",
+			st.Observer, st.Sessions, sv.Observer, sv.Transcripts, sv.Fresh)
+		return st.Observer == 2 && st.Sessions == 1 && sv.Observer == 2 && sv.Transcripts == 1 && sv.Fresh == 1
 	})
 
 	out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", "--stdout", observer).CombinedOutput()

@@ -508,7 +508,8 @@ func (f *fsWatch) scanDir(ctx context.Context, dir string) {
 	}
 }
 
-// status publishes the watch state.
+// status publishes the watch state: the directories watched. The
+// transcripts are counted when status is asked for (see Daemon.survey).
 func (f *fsWatch) status() {
 	projects := 0
 	for dir := range f.watched {
@@ -518,19 +519,8 @@ func (f *fsWatch) status() {
 	}
 	roots := []Root{{Path: f.projects, Watched: f.watched[f.projects]}, {Path: f.data, Watched: f.watched[f.data]}}
 	unwatched := slices.Sorted(maps.Keys(f.unwatched))
-	f.seenMu.Lock()
-	seen := slices.Collect(maps.Keys(f.seen))
-	f.seenMu.Unlock()
-	f.d.mu.Lock()
-	sessions, observer := 0, len(f.d.observers)
-	for _, p := range seen {
-		if !f.d.observers[sources.SessionOf(p)] {
-			sessions++
-		}
-	}
-	f.d.mu.Unlock()
 	f.d.rec.update(func(st *Status) {
-		st.Roots, st.Projects, st.Sessions, st.Observer, st.Unwatched = roots, projects, sessions, observer, unwatched
+		st.Roots, st.Projects, st.Unwatched = roots, projects, unwatched
 	})
 }
 

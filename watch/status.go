@@ -27,8 +27,9 @@ type Status struct {
 	// Roots are the directories watched (or waited for).
 	Roots    []Root `json:"roots"`
 	Projects int    `json:"projects"` // project directories watched
-	Sessions int    `json:"sessions"` // transcripts known
-	Observer int    `json:"observer"` // claude-mem's own observer sessions, not bottled
+	// Sessions and Observer are Bottles' Transcripts and Observer.
+	Sessions int `json:"sessions"` // transcripts known
+	Observer int `json:"observer"` // claude-mem's own observer sessions, not bottled
 	// Unwatched are the directories that could not be watched (the inotify
 	// watch limit): changes in them reach their bottles at the rescan.
 	Unwatched []string `json:"unwatched,omitempty"`
@@ -274,7 +275,8 @@ func (r *recorder) snapshot() Status {
 }
 
 // snapshotWithSurvey is snapshot with what the daemon knows of every
-// bottle, computed outside the lock.
+// bottle, computed outside the lock; the transcripts it counts are the
+// status's.
 func (r *recorder) snapshotWithSurvey() Status {
 	st := r.snapshot()
 	r.mu.Lock()
@@ -283,6 +285,7 @@ func (r *recorder) snapshotWithSurvey() Status {
 	if survey != nil {
 		st.Bottles = survey(verdicts)
 		st.Bottles.DB = st.DB
+		st.Sessions, st.Observer = st.Bottles.Transcripts, st.Bottles.Observer
 	}
 	return st
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -79,7 +80,9 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 			modified[p] = info.ModTime()
 		}
 	}
-	all := sv.list(modified, dataDir)
+	// Without the daemon, only the observer sessions in claude-mem's own
+	// project directory are known as such.
+	all := sv.list(modified, func(path string) bool { return sources.IsObserverSession(path, "", dataDir) })
 	for i, f := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -105,12 +108,12 @@ type surveyed struct {
 }
 
 // list returns the transcripts (path → last write) newest first, leaving
-// out claude-mem's observer sessions, which it counts, and sets
-// Transcripts.
-func (sv *Survey) list(modified map[string]time.Time, dataDir string) []surveyed {
+// out claude-mem's observer sessions (those observer says are), which it
+// counts, and sets Transcripts.
+func (sv *Survey) list(modified map[string]time.Time, observer func(path string) bool) []surveyed {
 	var all []surveyed
 	for path, mod := range modified {
-		if sources.IsObserverSession(path, "", dataDir) {
+		if observer(path) {
 			sv.Observer++
 			continue
 		}
@@ -157,16 +160,20 @@ func (sv *Survey) countBottles(dir string, all []surveyed) {
 
 // survey is what the daemon knows of every transcript's bottle, in the
 // shape of a disk survey, read from its own state: the transcripts the
-// file watcher knows and the outcome of each session's last check or
-// render. Nothing of the transcripts is read, so status costs the same
-// with 5,000 of them as with 5.
+// file watcher knows, the observer sessions found among them (by their
+// directory or, once read, their records), and the outcome of each
+// session's last check or render. Nothing of the transcripts is read, so
+// status costs the same with 5,000 of them as with 5.
 func (d *Daemon) survey(fw *fsWatch, verdicts map[string]verdict) *Survey {
 	sv := &Survey{Source: "daemon"}
 	modified := map[string]time.Time{}
 	for path, stamp := range fw.transcripts() {
 		modified[path] = stamp.mod
 	}
-	all := sv.list(modified, d.cfg.DataDir)
+	d.mu.Lock()
+	observers := maps.Clone(d.observers)
+	d.mu.Unlock()
+	all := sv.list(modified, func(path string) bool { return observers[sources.SessionOf(path)] })
 	for i, f := range all {
 		v, known := verdicts[f.id]
 		fresh, why := v.freshness(known)
