@@ -326,7 +326,6 @@ func (f *fsWatch) touched(ctx context.Context, path string) {
 		f.follow(path)
 	}
 	if f.d.observerSession(path, "") {
-		f.status()
 		return
 	}
 	f.d.send(ctx, change{id: sources.SessionOf(path), path: path, at: f.d.cfg.Now()})
