@@ -100,9 +100,11 @@ func stampOf(path string) (fileStamp, error) {
 }
 
 // checkFresh checks the bottle of the session whose transcript is at path
-// against its sources, as the hook does, and remembers it when fresh. A
-// missing bottle whose session was cleared (archived) and has nothing new
-// counts as fresh: it is not to be brought back.
+// ("" if it has none) against its sources, as the hook does, and
+// remembers it when fresh. A missing bottle whose session was cleared
+// (archived) and has nothing new counts as fresh: it is not to be brought
+// back. A bottle without a transcript is not remembered: the cache knows
+// transcripts.
 // It also reports whether the transcript was rewritten (then its parse
 // state must be read again in full).
 func (d *Daemon) checkFresh(ctx context.Context, id, path string) (fresh, rewritten bool) {
@@ -111,7 +113,8 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string) (fresh, rewrit
 		return false, false
 	}
 	bs, bottleErr := stampOf(render.BottlePath(d.bottles, id))
-	if bottleErr == nil && d.freshness.fresh(path, ts, bs) {
+	cache := path != "" && bottleErr == nil
+	if cache && d.freshness.fresh(path, ts, bs) {
 		return true, false
 	}
 	mem := render.CursorNow(ctx, d.db.Load(), id)
@@ -121,7 +124,7 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string) (fresh, rewrit
 	if err != nil || (f != render.Fresh && f != render.Cleared) {
 		return false, why == render.WhyRewritten
 	}
-	if bottleErr == nil {
+	if cache {
 		d.freshness.put(path, ts, bs)
 	}
 	return true, false
