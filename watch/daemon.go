@@ -451,7 +451,7 @@ func (d *Daemon) finish(res result) {
 	d.noteDB(res)
 	d.noteRetry(res, d.cfg.Now())
 	res.pendingAfter = !d.sched.idle(res.id)
-	if res.catchUp && res.outcome == outcomeFresh {
+	if res.checked {
 		d.rec.checked(res.id, res.outcome)
 	} else {
 		d.rec.rendered(res.id, res)

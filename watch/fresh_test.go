@@ -69,10 +69,10 @@ func TestCheckFreshTellsBottlesWithoutTranscriptApart(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	if fresh, _ := d.checkFresh(ctx, gone, ""); !fresh {
+	if out, _ := d.checkFresh(ctx, gone, "", fileStamp{}); out != outcomeFresh {
 		t.Errorf("the bottle whose transcript is gone is not fresh")
 	}
-	if fresh, _ := d.checkFresh(ctx, grown, ""); fresh {
+	if out, _ := d.checkFresh(ctx, grown, "", fileStamp{}); out != "" {
 		t.Errorf("the bottle whose transcript grew is fresh, as the other bottle without a transcript path was")
 	}
 }

@@ -437,7 +437,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		f.bottlesDir = dir
 	}
 	current := map[string]bool{}
-	var check []string
+	var check []stamped
 	for _, p := range sources.ListTranscripts(f.claude) {
 		current[p] = true
 		info, err := os.Stat(p)
@@ -453,7 +453,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		// follow (a render is due or just done); it is checked once quiet.
 		quiet := time.Since(stamp.mod) >= checkQuiet
 		if quiet && !(same && f.d.freshness.freshTranscript(p, stamp)) {
-			check = append(check, p)
+			check = append(check, stamped{p, stamp})
 		}
 	}
 	for p := range f.seen {
@@ -471,24 +471,30 @@ func (f *fsWatch) rescan(ctx context.Context) {
 // and checking it meanwhile would read it in full for nothing.
 const checkQuiet = 5 * time.Second
 
-// checkFresh checks the bottles of the transcripts at paths against their
-// sources, in a goroutine of its own, so that file events keep being
-// handled meanwhile (a check may read a transcript in full), and reports
-// the stale ones. If the previous rescan's checks are still running, these
-// wait for the next rescan.
-func (f *fsWatch) checkFresh(ctx context.Context, paths []string) {
-	if len(paths) == 0 || !f.checking.CompareAndSwap(false, true) {
+// stamped is a transcript and its stamp when last seen.
+type stamped struct {
+	path  string
+	stamp fileStamp
+}
+
+// checkFresh checks the bottles of the transcripts against their sources,
+// in a goroutine of its own, so that file events keep being handled
+// meanwhile (a check may read a transcript in full), and reports the stale
+// ones. If the previous rescan's checks are still running, these wait for
+// the next rescan.
+func (f *fsWatch) checkFresh(ctx context.Context, transcripts []stamped) {
+	if len(transcripts) == 0 || !f.checking.CompareAndSwap(false, true) {
 		return
 	}
 	f.checks.Go(func() {
 		defer f.checking.Store(false)
-		for _, p := range paths {
+		for _, t := range transcripts {
 			if ctx.Err() != nil {
 				return
 			}
-			id := sources.SessionOf(p)
-			if fresh, rewritten := f.d.checkFresh(ctx, id, p); !fresh {
-				f.d.send(ctx, change{id: id, path: p, at: f.d.cfg.Now(), rescan: true, verify: rewritten})
+			id := sources.SessionOf(t.path)
+			if out, rewritten := f.d.checkFresh(ctx, id, t.path, t.stamp); out == "" {
+				f.d.send(ctx, change{id: id, path: t.path, at: f.d.cfg.Now(), rescan: true, verify: rewritten})
 			}
 		}
 	})

@@ -159,7 +159,8 @@ func (r *recorder) changed(id, transcript string, at time.Time) {
 	r.verdicts[id] = v
 }
 
-// checked records a catch-up check that found a bottle fresh.
+// checked records a catch-up check that found a bottle needed no render:
+// outcome is outcomeFresh, archived or outcomeNothing.
 func (r *recorder) checked(id, outcome string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
