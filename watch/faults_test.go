@@ -559,6 +559,23 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 			return noSecret(b) && strings.Contains(b, "REDACT-P9")
 		})
 	})
+	t.Run("daemon started after it", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000004"
+		path, at := write(t, claude, id)
+		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).CombinedOutput(); err != nil {
+			t.Fatalf("bottled render: %v\n%s", err, out)
+		}
+		d := &daemon{t: t, data: data}
+		if !strings.Contains(d.bottle(id), secret) {
+			t.Fatal("the bottle does not show the secret to begin with")
+		}
+		time.Sleep(50 * time.Millisecond)
+		redact(t, path, at)
+		d = startDaemon(t, claude, data, "--rescan", "1h") // its catch-up only
+		d.waitBottle(id, "the secret leaves the bottle", noSecret)
+	})
 	t.Run("hook and render command", func(t *testing.T) {
 		t.Parallel()
 		claude, data := dirs(t)

@@ -117,7 +117,13 @@ func stampOf(path string) (fileStamp, error) {
 // and whether the transcript was rewritten (then its parse state must be
 // read again in full). A bottle without a transcript is not remembered:
 // the cache knows transcripts.
-func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp) (outcome string, rewritten bool) {
+//
+// Every transcript written since its bottle is read in full, for a change
+// made in place (render.VerifyAll). With tailFirst, the transcripts' ends
+// are checked first and the rest read only if they show nothing new: for
+// a catch-up, whose render then reads the transcript in full anyway, and
+// does not need to know a rewrite from an append.
+func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp, tailFirst bool) (outcome string, rewritten bool) {
 	bs, bottleErr := stampOf(render.BottlePath(d.bottles, id))
 	cache := path != "" && bottleErr == nil
 	if cache {
@@ -126,9 +132,22 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp) 
 		}
 	}
 	mem := render.CursorNow(ctx, d.db.Load(), id)
-	f, _, why, err := render.Check(d.bottles, id, path, mem, render.VerifyAll)
+	verify := render.VerifyAll
+	if tailFirst {
+		verify = render.VerifyTail
+	}
+	f, st, why, err := render.Check(d.bottles, id, path, mem, verify)
 	if err != nil || (f != render.Fresh && f != render.Cleared) {
 		return "", why == render.WhyRewritten
+	}
+	if verify != render.VerifyAll {
+		// The bottle (or, cleared, the archived one) shows everything up
+		// to the ends of the transcripts and every claude-mem record:
+		// what is left to check is the bytes before those ends.
+		all, why, err := render.CheckState(st, path, nil, render.VerifyAll)
+		if err != nil || all != render.Fresh {
+			return "", why == render.WhyRewritten
+		}
 	}
 	outcome = outcomeFresh
 	if f == render.Cleared {

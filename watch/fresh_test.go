@@ -69,10 +69,12 @@ func TestCheckFreshTellsBottlesWithoutTranscriptApart(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	if out, _ := d.checkFresh(ctx, gone, "", fileStamp{}); out != outcomeFresh {
-		t.Errorf("the bottle whose transcript is gone is not fresh")
-	}
-	if out, _ := d.checkFresh(ctx, grown, "", fileStamp{}); out != "" {
-		t.Errorf("the bottle whose transcript grew is fresh, as the other bottle without a transcript path was")
+	for _, tailFirst := range []bool{false, true} { // the rescan's check, the catch-up's
+		if out, _ := d.checkFresh(ctx, gone, "", fileStamp{}, tailFirst); out != outcomeFresh {
+			t.Errorf("tailFirst %v: the bottle whose transcript is gone is %q, want fresh", tailFirst, out)
+		}
+		if out, _ := d.checkFresh(ctx, grown, "", fileStamp{}, tailFirst); out != "" {
+			t.Errorf("tailFirst %v: the bottle whose transcript grew is %q, as the other bottle without a transcript path was", tailFirst, out)
+		}
 	}
 }

@@ -493,7 +493,7 @@ func (f *fsWatch) checkFresh(ctx context.Context, transcripts []stamped) {
 				return
 			}
 			id := sources.SessionOf(t.path)
-			if out, rewritten := f.d.checkFresh(ctx, id, t.path, t.stamp); out == "" {
+			if out, rewritten := f.d.checkFresh(ctx, id, t.path, t.stamp, false); out == "" {
 				f.d.send(ctx, change{id: id, path: t.path, at: f.d.cfg.Now(), rescan: true, verify: rewritten})
 			}
 		}
