@@ -314,11 +314,22 @@ func (f *fsWatch) guard() {
 
 // touched reports a transcript as changed.
 func (f *fsWatch) touched(ctx context.Context, path string) {
-	if info, err := os.Stat(path); err == nil {
+	info, err := os.Stat(path)
+	if err != nil {
+		f.changed(ctx, path, fileStamp{}, false)
+		return
+	}
+	f.changed(ctx, path, fileStamp{info.Size(), info.ModTime()}, true)
+}
+
+// changed reports a transcript as changed: it now has stamp if it exists,
+// else it is gone.
+func (f *fsWatch) changed(ctx context.Context, path string, stamp fileStamp, exists bool) {
+	if exists {
 		if _, known := f.seen[path]; !known {
 			f.follow(path)
 		}
-		f.setSeen(path, fileStamp{info.Size(), info.ModTime()})
+		f.setSeen(path, stamp)
 	} else {
 		f.seenMu.Lock()
 		delete(f.seen, path)
@@ -446,7 +457,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		}
 		stamp := fileStamp{info.Size(), info.ModTime()}
 		if old, ok := f.seen[p]; !ok || old != stamp {
-			f.touched(ctx, p)
+			f.changed(ctx, p, stamp, true)
 			continue
 		}
 		// A transcript written in the last moments is its events' to
