@@ -265,7 +265,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	defer fw.close()
 	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
 	d.rec.mu.Lock()
-	d.rec.survey = func(v map[string]verdict) *Survey { return d.survey(fw, v) }
+	d.rec.survey = func(s map[string]sessionRecord) *Survey { return d.survey(fw, s) }
 	d.rec.mu.Unlock()
 	go serveStatus(ln, d.rec)
 

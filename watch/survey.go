@@ -164,7 +164,7 @@ func (sv *Survey) countBottles(dir string, all []surveyed) {
 // directory or, once read, their records), and the outcome of each
 // session's last check or render. Nothing of the transcripts is read, so
 // status costs the same with 5,000 of them as with 5.
-func (d *Daemon) survey(fw *fsWatch, verdicts map[string]verdict) *Survey {
+func (d *Daemon) survey(fw *fsWatch, sessions map[string]sessionRecord) *Survey {
 	sv := &Survey{Source: "daemon"}
 	modified := map[string]time.Time{}
 	for path, stamp := range fw.transcripts() {
@@ -175,28 +175,28 @@ func (d *Daemon) survey(fw *fsWatch, verdicts map[string]verdict) *Survey {
 	d.mu.Unlock()
 	all := sv.list(modified, func(path string) bool { return observers[sources.SessionOf(path)] })
 	for i, f := range all {
-		v, known := verdicts[f.id]
-		fresh, why := v.freshness(known)
-		sv.count(i, f, fresh, SessionCheck{Mode: v.mode, Why: why, Unknown: v.unknown})
+		s, known := sessions[f.id]
+		fresh, why := s.freshness(known)
+		sv.count(i, f, fresh, SessionCheck{Mode: s.Mode, Why: why, Unknown: s.Unknown})
 	}
 	sv.countBottles(d.bottles, all)
 	return sv
 }
 
 // freshness is what a session's last check or render says of its bottle.
-func (v verdict) freshness(known bool) (render.Freshness, string) {
+func (s sessionRecord) freshness(known bool) (render.Freshness, string) {
 	switch {
 	case !known:
 		return render.Stale, "not checked yet"
-	case v.pending:
+	case s.Pending:
 		return render.Stale, "changes not rendered yet"
-	case v.outcome == outcomeFailed:
-		return render.Stale, v.why
-	case v.outcome == outcomeHeld:
+	case s.outcome == outcomeFailed:
+		return render.Stale, s.why
+	case s.outcome == outcomeHeld:
 		return render.Stale, "claude-mem's database cannot be read"
-	case v.outcome == outcomeNothing:
+	case s.outcome == outcomeNothing:
 		return render.Missing, "nothing to render"
-	case v.outcome == render.Archived.String():
+	case s.outcome == render.Archived.String():
 		return render.Cleared, "cleared"
 	}
 	return render.Fresh, ""
