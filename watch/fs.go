@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -124,11 +125,7 @@ func (f *fsWatch) errors() chan error {
 func (f *fsWatch) initialScan() []string {
 	f.add(f.data)
 	f.ensureRoots()
-	type entry struct {
-		id  string
-		mod time.Time
-	}
-	var all []entry
+	var all []dated
 	for _, p := range sources.ListTranscripts(f.claude) {
 		info, err := os.Stat(p)
 		if err != nil {
@@ -143,9 +140,9 @@ func (f *fsWatch) initialScan() []string {
 		f.d.mu.Lock()
 		f.d.paths[id] = p
 		f.d.mu.Unlock()
-		all = append(all, entry{id, info.ModTime()})
+		all = append(all, dated{id: id, path: p, mod: info.ModTime()})
 	}
-	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	newestFirst(all)
 	ids := make([]string, 0, len(all))
 	live := map[string]bool{}
 	for _, e := range all {
@@ -156,28 +153,46 @@ func (f *fsWatch) initialScan() []string {
 	return append(ids, orphanBottles(render.BottlesDir(f.data), live)...)
 }
 
+// dated is a session with the time its transcript (at path, if it has
+// one) or its bottle was last written.
+type dated struct {
+	id, path string
+	mod      time.Time
+}
+
+// newestFirst sorts sessions newest first, then by id.
+func newestFirst(all []dated) {
+	slices.SortFunc(all, func(a, b dated) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+}
+
+// bottleFiles yields the bottles in dir by session: the files named
+// <session>.md for a valid session id, not what else is there (temporary
+// files, the archive, a file a user put there).
+func bottleFiles(dir string) iter.Seq2[string, os.DirEntry] {
+	return func(yield func(string, os.DirEntry) bool) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), ".md")
+			if ok && !e.IsDir() && sources.ValidSessionID(id) && !yield(id, e) {
+				return
+			}
+		}
+	}
+}
+
 // orphanBottles lists the sessions of the bottles in dir that are not in
 // live, newest first.
 func orphanBottles(dir string, live map[string]bool) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	type entry struct {
-		id  string
-		mod time.Time
-	}
-	var all []entry
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".md")
-		if !ok || e.IsDir() || live[id] || !sources.ValidSessionID(id) {
+	var all []dated
+	for id, e := range bottleFiles(dir) {
+		if live[id] {
 			continue
 		}
 		if info, err := e.Info(); err == nil {
-			all = append(all, entry{id, info.ModTime()})
+			all = append(all, dated{id: id, mod: info.ModTime()})
 		}
 	}
-	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	newestFirst(all)
 	ids := make([]string, len(all))
 	for i, e := range all {
 		ids[i] = e.id

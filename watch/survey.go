@@ -1,13 +1,10 @@
 package watch
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"maps"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"bottled/render"
@@ -101,32 +98,26 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	return sv, nil
 }
 
-// surveyed is one transcript a survey checks.
-type surveyed struct {
-	id, path string
-	mod      time.Time
-}
-
 // list returns the transcripts (path → last write) newest first, leaving
 // out claude-mem's observer sessions (those observer says are), which it
 // counts, and sets Transcripts.
-func (sv *Survey) list(modified map[string]time.Time, observer func(path string) bool) []surveyed {
-	var all []surveyed
+func (sv *Survey) list(modified map[string]time.Time, observer func(path string) bool) []dated {
+	var all []dated
 	for path, mod := range modified {
 		if observer(path) {
 			sv.Observer++
 			continue
 		}
-		all = append(all, surveyed{sources.SessionOf(path), path, mod})
+		all = append(all, dated{id: sources.SessionOf(path), path: path, mod: mod})
 	}
-	slices.SortFunc(all, func(a, b surveyed) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	newestFirst(all)
 	sv.Transcripts = len(all)
 	return all
 }
 
 // count adds the i-th newest transcript's freshness to the totals, and
 // lists it among the most recent with what c says (mode, reason, unknown).
-func (sv *Survey) count(i int, f surveyed, fresh render.Freshness, c SessionCheck) {
+func (sv *Survey) count(i int, f dated, fresh render.Freshness, c SessionCheck) {
 	switch fresh {
 	case render.Fresh:
 		sv.Fresh++
@@ -145,14 +136,13 @@ func (sv *Survey) count(i int, f surveyed, fresh render.Freshness, c SessionChec
 
 // countBottles counts the bottles in dir whose session has no
 // transcript among all.
-func (sv *Survey) countBottles(dir string, all []surveyed) {
+func (sv *Survey) countBottles(dir string, all []dated) {
 	live := map[string]bool{}
 	for _, f := range all {
 		live[f.id] = true
 	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".md"); ok && !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !live[id] {
+	for id := range bottleFiles(dir) {
+		if !live[id] {
 			sv.Orphans++
 		}
 	}
