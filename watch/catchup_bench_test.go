@@ -158,7 +158,7 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 		time.Sleep(time.Millisecond)
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(render.BottlesDir(data), ".unsynced")); os.IsNotExist(err) {
+		if _, err := os.Stat(render.UnsyncedMarker(render.BottlesDir(data))); os.IsNotExist(err) {
 			break
 		}
 		time.Sleep(time.Millisecond)

@@ -80,7 +80,7 @@ func BenchmarkIdle(b *testing.B) {
 	// The catch-up's bottles are synced to disk a moment after it is over
 	// (render.Batch): that is catch-up work, not idle cost.
 	eventually(b, "the catch-up's bottles are synced", func() bool {
-		_, err := os.Stat(filepath.Join(render.BottlesDir(data), ".unsynced"))
+		_, err := os.Stat(render.UnsyncedMarker(render.BottlesDir(data)))
 		return os.IsNotExist(err)
 	})
 
