@@ -217,10 +217,7 @@ func TestFaultLostDatabase(t *testing.T) {
 			ids := []string{"10570000-0000-4000-8000-00000000000a", "10570000-0000-4000-8000-00000000000b"}
 			var ops []memwriter.Op
 			for _, id := range ids {
-				path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-					t.Fatal(err)
-				}
+				path := transcriptIn(t, claude, "-home-dev-app", id)
 				appendFile(t, path, userRec(id, "u1", "", "LOST-P1 "+id)+assistantRec(id, "a1", "u1", "m1", "LOST-A1 done."))
 				ops = append(ops, memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "LOST-P1 " + id},
 					memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
@@ -428,11 +425,9 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			claude, data := dirs(t)
-			path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-			for _, dir := range []string{filepath.Dir(path), data} {
-				if err := os.MkdirAll(dir, 0o700); err != nil {
-					t.Fatal(err)
-				}
+			path := transcriptIn(t, claude, "-home-dev-app", id)
+			if err := os.MkdirAll(data, 0o700); err != nil {
+				t.Fatal(err)
 			}
 			appendFile(t, path, userRec(id, "u1", "", "RETRY-P1 deploy it")+assistantRec(id, "a1", "u1", "m1", "RETRY-A1 Deployed."))
 			d, root := tc.start(t, claude, data)
@@ -468,10 +463,7 @@ func TestFaultRescanFindsStaleBottles(t *testing.T) {
 	claude, data := dirs(t)
 	ids := []string{"5e5c0000-0000-4000-8000-00000000000a", "5e5c0000-0000-4000-8000-00000000000b"}
 	for _, id := range ids {
-		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, "-p", id)
 		appendFile(t, path, userRec(id, "u1", "", "RESCAN-P1 go")+assistantRec(id, "a1", "u1", "m1", "RESCAN-A1 went."))
 	}
 	d := startDaemon(t, claude, data)
@@ -507,10 +499,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 	// write makes a transcript whose first prompt holds the secret, 80 KB
 	// before the end, and returns where the secret is.
 	write := func(t *testing.T, claude, id string) (string, int64) {
-		path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, "-home-dev-app", id)
 		head := userRec(id, "u1", "", "REDACT-P1 the key is "+secret+" keep it safe")
 		var sb strings.Builder
 		sb.WriteString(head)
@@ -635,10 +624,7 @@ func TestFaultInotifyLimit(t *testing.T) {
 	for i := range 5 {
 		id := fmt.Sprintf("1e070000-0000-4000-8000-00000000000%d", i)
 		ids = append(ids, id)
-		path := filepath.Join(claude, "projects", fmt.Sprintf("-home-dev-p%d", i), id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, fmt.Sprintf("-home-dev-p%d", i), id)
 		appendFile(t, path, userRec(id, "u1", "", "LIMIT-P1 go"))
 	}
 	if err := os.MkdirAll(data, 0o700); err != nil {
@@ -764,10 +750,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		t.Parallel()
 		claude, data := dirs(t)
 		const id = "de1e0000-0000-4000-8000-000000000001"
-		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, "-p", id)
 		appendFile(t, path, userRec(id, "u1", "", "DELETED-P1 go"))
 		d := startDaemon(t, claude, data)
 		d.waitContains(id, "DELETED-P1 go")
@@ -840,13 +823,9 @@ func startDaemonAnyway(t *testing.T, claude, data string) *daemon {
 func TestFaultSIGHUP(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
-	proj := filepath.Join(claude, "projects", "-p")
-	if err := os.MkdirAll(proj, 0o700); err != nil {
-		t.Fatal(err)
-	}
 	for i := range 20 {
 		id := fmt.Sprintf("5160b000-0000-4000-8000-%012d", i)
-		f, err := os.Create(filepath.Join(proj, id+".jsonl"))
+		f, err := os.Create(transcriptIn(t, claude, "-p", id))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -910,10 +889,7 @@ func TestFaultStatusAsksTheDaemon(t *testing.T) {
 	for i := range 3 {
 		id := fmt.Sprintf("57a70000-0000-4000-8000-00000000000%d", i)
 		ids = append(ids, id)
-		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, "-p", id)
 		appendFile(t, path, userRec(id, "u1", "", "STATUS-P1 go"))
 	}
 	d := startDaemon(t, claude, data)
