@@ -89,6 +89,17 @@ func startDaemon(t testing.TB, claude, data string, extra ...string) *daemon {
 // it starts (to run it in other namespaces, say).
 func startDaemonCmd(t testing.TB, claude, data string, prep func(*exec.Cmd), extra ...string) *daemon {
 	t.Helper()
+	d := launchDaemon(t, claude, data, prep, extra...)
+	eventually(t, "the daemon answers on its socket", func() bool {
+		_, err := d.status()
+		return err == nil
+	})
+	return d
+}
+
+// launchDaemon is startDaemonCmd without waiting for the daemon to answer.
+func launchDaemon(t testing.TB, claude, data string, prep func(*exec.Cmd), extra ...string) *daemon {
+	t.Helper()
 	d := &daemon{t: t, claude: claude, data: data, stderr: &testbin.SyncBuffer{}, exited: make(chan error, 1)}
 	args := append([]string{"--claude-dir", claude, "--data-dir", data, "run", "--verbose"}, fastFlags...)
 	d.cmd = exec.Command(binary, append(args, extra...)...)
@@ -112,10 +123,6 @@ func startDaemonCmd(t testing.TB, claude, data string, prep func(*exec.Cmd), ext
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", d.stderr.String())
 		}
-	})
-	eventually(t, "the daemon answers on its socket", func() bool {
-		_, err := d.status()
-		return err == nil
 	})
 	return d
 }

@@ -17,7 +17,6 @@ import (
 
 	"bottled/internal/memwriter"
 	"bottled/internal/synth"
-	"bottled/internal/testbin"
 	"bottled/render"
 	"bottled/sources"
 	"bottled/watch"
@@ -371,13 +370,13 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 	const id = "4e740000-0000-4000-8000-000000000001"
 	for _, tc := range []struct {
 		name string
-		// start starts the daemon; root is where its view of the data
+		// start starts the daemon and returns where its view of the data
 		// directory is seen from outside ("" if the same).
-		start        func(t *testing.T, claude, data string) (*daemon, string)
+		start        func(t *testing.T, claude, data string) (root string)
 		break_, fix_ func(t *testing.T, claude, data string)
 	}{
 		{"disk full",
-			func(t *testing.T, claude, data string) (*daemon, string) {
+			func(t *testing.T, claude, data string) string {
 				d := startDaemonCmd(t, claude, data, inNamespace("mount -t tmpfs -o size=512k tmpfs "+data), "--rescan", "1h")
 				// The search index is opened in the background at start:
 				// the disk is filled once it is, so that no file of it
@@ -385,7 +384,7 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 				eventually(t, "the search index is opened", func() bool {
 					return strings.Contains(d.stderr.String(), "search index ")
 				})
-				return d, strings.TrimSuffix(d.data, data)
+				return strings.TrimSuffix(d.data, data)
 			},
 			func(t *testing.T, claude, data string) {
 				f, err := os.Create(filepath.Join(data, "filler"))
@@ -403,14 +402,16 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 			},
 			func(t *testing.T, claude, data string) { os.Remove(filepath.Join(data, "filler")) }},
 		{"transcript unreadable",
-			func(t *testing.T, claude, data string) (*daemon, string) {
-				return startDaemonCmd(t, claude, data, asUser, "--rescan", "1h"), ""
+			func(t *testing.T, claude, data string) string {
+				startDaemonCmd(t, claude, data, asUser, "--rescan", "1h")
+				return ""
 			},
 			func(t *testing.T, claude, data string) { chmodTranscript(t, claude, id, 0) },
 			func(t *testing.T, claude, data string) { chmodTranscript(t, claude, id, 0o600) }},
 		{"bottles directory cannot be made",
-			func(t *testing.T, claude, data string) (*daemon, string) {
-				return startDaemonCmd(t, claude, data, asUser, "--rescan", "1h"), ""
+			func(t *testing.T, claude, data string) string {
+				startDaemonCmd(t, claude, data, asUser, "--rescan", "1h")
+				return ""
 			},
 			func(t *testing.T, claude, data string) {
 				if err := os.RemoveAll(render.BottlesDir(data)); err != nil {
@@ -430,7 +431,7 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 				t.Fatal(err)
 			}
 			appendFile(t, path, userRec(id, "u1", "", "RETRY-P1 deploy it")+assistantRec(id, "a1", "u1", "m1", "RETRY-A1 Deployed."))
-			d, root := tc.start(t, claude, data)
+			root := tc.start(t, claude, data)
 			seen := &daemon{t: t, data: root + data} // the data directory as the daemon sees it
 			seen.waitContains(id, "RETRY-A1 Deployed.")
 
@@ -442,7 +443,6 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 			})
 			tc.fix_(t, claude, root+data)
 			seen.waitContains(id, "RETRY-A2 Rolled back.")
-			_ = d
 		})
 	}
 }
@@ -777,7 +777,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		if err := os.RemoveAll(data); err != nil {
 			t.Fatal(err)
 		}
-		second := startDaemonAnyway(t, claude, data)
+		second := launchDaemon(t, claude, data, nil)
 		time.Sleep(3 * time.Second) // both had time to notice
 		running := 0
 		for _, d := range []*daemon{first, second} {
@@ -794,26 +794,6 @@ func TestFaultDataDirDeleted(t *testing.T) {
 			t.Errorf("%d daemons run on one data directory, want 1", running)
 		}
 	})
-}
-
-// startDaemonAnyway starts `bottled run` without waiting for it to answer.
-func startDaemonAnyway(t *testing.T, claude, data string) *daemon {
-	d := &daemon{t: t, claude: claude, data: data, stderr: &testbin.SyncBuffer{}, exited: make(chan error, 1)}
-	d.cmd = exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data, "run"}, fastFlags...)...)
-	d.cmd.Stderr = d.stderr
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	gone := make(chan struct{})
-	go func() {
-		d.exited <- d.cmd.Wait()
-		close(gone)
-	}()
-	t.Cleanup(func() {
-		d.cmd.Process.Kill()
-		<-gone
-	})
-	return d
 }
 
 // TestFaultSIGHUP sends SIGHUP to a daemon in the middle of a catch-up: it
