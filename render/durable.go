@@ -77,6 +77,12 @@ func crashed(dir string) (time.Time, bool) {
 	return m.Since.Add(-markerSlack), true
 }
 
+// UnsyncedMarker is the path of the marker file in the bottles directory
+// dir (see above): there while bottles a Batch wrote are not synced yet,
+// or until every bottle a crash of the machine may have damaged was
+// rendered again.
+func UnsyncedMarker(dir string) string { return filepath.Join(dir, markerName) }
+
 // damaged reports whether the bottle at path was modified during a batch
 // that a crash of the machine interrupted, as crash (crashed, or what a
 // Batch knows) tells.

@@ -265,7 +265,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	defer fw.close()
 	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
 	d.rec.mu.Lock()
-	d.rec.survey = func(v map[string]verdict) *Survey { return d.survey(fw, v) }
+	d.rec.survey = func(s map[string]sessionRecord) *Survey { return d.survey(fw, s) }
 	d.rec.mu.Unlock()
 	go serveStatus(ln, d.rec)
 
@@ -273,8 +273,8 @@ func (d *Daemon) Run(parent context.Context) error {
 	d.dbw = dbw
 
 	d.backlog = fw.initialScan()
-	if len(d.backlog) == 0 && d.batch.Damaged() {
-		d.batch.Recovered() // no bottle to render again
+	if len(d.backlog) == 0 {
+		d.recovered() // no bottle to render again
 	}
 	d.progress = newProgress(d.cfg.Progress, d.log, len(d.backlog))
 	d.rec.update(func(st *Status) { st.CatchUp = CatchUp{Total: len(d.backlog), Over: len(d.backlog) == 0} })
@@ -325,7 +325,7 @@ func (d *Daemon) Recheck() {
 }
 
 // requestRescan asks the file watcher for a rescan now.
-func (d *Daemon) requestRescan() { d.signal(d.rescanNow) }
+func (d *Daemon) requestRescan() { signal(d.rescanNow) }
 
 // drain waits for the renders in flight, taking their results.
 func (d *Daemon) drain() {
@@ -451,7 +451,7 @@ func (d *Daemon) finish(res result) {
 	d.noteDB(res)
 	d.noteRetry(res, d.cfg.Now())
 	res.pendingAfter = !d.sched.idle(res.id)
-	if res.catchUp && res.outcome == outcomeFresh {
+	if res.checked {
 		d.rec.checked(res.id, res.outcome)
 	} else {
 		d.rec.rendered(res.id, res)
@@ -481,7 +481,7 @@ func (d *Daemon) finish(res result) {
 
 // signal sends on a channel of capacity 1 without blocking: a signal
 // already pending stands for this one.
-func (d *Daemon) signal(ch chan struct{}) {
+func signal(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
@@ -496,11 +496,18 @@ func (d *Daemon) catchUpStep() {
 		st.CatchUp.Over = st.CatchUp.Done >= st.CatchUp.Total
 		over = st.CatchUp.Over
 	})
-	if over && d.batch.Damaged() {
-		// Every bottle a crash may have damaged was checked (stale) and
-		// rendered again: the next sync may drop the crash's marker.
+	if over {
+		d.recovered()
+	}
+}
+
+// recovered is called once the catch-up is over: every bottle a crash of
+// the machine may have damaged was checked (stale) and rendered again, so
+// the next sync, soon, may drop the crash's marker.
+func (d *Daemon) recovered() {
+	if d.batch.Damaged() {
 		d.batch.Recovered()
-		d.signal(d.batch.Dirty)
+		signal(d.batch.Dirty)
 	}
 }
 
@@ -531,8 +538,6 @@ func (d *Daemon) observerSession(path, cwd string) bool {
 	}
 	d.mu.Lock()
 	d.observers[sources.SessionOf(path)] = true
-	n := len(d.observers)
 	d.mu.Unlock()
-	d.rec.update(func(st *Status) { st.Observer = n })
 	return true
 }

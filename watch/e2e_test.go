@@ -83,6 +83,17 @@ func startDaemon(t testing.TB, claude, data string, extra ...string) *daemon {
 // it starts (to run it in other namespaces, say).
 func startDaemonCmd(t testing.TB, claude, data string, prep func(*exec.Cmd), extra ...string) *daemon {
 	t.Helper()
+	d := launchDaemon(t, claude, data, prep, extra...)
+	eventually(t, "the daemon answers on its socket", func() bool {
+		_, err := d.status()
+		return err == nil
+	})
+	return d
+}
+
+// launchDaemon is startDaemonCmd without waiting for the daemon to answer.
+func launchDaemon(t testing.TB, claude, data string, prep func(*exec.Cmd), extra ...string) *daemon {
+	t.Helper()
 	d := &daemon{t: t, claude: claude, data: data, stderr: &testbin.SyncBuffer{}, exited: make(chan error, 1)}
 	args := append([]string{"--claude-dir", claude, "--data-dir", data, "run", "--verbose"}, fastFlags...)
 	d.cmd = exec.Command(binary, append(args, extra...)...)
@@ -106,10 +117,6 @@ func startDaemonCmd(t testing.TB, claude, data string, prep func(*exec.Cmd), ext
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", d.stderr.String())
 		}
-	})
-	eventually(t, "the daemon answers on its socket", func() bool {
-		_, err := d.status()
-		return err == nil
 	})
 	return d
 }
@@ -574,10 +581,23 @@ func TestDaemonLeavesObserverSessionsAlone(t *testing.T) {
 			t.Errorf("the daemon bottled observer session %s", id)
 		}
 	}
-	// The one found by its records is counted apart from the next rescan.
-	eventually(t, "status counts 2 observer sessions and 1 transcript", func() bool {
+	// The one found by its records is counted apart too, and the survey of
+	// the bottles counts as the status does.
+	var last string
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last status: %s", last)
+		}
+	})
+	eventually(t, "status and its survey count 2 observer sessions and 1 transcript, its bottle fresh", func() bool {
 		st, err := d.status()
-		return err == nil && st.Observer == 2 && st.Sessions == 1
+		if err != nil || st.Bottles == nil {
+			return false
+		}
+		sv := st.Bottles
+		last = fmt.Sprintf("observer %d, sessions %d; survey: observer %d, transcripts %d, fresh %d",
+			st.Observer, st.Sessions, sv.Observer, sv.Transcripts, sv.Fresh)
+		return st.Observer == 2 && st.Sessions == 1 && sv.Observer == 2 && sv.Transcripts == 1 && sv.Fresh == 1
 	})
 
 	out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", "--stdout", observer).CombinedOutput()

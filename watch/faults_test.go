@@ -17,7 +17,6 @@ import (
 
 	"bottled/internal/memwriter"
 	"bottled/internal/synth"
-	"bottled/internal/testbin"
 	"bottled/render"
 	"bottled/sources"
 	"bottled/watch"
@@ -217,10 +216,7 @@ func TestFaultLostDatabase(t *testing.T) {
 			ids := []string{"10570000-0000-4000-8000-00000000000a", "10570000-0000-4000-8000-00000000000b"}
 			var ops []memwriter.Op
 			for _, id := range ids {
-				path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-					t.Fatal(err)
-				}
+				path := transcriptIn(t, claude, "-home-dev-app", id)
 				appendFile(t, path, userRec(id, "u1", "", "LOST-P1 "+id)+assistantRec(id, "a1", "u1", "m1", "LOST-A1 done."))
 				ops = append(ops, memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "LOST-P1 " + id},
 					memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
@@ -374,13 +370,13 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 	const id = "4e740000-0000-4000-8000-000000000001"
 	for _, tc := range []struct {
 		name string
-		// start starts the daemon; root is where its view of the data
+		// start starts the daemon and returns where its view of the data
 		// directory is seen from outside ("" if the same).
-		start        func(t *testing.T, claude, data string) (*daemon, string)
+		start        func(t *testing.T, claude, data string) (root string)
 		break_, fix_ func(t *testing.T, claude, data string)
 	}{
 		{"disk full",
-			func(t *testing.T, claude, data string) (*daemon, string) {
+			func(t *testing.T, claude, data string) string {
 				d := startDaemonCmd(t, claude, data, inNamespace("mount -t tmpfs -o size=512k tmpfs "+data), "--rescan", "1h")
 				// The search index is opened in the background at start:
 				// the disk is filled once it is, so that no file of it
@@ -388,7 +384,7 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 				eventually(t, "the search index is opened", func() bool {
 					return strings.Contains(d.stderr.String(), "search index ")
 				})
-				return d, strings.TrimSuffix(d.data, data)
+				return strings.TrimSuffix(d.data, data)
 			},
 			func(t *testing.T, claude, data string) {
 				f, err := os.Create(filepath.Join(data, "filler"))
@@ -406,14 +402,16 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 			},
 			func(t *testing.T, claude, data string) { os.Remove(filepath.Join(data, "filler")) }},
 		{"transcript unreadable",
-			func(t *testing.T, claude, data string) (*daemon, string) {
-				return startDaemonCmd(t, claude, data, asUser, "--rescan", "1h"), ""
+			func(t *testing.T, claude, data string) string {
+				startDaemonCmd(t, claude, data, asUser, "--rescan", "1h")
+				return ""
 			},
 			func(t *testing.T, claude, data string) { chmodTranscript(t, claude, id, 0) },
 			func(t *testing.T, claude, data string) { chmodTranscript(t, claude, id, 0o600) }},
 		{"bottles directory cannot be made",
-			func(t *testing.T, claude, data string) (*daemon, string) {
-				return startDaemonCmd(t, claude, data, asUser, "--rescan", "1h"), ""
+			func(t *testing.T, claude, data string) string {
+				startDaemonCmd(t, claude, data, asUser, "--rescan", "1h")
+				return ""
 			},
 			func(t *testing.T, claude, data string) {
 				if err := os.RemoveAll(render.BottlesDir(data)); err != nil {
@@ -428,14 +426,12 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			claude, data := dirs(t)
-			path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-			for _, dir := range []string{filepath.Dir(path), data} {
-				if err := os.MkdirAll(dir, 0o700); err != nil {
-					t.Fatal(err)
-				}
+			path := transcriptIn(t, claude, "-home-dev-app", id)
+			if err := os.MkdirAll(data, 0o700); err != nil {
+				t.Fatal(err)
 			}
 			appendFile(t, path, userRec(id, "u1", "", "RETRY-P1 deploy it")+assistantRec(id, "a1", "u1", "m1", "RETRY-A1 Deployed."))
-			d, root := tc.start(t, claude, data)
+			root := tc.start(t, claude, data)
 			seen := &daemon{t: t, data: root + data} // the data directory as the daemon sees it
 			seen.waitContains(id, "RETRY-A1 Deployed.")
 
@@ -447,7 +443,6 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 			})
 			tc.fix_(t, claude, root+data)
 			seen.waitContains(id, "RETRY-A2 Rolled back.")
-			_ = d
 		})
 	}
 }
@@ -468,10 +463,7 @@ func TestFaultRescanFindsStaleBottles(t *testing.T) {
 	claude, data := dirs(t)
 	ids := []string{"5e5c0000-0000-4000-8000-00000000000a", "5e5c0000-0000-4000-8000-00000000000b"}
 	for _, id := range ids {
-		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, "-p", id)
 		appendFile(t, path, userRec(id, "u1", "", "RESCAN-P1 go")+assistantRec(id, "a1", "u1", "m1", "RESCAN-A1 went."))
 	}
 	d := startDaemon(t, claude, data)
@@ -507,10 +499,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 	// write makes a transcript whose first prompt holds the secret, 80 KB
 	// before the end, and returns where the secret is.
 	write := func(t *testing.T, claude, id string) (string, int64) {
-		path := filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, "-home-dev-app", id)
 		head := userRec(id, "u1", "", "REDACT-P1 the key is "+secret+" keep it safe")
 		var sb strings.Builder
 		sb.WriteString(head)
@@ -558,6 +547,23 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		d.waitBottle(id, "the secret leaves the bottle", func(b string) bool {
 			return noSecret(b) && strings.Contains(b, "REDACT-P9")
 		})
+	})
+	t.Run("daemon started after it", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000004"
+		path, at := write(t, claude, id)
+		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).CombinedOutput(); err != nil {
+			t.Fatalf("bottled render: %v\n%s", err, out)
+		}
+		d := &daemon{t: t, data: data}
+		if !strings.Contains(d.bottle(id), secret) {
+			t.Fatal("the bottle does not show the secret to begin with")
+		}
+		time.Sleep(50 * time.Millisecond)
+		redact(t, path, at)
+		d = startDaemon(t, claude, data, "--rescan", "1h") // its catch-up only
+		d.waitBottle(id, "the secret leaves the bottle", noSecret)
 	})
 	t.Run("hook and render command", func(t *testing.T) {
 		t.Parallel()
@@ -618,10 +624,7 @@ func TestFaultInotifyLimit(t *testing.T) {
 	for i := range 5 {
 		id := fmt.Sprintf("1e070000-0000-4000-8000-00000000000%d", i)
 		ids = append(ids, id)
-		path := filepath.Join(claude, "projects", fmt.Sprintf("-home-dev-p%d", i), id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, fmt.Sprintf("-home-dev-p%d", i), id)
 		appendFile(t, path, userRec(id, "u1", "", "LIMIT-P1 go"))
 	}
 	if err := os.MkdirAll(data, 0o700); err != nil {
@@ -747,10 +750,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		t.Parallel()
 		claude, data := dirs(t)
 		const id = "de1e0000-0000-4000-8000-000000000001"
-		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, "-p", id)
 		appendFile(t, path, userRec(id, "u1", "", "DELETED-P1 go"))
 		d := startDaemon(t, claude, data)
 		d.waitContains(id, "DELETED-P1 go")
@@ -777,7 +777,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		if err := os.RemoveAll(data); err != nil {
 			t.Fatal(err)
 		}
-		second := startDaemonAnyway(t, claude, data)
+		second := launchDaemon(t, claude, data, nil)
 		time.Sleep(3 * time.Second) // both had time to notice
 		running := 0
 		for _, d := range []*daemon{first, second} {
@@ -796,26 +796,6 @@ func TestFaultDataDirDeleted(t *testing.T) {
 	})
 }
 
-// startDaemonAnyway starts `bottled run` without waiting for it to answer.
-func startDaemonAnyway(t *testing.T, claude, data string) *daemon {
-	d := &daemon{t: t, claude: claude, data: data, stderr: &testbin.SyncBuffer{}, exited: make(chan error, 1)}
-	d.cmd = exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data, "run"}, fastFlags...)...)
-	d.cmd.Stderr = d.stderr
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	gone := make(chan struct{})
-	go func() {
-		d.exited <- d.cmd.Wait()
-		close(gone)
-	}()
-	t.Cleanup(func() {
-		d.cmd.Process.Kill()
-		<-gone
-	})
-	return d
-}
-
 // TestFaultSIGHUP sends SIGHUP to a daemon in the middle of a catch-up: it
 // keeps running (a daemon takes SIGHUP as a cue to check everything
 // again), and leaves nothing behind when it stops. Temporary files a
@@ -823,13 +803,9 @@ func startDaemonAnyway(t *testing.T, claude, data string) *daemon {
 func TestFaultSIGHUP(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
-	proj := filepath.Join(claude, "projects", "-p")
-	if err := os.MkdirAll(proj, 0o700); err != nil {
-		t.Fatal(err)
-	}
 	for i := range 20 {
 		id := fmt.Sprintf("5160b000-0000-4000-8000-%012d", i)
-		f, err := os.Create(filepath.Join(proj, id+".jsonl"))
+		f, err := os.Create(transcriptIn(t, claude, "-p", id))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -893,10 +869,7 @@ func TestFaultStatusAsksTheDaemon(t *testing.T) {
 	for i := range 3 {
 		id := fmt.Sprintf("57a70000-0000-4000-8000-00000000000%d", i)
 		ids = append(ids, id)
-		path := filepath.Join(claude, "projects", "-p", id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		path := transcriptIn(t, claude, "-p", id)
 		appendFile(t, path, userRec(id, "u1", "", "STATUS-P1 go"))
 	}
 	d := startDaemon(t, claude, data)

@@ -37,17 +37,24 @@ type freshCache struct {
 type freshEntry struct {
 	transcript, bottle fileStamp
 	gen                int
+	// outcome is what status says of the bottle: outcomeFresh, archived
+	// (render.Cleared) or outcomeNothing (the transcript has nothing to
+	// render).
+	outcome string
 }
 
 func newFreshCache() *freshCache { return &freshCache{m: map[string]freshEntry{}} }
 
-// fresh reports whether the bottle of the transcript at path was found
-// fresh at these stamps.
-func (c *freshCache) fresh(path string, transcript, bottle fileStamp) bool {
+// fresh returns what was found of the bottle of the transcript at path at
+// these stamps, "" if nothing was.
+func (c *freshCache) fresh(path string, transcript, bottle fileStamp) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[path]
-	return ok && e.gen == c.gen && e.transcript == transcript && e.bottle == bottle
+	if !ok || e.gen != c.gen || e.transcript != transcript || e.bottle != bottle {
+		return ""
+	}
+	return e.outcome
 }
 
 // freshTranscript reports whether the bottle of the transcript at path
@@ -60,16 +67,17 @@ func (c *freshCache) freshTranscript(path string, transcript fileStamp) bool {
 	return ok && e.gen == c.gen && e.transcript == transcript
 }
 
-// put records that the bottle was fresh at these stamps, taken before it
-// was checked. A transcript whose time is too recent for a later write to
-// be sure to change it is not recorded: it is checked again next time.
-func (c *freshCache) put(path string, transcript, bottle fileStamp) {
+// put records that the bottle needed no render at these stamps, taken
+// before it was checked, and what status says of it (see freshEntry). A
+// transcript whose time is too recent for a later write to be sure to
+// change it is not recorded: it is checked again next time.
+func (c *freshCache) put(path string, transcript, bottle fileStamp, outcome string) {
 	if !sources.Settled(transcript.mod, time.Now()) {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m[path] = freshEntry{transcript: transcript, bottle: bottle, gen: c.gen}
+	c.m[path] = freshEntry{transcript: transcript, bottle: bottle, gen: c.gen, outcome: outcome}
 }
 
 // drop forgets a transcript.
@@ -99,32 +107,56 @@ func stampOf(path string) (fileStamp, error) {
 	return fileStamp{info.Size(), info.ModTime()}, nil
 }
 
-// checkFresh checks the bottle of the session whose transcript is at path
-// against its sources, as the hook does, and remembers it when fresh. A
-// missing bottle whose session was cleared (archived) and has nothing new
-// counts as fresh: it is not to be brought back.
-// It also reports whether the transcript was rewritten (then its parse
-// state must be read again in full).
-func (d *Daemon) checkFresh(ctx context.Context, id, path string) (fresh, rewritten bool) {
-	ts, err := stampOf(path)
-	if err != nil {
-		return false, false
-	}
+// checkFresh checks the bottle of session id, whose transcript is at path
+// ("" if it has none) and had stamp ts before the check, against its
+// sources, as the hook does, and remembers it when it needs no render. It
+// returns what status says of such a bottle: outcomeFresh; archived for a
+// missing bottle whose session was cleared and has nothing new (it is not
+// to be brought back); outcomeNothing, remembered from a render, for a
+// transcript with nothing to render. It returns "" for a bottle to render,
+// and whether the transcript was rewritten (then its parse state must be
+// read again in full). A bottle without a transcript is not remembered:
+// the cache knows transcripts.
+//
+// Every transcript written since its bottle is read in full, for a change
+// made in place (render.VerifyAll). With tailFirst, the transcripts' ends
+// are checked first and the rest read only if they show nothing new: for
+// a catch-up, whose render then reads the transcript in full anyway, and
+// does not need to know a rewrite from an append.
+func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp, tailFirst bool) (outcome string, rewritten bool) {
 	bs, bottleErr := stampOf(render.BottlePath(d.bottles, id))
-	if bottleErr == nil && d.freshness.fresh(path, ts, bs) {
-		return true, false
+	cache := path != "" && bottleErr == nil
+	if cache {
+		if out := d.freshness.fresh(path, ts, bs); out != "" {
+			return out, false
+		}
 	}
 	mem := render.CursorNow(ctx, d.db.Load(), id)
-	// A cleared session's archived bottle that still shows everything is
-	// as good as fresh: it stays archived.
-	f, _, why, err := render.Check(d.bottles, id, path, mem, render.VerifyAll)
+	verify := render.VerifyAll
+	if tailFirst {
+		verify = render.VerifyTail
+	}
+	f, st, why, err := render.Check(d.bottles, id, path, mem, verify)
 	if err != nil || (f != render.Fresh && f != render.Cleared) {
-		return false, why == render.WhyRewritten
+		return "", why == render.WhyRewritten
 	}
-	if bottleErr == nil {
-		d.freshness.put(path, ts, bs)
+	if verify != render.VerifyAll {
+		// The bottle (or, cleared, the archived one) shows everything up
+		// to the ends of the transcripts and every claude-mem record:
+		// what is left to check is the bytes before those ends.
+		all, why, err := render.CheckState(st, path, nil, render.VerifyAll)
+		if err != nil || all != render.Fresh {
+			return "", why == render.WhyRewritten
+		}
 	}
-	return true, false
+	outcome = outcomeFresh
+	if f == render.Cleared {
+		outcome = render.Archived.String()
+	}
+	if cache {
+		d.freshness.put(path, ts, bs, outcome)
+	}
+	return outcome, false
 }
 
 // stampWritten records that the bottle on disk now reflects the
@@ -133,7 +165,7 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string) (fresh, rewrit
 func (d *Daemon) stampWritten(id, path string, ts fileStamp) {
 	bs, err := stampOf(render.BottlePath(d.bottles, id))
 	if err == nil && path != "" && ts != (fileStamp{}) && bs != (fileStamp{}) {
-		d.freshness.put(path, ts, bs)
+		d.freshness.put(path, ts, bs, outcomeFresh)
 	}
 }
 
@@ -141,6 +173,6 @@ func (d *Daemon) stampWritten(id, path string, ts fileStamp) {
 // was read, has nothing to render: it has no bottle and needs none.
 func (d *Daemon) stampNothing(path string, ts fileStamp) {
 	if path != "" && ts != (fileStamp{}) {
-		d.freshness.put(path, ts, fileStamp{})
+		d.freshness.put(path, ts, fileStamp{}, outcomeNothing)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -124,11 +125,7 @@ func (f *fsWatch) errors() chan error {
 func (f *fsWatch) initialScan() []string {
 	f.add(f.data)
 	f.ensureRoots()
-	type entry struct {
-		id  string
-		mod time.Time
-	}
-	var all []entry
+	var all []dated
 	for _, p := range sources.ListTranscripts(f.claude) {
 		info, err := os.Stat(p)
 		if err != nil {
@@ -143,9 +140,9 @@ func (f *fsWatch) initialScan() []string {
 		f.d.mu.Lock()
 		f.d.paths[id] = p
 		f.d.mu.Unlock()
-		all = append(all, entry{id, info.ModTime()})
+		all = append(all, dated{id: id, path: p, mod: info.ModTime()})
 	}
-	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	newestFirst(all)
 	ids := make([]string, 0, len(all))
 	live := map[string]bool{}
 	for _, e := range all {
@@ -156,28 +153,46 @@ func (f *fsWatch) initialScan() []string {
 	return append(ids, orphanBottles(render.BottlesDir(f.data), live)...)
 }
 
+// dated is a session with the time its transcript (at path, if it has
+// one) or its bottle was last written.
+type dated struct {
+	id, path string
+	mod      time.Time
+}
+
+// newestFirst sorts sessions newest first, then by id.
+func newestFirst(all []dated) {
+	slices.SortFunc(all, func(a, b dated) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+}
+
+// bottleFiles yields the bottles in dir by session: the files named
+// <session>.md for a valid session id, not what else is there (temporary
+// files, the archive, a file a user put there).
+func bottleFiles(dir string) iter.Seq2[string, os.DirEntry] {
+	return func(yield func(string, os.DirEntry) bool) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), ".md")
+			if ok && !e.IsDir() && sources.ValidSessionID(id) && !yield(id, e) {
+				return
+			}
+		}
+	}
+}
+
 // orphanBottles lists the sessions of the bottles in dir that are not in
 // live, newest first.
 func orphanBottles(dir string, live map[string]bool) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	type entry struct {
-		id  string
-		mod time.Time
-	}
-	var all []entry
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".md")
-		if !ok || e.IsDir() || live[id] || !sources.ValidSessionID(id) {
+	var all []dated
+	for id, e := range bottleFiles(dir) {
+		if live[id] {
 			continue
 		}
 		if info, err := e.Info(); err == nil {
-			all = append(all, entry{id, info.ModTime()})
+			all = append(all, dated{id: id, mod: info.ModTime()})
 		}
 	}
-	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	newestFirst(all)
 	ids := make([]string, len(all))
 	for i, e := range all {
 		ids[i] = e.id
@@ -314,11 +329,22 @@ func (f *fsWatch) guard() {
 
 // touched reports a transcript as changed.
 func (f *fsWatch) touched(ctx context.Context, path string) {
-	if info, err := os.Stat(path); err == nil {
+	info, err := os.Stat(path)
+	if err != nil {
+		f.changed(ctx, path, fileStamp{}, false)
+		return
+	}
+	f.changed(ctx, path, fileStamp{info.Size(), info.ModTime()}, true)
+}
+
+// changed reports a transcript as changed: it now has stamp if it exists,
+// else it is gone.
+func (f *fsWatch) changed(ctx context.Context, path string, stamp fileStamp, exists bool) {
+	if exists {
 		if _, known := f.seen[path]; !known {
 			f.follow(path)
 		}
-		f.setSeen(path, fileStamp{info.Size(), info.ModTime()})
+		f.setSeen(path, stamp)
 	} else {
 		f.seenMu.Lock()
 		delete(f.seen, path)
@@ -326,7 +352,6 @@ func (f *fsWatch) touched(ctx context.Context, path string) {
 		f.follow(path)
 	}
 	if f.d.observerSession(path, "") {
-		f.status()
 		return
 	}
 	f.d.send(ctx, change{id: sources.SessionOf(path), path: path, at: f.d.cfg.Now()})
@@ -438,7 +463,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		f.bottlesDir = dir
 	}
 	current := map[string]bool{}
-	var check []string
+	var check []stamped
 	for _, p := range sources.ListTranscripts(f.claude) {
 		current[p] = true
 		info, err := os.Stat(p)
@@ -447,14 +472,14 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		}
 		stamp := fileStamp{info.Size(), info.ModTime()}
 		if old, ok := f.seen[p]; !ok || old != stamp {
-			f.touched(ctx, p)
+			f.changed(ctx, p, stamp, true)
 			continue
 		}
 		// A transcript written in the last moments is its events' to
 		// follow (a render is due or just done); it is checked once quiet.
 		quiet := time.Since(stamp.mod) >= checkQuiet
 		if quiet && !(same && f.d.freshness.freshTranscript(p, stamp)) {
-			check = append(check, p)
+			check = append(check, stamped{p, stamp})
 		}
 	}
 	for p := range f.seen {
@@ -472,24 +497,30 @@ func (f *fsWatch) rescan(ctx context.Context) {
 // and checking it meanwhile would read it in full for nothing.
 const checkQuiet = 5 * time.Second
 
-// checkFresh checks the bottles of the transcripts at paths against their
-// sources, in a goroutine of its own, so that file events keep being
-// handled meanwhile (a check may read a transcript in full), and reports
-// the stale ones. If the previous rescan's checks are still running, these
-// wait for the next rescan.
-func (f *fsWatch) checkFresh(ctx context.Context, paths []string) {
-	if len(paths) == 0 || !f.checking.CompareAndSwap(false, true) {
+// stamped is a transcript and its stamp when last seen.
+type stamped struct {
+	path  string
+	stamp fileStamp
+}
+
+// checkFresh checks the bottles of the transcripts against their sources,
+// in a goroutine of its own, so that file events keep being handled
+// meanwhile (a check may read a transcript in full), and reports the stale
+// ones. If the previous rescan's checks are still running, these wait for
+// the next rescan.
+func (f *fsWatch) checkFresh(ctx context.Context, transcripts []stamped) {
+	if len(transcripts) == 0 || !f.checking.CompareAndSwap(false, true) {
 		return
 	}
 	f.checks.Go(func() {
 		defer f.checking.Store(false)
-		for _, p := range paths {
+		for _, t := range transcripts {
 			if ctx.Err() != nil {
 				return
 			}
-			id := sources.SessionOf(p)
-			if fresh, rewritten := f.d.checkFresh(ctx, id, p); !fresh {
-				f.d.send(ctx, change{id: id, path: p, at: f.d.cfg.Now(), rescan: true, verify: rewritten})
+			id := sources.SessionOf(t.path)
+			if out, rewritten := f.d.checkFresh(ctx, id, t.path, t.stamp, false); out == "" {
+				f.d.send(ctx, change{id: id, path: t.path, at: f.d.cfg.Now(), rescan: true, verify: rewritten})
 			}
 		}
 	})
@@ -508,7 +539,8 @@ func (f *fsWatch) scanDir(ctx context.Context, dir string) {
 	}
 }
 
-// status publishes the watch state.
+// status publishes the watch state: the directories watched. The
+// transcripts are counted when status is asked for (see Daemon.survey).
 func (f *fsWatch) status() {
 	projects := 0
 	for dir := range f.watched {
@@ -518,19 +550,8 @@ func (f *fsWatch) status() {
 	}
 	roots := []Root{{Path: f.projects, Watched: f.watched[f.projects]}, {Path: f.data, Watched: f.watched[f.data]}}
 	unwatched := slices.Sorted(maps.Keys(f.unwatched))
-	f.seenMu.Lock()
-	seen := slices.Collect(maps.Keys(f.seen))
-	f.seenMu.Unlock()
-	f.d.mu.Lock()
-	sessions, observer := 0, len(f.d.observers)
-	for _, p := range seen {
-		if !f.d.observers[sources.SessionOf(p)] {
-			sessions++
-		}
-	}
-	f.d.mu.Unlock()
 	f.d.rec.update(func(st *Status) {
-		st.Roots, st.Projects, st.Sessions, st.Observer, st.Unwatched = roots, projects, sessions, observer, unwatched
+		st.Roots, st.Projects, st.Unwatched = roots, projects, unwatched
 	})
 }
 

@@ -44,10 +44,7 @@ func BenchmarkIdle(b *testing.B) {
 	var total int64
 	for i := range idleSessions {
 		id := fmt.Sprintf("1d1e0000-0000-4000-8000-%012d", i)
-		path := filepath.Join(claude, "projects", fmt.Sprintf("-home-dev-proj%02d", i%idleProjects), id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			b.Fatal(err)
-		}
+		path := transcriptIn(b, claude, fmt.Sprintf("-home-dev-proj%02d", i%idleProjects), id)
 		c := newConvo(id, uint64(i)+1)
 		var sb strings.Builder
 		for range 1 + c.rng.IntN(3) {
@@ -80,7 +77,7 @@ func BenchmarkIdle(b *testing.B) {
 	// The catch-up's bottles are synced to disk a moment after it is over
 	// (render.Batch): that is catch-up work, not idle cost.
 	eventually(b, "the catch-up's bottles are synced", func() bool {
-		_, err := os.Stat(filepath.Join(render.BottlesDir(data), ".unsynced"))
+		_, err := os.Stat(render.UnsyncedMarker(render.BottlesDir(data)))
 		return os.IsNotExist(err)
 	})
 

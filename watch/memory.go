@@ -59,12 +59,7 @@ func newDBWatch(d *Daemon) *dbWatch {
 }
 
 // poke asks for a check soon; it never blocks.
-func (w *dbWatch) poke() {
-	select {
-	case w.pokes <- struct{}{}:
-	default:
-	}
-}
+func (w *dbWatch) poke() { signal(w.pokes) }
 
 // run checks on pokes and ticks until ctx is done. The database stays open
 // for renders in flight; Run closes it after them.
@@ -205,7 +200,7 @@ func (w *dbWatch) set(err error) {
 		log.Info("reading claude-mem database", "path", w.path)
 	case state == dbOpen:
 		log.Info("claude-mem database readable again; rendering again every bottle made without it", "path", w.path)
-		w.d.signal(w.d.dbBack)
+		signal(w.d.dbBack)
 	case state == dbAbsent && !w.seen:
 		if prev == dbUnknown {
 			log.Info("no claude-mem database; bottles are made from transcripts alone until it appears", "path", w.path)

@@ -60,10 +60,7 @@ func benchMemory(b *testing.B, gen func(path, id string) string) {
 	root := b.TempDir()
 	claude, data := filepath.Join(root, "claude"), filepath.Join(root, "mem")
 	const id = "3e3e0000-0000-4000-8000-000000000001"
-	path := filepath.Join(claude, "projects", "-home-dev-big", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		b.Fatal(err)
-	}
+	path := transcriptIn(b, claude, "-home-dev-big", id)
 	want := gen(path, id)
 	info, err := os.Stat(path)
 	if err != nil {

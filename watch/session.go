@@ -3,8 +3,6 @@ package watch
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -56,7 +54,7 @@ var outcomeWritten = render.Written.String()
 
 const (
 	outcomeNothing  = "nothing"  // no source has anything to show
-	outcomeFresh    = "fresh"    // catch-up found the bottle current
+	outcomeFresh    = "fresh"    // a check found the bottle current
 	outcomeObserver = "observer" // claude-mem's own session: not bottled
 	outcomeFailed   = "failed"
 	// outcomeHeld: the database cannot be read, and the bottle on disk
@@ -70,6 +68,7 @@ type result struct {
 	id                     string
 	since, began, finished time.Time
 	catchUp                bool
+	checked                bool // catch-up found no render needed (outcome says why)
 	outcome, mode          string
 	err                    error
 	continued              []string         // sessions newly found to continue this one
@@ -103,16 +102,13 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		res.outcome = outcomeObserver
 		return res
 	}
-	if catchUp {
-		if fresh, _ := d.checkFresh(ctx, s.id, path); fresh {
-			res.outcome = outcomeFresh
-			if _, err := os.Stat(render.BottlePath(d.bottles, s.id)); errors.Is(err, fs.ErrNotExist) {
-				res.outcome = render.Archived.String() // cleared, and it stays so
-			}
+	before, err := stampOf(path)
+	if catchUp && err == nil {
+		if out, _ := d.checkFresh(ctx, s.id, path, before, true); out != "" {
+			res.outcome, res.checked = out, true
 			return res
 		}
 	}
-	before, _ := stampOf(path)
 	d.syncChain(s, path)
 	for attempt := 1; ; attempt++ {
 		b, db, err := d.renderOnce(ctx, s, path, &res)

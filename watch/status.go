@@ -1,14 +1,15 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -27,8 +28,9 @@ type Status struct {
 	// Roots are the directories watched (or waited for).
 	Roots    []Root `json:"roots"`
 	Projects int    `json:"projects"` // project directories watched
-	Sessions int    `json:"sessions"` // transcripts known
-	Observer int    `json:"observer"` // claude-mem's own observer sessions, not bottled
+	// Sessions and Observer are Bottles' Transcripts and Observer.
+	Sessions int `json:"sessions"` // transcripts known
+	Observer int `json:"observer"` // claude-mem's own observer sessions, not bottled
 	// Unwatched are the directories that could not be watched (the inotify
 	// watch limit): changes in them reach their bottles at the rescan.
 	Unwatched []string `json:"unwatched,omitempty"`
@@ -120,28 +122,45 @@ type recorder struct {
 	st        Status
 	latencies []time.Duration // ring of the last keepLatencies
 	next      int
-	recent    map[string]*SessionStatus
-	// verdicts is what the daemon last knew of every session's bottle.
-	verdicts map[string]verdict
+	// sessions is what is known of every session the daemon changed,
+	// checked or rendered.
+	sessions map[string]*sessionRecord
 	// survey, if set, makes the survey a status answer carries.
-	survey func(map[string]verdict) *Survey
+	survey func(map[string]sessionRecord) *Survey
 }
 
-// verdict is the daemon's knowledge of one session's bottle.
-type verdict struct {
-	outcome, mode, why string
-	unknown            *sources.Unknown
-	pending            bool
+// sessionRecord is what the recorder knows of one session: what Recent
+// shows of it, and what its last check or render says of its bottle.
+type sessionRecord struct {
+	SessionStatus
+	// outcome is the last check's or render's: Outcome, or what a
+	// catch-up check found, which Recent does not show.
+	outcome string
+	why     string // the error of a failed render
 }
+
+// listed reports whether the session is one Recent may list: one that
+// changed or was rendered, not one a catch-up only checked.
+func (s *sessionRecord) listed() bool { return !s.Changed.IsZero() || !s.Rendered.IsZero() }
 
 func newRecorder(st Status) *recorder {
-	return &recorder{st: st, recent: map[string]*SessionStatus{}, verdicts: map[string]verdict{}}
+	return &recorder{st: st, sessions: map[string]*sessionRecord{}}
 }
 
 func (r *recorder) update(f func(st *Status)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	f(&r.st)
+}
+
+// session returns what is known of a session, to change.
+func (r *recorder) session(id string) *sessionRecord {
+	s := r.sessions[id]
+	if s == nil {
+		s = &sessionRecord{SessionStatus: SessionStatus{Session: id}}
+		r.sessions[id] = s
+	}
+	return s
 }
 
 // changed notes a change to a session.
@@ -153,47 +172,15 @@ func (r *recorder) changed(id, transcript string, at time.Time) {
 	if transcript != "" {
 		s.Transcript = transcript
 	}
-	v := r.verdicts[id]
-	v.pending = true
-	r.verdicts[id] = v
 }
 
-// checked records a catch-up check that found a bottle fresh.
+// checked records a catch-up check that found a bottle needed no render:
+// outcome is outcomeFresh, archived or outcomeNothing.
 func (r *recorder) checked(id, outcome string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	v := r.verdicts[id]
-	v.outcome, v.why = outcome, ""
-	r.verdicts[id] = v
-}
-
-func (r *recorder) session(id string) *SessionStatus {
-	s, ok := r.recent[id]
-	if !ok {
-		s = &SessionStatus{Session: id}
-		r.recent[id] = s
-		if len(r.recent) > 4*keepRecent {
-			r.trim()
-		}
-	}
-	return s
-}
-
-// trim forgets the sessions that changed longest ago.
-func (r *recorder) trim() {
-	all := r.sortedRecent()
-	for _, s := range all[keepRecent:] {
-		delete(r.recent, s.Session)
-	}
-}
-
-func (r *recorder) sortedRecent() []*SessionStatus {
-	all := make([]*SessionStatus, 0, len(r.recent))
-	for _, s := range r.recent {
-		all = append(all, s)
-	}
-	slices.SortFunc(all, func(a, b *SessionStatus) int { return b.Changed.Compare(a.Changed) })
-	return all
+	s := r.session(id)
+	s.outcome, s.why = outcome, ""
 }
 
 // rendered records a finished render.
@@ -205,11 +192,10 @@ func (r *recorder) rendered(id string, res result) {
 	if res.mode != "" {
 		s.Mode, s.Unknown = res.mode, res.unknown
 	}
-	v := verdict{outcome: res.outcome, mode: s.Mode, unknown: s.Unknown, pending: res.pendingAfter}
+	s.outcome, s.why = res.outcome, ""
 	if res.err != nil {
-		v.why = res.err.Error()
+		s.why = res.err.Error()
 	}
-	r.verdicts[id] = v
 	switch {
 	case res.err != nil:
 		r.st.Renders.Failed++
@@ -266,23 +252,44 @@ func (r *recorder) snapshot() Status {
 	if len(lat) > 0 {
 		st.Renders.MaxMs = float64(lat[len(lat)-1].Microseconds()) / 1000
 	}
-	st.Recent = nil
-	for _, s := range r.sortedRecent()[:min(keepRecent, len(r.recent))] {
-		st.Recent = append(st.Recent, *s)
-	}
+	st.Recent = r.recent()
 	return st
 }
 
+// recent returns the keepRecent sessions that changed last, newest first.
+func (r *recorder) recent() []SessionStatus {
+	var all []*sessionRecord
+	for _, s := range r.sessions {
+		if s.listed() {
+			all = append(all, s)
+		}
+	}
+	slices.SortFunc(all, func(a, b *sessionRecord) int {
+		return cmp.Or(b.Changed.Compare(a.Changed), strings.Compare(a.Session, b.Session))
+	})
+	var recent []SessionStatus
+	for _, s := range all[:min(keepRecent, len(all))] {
+		recent = append(recent, s.SessionStatus)
+	}
+	return recent
+}
+
 // snapshotWithSurvey is snapshot with what the daemon knows of every
-// bottle, computed outside the lock.
+// bottle, computed outside the lock; the transcripts it counts are the
+// status's.
 func (r *recorder) snapshotWithSurvey() Status {
 	st := r.snapshot()
 	r.mu.Lock()
-	survey, verdicts := r.survey, maps.Clone(r.verdicts)
+	survey := r.survey
+	sessions := make(map[string]sessionRecord, len(r.sessions))
+	for id, s := range r.sessions {
+		sessions[id] = *s
+	}
 	r.mu.Unlock()
 	if survey != nil {
-		st.Bottles = survey(verdicts)
+		st.Bottles = survey(sessions)
 		st.Bottles.DB = st.DB
+		st.Sessions, st.Observer = st.Bottles.Transcripts, st.Bottles.Observer
 	}
 	return st
 }

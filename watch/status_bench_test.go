@@ -26,10 +26,7 @@ func BenchmarkStatus(b *testing.B) {
 	claude, data := filepath.Join(root, "claude"), filepath.Join(root, "mem")
 	for i := range sessions {
 		id := fmt.Sprintf("57a7b000-0000-4000-8000-%012d", i)
-		path := filepath.Join(claude, "projects", fmt.Sprintf("-home-dev-p%03d", i%projects), id+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			b.Fatal(err)
-		}
+		path := transcriptIn(b, claude, fmt.Sprintf("-home-dev-p%03d", i%projects), id)
 		if err := os.WriteFile(path, []byte(userRec(id, "u1", "", "STATUS-BENCH a prompt")+assistantRec(id, "a1", "u1", "m1", "An answer.")), 0o600); err != nil {
 			b.Fatal(err)
 		}

@@ -1,12 +1,10 @@
 package watch
 
 import (
-	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"bottled/render"
@@ -79,7 +77,9 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 			modified[p] = info.ModTime()
 		}
 	}
-	all := sv.list(modified, dataDir)
+	// Without the daemon, only the observer sessions in claude-mem's own
+	// project directory are known as such.
+	all := sv.list(modified, func(path string) bool { return sources.IsObserverSession(path, "", dataDir) })
 	for i, f := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -98,32 +98,26 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	return sv, nil
 }
 
-// surveyed is one transcript a survey checks.
-type surveyed struct {
-	id, path string
-	mod      time.Time
-}
-
 // list returns the transcripts (path → last write) newest first, leaving
-// out claude-mem's observer sessions, which it counts, and sets
-// Transcripts.
-func (sv *Survey) list(modified map[string]time.Time, dataDir string) []surveyed {
-	var all []surveyed
+// out claude-mem's observer sessions (those observer says are), which it
+// counts, and sets Transcripts.
+func (sv *Survey) list(modified map[string]time.Time, observer func(path string) bool) []dated {
+	var all []dated
 	for path, mod := range modified {
-		if sources.IsObserverSession(path, "", dataDir) {
+		if observer(path) {
 			sv.Observer++
 			continue
 		}
-		all = append(all, surveyed{sources.SessionOf(path), path, mod})
+		all = append(all, dated{id: sources.SessionOf(path), path: path, mod: mod})
 	}
-	slices.SortFunc(all, func(a, b surveyed) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
+	newestFirst(all)
 	sv.Transcripts = len(all)
 	return all
 }
 
 // count adds the i-th newest transcript's freshness to the totals, and
 // lists it among the most recent with what c says (mode, reason, unknown).
-func (sv *Survey) count(i int, f surveyed, fresh render.Freshness, c SessionCheck) {
+func (sv *Survey) count(i int, f dated, fresh render.Freshness, c SessionCheck) {
 	switch fresh {
 	case render.Fresh:
 		sv.Fresh++
@@ -142,14 +136,13 @@ func (sv *Survey) count(i int, f surveyed, fresh render.Freshness, c SessionChec
 
 // countBottles counts the bottles in dir whose session has no
 // transcript among all.
-func (sv *Survey) countBottles(dir string, all []surveyed) {
+func (sv *Survey) countBottles(dir string, all []dated) {
 	live := map[string]bool{}
 	for _, f := range all {
 		live[f.id] = true
 	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".md"); ok && !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !live[id] {
+	for id := range bottleFiles(dir) {
+		if !live[id] {
 			sv.Orphans++
 		}
 	}
@@ -157,39 +150,43 @@ func (sv *Survey) countBottles(dir string, all []surveyed) {
 
 // survey is what the daemon knows of every transcript's bottle, in the
 // shape of a disk survey, read from its own state: the transcripts the
-// file watcher knows and the outcome of each session's last check or
-// render. Nothing of the transcripts is read, so status costs the same
-// with 5,000 of them as with 5.
-func (d *Daemon) survey(fw *fsWatch, verdicts map[string]verdict) *Survey {
+// file watcher knows, the observer sessions found among them (by their
+// directory or, once read, their records), and the outcome of each
+// session's last check or render. Nothing of the transcripts is read, so
+// status costs the same with 5,000 of them as with 5.
+func (d *Daemon) survey(fw *fsWatch, sessions map[string]sessionRecord) *Survey {
 	sv := &Survey{Source: "daemon"}
 	modified := map[string]time.Time{}
 	for path, stamp := range fw.transcripts() {
 		modified[path] = stamp.mod
 	}
-	all := sv.list(modified, d.cfg.DataDir)
+	d.mu.Lock()
+	observers := maps.Clone(d.observers)
+	d.mu.Unlock()
+	all := sv.list(modified, func(path string) bool { return observers[sources.SessionOf(path)] })
 	for i, f := range all {
-		v, known := verdicts[f.id]
-		fresh, why := v.freshness(known)
-		sv.count(i, f, fresh, SessionCheck{Mode: v.mode, Why: why, Unknown: v.unknown})
+		s, known := sessions[f.id]
+		fresh, why := s.freshness(known)
+		sv.count(i, f, fresh, SessionCheck{Mode: s.Mode, Why: why, Unknown: s.Unknown})
 	}
 	sv.countBottles(d.bottles, all)
 	return sv
 }
 
 // freshness is what a session's last check or render says of its bottle.
-func (v verdict) freshness(known bool) (render.Freshness, string) {
+func (s sessionRecord) freshness(known bool) (render.Freshness, string) {
 	switch {
 	case !known:
 		return render.Stale, "not checked yet"
-	case v.pending:
+	case s.Pending:
 		return render.Stale, "changes not rendered yet"
-	case v.outcome == outcomeFailed:
-		return render.Stale, v.why
-	case v.outcome == outcomeHeld:
+	case s.outcome == outcomeFailed:
+		return render.Stale, s.why
+	case s.outcome == outcomeHeld:
 		return render.Stale, "claude-mem's database cannot be read"
-	case v.outcome == outcomeNothing:
+	case s.outcome == outcomeNothing:
 		return render.Missing, "nothing to render"
-	case v.outcome == render.Archived.String():
+	case s.outcome == render.Archived.String():
 		return render.Cleared, "cleared"
 	}
 	return render.Fresh, ""

@@ -26,7 +26,7 @@ func (d *Daemon) syncBottles(ctx context.Context) {
 		}
 		if err := d.batch.Sync(); err != nil {
 			d.log.Warn("sync bottles", "err", err)
-			d.signal(d.batch.Dirty) // try again
+			signal(d.batch.Dirty) // try again
 		}
 	}
 }

@@ -1,0 +1,50 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"bottled/render"
+)
+
+// TestCrashMarkerGoesWithNothingToRender starts the daemon on a bottles
+// directory that holds only the marker a crash of the machine left in the
+// middle of a batch: there is no bottle to render again, so the marker
+// goes while the daemon runs (while it is there, every bottle a hook
+// writes is taken for one the crash may have damaged).
+func TestCrashMarkerGoesWithNothingToRender(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "data")
+	marker := render.UnsyncedMarker(render.BottlesDir(data))
+	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A marker that cannot be read is taken for one of another boot.
+	if err := os.WriteFile(marker, []byte("left by a crash"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: data, Rescan: time.Hour})
+	if !d.batch.Damaged() {
+		t.Fatal("the daemon does not take the marker for a crash's")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(marker); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the crash's marker is still there 20 s after the daemon started")
+		}
+	}
+}

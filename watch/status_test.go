@@ -1,0 +1,84 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"bottled/render"
+)
+
+// TestRecorderSessions records changes, renders and catch-up checks of
+// more sessions than status lists: Recent shows the keepRecent that
+// changed last, newest first, as they were last rendered, and never a
+// session a catch-up only checked; the survey sees every session.
+func TestRecorderSessions(t *testing.T) {
+	r := newRecorder(Status{})
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	id := func(i int) string { return fmt.Sprintf("5e550000-0000-4000-8000-%012d", i) }
+	const n = 3 * keepRecent
+	r.checked(id(n), outcomeFresh)
+	r.checked(id(n+1), render.Archived.String())
+
+	if st := r.snapshot(); len(st.Recent) != 0 {
+		// Catch-up checks only so far: nothing changed.
+		t.Fatalf("Recent lists %+v before any change", st.Recent)
+	}
+	for i := range n {
+		at := t0.Add(time.Duration(i) * time.Second)
+		r.changed(id(i), "/t/"+id(i)+".jsonl", at)
+		res := result{finished: at.Add(time.Millisecond), outcome: outcomeWritten, mode: "full"}
+		if i%2 == 1 {
+			res = result{finished: at.Add(time.Millisecond), outcome: outcomeFailed, err: errors.New("disk full")}
+		}
+		r.rendered(id(i), res)
+	}
+	r.changed(id(n-1), "", t0.Add(time.Hour)) // pending again, and newest
+
+	st := r.snapshot()
+	if len(st.Recent) != keepRecent {
+		t.Fatalf("Recent lists %d sessions, want %d", len(st.Recent), keepRecent)
+	}
+	for k, s := range st.Recent {
+		want := n - 1 - k
+		if s.Session != id(want) {
+			t.Fatalf("Recent[%d] is %s, want %s (newest first)", k, s.Session, id(want))
+		}
+		mode := "full"
+		if want%2 == 1 {
+			mode = "" // its only render failed
+		}
+		if s.Transcript != "/t/"+id(want)+".jsonl" || s.Mode != mode {
+			t.Errorf("Recent[%d] = %+v", k, s)
+		}
+	}
+	if s := st.Recent[0]; !s.Pending || s.Outcome != outcomeFailed {
+		t.Errorf("the session changed after its render: %+v, want pending, outcome failed", s)
+	}
+
+	var seen map[string]sessionRecord
+	r.survey = func(s map[string]sessionRecord) *Survey { seen = s; return &Survey{} }
+	r.snapshotWithSurvey()
+	if len(seen) != n+2 {
+		t.Fatalf("the survey sees %d sessions, want %d", len(seen), n+2)
+	}
+	for _, tc := range []struct {
+		id    string
+		fresh string
+		why   string
+	}{
+		{id(0), "fresh", ""},
+		{id(1), "stale", "disk full"},
+		{id(n - 1), "stale", "changes not rendered yet"},
+		{id(n), "fresh", ""},
+		{id(n + 1), "archived", "cleared"},
+		{id(n + 2), "stale", "not checked yet"},
+	} {
+		s, known := seen[tc.id]
+		f, why := s.freshness(known)
+		if f.String() != tc.fresh || why != tc.why {
+			t.Errorf("%s: %s (%s), want %s (%s)", tc.id, f, why, tc.fresh, tc.why)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"bottled/internal/synth"
+	"bottled/render"
+	"bottled/sources"
+)
+
+// TestBottlesWithoutTranscript puts beside the bottles what is not one (a
+// note, a temporary file, a directory, the archive): the disk survey
+// counts, and the catch-up lists, the same bottles without transcript,
+// newest first.
+func TestBottlesWithoutTranscript(t *testing.T) {
+	root := t.TempDir()
+	claude, data := filepath.Join(root, "claude"), filepath.Join(root, "data")
+	bottles := render.BottlesDir(data)
+	const live, older, newer = "b0771e00-0000-4000-8000-000000000001", "b0771e00-0000-4000-8000-000000000002", "b0771e00-0000-4000-8000-000000000003"
+	path := filepath.Join(claude, "projects", "-p", live+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	if err := os.WriteFile(path, []byte(synth.Rec{Session: live, UUID: "u1", At: at, CWD: "/p"}.User("SURVEY-P1 hello")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{render.ArchiveDir(bottles), filepath.Join(bottles, "x.md")} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, name := range []string{live + ".md", older + ".md", newer + ".md", "my notes.md", ".tmp-" + live + "-1.md", "v1.2.md"} {
+		p := filepath.Join(bottles, name)
+		if err := os.WriteFile(p, []byte("# Session bottle\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mod := at.Add(time.Duration(i) * time.Minute)
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	sv, err := TakeSurvey(context.Background(), claude, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv.Transcripts != 1 || sv.Orphans != 2 {
+		t.Errorf("survey: %d transcripts, %d bottles without transcript; want 1 and 2", sv.Transcripts, sv.Orphans)
+	}
+	if got, want := orphanBottles(bottles, map[string]bool{sources.SessionOf(path): true}), []string{newer, older}; !slices.Equal(got, want) {
+		t.Errorf("catch-up lists the bottles without transcript %q, want %q", got, want)
+	}
+}
