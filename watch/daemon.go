@@ -42,7 +42,8 @@
 //   - the fsnotify reader turns events into changes for the loop, and runs
 //     the periodic rescan and the guard's checks;
 //   - the database poller turns database commits into changes for the loop;
-//   - the search index opener opens (or first builds) the index, once;
+//   - the search index keeper opens (or first builds) the index, and again
+//     whenever a render finds it must be built again;
 //   - one goroutine per render in flight, at most Config.Workers;
 //   - the syncer syncs the bottles written;
 //   - the status server answers the socket.
@@ -155,8 +156,11 @@ type Daemon struct {
 	dbBack  chan struct{} // to the loop, from the db poller: readable again (capacity 1)
 	// rescanNow asks the file watcher for a rescan (capacity 1).
 	rescanNow chan struct{}
-	guard     *guard        // set by Run
-	batch     *render.Batch // writes bottles, syncing them a moment later
+	// reopenIndex asks the index keeper to open the index again: a render
+	// found it must be built again (capacity 1).
+	reopenIndex chan struct{}
+	guard       *guard        // set by Run
+	batch       *render.Batch // writes bottles, syncing them a moment later
 
 	db    atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw   *dbWatch
@@ -215,6 +219,7 @@ func New(cfg Config) *Daemon {
 		results:     make(chan result, 64),
 		dbBack:      make(chan struct{}, 1),
 		rescanNow:   make(chan struct{}, 1),
+		reopenIndex: make(chan struct{}, 1),
 		freshness:   newFreshCache(),
 		batch:       render.NewBatch(render.BottlesDir(cfg.DataDir)),
 		withoutDB:   map[string]bool{},
@@ -283,7 +288,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	var bg sync.WaitGroup
 	bg.Go(func() { fw.run(ctx) })
 	bg.Go(func() { dbw.run(ctx) })
-	bg.Go(func() { d.openIndex(ctx) })
+	bg.Go(func() { d.keepIndex(ctx) })
 	bg.Go(func() { d.syncBottles(ctx) })
 	d.loop(ctx)
 	// Stopping: the renders in flight finish (with the database still

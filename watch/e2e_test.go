@@ -670,3 +670,27 @@ func TestDaemonKeepsIndexCurrent(t *testing.T) {
 		t.Errorf("the daemon warned:\n%s", d.stderr.String())
 	}
 }
+
+// TestDaemonRebuildsALostIndex removes the search index under a running
+// daemon: the next bottle it writes finds the index gone, and the daemon
+// builds it again in the background (never in the render), so that the
+// index is there again without a restart.
+func TestDaemonRebuildsALostIndex(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	d := startDaemon(t, claude, data)
+	const id = "5d2e8f61-3b7a-4c09-8e1f-6a4b2c9d7e31"
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	appendFile(t, path, userRec(id, "u0", "", "LOSTINDEX-P1 first")+assistantRec(id, "a0", "u0", "ma0", "done first"))
+	d.waitContains(id, "LOSTINDEX-P1")
+	eventually(t, "the index is ready", func() bool { return strings.Count(d.stderr.String(), "search index ready") == 1 })
+	if err := os.RemoveAll(index.Dir(data)); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, userRec(id, "u1", "a0", "LOSTINDEX-P2 second")+assistantRec(id, "a1", "u1", "ma1", "done second"))
+	d.waitContains(id, "LOSTINDEX-P2")
+	eventually(t, "the daemon builds the index again", func() bool {
+		_, err := os.Stat(index.Dir(data))
+		return err == nil && strings.Count(d.stderr.String(), "search index ready") == 2
+	})
+}

@@ -2,10 +2,26 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"bottled/index"
 )
+
+// keepIndex opens the search index, and opens it again (building it here,
+// in the background) whenever a render found it must be built again, until
+// ctx is done. Run closes it after the renders in flight have finished.
+func (d *Daemon) keepIndex(ctx context.Context) {
+	for {
+		d.openIndex(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.reopenIndex:
+			d.closeIndex()
+		}
+	}
+}
 
 // openIndex opens bottled's search index (building it from the bottles if
 // it is missing, of an older format or corrupt) and brings it up to date
@@ -43,7 +59,14 @@ func (d *Daemon) indexBottle(ctx context.Context, session string, bottle []byte)
 	if ix == nil {
 		return
 	}
-	if err := ix.Put(ctx, session+".md", bottle); err != nil {
+	err := ix.Put(ctx, session+".md", bottle)
+	switch {
+	case errors.Is(err, index.ErrUnusable):
+		// Building it again takes a while: not in a render. Until the
+		// keeper has, Put keeps saying so, at no cost.
+		d.log.Debug("search index must be built again; asking for it in the background", "err", err)
+		signal(d.reopenIndex)
+	case err != nil:
 		d.log.Warn("index bottle", "session", session, "err", err)
 	}
 }
