@@ -673,6 +673,45 @@ func TestDaemonKeepsIndexCurrent(t *testing.T) {
 	}
 }
 
+// TestDaemonRetriesTheIndex starts the daemon where the search index
+// cannot be made (a file stands where its directory goes, as a full disk
+// or a wrong permission would stop it): bottles are written as usual, and
+// once the fault is gone the daemon opens the index by itself, without a
+// restart and without a render to prompt it.
+func TestDaemonRetriesTheIndex(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(index.Dir(data), []byte("in the way"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, claude, data)
+	const id = "8c1f0b52-6d3e-4a97-b2c8-3e5f7a9d1b04"
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	appendFile(t, path, userRec(id, "u0", "", "RETRYINDEX-P1 first")+assistantRec(id, "a0", "u0", "ma0", "done first"))
+	d.waitContains(id, "RETRYINDEX-P1")
+	eventually(t, "the daemon says the index is unavailable", func() bool {
+		return strings.Contains(d.stderr.String(), "search index unavailable")
+	})
+	if err := os.Remove(index.Dir(data)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the daemon opens the index by itself", func() bool {
+		return strings.Contains(d.stderr.String(), "search index ready")
+	})
+	ix, err := index.Open(context.Background(), data, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	hits, err := ix.Search(context.Background(), "RETRYINDEX-P1", index.Scope{})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search after the retry: %d hits, %v", len(hits), err)
+	}
+}
+
 // TestDaemonRebuildsALostIndex removes the search index under a running
 // daemon: the next bottle it writes finds the index gone, and the daemon
 // builds it again in the background (never in the render), so that the

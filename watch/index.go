@@ -10,17 +10,50 @@ import (
 
 // keepIndex opens the search index, and opens it again (building it here,
 // in the background) whenever a render found it must be built again, until
-// ctx is done. Run closes it after the renders in flight have finished.
+// ctx is done. An index that cannot be opened (a full disk, a permission)
+// is tried again with the renders' backoff, so that it comes back once the
+// fault is fixed, without a restart. Run closes it after the renders in
+// flight have finished.
 func (d *Daemon) keepIndex(ctx context.Context) {
+	failures := 0
+	var said string // the failure last logged as a warning
 	for {
-		d.openIndex(ctx)
-		select {
-		case <-ctx.Done():
+		var retry *time.Timer
+		if err := d.openIndex(ctx); err == nil {
+			failures, said = 0, ""
+		} else if ctx.Err() == nil {
+			failures++
+			// A fault that stays is logged once, not every few minutes.
+			if err.Error() != said {
+				d.log.Warn("search index unavailable; bottles are written as usual", "err", err, "retry_in", backoff(failures))
+				said = err.Error()
+			} else {
+				d.log.Debug("search index still unavailable", "err", err, "retry_in", backoff(failures))
+			}
+			retry = time.NewTimer(backoff(failures))
+		}
+		if !d.waitIndexTurn(ctx, retry) {
 			return
-		case <-d.reopenIndex:
-			d.closeIndex()
 		}
 	}
+}
+
+// waitIndexTurn waits until the index should be opened again: retry fires
+// (nil: never), or a render asks. It reports false once ctx is done.
+func (d *Daemon) waitIndexTurn(ctx context.Context, retry *time.Timer) bool {
+	var fired <-chan time.Time
+	if retry != nil {
+		defer retry.Stop()
+		fired = retry.C
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-fired:
+	case <-d.reopenIndex:
+		d.closeIndex()
+	}
+	return true
 }
 
 // openIndex opens bottled's search index (building it from the bottles if
@@ -28,19 +61,15 @@ func (d *Daemon) keepIndex(ctx context.Context) {
 // with bottles written while the daemon was not running. Run runs it in
 // the background so that a first build does not hold up rendering; until it
 // is done, renders leave the index alone and readers sync it themselves.
-func (d *Daemon) openIndex(ctx context.Context) {
+func (d *Daemon) openIndex(ctx context.Context) error {
 	began := d.cfg.Now()
 	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local})
-	if err == nil {
-		if err = ix.Sync(ctx); err != nil {
-			ix.Close()
-		}
-	}
 	if err != nil {
-		if ctx.Err() == nil {
-			d.log.Warn("search index unavailable; bottles are written as usual", "err", err)
-		}
-		return
+		return err
+	}
+	if err := ix.Sync(ctx); err != nil {
+		ix.Close()
+		return err
 	}
 	d.index.Store(ix)
 	// A bottle written between the sync and the store was not indexed by
@@ -49,6 +78,7 @@ func (d *Daemon) openIndex(ctx context.Context) {
 		d.log.Warn("sync search index", "err", err)
 	}
 	d.log.Info("search index ready", "took", d.cfg.Now().Sub(began).Round(time.Millisecond))
+	return nil
 }
 
 // indexBottle updates the search index with a bottle the daemon just

@@ -50,6 +50,12 @@ func (d *Daemon) noteRetry(res result, now time.Time) {
 	}
 	r := d.retries[res.id]
 	r.failures++
-	r.at = now.Add(min(retryMin<<min(r.failures-1, 20), retryMax))
+	r.at = now.Add(backoff(r.failures))
 	d.retries[res.id] = r
+}
+
+// backoff is the wait before the next try after failures failures in a
+// row.
+func backoff(failures int) time.Duration {
+	return min(retryMin<<min(max(failures-1, 0), 20), retryMax)
 }
