@@ -57,13 +57,15 @@ const (
 // Tunables.
 const (
 	// busyTimeout is how long a write waits for another process's write
-	// (the daemon's per-turn updates are small; a rebuild commits in
-	// batches of at most fillBatch bytes).
+	// (the daemon's per-turn updates are small; a sync of many bottles
+	// commits in batches of at most syncBatch bytes).
 	busyTimeout = 10 * time.Second
-	// fillBatch is how many bytes of bottles a rebuild indexes per
-	// transaction: big enough that commits cost little, small enough that
-	// other writers get their turn within busyTimeout.
-	fillBatch = 32 << 20
+	// syncBatch is how many bytes of bottles a sync indexes per
+	// transaction into the generation in use: big enough that commits
+	// cost little, small enough that other writers get their turn within
+	// busyTimeout. A rebuild fills its new generation, which no other
+	// process uses yet, in one transaction.
+	syncBatch = 32 << 20
 	// pendingMax is FTS5's in-memory buffer of new terms during a rebuild
 	// (the "hashsize" option): fewer, bigger flushes.
 	pendingMax = 64 << 20
@@ -328,8 +330,12 @@ CREATE TABLE docs (
 	words  INTEGER NOT NULL             -- words in the body, for ranking
 );
 CREATE INDEX docs_bottle ON docs (bottle, seq);
-CREATE VIRTUAL TABLE text USING fts5 (body, scope, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
-`, applicationID, Format)
+%s;
+`, applicationID, Format, textTable)
+
+// textTable is the full-text index of the blocks' bodies, with the words
+// of each bottle's project in scope.
+const textTable = `CREATE VIRTUAL TABLE text USING fts5 (body, scope, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`
 
 // Roles of a bottle among its session's bottles: search and lists show the
 // current bottle, and archived ones only when asked, and then only the
@@ -398,8 +404,27 @@ func (ix *Index) fill(ctx context.Context, gen int) error {
 		removeGen(path)
 		return err
 	}
+	// No other process opens the new generation before "current" names
+	// it, so it is filled without a journal and synced once at the end,
+	// instead of writing every page twice through the WAL (and holding a
+	// WAL as big as the index). A crash meanwhile leaves a file that the
+	// next build skips and removes.
+	if err := c.Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF"); err != nil {
+		c.Close()
+		removeGen(path)
+		return fmt.Errorf("create index: %w", err)
+	}
 	ix.conn, ix.gen = c, gen
-	if err := ix.syncAll(ctx, true); err != nil {
+	err = ix.syncAll(ctx, true)
+	ix.closeConn()
+	if err == nil {
+		err = syncFile(path)
+	}
+	if err == nil {
+		// Back in WAL mode (openConn) before any other process can see it.
+		err = ix.openGen(gen)
+	}
+	if err != nil {
 		ix.closeConn()
 		removeGen(path)
 		return err
@@ -413,6 +438,22 @@ func (ix *Index) fill(ctx context.Context, gen int) error {
 	}
 	ix.current = id
 	ix.removeOldGens(gen)
+	return nil
+}
+
+// syncFile flushes a file's contents to disk.
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("sync index: %w", err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync index: %w", err)
+	}
 	return nil
 }
 

@@ -164,23 +164,32 @@ func snippet(text []byte, at int) string {
 	return s
 }
 
+// asciiToken marks the ASCII bytes isTokenRune accepts: a rebuild counts
+// the words of every block, and most of them are ASCII.
+var asciiToken = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isTokenRune(rune(c))
+	}
+	return t
+}()
+
 // countWords counts the tokens of text as isTokenRune cuts them.
 func countWords(text []byte) int {
 	n, in := 0, false
 	for i := 0; i < len(text); {
-		r, size := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRune(text[i:])
-		}
-		i += size
-		if isTokenRune(r) {
-			if !in {
-				n++
-			}
-			in = true
+		var token bool
+		if c := text[i]; c < utf8.RuneSelf {
+			token = asciiToken[c]
+			i++
 		} else {
-			in = false
+			r, size := utf8.DecodeRune(text[i:])
+			token = isTokenRune(r)
+			i += size
 		}
+		if token && !in {
+			n++
+		}
+		in = token
 	}
 	return n
 }

@@ -34,7 +34,7 @@ func TestParseQuery(t *testing.T) {
 }
 
 func TestCountWords(t *testing.T) {
-	for _, s := range []string{"", "one", "two words", "  lead, trail.  ", "ünï-code 日本語 x2", "a\nb\tc", "\xff\xfe broken"} {
+	for _, s := range []string{"", "one", "two words", "  lead, trail.  ", "ünï-code 日本語 x2", "a\nb\tc", "\xff\xfe broken", "snake_case x-1 3.14 a/b `code` ~@#$%^&*()[]{}<>?!;:'\"", "\x00\x7f end"} {
 		if got, want := countWords([]byte(s)), len(tokens(s)); got != want {
 			t.Errorf("countWords(%q) = %d, tokens %d", s, got, want)
 		}

@@ -98,7 +98,7 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 		if _, err := ix.putLocked(name, data, st); err != nil {
 			return rollback(err)
 		}
-		if batch += len(data); batch >= fillBatch {
+		if batch += len(data); !filling && batch >= syncBatch {
 			if err := ix.conn.Exec("COMMIT; BEGIN IMMEDIATE"); err != nil {
 				return rollback(err)
 			}
