@@ -695,12 +695,22 @@ func TestDaemonRetriesTheIndex(t *testing.T) {
 	eventually(t, "the daemon says the index is unavailable", func() bool {
 		return strings.Contains(d.stderr.String(), "search index unavailable")
 	})
+	st, err := d.status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := st.Search; s.State != watch.SearchUnavailable || !strings.Contains(s.Error, "not a directory") || !s.Retry.After(s.Since) {
+		t.Errorf("status while the index cannot be made: %+v", s)
+	}
 	if err := os.Remove(index.Dir(data)); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the daemon opens the index by itself", func() bool {
 		return strings.Contains(d.stderr.String(), "search index ready")
 	})
+	if st, err := d.status(); err != nil || st.Search.State != watch.SearchReady || st.Search.Error != "" {
+		t.Errorf("status once the index is open: %+v, %v", st.Search, err)
+	}
 	ix, err := index.Open(context.Background(), data, index.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,7 @@ func (d *Daemon) keepIndex(ctx context.Context) {
 				d.log.Debug("search index still unavailable", "err", err, "retry_in", backoff(failures))
 			}
 			retry = time.NewTimer(backoff(failures))
+			d.noteSearch(Search{State: SearchUnavailable, Error: err.Error(), Retry: d.cfg.Now().Add(backoff(failures))})
 		}
 		if !d.waitIndexTurn(ctx, retry) {
 			return
@@ -63,6 +64,7 @@ func (d *Daemon) waitIndexTurn(ctx context.Context, retry *time.Timer) bool {
 // is done, renders leave the index alone and readers sync it themselves.
 func (d *Daemon) openIndex(ctx context.Context) error {
 	began := d.cfg.Now()
+	d.noteSearch(Search{State: SearchOpening})
 	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local})
 	if err != nil {
 		return err
@@ -78,7 +80,14 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 		d.log.Warn("sync search index", "err", err)
 	}
 	d.log.Info("search index ready", "took", d.cfg.Now().Sub(began).Round(time.Millisecond))
+	d.noteSearch(Search{State: SearchReady})
 	return nil
+}
+
+// noteSearch records the search index's new state for status.
+func (d *Daemon) noteSearch(s Search) {
+	s.Since = d.cfg.Now()
+	d.rec.update(func(st *Status) { st.Search = s })
 }
 
 // indexBottle updates the search index with a bottle the daemon just

@@ -35,6 +35,7 @@ type Status struct {
 	// watch limit): changes in them reach their bottles at the rescan.
 	Unwatched []string `json:"unwatched,omitempty"`
 	DB        DB       `json:"db"`
+	Search    Search   `json:"search"`
 	Renders   Renders  `json:"renders"`
 	CatchUp   CatchUp  `json:"catchUp"`
 	// Errors are the most recent failures, newest first.
@@ -64,6 +65,24 @@ type DB struct {
 	// the database cannot give now (the daemon only).
 	Held int `json:"held,omitempty"`
 }
+
+// Search is the state of bottled's search index as the daemon keeps it.
+type Search struct {
+	// State is opening (being built, or brought up to date with the
+	// bottles), ready, or unavailable (Error says why; the daemon tries
+	// again at Retry).
+	State string    `json:"state"`
+	Since time.Time `json:"since,omitzero"` // when it entered the state
+	Error string    `json:"error,omitempty"`
+	Retry time.Time `json:"retry,omitzero"`
+}
+
+// States of the search index.
+const (
+	SearchOpening     = "opening"
+	SearchReady       = "ready"
+	SearchUnavailable = "unavailable"
+)
 
 // Renders counts renders since start, with latency percentiles: from the
 // first change a render covers to the bottle being written.

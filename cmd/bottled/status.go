@@ -93,6 +93,7 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 			row("", "%d directories not watched (see the daemon's log; the inotify limit?): changes there wait for the rescan", n)
 		}
 		row("database", "%s", dbLine(st.DB))
+		row("search", "%s", searchLine(st.Search, now))
 		r := st.Renders
 		latency := "no change rendered yet"
 		if r.Samples > 0 {
@@ -171,6 +172,19 @@ func dbLine(db watch.DB) string {
 		line += fmt.Sprintf(" · %d bottles kept as they are until it can be read", db.Held)
 	}
 	return line
+}
+
+func searchLine(s watch.Search, now time.Time) string {
+	since := s.Since.Local().Format("2006-01-02 15:04")
+	switch s.State {
+	case watch.SearchReady:
+		return "index ready"
+	case watch.SearchOpening:
+		return "index being built or brought up to date since " + since + " (searches wait for it)"
+	case watch.SearchUnavailable:
+		return fmt.Sprintf("index unavailable since %s: %s · next try in %s (bottles are written as usual)", since, s.Error, age(max(s.Retry.Sub(now), 0)))
+	}
+	return "index not opened yet"
 }
 
 // age formats a duration the way people say it: 45s, 12m, 3h12m, 4d.

@@ -114,11 +114,11 @@ func TestStatusWithDaemon(t *testing.T) {
 	for {
 		var code int
 		code, out, _ = bottled(t, nil, append(flags, "status")...)
-		if code == 0 && strings.Contains(out, "daemon    running") && strings.Contains(out, "1 fresh") {
+		if code == 0 && strings.Contains(out, "daemon    running") && strings.Contains(out, "1 fresh") && strings.Contains(out, "search    index ready") {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("status never showed the running daemon and a fresh bottle:\n%s", out)
+			t.Fatalf("status never showed the running daemon, a fresh bottle and the search index ready:\n%s", out)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -128,6 +128,28 @@ func TestStatusWithDaemon(t *testing.T) {
 		}
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSearchLine(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local)
+	cases := []struct {
+		s    watch.Search
+		want string
+	}{
+		{watch.Search{}, "index not opened yet"},
+		{watch.Search{State: watch.SearchReady, Since: now}, "index ready"},
+		{watch.Search{State: watch.SearchOpening, Since: now.Add(-time.Minute)},
+			"index being built or brought up to date since 2026-12-01 09:59 (searches wait for it)"},
+		{watch.Search{State: watch.SearchUnavailable, Since: now.Add(-time.Hour), Error: "disk full", Retry: now.Add(90 * time.Second)},
+			"index unavailable since 2026-12-01 09:00: disk full · next try in 1m (bottles are written as usual)"},
+		{watch.Search{State: watch.SearchUnavailable, Since: now, Error: "disk full", Retry: now.Add(-time.Second)},
+			"index unavailable since 2026-12-01 10:00: disk full · next try in 0s (bottles are written as usual)"},
+	}
+	for _, c := range cases {
+		if got := searchLine(c.s, now); got != c.want {
+			t.Errorf("searchLine(%+v)\n got %q\nwant %q", c.s, got, c.want)
 		}
 	}
 }
