@@ -83,6 +83,11 @@ type Options struct {
 	// Building, if set, is called when Open starts building the index,
 	// which takes a while for many bottles.
 	Building func()
+	// Progress, if set, is called after each bottle a build or a sync
+	// indexes, with the bytes of bottles indexed so far and the bytes it
+	// has to index in all, so that a long one can show how far it got.
+	// It is called with the index busy: it must not use the index.
+	Progress func(done, total int64)
 	// Rebuild makes Open build the index anew from the bottles even if
 	// the one there is usable.
 	Rebuild bool
@@ -95,6 +100,8 @@ type Index struct {
 	bottles string // the bottles directory it indexes
 	loc     *time.Location
 	notify  func() // Options.Building
+	// progress is Options.Progress
+	progress func(done, total int64)
 
 	// mu guards everything below: the connection is used by one
 	// goroutine at a time.
@@ -117,10 +124,11 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 		opts.Location = time.Local
 	}
 	ix := &Index{
-		dir:     Dir(dataDir),
-		bottles: render.BottlesDir(dataDir),
-		loc:     opts.Location,
-		notify:  opts.Building,
+		dir:      Dir(dataDir),
+		bottles:  render.BottlesDir(dataDir),
+		loc:      opts.Location,
+		notify:   opts.Building,
+		progress: opts.Progress,
 	}
 	var err error
 	if opts.Rebuild {

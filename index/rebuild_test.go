@@ -307,3 +307,47 @@ func TestSameGenerationBuiltAgain(t *testing.T) {
 		t.Errorf("the new database has %d bottles after the put, want %d", after, before+1)
 	}
 }
+
+// TestProgress follows a build and then a sync through Options.Progress:
+// the bytes done grow with each bottle up to the bytes of the bottles the
+// pass had to index, which do not change under it.
+func TestProgress(t *testing.T) {
+	data := t.TempDir()
+	bottles := realBottles(t, false)[:6]
+	later := bottles[0].bottle // written after the build, for the sync
+	var want int64
+	for _, b := range bottles[1:] {
+		writeBottles(t, data, b.bottle)
+		want += int64(len(b.bottle.Bytes))
+	}
+	type call struct{ done, total int64 }
+	var calls []call
+	opts := Options{Location: time.UTC, Progress: func(done, total int64) { calls = append(calls, call{done, total}) }}
+	check := func(what string, n int, total int64) {
+		t.Helper()
+		if len(calls) != n {
+			t.Fatalf("%s: %d progress calls, want one per bottle indexed (%d): %v", what, len(calls), n, calls)
+		}
+		for i, c := range calls {
+			if c.total != total || c.done > c.total || i > 0 && c.done <= calls[i-1].done {
+				t.Errorf("%s: call %d of %v", what, i, calls)
+			}
+		}
+		if last := calls[len(calls)-1]; last.done != total {
+			t.Errorf("%s: ends at %d of %d bytes", what, last.done, total)
+		}
+	}
+	ix, err := Open(context.Background(), data, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	check("build", len(bottles)-1, want)
+
+	calls = nil
+	writeBottles(t, data, later)
+	if err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	check("sync", 1, int64(len(later.Bytes)))
+}

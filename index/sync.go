@@ -76,6 +76,10 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 			return err
 		}
 	}
+	var total, done int64
+	for _, name := range changed {
+		total += disk[name].size
+	}
 	batch := 0
 	if err := ix.conn.Exec("BEGIN IMMEDIATE"); err != nil {
 		return err
@@ -97,6 +101,9 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 		}
 		if _, err := ix.putLocked(name, data, st); err != nil {
 			return rollback(err)
+		}
+		if done += int64(len(data)); ix.progress != nil {
+			ix.progress(done, max(total, done))
 		}
 		if batch += len(data); !filling && batch >= syncBatch {
 			if err := ix.conn.Exec("COMMIT; BEGIN IMMEDIATE"); err != nil {

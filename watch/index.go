@@ -65,7 +65,10 @@ func (d *Daemon) waitIndexTurn(ctx context.Context, retry *time.Timer) bool {
 func (d *Daemon) openIndex(ctx context.Context) error {
 	began := d.cfg.Now()
 	d.noteSearch(Search{State: SearchOpening})
-	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local})
+	progress := func(done, total int64) {
+		d.rec.update(func(st *Status) { st.Search.Done, st.Search.Total = done, total })
+	}
+	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local, Progress: progress})
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,10 @@ type Search struct {
 	Since time.Time `json:"since,omitzero"` // when it entered the state
 	Error string    `json:"error,omitempty"`
 	Retry time.Time `json:"retry,omitzero"`
+	// Done and Total are the bytes of bottles indexed so far and in all
+	// while opening takes in bottles (0 otherwise).
+	Done  int64 `json:"done,omitempty"`
+	Total int64 `json:"total,omitempty"`
 }
 
 // States of the search index.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -148,11 +149,27 @@ func writeHits(c *cli.Context, hits []index.Hit, all bool) {
 // openIndex opens the search index, saying on stderr when it has to be
 // built first, or builds it anew (rebuild).
 func openIndex(c *cli.Context, d dirs, rebuild bool) (*index.Index, error) {
-	opts := index.Options{Location: time.Local, Rebuild: rebuild}
+	opts := index.Options{Location: time.Local, Rebuild: rebuild, Progress: progressPrinter(c.App.ErrWriter, time.Now)}
 	if !rebuild {
 		opts.Building = func() {
 			fmt.Fprintf(c.App.ErrWriter, "bottled: building the search index from %s (once)…\n", d.data)
 		}
 	}
 	return index.Open(c.Context, d.data, opts)
+}
+
+// progressEvery is how often a long build or sync of the index says how
+// far it got: a quick one says nothing.
+const progressEvery = 2 * time.Second
+
+// progressPrinter returns an index.Options.Progress that prints how far
+// the index got every progressEvery, by the clock now.
+func progressPrinter(w io.Writer, now func() time.Time) func(done, total int64) {
+	next := now().Add(progressEvery)
+	return func(done, total int64) {
+		if now := now(); now.After(next) && done < total {
+			fmt.Fprintf(w, "bottled: indexed %.0f of %.0f MB of bottles…\n", float64(done)/1e6, float64(total)/1e6)
+			next = now.Add(progressEvery)
+		}
+	}
 }

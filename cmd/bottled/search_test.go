@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSearchCommand renders the test session's bottle with the render
@@ -87,5 +89,29 @@ func TestIndexCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "rebuilt in") || !strings.Contains(out, holds) ||
 		!strings.Contains(out, "behind    0 bottles") || !strings.Contains(out, gen("2")) {
 		t.Errorf("index --rebuild: code %d, %q", code, out)
+	}
+}
+
+func TestProgressPrinter(t *testing.T) {
+	var out bytes.Buffer
+	clock := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	progress := progressPrinter(&out, func() time.Time { return clock })
+	steps := []struct {
+		after       time.Duration
+		done, total int64
+	}{
+		{time.Second, 100e6, 1000e6},             // too soon: nothing
+		{1500 * time.Millisecond, 300e6, 1000e6}, // 2.5 s in: said
+		{time.Second, 400e6, 1000e6},             // 1 s after the last: nothing
+		{1500 * time.Millisecond, 600e6, 1000e6}, // said
+		{5 * time.Second, 1000e6, 1000e6},        // done: nothing left to say
+	}
+	for _, s := range steps {
+		clock = clock.Add(s.after)
+		progress(s.done, s.total)
+	}
+	want := "bottled: indexed 300 of 1000 MB of bottles…\nbottled: indexed 600 of 1000 MB of bottles…\n"
+	if out.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
 	}
 }

@@ -180,7 +180,11 @@ func searchLine(s watch.Search, now time.Time) string {
 	case watch.SearchReady:
 		return "index ready"
 	case watch.SearchOpening:
-		return "index being built or brought up to date since " + since + " (searches wait for it)"
+		line := "index being built or brought up to date since " + since
+		if s.Total > 0 {
+			line += fmt.Sprintf(": %.0f of %.0f MB of bottles", float64(s.Done)/1e6, float64(s.Total)/1e6)
+		}
+		return line + " (searches wait for it)"
 	case watch.SearchUnavailable:
 		return fmt.Sprintf("index unavailable since %s: %s · next try in %s (bottles are written as usual)", since, s.Error, age(max(s.Retry.Sub(now), 0)))
 	}

@@ -142,6 +142,8 @@ func TestSearchLine(t *testing.T) {
 		{watch.Search{State: watch.SearchReady, Since: now}, "index ready"},
 		{watch.Search{State: watch.SearchOpening, Since: now.Add(-time.Minute)},
 			"index being built or brought up to date since 2026-12-01 09:59 (searches wait for it)"},
+		{watch.Search{State: watch.SearchOpening, Since: now, Done: 512e6, Total: 1090e6},
+			"index being built or brought up to date since 2026-12-01 10:00: 512 of 1090 MB of bottles (searches wait for it)"},
 		{watch.Search{State: watch.SearchUnavailable, Since: now.Add(-time.Hour), Error: "disk full", Retry: now.Add(90 * time.Second)},
 			"index unavailable since 2026-12-01 09:00: disk full · next try in 1m (bottles are written as usual)"},
 		{watch.Search{State: watch.SearchUnavailable, Since: now, Error: "disk full", Retry: now.Add(-time.Second)},
