@@ -86,6 +86,9 @@ type Options struct {
 	// Building, if set, is called when Open starts building the index,
 	// which takes a while for many bottles.
 	Building func()
+	// Waiting, if set, is called when Open finds another process
+	// building the index and waits for it (as long as ctx allows).
+	Waiting func()
 	// Progress, if set, is called after each bottle a build or a sync
 	// indexes, with the bytes of bottles indexed so far and the bytes it
 	// has to index in all, so that a long one can show how far it got.
@@ -99,12 +102,12 @@ type Options struct {
 // Index is an open search index. Its methods are safe for concurrent use;
 // they take turns on one connection.
 type Index struct {
-	dir     string // the index directory
-	bottles string // the bottles directory it indexes
-	loc     *time.Location
-	notify  func() // Options.Building
-	// progress is Options.Progress
-	progress func(done, total int64)
+	dir      string // the index directory
+	bottles  string // the bottles directory it indexes
+	loc      *time.Location
+	notify   func()                  // Options.Building
+	waiting  func()                  // Options.Waiting
+	progress func(done, total int64) // Options.Progress
 
 	// mu guards everything below: the connection is used by one
 	// goroutine at a time.
@@ -131,6 +134,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 		bottles:  render.BottlesDir(dataDir),
 		loc:      opts.Location,
 		notify:   opts.Building,
+		waiting:  opts.Waiting,
 		progress: opts.Progress,
 	}
 	var err error
@@ -367,7 +371,7 @@ func (ix *Index) build(ctx context.Context, failed int, force bool) error {
 	if err := makeDir(ix.dir); err != nil {
 		return err
 	}
-	unlock, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile))
+	unlock, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile), ix.waiting)
 	if err != nil {
 		return err
 	}
@@ -543,8 +547,9 @@ func removeGen(path string) {
 	}
 }
 
-// lockBuild takes the build lock, waiting while ctx allows.
-func lockBuild(ctx context.Context, path string) (func(), error) {
+// lockBuild takes the build lock, waiting while ctx allows; waiting (if
+// not nil) is called once if it has to wait.
+func lockBuild(ctx context.Context, path string, waiting func()) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock index: %w", err)
@@ -557,6 +562,10 @@ func lockBuild(ctx context.Context, path string) (func(), error) {
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
 			return nil, fmt.Errorf("lock index: %w", err)
+		}
+		if waiting != nil && errors.Is(err, syscall.EWOULDBLOCK) {
+			waiting()
+			waiting = nil
 		}
 		select {
 		case <-ctx.Done():

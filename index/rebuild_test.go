@@ -156,26 +156,37 @@ func TestRebuildSwitchesOtherProcesses(t *testing.T) {
 }
 
 // TestBuildWaitsForAnotherBuilder: while one process holds the build lock,
-// another that needs a build waits for it and gives up with ErrBuilding
-// when its context ends.
+// another that needs a build says it waits (once), waits for it, and gives
+// up with ErrBuilding when its context ends.
 func TestBuildWaitsForAnotherBuilder(t *testing.T) {
 	data := t.TempDir()
 	writeBottles(t, data, realBottles(t, false)[0].bottle)
 	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile))
+	unlock, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := Open(ctx, data, Options{}); err == nil || !errors.Is(err, ErrBuilding) {
+	waited := 0
+	opts := Options{Waiting: func() { waited++ }}
+	if _, err := Open(ctx, data, opts); err == nil || !errors.Is(err, ErrBuilding) {
 		t.Errorf("Open while another builds: %v, want ErrBuilding", err)
 	}
+	if waited != 1 {
+		t.Errorf("Waiting called %d times, want once", waited)
+	}
 	unlock()
-	if _, err := Open(context.Background(), data, Options{}); err != nil {
-		t.Errorf("Open after the other build: %v", err)
+	waited = 0
+	ix, err := Open(context.Background(), data, opts)
+	if err != nil {
+		t.Fatalf("Open after the other build: %v", err)
+	}
+	ix.Close()
+	if waited != 0 {
+		t.Errorf("Waiting called %d times with no other builder", waited)
 	}
 }
 

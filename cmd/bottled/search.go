@@ -155,6 +155,9 @@ func openIndex(c *cli.Context, d dirs, rebuild bool) (*index.Index, error) {
 			fmt.Fprintf(c.App.ErrWriter, "bottled: building the search index from %s (once)…\n", d.data)
 		}
 	}
+	opts.Waiting = func() {
+		fmt.Fprintln(c.App.ErrWriter, "bottled: another process (the daemon?) is building the search index; waiting for it… (bottled status says how far it got)")
+	}
 	return index.Open(c.Context, d.data, opts)
 }
 
