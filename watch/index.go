@@ -66,7 +66,11 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 	began := d.cfg.Now()
 	d.noteSearch(Search{State: SearchOpening})
 	progress := func(done, total int64) {
-		d.rec.update(func(st *Status) { st.Search.Done, st.Search.Total = done, total })
+		d.rec.update(func(st *Status) {
+			if st.Search.State == SearchOpening {
+				st.Search.Done, st.Search.Total = done, total
+			}
+		})
 	}
 	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local, Progress: progress})
 	if err != nil {
