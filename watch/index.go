@@ -19,24 +19,39 @@ func (d *Daemon) keepIndex(ctx context.Context) {
 	var said string // the failure last logged as a warning
 	for {
 		var retry *time.Timer
+		began := d.cfg.Now()
 		if err := d.openIndex(ctx); err == nil {
 			failures, said = 0, ""
 		} else if ctx.Err() == nil {
 			failures++
+			wait := indexRetryWait(failures, d.cfg.Now().Sub(began))
 			// A fault that stays is logged once, not every few minutes.
 			if err.Error() != said {
-				d.log.Warn("search index unavailable; bottles are written as usual", "err", err, "retry_in", backoff(failures))
+				d.log.Warn("search index unavailable; bottles are written as usual", "err", err, "retry_in", wait)
 				said = err.Error()
 			} else {
-				d.log.Debug("search index still unavailable", "err", err, "retry_in", backoff(failures))
+				d.log.Debug("search index still unavailable", "err", err, "retry_in", wait)
 			}
-			retry = time.NewTimer(backoff(failures))
-			d.noteSearch(Search{State: SearchUnavailable, Error: err.Error(), Retry: d.cfg.Now().Add(backoff(failures))})
+			retry = time.NewTimer(wait)
+			d.noteSearch(Search{State: SearchUnavailable, Error: err.Error(), Retry: d.cfg.Now().Add(wait)})
 		}
 		if !d.waitIndexTurn(ctx, retry) {
 			return
 		}
 	}
+}
+
+// indexRetryIdle is how many times as long as a failed attempt to open the
+// index the daemon waits before the next: a build that fails late (a disk
+// that fills up as a big index is written) costs up to a minute of CPU per
+// GB of bottles, and a laptop with a full disk should not spend more than
+// a twentieth of a core on trying again.
+const indexRetryIdle = 20
+
+// indexRetryWait is the wait before trying to open the index again after
+// failures failures in a row, the last of which took took.
+func indexRetryWait(failures int, took time.Duration) time.Duration {
+	return max(backoff(failures), indexRetryIdle*took)
 }
 
 // waitIndexTurn waits until the index should be opened again: retry fires
