@@ -3,8 +3,9 @@ package watch
 import "time"
 
 const (
-	// retryMin and retryMax bound the wait before a failed render is tried
-	// again; it doubles with each failure in a row. A fault a user fixes
+	// retryMin and retryMax bound the wait before a failed render (or a
+	// search index that could not be opened) is tried again; it doubles
+	// with each failure in a row. A fault a user fixes
 	// (a full disk, a permission) is picked up within seconds at first,
 	// and one that stays costs a render every few minutes.
 	retryMin = time.Second
