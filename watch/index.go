@@ -20,11 +20,13 @@ func (d *Daemon) keepIndex(ctx context.Context) {
 	for {
 		var retry *time.Timer
 		began := d.cfg.Now()
-		if err := d.openIndex(ctx); err == nil {
+		err := d.openIndex(ctx)
+		took := d.cfg.Now().Sub(began)
+		if err == nil {
 			failures, said = 0, ""
 		} else if ctx.Err() == nil {
 			failures++
-			wait := indexRetryWait(failures, d.cfg.Now().Sub(began))
+			wait := indexRetryWait(failures, took)
 			// A fault that stays is logged once, not every few minutes.
 			if err.Error() != said {
 				d.log.Warn("search index unavailable; bottles are written as usual", "err", err, "retry_in", wait)
@@ -38,20 +40,41 @@ func (d *Daemon) keepIndex(ctx context.Context) {
 		if !d.waitIndexTurn(ctx, retry) {
 			return
 		}
+		// An index lost again and again (deleted, damaged) is not built
+		// more often than indexIdleFactor allows either.
+		if !sleep(ctx, began.Add(indexIdleFactor*took).Sub(d.cfg.Now())) {
+			return
+		}
 	}
 }
 
-// indexRetryIdle is how many times as long as a failed attempt to open the
-// index the daemon waits before the next: a build that fails late (a disk
-// that fills up as a big index is written) costs up to a minute of CPU per
-// GB of bottles, and a laptop with a full disk should not spend more than
-// a twentieth of a core on trying again.
-const indexRetryIdle = 20
+// indexIdleFactor is how many times as long as an attempt to open the
+// index took (building it, perhaps) the daemon waits before the next: a
+// build costs up to a minute of CPU per GB of bottles, and however the
+// index fails (a disk that fills up as a big index is written, an index
+// deleted or damaged over and over) the daemon should not spend more than
+// a twentieth of a core on building it again.
+const indexIdleFactor = 20
+
+// sleep waits for d, or until ctx is done (then it reports false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
 
 // indexRetryWait is the wait before trying to open the index again after
 // failures failures in a row, the last of which took took.
 func indexRetryWait(failures int, took time.Duration) time.Duration {
-	return max(backoff(failures), indexRetryIdle*took)
+	return max(backoff(failures), indexIdleFactor*took)
 }
 
 // waitIndexTurn waits until the index should be opened again: retry fires
