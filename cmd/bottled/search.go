@@ -166,13 +166,19 @@ func openIndex(c *cli.Context, d dirs, rebuild bool) (*index.Index, error) {
 const progressEvery = 2 * time.Second
 
 // progressPrinter returns an index.Options.Progress that prints how far
-// the index got every progressEvery, by the clock now.
+// the index got every progressEvery, by the clock now, and, once it said
+// something, when every bottle is in (a build then merges what it wrote,
+// which takes a few more seconds).
 func progressPrinter(w io.Writer, now func() time.Time) func(done, total int64) {
 	next := now().Add(progressEvery)
+	said := false
 	return func(done, total int64) {
-		if now := now(); now.After(next) && done < total {
+		switch now := now(); {
+		case done >= total && said:
+			fmt.Fprintf(w, "bottled: indexed all %.0f MB of bottles; finishing…\n", float64(total)/1e6)
+		case done < total && now.After(next):
 			fmt.Fprintf(w, "bottled: indexed %.0f of %.0f MB of bottles…\n", float64(done)/1e6, float64(total)/1e6)
-			next = now.Add(progressEvery)
+			next, said = now.Add(progressEvery), true
 		}
 	}
 }

@@ -104,14 +104,24 @@ func TestProgressPrinter(t *testing.T) {
 		{1500 * time.Millisecond, 300e6, 1000e6}, // 2.5 s in: said
 		{time.Second, 400e6, 1000e6},             // 1 s after the last: nothing
 		{1500 * time.Millisecond, 600e6, 1000e6}, // said
-		{5 * time.Second, 1000e6, 1000e6},        // done: nothing left to say
+		{5 * time.Second, 1000e6, 1000e6},        // all in: said, as it spoke before
 	}
 	for _, s := range steps {
 		clock = clock.Add(s.after)
 		progress(s.done, s.total)
 	}
-	want := "bottled: indexed 300 of 1000 MB of bottles…\nbottled: indexed 600 of 1000 MB of bottles…\n"
+	want := "bottled: indexed 300 of 1000 MB of bottles…\nbottled: indexed 600 of 1000 MB of bottles…\n" +
+		"bottled: indexed all 1000 MB of bottles; finishing…\n"
 	if out.String() != want {
 		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
+	}
+
+	// A quick pass says nothing, even at its end.
+	out.Reset()
+	progress = progressPrinter(&out, func() time.Time { return clock })
+	progress(10e6, 20e6)
+	progress(20e6, 20e6)
+	if out.Len() != 0 {
+		t.Errorf("a quick pass printed %q", out.String())
 	}
 }
