@@ -72,21 +72,43 @@ type Server struct {
 	cfg     Config
 	tracker *sources.SessionTracker
 
-	// The index is opened (and built if need be) once, in the
-	// background, on the first search or list; ready is closed when
-	// openIndex has set ix or ixErr. The opener is stopped by Close.
-	once   sync.Once
-	ready  chan struct{}
-	ix     *index.Index
-	ixErr  error
-	cancel context.CancelFunc
-	opener sync.WaitGroup
+	// The index is opened (and built if need be) in the background, on
+	// the first search or list. mu guards attempt (the opening in flight
+	// or the last one) and closed. A failed attempt is replaced by a new
+	// one at the next call, so that a fault fixed meanwhile (a full disk)
+	// does not leave search broken for the rest of the Claude Code
+	// session. openCtx ends the openers, which opener counts, at Close.
+	mu      sync.Mutex
+	attempt *openAttempt
+	closed  bool
+	openCtx context.Context
+	cancel  context.CancelFunc
+	opener  sync.WaitGroup
+}
+
+// openAttempt is one opening of the index: done is closed once ix or err
+// is set.
+type openAttempt struct {
+	done chan struct{}
+	ix   *index.Index
+	err  error
+}
+
+// failed reports whether the attempt is over and failed.
+func (a *openAttempt) failed() bool {
+	select {
+	case <-a.done:
+		return a.err != nil
+	default:
+		return false
+	}
 }
 
 // New returns a server for cfg.
 func New(cfg Config) *Server {
 	cfg.defaults()
-	return &Server{cfg: cfg, tracker: sources.NewSessionTracker(cfg.ClaudeDir, cfg.Launched), ready: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{cfg: cfg, tracker: sources.NewSessionTracker(cfg.ClaudeDir, cfg.Launched), openCtx: ctx, cancel: cancel}
 }
 
 // Run serves the tools on t until the client disconnects or ctx ends.
@@ -106,18 +128,13 @@ func (s *Server) MCP() *sdk.Server {
 
 // Close stops the index opener and closes the index.
 func (s *Server) Close() {
-	// Either the opener was started (and s.cancel is set) or it never
-	// will be.
-	s.once.Do(func() {
-		s.ixErr = errors.New("server closed")
-		close(s.ready)
-	})
-	if s.cancel != nil {
-		s.cancel()
-	}
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
 	s.opener.Wait()
-	if s.ix != nil {
-		s.ix.Close()
+	if a := s.attempt; a != nil && a.ix != nil {
+		a.ix.Close()
 	}
 }
 
@@ -127,17 +144,28 @@ func (s *Server) current() string { return s.tracker.Current() }
 // errNotReady says the index is still being built.
 var errNotReady = errors.New("the search index is still being built from the bottles; try again in a minute")
 
-// index returns the search index, opening it on first use. It waits for
-// the opening at most indexWait (or until ctx ends).
+// errClosed answers a call that comes after Close.
+var errClosed = errors.New("server closed")
+
+// index returns the search index, opening it on first use, or again after
+// an opening failed. It waits for the opening at most indexWait (or until
+// ctx ends).
 func (s *Server) index(ctx context.Context) (*index.Index, error) {
-	s.once.Do(func() {
-		octx, cancel := context.WithCancel(context.Background())
-		s.cancel = cancel
-		s.opener.Go(func() { s.openIndex(octx) })
-	})
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errClosed
+	}
+	a := s.attempt
+	if a == nil || a.failed() {
+		a = &openAttempt{done: make(chan struct{})}
+		s.attempt = a
+		s.opener.Go(func() { s.openIndex(s.openCtx, a) })
+	}
+	s.mu.Unlock()
 	select {
-	case <-s.ready:
-		return s.ix, s.ixErr
+	case <-a.done:
+		return a.ix, a.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-time.After(indexWait):
@@ -145,11 +173,11 @@ func (s *Server) index(ctx context.Context) (*index.Index, error) {
 	}
 }
 
-func (s *Server) openIndex(ctx context.Context) {
-	defer close(s.ready)
+func (s *Server) openIndex(ctx context.Context, a *openAttempt) {
+	defer close(a.done)
 	ix, err := index.Open(ctx, s.cfg.DataDir, index.Options{Location: s.cfg.Location})
 	if err != nil {
-		s.ixErr = fmt.Errorf("open the search index: %w", err)
+		a.err = fmt.Errorf("open the search index: %w", err)
 		return
 	}
 	// Without a watch every query looks at every bottle's file; slower,
@@ -157,5 +185,5 @@ func (s *Server) openIndex(ctx context.Context) {
 	if err := ix.Watch(); err != nil {
 		s.cfg.Log.Warn("watch bottles", "err", err)
 	}
-	s.ix = ix
+	a.ix = ix
 }

@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"bottled/index"
 	"bottled/internal/fixtures"
 	"bottled/internal/synth"
 	"bottled/render"
@@ -373,6 +374,37 @@ func TestSearchAndSessionsTools(t *testing.T) {
 	if !strings.Contains(text, "2 session(s) of all projects") || strings.Index(text, "s-lib") > strings.Index(text, "s-app") ||
 		!strings.Contains(text, `"how do we retry the upload"`) || !strings.Contains(text, "1 turn(s) · 0 compaction(s) · full") {
 		t.Errorf("sessions: %q", text)
+	}
+}
+
+// TestIndexOpenedAgainAfterAFault: a search while the index cannot be made
+// (a file stands where its directory goes) says why; once the fault is
+// gone, the next search opens the index, in the same server (Claude Code
+// keeps one for the whole session).
+func TestIndexOpenedAgainAfterAFault(t *testing.T) {
+	e := newEnv(t, "", "/home/u/app")
+	sp := &sources.Spine{SessionID: "s-fault", CWD: "/home/u/app", Started: testNow, Entries: []sources.Entry{
+		{Kind: sources.EntryUser, Text: "where is the FAULTWORD", Time: testNow},
+		{Kind: sources.EntryAssistant, Text: "here", Time: testNow.Add(time.Minute)},
+	}}
+	b, err := render.Render(render.Input{SessionID: "s-fault", Spine: sp, Now: testNow, Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := render.Write(render.BottlesDir(e.data), b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(index.Dir(e.data), []byte("in the way"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := e.call(t, "search", map[string]any{"query": "faultword"}); !isErr || !strings.Contains(text, "not a directory") {
+		t.Errorf("search while the index cannot be made: %v %q", isErr, text)
+	}
+	if err := os.Remove(index.Dir(e.data)); err != nil {
+		t.Fatal(err)
+	}
+	if text := e.ok(t, "search", map[string]any{"query": "faultword"}); !strings.Contains(text, "s-fault") {
+		t.Errorf("search once the fault is gone: %q", text)
 	}
 }
 
