@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bottled/render"
 )
 
 // indexedWords returns an index over a few real bottles and, for each, a
@@ -361,4 +363,69 @@ func TestProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("sync", 1, int64(len(later.Bytes)))
+}
+
+// TestPurge: a word removed from a bottle (a redaction) stops being found
+// at once, but FTS5 only marks the deleted row: the word stays in the
+// index's files until Purge rewrites them.
+func TestPurge(t *testing.T) {
+	const secret = "zqxsecretvaluezq"
+	data := t.TempDir()
+	s := talk{id: "redacted", cwd: "/p", start: day}
+	s.turns = [][2]string{{"my key is " + secret + " please", "noted"}, {"second prompt", "second answer"}}
+	for i := range 50 { // enough for FTS5 to have merged segments
+		s.turns = append(s.turns, [2]string{fmt.Sprintf("prompt %d", i), strings.Repeat("more words ", 50)})
+	}
+	writeBottles(t, data, s.bottle(t))
+	ix := openIndex(t, data)
+	if len(search(t, ix, secret, Scope{})) == 0 {
+		t.Fatal("the secret is not indexed")
+	}
+	s.turns[0][0] = "my key is [redacted] please"
+	bt := s.bottle(t)
+	if err := replaceFile(render.BottlePath(render.BottlesDir(data), s.id), bt.Bytes); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Put(context.Background(), s.id+".md", bt.Bytes); err != nil {
+		t.Fatal(err)
+	}
+	if hits := search(t, ix, secret, Scope{}); len(hits) != 0 {
+		t.Fatalf("%d hits after the redaction", len(hits))
+	}
+	if !filesHold(t, Dir(data), secret) {
+		t.Log("FTS5 dropped the deleted row's words by itself")
+	}
+	if err := ix.Purge(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if filesHold(t, Dir(data), secret) {
+		t.Error("the index's files still hold the redacted word after Purge")
+	}
+	if len(search(t, ix, "second", Scope{})) == 0 {
+		t.Error("Purge lost what the bottle still says")
+	}
+	ix.Close()
+	if filesHold(t, Dir(data), secret) {
+		t.Error("the index's files hold the redacted word after Close")
+	}
+}
+
+// filesHold reports whether any file in dir holds word.
+func filesHold(t *testing.T, dir, word string) bool {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), word) {
+			t.Logf("%s holds %q", e.Name(), word)
+			return true
+		}
+	}
+	return false
 }

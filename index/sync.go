@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -225,4 +226,25 @@ func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 	})
 	slices.Sort(out)
 	return out, err
+}
+
+// Purge makes sure that what deleted blocks said is gone from the index's
+// files, not only from its results (after a redaction: a transcript
+// rewritten to remove a secret). FTS5 only marks a deleted row; its words
+// stay in the segments that hold them until those are merged. Purge merges
+// every segment into one (dropping what the marks hide), with freed pages
+// zeroed, and then empties the WAL, which may hold older copies of pages.
+// It rewrites the whole index: seconds for hundreds of megabytes.
+func (ix *Index) Purge(ctx context.Context) error {
+	return ix.doExisting(func() error {
+		if err := ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize')`); err != nil {
+			return fmt.Errorf("purge index: %w", err)
+		}
+		// Another process reading the index may hold the WAL for a moment;
+		// the busy timeout waits for it.
+		if err := ix.conn.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			return fmt.Errorf("purge index: checkpoint: %w", err)
+		}
+		return nil
+	})
 }
