@@ -178,6 +178,9 @@ func TestUpdateNoticesRewrites(t *testing.T) {
 			if got := strings.Join(texts(spineOf(t, tr)), "|"); !changed || !strings.HasPrefix(got, tc.want) {
 				t.Errorf("changed=%v entries=%q, want prefix %q", changed, got, tc.want)
 			}
+			if n := tr.Restarts(); n != 1 {
+				t.Errorf("Restarts = %d, want 1", n)
+			}
 		})
 	}
 }
@@ -191,6 +194,10 @@ func TestUpdateUnchanged(t *testing.T) {
 	appendFile(t, path, []byte(`{"type":"user","message":`)) // torn: not yet a record
 	if changed, err := tr.Update(); err != nil || changed {
 		t.Fatalf("Update after a torn append: changed=%v err=%v", changed, err)
+	}
+	appendFile(t, path, []byte(`"x"}`+"\n"+userLine("u2", "u1", "2026-01-01T10:01:00.000Z", "q")))
+	if changed, err := tr.Update(); err != nil || !changed || tr.Restarts() != 0 {
+		t.Fatalf("Update after appends: changed=%v err=%v restarts=%d", changed, err, tr.Restarts())
 	}
 }
 

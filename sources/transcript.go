@@ -80,6 +80,10 @@ type Transcript struct {
 	// sized and size: Size has counted recs[:sized], size bytes.
 	sized, sizedUUIDs int
 	size              int64
+
+	// restarts counts the times Update found the bytes it had read gone
+	// and parsed the file again from the start (see Restarts).
+	restarts int
 }
 
 // Per-item overheads Size counts beside the strings' bytes: a record's
@@ -277,8 +281,17 @@ func openStat(path string) (*os.File, os.FileInfo, error) {
 }
 
 func (t *Transcript) reset() {
+	n := t.restarts + 1
 	*t = *NewTranscript(t.SessionID, t.Path)
+	t.restarts = n
 }
+
+// Restarts counts the times Update found the file replaced, truncated or
+// rewritten (the bytes it had read no longer there) and parsed it again
+// from the start. A change in it means something once read may have been
+// removed: a redaction, say, which whatever was made from the old bytes
+// must forget.
+func (t *Transcript) Restarts() int { return t.restarts }
 
 func (t *Transcript) tailMatches(f *os.File) bool {
 	sum, err := tailChecksum(f, t.offset)

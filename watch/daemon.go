@@ -159,12 +159,20 @@ type Daemon struct {
 	// reopenIndex asks the index keeper to open the index again: a render
 	// found it must be built again (capacity 1).
 	reopenIndex chan struct{}
-	guard       *guard        // set by Run
-	batch       *render.Batch // writes bottles, syncing them a moment later
+	// purgeNow asks the index keeper to purge the index (purgeWanted is
+	// set): a render found a transcript rewritten (capacity 1).
+	purgeNow chan struct{}
+	guard    *guard        // set by Run
+	batch    *render.Batch // writes bottles, syncing them a moment later
 
 	db    atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw   *dbWatch
 	index atomic.Pointer[index.Index] // nil until the search index is open
+	// purgeWanted: a transcript was rewritten and the index has not been
+	// purged since (see forgetRemoved). purgeDue is when the keeper may
+	// purge next; the keeper's goroutine owns it.
+	purgeWanted atomic.Bool
+	purgeDue    time.Time
 	// freshness remembers which bottles were found fresh, for the rescan.
 	freshness *freshCache
 
@@ -220,6 +228,7 @@ func New(cfg Config) *Daemon {
 		dbBack:      make(chan struct{}, 1),
 		rescanNow:   make(chan struct{}, 1),
 		reopenIndex: make(chan struct{}, 1),
+		purgeNow:    make(chan struct{}, 1),
 		freshness:   newFreshCache(),
 		batch:       render.NewBatch(render.BottlesDir(cfg.DataDir)),
 		withoutDB:   map[string]bool{},

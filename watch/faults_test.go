@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"bottled/index"
 	"bottled/internal/memwriter"
 	"bottled/internal/synth"
 	"bottled/render"
@@ -490,7 +491,7 @@ func TestFaultRescanFindsStaleBottles(t *testing.T) {
 // TestFaultInPlaceRedaction overwrites private text inside a transcript in
 // place (same length, 80 KB before the end), as a user redacting a secret
 // would: every path that reads the transcript notices, and the secret
-// leaves the bottle.
+// leaves the bottle, and with a daemon running, the search index's files.
 func TestFaultInPlaceRedaction(t *testing.T) {
 	const secret, blank = "REDACTME-4f7c1e9a0b", "[redacted-by-user0]"
 	if len(secret) != len(blank) {
@@ -531,9 +532,11 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		path, at := write(t, claude, id)
 		d := startDaemon(t, claude, data, "--rescan", "1h") // events only
 		d.waitContains(id, secret)
+		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
 		time.Sleep(50 * time.Millisecond) // another tick of the file clock
 		redact(t, path, at)
 		d.waitBottle(id, "the secret leaves the bottle", noSecret)
+		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
 	})
 	t.Run("daemon, written in place with an append", func(t *testing.T) {
 		t.Parallel()
@@ -542,11 +545,13 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		path, at := write(t, claude, id)
 		d := startDaemon(t, claude, data) // rescans every second
 		d.waitContains(id, secret)
+		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
 		redact(t, path, at)
 		appendFile(t, path, userRec(id, "u9", "a0", "REDACT-P9 and one more thing"))
 		d.waitBottle(id, "the secret leaves the bottle", func(b string) bool {
 			return noSecret(b) && strings.Contains(b, "REDACT-P9")
 		})
+		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
 	})
 	t.Run("daemon started after it", func(t *testing.T) {
 		t.Parallel()
@@ -556,14 +561,20 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).CombinedOutput(); err != nil {
 			t.Fatalf("bottled render: %v\n%s", err, out)
 		}
+		// The search index is built from that bottle.
+		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "index").CombinedOutput(); err != nil {
+			t.Fatalf("bottled index: %v\n%s", err, out)
+		}
 		d := &daemon{t: t, data: data}
-		if !strings.Contains(d.bottle(id), secret) {
-			t.Fatal("the bottle does not show the secret to begin with")
+		if !strings.Contains(d.bottle(id), secret) || !indexHolds(t, data, secret) {
+			t.Fatal("the bottle and the index do not hold the secret to begin with")
 		}
 		time.Sleep(50 * time.Millisecond)
 		redact(t, path, at)
 		d = startDaemon(t, claude, data, "--rescan", "1h") // its catch-up only
 		d.waitBottle(id, "the secret leaves the bottle", noSecret)
+		eventually(t, "the index is ready", func() bool { return strings.Contains(d.stderr.String(), "search index ready") })
+		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
 	})
 	t.Run("hook and render command", func(t *testing.T) {
 		t.Parallel()
@@ -899,4 +910,20 @@ func TestFaultStatusAsksTheDaemon(t *testing.T) {
 	if sv = survey(); sv.Source != "disk" || sv.Fresh != 3 {
 		t.Errorf("without the daemon: %+v; want the disk's survey", sv)
 	}
+}
+
+// indexHolds reports whether a file of the search index in dataDir holds
+// word (not only whether a search finds it: FTS5 keeps a deleted row's
+// words in its files until its segments are merged).
+func indexHolds(t *testing.T, dataDir, word string) bool {
+	t.Helper()
+	dir := index.Dir(dataDir)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err == nil && strings.Contains(string(b), word) {
+			return true
+		}
+	}
+	return false
 }

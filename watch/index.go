@@ -78,21 +78,33 @@ func indexRetryWait(failures int, took time.Duration) time.Duration {
 }
 
 // waitIndexTurn waits until the index should be opened again: retry fires
-// (nil: never), or a render asks. It reports false once ctx is done.
+// (nil: never), or a render asks; meanwhile it purges the index when
+// asked. It reports false once ctx is done.
 func (d *Daemon) waitIndexTurn(ctx context.Context, retry *time.Timer) bool {
 	var fired <-chan time.Time
 	if retry != nil {
 		defer retry.Stop()
 		fired = retry.C
 	}
-	select {
-	case <-ctx.Done():
-		return false
-	case <-fired:
-	case <-d.reopenIndex:
-		d.closeIndex()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-fired:
+			return true
+		case <-d.reopenIndex:
+			d.closeIndex()
+			return true
+		case <-d.purgeNow:
+			if !sleep(ctx, d.purgeDue.Sub(d.cfg.Now())) {
+				return false
+			}
+			// An index not open now is purged by openIndex once it is.
+			if ix := d.index.Load(); ix != nil && d.purgeWanted.Swap(false) {
+				d.purge(ctx, ix)
+			}
+		}
 	}
-	return true
 }
 
 // openIndex opens bottled's search index (building it from the bottles if
@@ -124,15 +136,49 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 	if err := ix.Sync(ctx); err != nil && ctx.Err() == nil {
 		d.log.Warn("sync search index", "err", err)
 	}
+	if d.purgeWanted.Swap(false) {
+		d.purge(ctx, ix)
+	}
 	d.log.Info("search index ready", "took", d.cfg.Now().Sub(began).Round(time.Millisecond))
 	d.noteSearch(Search{State: SearchReady})
 	return nil
 }
 
-// noteSearch records the search index's new state for status.
-func (d *Daemon) noteSearch(s Search) {
-	s.Since = d.cfg.Now()
-	d.rec.update(func(st *Status) { st.Search = s })
+// forgetRemoved makes the search index forget, in its files as in its
+// results, what a session's rewritten transcript no longer says (a
+// redaction), once the session's bottle is on disk: bottle, if not nil, is
+// that bottle, written by another process and not indexed yet. The keeper
+// purges the index in the background (index.Purge rewrites all of it).
+func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
+	if !s.rewrote {
+		return
+	}
+	s.rewrote = false
+	if bottle != nil {
+		d.indexBottle(ctx, s.id, bottle)
+	}
+	d.log.Debug("transcript rewritten; purging the search index", "session", s.id)
+	d.purgeWanted.Store(true)
+	signal(d.purgeNow)
+}
+
+// purge purges the index (index.Purge), and sets when the next purge may
+// start: a purge rewrites the whole index (seconds for hundreds of
+// megabytes), and transcripts rewritten over and over must not keep a core
+// busy, so purges are paced like builds (indexIdleFactor). Called by the
+// keeper.
+func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
+	began := d.cfg.Now()
+	err := ix.Purge(ctx)
+	took := d.cfg.Now().Sub(began)
+	d.purgeDue = d.cfg.Now().Add(indexIdleFactor * took)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Warn("purge the search index of what a rewritten transcript no longer says", "err", err)
+		}
+		return
+	}
+	d.log.Info("search index purged of what a rewritten transcript no longer says", "took", took.Round(time.Millisecond))
 }
 
 // indexBottle updates the search index with a bottle the daemon just
@@ -159,4 +205,10 @@ func (d *Daemon) closeIndex() {
 	if ix := d.index.Swap(nil); ix != nil {
 		ix.Close()
 	}
+}
+
+// noteSearch records the search index's new state for status.
+func (d *Daemon) noteSearch(s Search) {
+	s.Since = d.cfg.Now()
+	d.rec.update(func(st *Status) { st.Search = s })
 }

@@ -25,7 +25,11 @@ type session struct {
 	// verify: read the transcripts again in full before the next render
 	// (set by the loop when it starts the render).
 	verify bool
-	bytes  int64 // the memory it holds, as of its last render (set by the loop)
+	// rewrote: a transcript was found rewritten (a redaction, say): once
+	// the bottle is written, the search index must forget what the
+	// rewrite removed (see forgetRemoved).
+	rewrote bool
+	bytes   int64 // the memory it holds, as of its last render (set by the loop)
 }
 
 // size estimates the memory a session's parse state and records hold.
@@ -104,10 +108,12 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 	}
 	before, err := stampOf(path)
 	if catchUp && err == nil {
-		if out, _ := d.checkFresh(ctx, s.id, path, before, true); out != "" {
+		out, rewritten := d.checkFresh(ctx, s.id, path, before, true)
+		if out != "" {
 			res.outcome, res.checked = out, true
 			return res
 		}
+		s.rewrote = s.rewrote || rewritten
 	}
 	d.syncChain(s, path)
 	for attempt := 1; ; attempt++ {
@@ -132,11 +138,13 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			return res
 		case out == render.Written:
 			d.written(ctx, s, b, path, before)
+			d.forgetRemoved(ctx, s, nil)
 			return res
 		case out != render.Crossed:
 			if out == render.Covered {
 				d.stampWritten(s.id, path, before)
 			}
+			d.forgetRemoved(ctx, s, b.Bytes)
 			return res
 		case attempt == render.MaxCrossed:
 			// Crossed: another writer's bottle read some source further
@@ -167,13 +175,18 @@ func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *r
 	update := (*sources.Transcript).Update
 	if s.verify {
 		update = (*sources.Transcript).UpdateVerified
+		s.rewrote = true // the rescan found it rewritten
 	}
 	for _, t := range s.chain {
+		restarts := t.Restarts()
 		if _, err := update(t); err != nil {
 			if isNotExist(err) {
 				continue // deleted: the bottle keeps what it had
 			}
 			return nil, nil, err
+		}
+		if t.Restarts() != restarts {
+			s.rewrote = true
 		}
 		live = append(live, t)
 		if next := t.ContinuedIn(); next != "" && d.learnLink(t.SessionID, next) && next != s.id {
