@@ -576,6 +576,24 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		eventually(t, "the index is ready", func() bool { return strings.Contains(d.stderr.String(), "search index ready") })
 		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
 	})
+	t.Run("daemon that never read the transcript", func(t *testing.T) {
+		// The daemon finds the bottle fresh at start, so it holds no
+		// parse state for the session (as after an eviction) when the
+		// redaction comes: only the bottle can tell it was a rewrite.
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000005"
+		path, at := write(t, claude, id)
+		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).CombinedOutput(); err != nil {
+			t.Fatalf("bottled render: %v\n%s", err, out)
+		}
+		time.Sleep(50 * time.Millisecond) // another tick of the file clock
+		d := startDaemon(t, claude, data, "--rescan", "1h") // events only
+		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
+		redact(t, path, at)
+		d.waitBottle(id, "the secret leaves the bottle", noSecret)
+		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
+	})
 	t.Run("hook and render command", func(t *testing.T) {
 		t.Parallel()
 		claude, data := dirs(t)

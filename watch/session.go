@@ -116,6 +116,12 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		s.rewrote = s.rewrote || rewritten
 	}
 	d.syncChain(s, path)
+	if !catchUp && err == nil && s.chain[len(s.chain)-1].State().Offset == 0 {
+		// No parse state (a session not read since the daemon started, or
+		// evicted) cannot tell a rewrite from an append: the bottle can.
+		_, rewritten := d.checkFresh(ctx, s.id, path, before, false)
+		s.rewrote = s.rewrote || rewritten
+	}
 	for attempt := 1; ; attempt++ {
 		b, db, err := d.renderOnce(ctx, s, path, &res)
 		if err != nil || b == nil {
