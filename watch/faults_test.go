@@ -587,7 +587,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).CombinedOutput(); err != nil {
 			t.Fatalf("bottled render: %v\n%s", err, out)
 		}
-		time.Sleep(50 * time.Millisecond) // another tick of the file clock
+		time.Sleep(50 * time.Millisecond)                   // another tick of the file clock
 		d := startDaemon(t, claude, data, "--rescan", "1h") // events only
 		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
 		redact(t, path, at)
