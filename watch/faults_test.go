@@ -587,8 +587,10 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).CombinedOutput(); err != nil {
 			t.Fatalf("bottled render: %v\n%s", err, out)
 		}
-		time.Sleep(50 * time.Millisecond)                   // another tick of the file clock
-		d := startDaemon(t, claude, data, "--rescan", "1h") // events only
+		// Another tick of the file clock; then a daemon that follows
+		// events only.
+		time.Sleep(50 * time.Millisecond)
+		d := startDaemon(t, claude, data, "--rescan", "1h")
 		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
 		redact(t, path, at)
 		d.waitBottle(id, "the secret leaves the bottle", noSecret)
