@@ -170,9 +170,11 @@ type Daemon struct {
 	index atomic.Pointer[index.Index] // nil until the search index is open
 	// purgeWanted: a transcript was rewritten and the index has not been
 	// purged since (see forgetRemoved). purgeDue is when the keeper may
-	// purge next; the keeper's goroutine owns it.
-	purgeWanted atomic.Bool
-	purgeDue    time.Time
+	// purge next, and purgeFailures counts the purges failed in a row; the
+	// keeper's goroutine owns both.
+	purgeWanted   atomic.Bool
+	purgeDue      time.Time
+	purgeFailures int
 	// freshness remembers which bottles were found fresh, for the rescan.
 	freshness *freshCache
 

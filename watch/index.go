@@ -165,20 +165,33 @@ func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 // purge purges the index (index.Purge), and sets when the next purge may
 // start: a purge rewrites the whole index (seconds for hundreds of
 // megabytes), and transcripts rewritten over and over must not keep a core
-// busy, so purges are paced like builds (indexIdleFactor). Called by the
-// keeper.
+// busy, so purges are paced like builds (indexIdleFactor). A purge that
+// failed (a full disk) is tried again, with the retries' backoff; an index
+// found unusable is built again instead. Called by the keeper.
 func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
 	began := d.cfg.Now()
 	err := ix.Purge(ctx)
 	took := d.cfg.Now().Sub(began)
-	d.purgeDue = d.cfg.Now().Add(indexIdleFactor * took)
-	if err != nil {
-		if ctx.Err() == nil {
-			d.log.Warn("purge the search index of what a rewritten transcript no longer says", "err", err)
-		}
+	if err == nil {
+		d.purgeFailures = 0
+		d.purgeDue = d.cfg.Now().Add(indexIdleFactor * took)
+		d.log.Info("search index purged of what a rewritten transcript no longer says", "took", took.Round(time.Millisecond))
 		return
 	}
-	d.log.Info("search index purged of what a rewritten transcript no longer says", "took", took.Round(time.Millisecond))
+	if ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, index.ErrUnusable) {
+		// A new build holds only what the bottles hold now.
+		signal(d.reopenIndex)
+		return
+	}
+	d.purgeFailures++
+	wait := indexRetryWait(d.purgeFailures, took)
+	d.log.Warn("purge the search index of what a rewritten transcript no longer says", "err", err, "retry_in", wait)
+	d.purgeDue = d.cfg.Now().Add(wait)
+	d.purgeWanted.Store(true)
+	signal(d.purgeNow)
 }
 
 // indexBottle updates the search index with a bottle the daemon just
