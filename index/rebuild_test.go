@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -428,4 +429,50 @@ func filesHold(t *testing.T, dir, word string) bool {
 		}
 	}
 	return false
+}
+
+// TestPurgeAsked: a writer that does not touch the index (a hook, the
+// render command) replaces a bottle after a redaction and leaves the purge
+// marker; the next sync, full or of some names, takes the bottle in,
+// purges the index and removes the marker.
+func TestPurgeAsked(t *testing.T) {
+	const secret = "zqxaskedsecretzq"
+	for _, how := range []string{"Sync", "SyncNames"} {
+		t.Run(how, func(t *testing.T) {
+			data := t.TempDir()
+			s := talk{id: "asked", cwd: "/p", start: day}
+			s.turns = [][2]string{{"the key is " + secret, "noted"}, {"second prompt", "second answer"}}
+			writeBottles(t, data, s.bottle(t))
+			ix := openIndex(t, data)
+			if !filesHold(t, Dir(data), secret) {
+				t.Fatal("the secret is not in the index to begin with")
+			}
+			s.turns[0][0] = "the key is [redacted]"
+			dir := render.BottlesDir(data)
+			if err := replaceFile(render.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+				t.Fatal(err)
+			}
+			if err := render.AskPurge(dir); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if how == "Sync" {
+				err = ix.Sync(context.Background())
+			} else {
+				err = ix.SyncNames(context.Background(), []string{"someone-else.md"})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if filesHold(t, Dir(data), secret) {
+				t.Error("the index's files still hold the redacted word")
+			}
+			if _, err := os.Stat(render.PurgeMarker(dir)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the marker is still there: %v", err)
+			}
+			if len(search(t, ix, "redacted", Scope{})) == 0 {
+				t.Error("the new bottle is not indexed")
+			}
+		})
+	}
 }

@@ -13,20 +13,26 @@ import (
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
+
+	"bottled/render"
 )
 
 // Sync brings the index in line with the bottles on disk: bottles written,
 // archived or deleted by any process (the hooks, the CLI, a user) since the
-// index last saw them. It reads only the bottles whose files changed.
+// index last saw them. It reads only the bottles whose files changed. If a
+// writer asked for a purge (render.AskPurge), it purges the index then.
 func (ix *Index) Sync(ctx context.Context) error {
 	return ix.do(ctx, func() error { return ix.syncAll(ctx, false) })
 }
 
 // SyncNames is Sync for the named bottles only (relative to the bottles
-// directory).
+// directory); a purge asked for makes it a full Sync.
 func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
+	}
+	if _, err := os.Lstat(render.PurgeMarker(ix.bottles)); err == nil {
+		return ix.Sync(ctx)
 	}
 	return ix.do(ctx, func() error {
 		disk := map[string]fileState{}
@@ -44,8 +50,27 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 }
 
 // syncAll reconciles the whole bottles directory. filling marks the first
-// fill of a new generation, tuned for bulk.
+// fill of a new generation, tuned for bulk (which holds only what the
+// bottles hold now, so it needs no purge).
+//
+// A purge asked for is taken (the marker removed) before the directory is
+// listed: the writer that asked wrote its bottle before its marker, so
+// this sync takes that bottle in, and the purge after it drops what the
+// bottle's old blocks said. A marker left after the listing is the next
+// sync's. A purge that fails leaves the marker again.
 func (ix *Index) syncAll(ctx context.Context, filling bool) error {
+	asked := os.Remove(render.PurgeMarker(ix.bottles)) == nil
+	err := ix.reconcileAll(ctx, filling)
+	if asked && err == nil && !filling {
+		err = ix.purgeLocked()
+	}
+	if asked && err != nil {
+		render.AskPurge(ix.bottles)
+	}
+	return err
+}
+
+func (ix *Index) reconcileAll(ctx context.Context, filling bool) error {
 	disk, err := ix.listBottles()
 	if err != nil {
 		return err
@@ -232,19 +257,29 @@ func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 // files, not only from its results (after a redaction: a transcript
 // rewritten to remove a secret). FTS5 only marks a deleted row; its words
 // stay in the segments that hold them until those are merged. Purge merges
-// every segment into one (dropping what the marks hide), with freed pages
-// zeroed, and then empties the WAL, which may hold older copies of pages.
-// It rewrites the whole index: seconds for hundreds of megabytes.
+// every segment into one (dropping what the marks hide), copies the
+// database anew (VACUUM), and then empties the WAL, which may hold older
+// copies of pages. It rewrites the whole index twice: seconds for hundreds
+// of megabytes.
 func (ix *Index) Purge(ctx context.Context) error {
-	return ix.doExisting(func() error {
-		if err := ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize')`); err != nil {
-			return fmt.Errorf("purge index: %w", err)
-		}
-		// Another process reading the index may hold the WAL for a moment;
-		// the busy timeout waits for it.
-		if err := ix.conn.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-			return fmt.Errorf("purge index: checkpoint: %w", err)
-		}
-		return nil
-	})
+	return ix.doExisting(ix.purgeLocked)
+}
+
+// purgeLocked is Purge with mu held.
+func (ix *Index) purgeLocked() error {
+	if err := ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize')`); err != nil {
+		return fmt.Errorf("purge index: %w", err)
+	}
+	// Zeroing what is freed is not enough: a page keeps old copies of
+	// rows that moved off it in its unused space (a rebuild fills without
+	// zeroing), and only a new copy of the database holds nothing else.
+	if err := ix.conn.Exec(`VACUUM`); err != nil {
+		return fmt.Errorf("purge index: vacuum: %w", err)
+	}
+	// Another process reading the index may hold the WAL for a moment; the
+	// busy timeout waits for it.
+	if err := ix.conn.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("purge index: checkpoint: %w", err)
+	}
+	return nil
 }

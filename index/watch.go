@@ -64,6 +64,14 @@ func (w *watcher) run(bottles string) {
 				return
 			}
 			dir, file := filepath.Split(ev.Name)
+			if ev.Name == render.PurgeMarker(bottles) && !ev.Has(fsnotify.Remove) {
+				// A writer asks for a purge (render.AskPurge), which a
+				// full sync makes.
+				w.mu.Lock()
+				w.all = true
+				w.mu.Unlock()
+				continue
+			}
 			if !isBottleName(file) {
 				continue
 			}

@@ -201,14 +201,15 @@ func readCurrent(path string) (*Current, error) {
 // of a cleared session that has gained nothing since, and otherwise a
 // bottle rendered from the sources and written to dir (or the one a
 // writer racing it left there). It reports whether it rendered. verify is
-// as for CheckState; ctx bounds the render.
+// as for CheckState; ctx bounds the render. A bottle rendered because the
+// transcript was rewritten leaves the purge marker (AskPurge).
 func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify int64, now func() time.Time, loc *time.Location) (*Current, bool, error) {
 	var st *State
 	readErr := fs.ErrNotExist
 	if cur != nil {
 		st, readErr = cur.State, nil
 	}
-	f, _, path, _, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.Memory, req.SessionID), verify)
+	f, _, path, why, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.Memory, req.SessionID), verify)
 	if err == nil {
 		switch f {
 		case Fresh:
@@ -225,6 +226,11 @@ func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify i
 		return nil, false, err
 	}
 	if out == Written {
+		if why == WhyRewritten {
+			// Best effort: the bottle is right either way, and a failure
+			// here leaves the index as a sync without a purge would.
+			AskPurge(dir)
+		}
 		return &Current{Path: BottlePath(dir, req.SessionID), Data: b.Bytes, State: &b.State}, true, nil
 	}
 	got, err := readCurrent(out.Path(dir, req.SessionID))

@@ -159,8 +159,9 @@ type Daemon struct {
 	// reopenIndex asks the index keeper to open the index again: a render
 	// found it must be built again (capacity 1).
 	reopenIndex chan struct{}
-	// purgeNow asks the index keeper to purge the index (purgeWanted is
-	// set): a render found a transcript rewritten (capacity 1).
+	// purgeNow asks the index keeper to purge the index: a render found
+	// a transcript rewritten, or the rescan found the purge marker a hook
+	// or the render command left (capacity 1).
 	purgeNow chan struct{}
 	guard    *guard        // set by Run
 	batch    *render.Batch // writes bottles, syncing them a moment later
@@ -168,11 +169,9 @@ type Daemon struct {
 	db    atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw   *dbWatch
 	index atomic.Pointer[index.Index] // nil until the search index is open
-	// purgeWanted: a transcript was rewritten and the index has not been
-	// purged since (see forgetRemoved). purgeDue is when the keeper may
-	// purge next, and purgeFailures counts the purges failed in a row; the
-	// keeper's goroutine owns both.
-	purgeWanted   atomic.Bool
+	// purgeDue is when the keeper may purge the index next, and
+	// purgeFailures counts the purges failed in a row; the keeper's
+	// goroutine owns both (see purge).
 	purgeDue      time.Time
 	purgeFailures int
 	// freshness remembers which bottles were found fresh, for the rescan.

@@ -596,6 +596,52 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		d.waitBottle(id, "the secret leaves the bottle", noSecret)
 		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
 	})
+	t.Run("no daemon: hook or render command, then a search", func(t *testing.T) {
+		t.Parallel()
+		for i, writer := range []string{"hook", "render"} {
+			claude, data := dirs(t)
+			id := fmt.Sprintf("4ed0c700-0000-4000-8000-00000000001%d", i)
+			path, at := write(t, claude, id)
+			cli := func(stdin string, args ...string) {
+				cmd := exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data}, args...)...)
+				cmd.Stdin = strings.NewReader(stdin)
+				// search exits 1 when it finds nothing, which is no failure here.
+				if out, err := cmd.CombinedOutput(); err != nil && args[0] != "search" {
+					t.Fatalf("bottled %s: %v\n%s", args, err, out)
+				}
+			}
+			cli("", "render", id)
+			// Other sessions in the same index segment: FTS5 rewrites by
+			// itself a segment that has more than a tenth of its rows
+			// deleted, which would hide a missing purge.
+			for j := range 30 {
+				other := fmt.Sprintf("4ed0c700-0000-4000-8000-%012d", 200+100*i+j)
+				appendFile(t, transcriptIn(t, claude, "-home-dev-app", other),
+					userRec(other, "u1", "", fmt.Sprintf("OTHER-%d a question", j))+assistantRec(other, "a1", "u1", "m1", "an answer"))
+				cli("", "render", other)
+			}
+			cli("", "index")
+			if !indexHolds(t, data, secret) {
+				t.Fatalf("%s: the index does not hold the secret to begin with", writer)
+			}
+			time.Sleep(50 * time.Millisecond)
+			redact(t, path, at)
+			if writer == "hook" {
+				cli(`{"session_id":"`+id+`","transcript_path":"`+path+`","source":"compact"}`, "hook", "session-start")
+			} else {
+				cli("", "render", id)
+			}
+			if b := (&daemon{t: t, data: data}).bottle(id); !noSecret(b) {
+				t.Fatalf("%s: the bottle still shows the secret", writer)
+			}
+			// A search brings the index up to date first, and purges it,
+			// as the marker the writer left asks.
+			cli("", "search", "--all", "REDACT")
+			if indexHolds(t, data, secret) {
+				t.Errorf("%s, then a search: the index's files still hold the secret", writer)
+			}
+		}
+	})
 	t.Run("hook and render command", func(t *testing.T) {
 		t.Parallel()
 		claude, data := dirs(t)

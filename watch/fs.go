@@ -462,6 +462,9 @@ func (f *fsWatch) rescan(ctx context.Context) {
 	if sources.Settled(dir.mod, time.Now()) {
 		f.bottlesDir = dir
 	}
+	if _, err := os.Lstat(render.PurgeMarker(f.d.bottles)); err == nil {
+		signal(f.d.purgeNow) // a hook or the render command asked for a purge
+	}
 	current := map[string]bool{}
 	var check []stamped
 	for _, p := range sources.ListTranscripts(f.claude) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"bottled/index"
+	"bottled/render"
 )
 
 // keepIndex opens the search index, and opens it again (building it here,
@@ -99,8 +100,8 @@ func (d *Daemon) waitIndexTurn(ctx context.Context, retry *time.Timer) bool {
 			if !sleep(ctx, d.purgeDue.Sub(d.cfg.Now())) {
 				return false
 			}
-			// An index not open now is purged by openIndex once it is.
-			if ix := d.index.Load(); ix != nil && d.purgeWanted.Swap(false) {
+			// An index not open now is purged by openIndex's sync.
+			if ix := d.index.Load(); ix != nil {
 				d.purge(ctx, ix)
 			}
 		}
@@ -136,9 +137,6 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 	if err := ix.Sync(ctx); err != nil && ctx.Err() == nil {
 		d.log.Warn("sync search index", "err", err)
 	}
-	if d.purgeWanted.Swap(false) {
-		d.purge(ctx, ix)
-	}
 	d.log.Info("search index ready", "took", d.cfg.Now().Sub(began).Round(time.Millisecond))
 	d.noteSearch(Search{State: SearchReady})
 	return nil
@@ -147,8 +145,9 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 // forgetRemoved makes the search index forget, in its files as in its
 // results, what a session's rewritten transcript no longer says (a
 // redaction), once the session's bottle is on disk: bottle, if not nil, is
-// that bottle, written by another process and not indexed yet. The keeper
-// purges the index in the background (index.Purge rewrites all of it).
+// that bottle, written by another process and not indexed yet. It leaves
+// the purge marker (render.AskPurge), which outlives a crash, and the
+// keeper purges the index in the background.
 func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 	if !s.rewrote {
 		return
@@ -158,24 +157,27 @@ func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 		d.indexBottle(ctx, s.id, bottle)
 	}
 	d.log.Debug("transcript rewritten; purging the search index", "session", s.id)
-	d.purgeWanted.Store(true)
+	if err := render.AskPurge(d.bottles); err != nil {
+		d.log.Warn("ask for a purge of the search index", "session", s.id, "err", err)
+	}
 	signal(d.purgeNow)
 }
 
-// purge purges the index (index.Purge), and sets when the next purge may
-// start: a purge rewrites the whole index (seconds for hundreds of
-// megabytes), and transcripts rewritten over and over must not keep a core
-// busy, so purges are paced like builds (indexIdleFactor). A purge that
-// failed (a full disk) is tried again, with the retries' backoff; an index
-// found unusable is built again instead. Called by the keeper.
+// purge syncs the index, which purges it if the marker asks (index.Sync),
+// and sets when the next purge may start: a purge rewrites the whole index
+// (seconds for hundreds of megabytes), and transcripts rewritten over and
+// over must not keep a core busy, so purges are paced like builds
+// (indexIdleFactor). A purge that failed (a full disk) leaves the marker
+// and is tried again with the retries' backoff; an index found unusable is
+// built again instead. Called by the keeper.
 func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
 	began := d.cfg.Now()
-	err := ix.Purge(ctx)
+	err := ix.Sync(ctx)
 	took := d.cfg.Now().Sub(began)
 	if err == nil {
 		d.purgeFailures = 0
 		d.purgeDue = d.cfg.Now().Add(indexIdleFactor * took)
-		d.log.Info("search index purged of what a rewritten transcript no longer says", "took", took.Round(time.Millisecond))
+		d.log.Info("search index synced after a transcript was rewritten, and purged if still asked", "took", took.Round(time.Millisecond))
 		return
 	}
 	if ctx.Err() != nil {
@@ -188,9 +190,8 @@ func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
 	}
 	d.purgeFailures++
 	wait := indexRetryWait(d.purgeFailures, took)
-	d.log.Warn("purge the search index of what a rewritten transcript no longer says", "err", err, "retry_in", wait)
+	d.log.Warn("purge the search index of what rewritten transcripts no longer say", "err", err, "retry_in", wait)
 	d.purgeDue = d.cfg.Now().Add(wait)
-	d.purgeWanted.Store(true)
 	signal(d.purgeNow)
 }
 
