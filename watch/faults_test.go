@@ -616,9 +616,18 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 			// deleted, which would hide a missing purge.
 			for j := range 30 {
 				other := fmt.Sprintf("4ed0c700-0000-4000-8000-%012d", 200+100*i+j)
-				appendFile(t, transcriptIn(t, claude, "-home-dev-app", other),
-					userRec(other, "u1", "", fmt.Sprintf("OTHER-%d a question", j))+assistantRec(other, "a1", "u1", "m1", "an answer"))
-				cli("", "render", other)
+				at := time.Now()
+				b, err := render.Render(render.Input{SessionID: other, Now: at, Location: time.Local, Spine: &sources.Spine{
+					SessionID: other, CWD: "/home/dev/app", Started: at, Entries: []sources.Entry{
+						{Kind: sources.EntryUser, Text: fmt.Sprintf("OTHER-%d a question", j), Time: at},
+						{Kind: sources.EntryAssistant, Text: "an answer", Time: at},
+					}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := render.Write(render.BottlesDir(data), b); err != nil {
+					t.Fatal(err)
+				}
 			}
 			cli("", "index")
 			if !indexHolds(t, data, secret) {
