@@ -178,8 +178,52 @@ func TestUpdateNoticesRewrites(t *testing.T) {
 			if got := strings.Join(texts(spineOf(t, tr)), "|"); !changed || !strings.HasPrefix(got, tc.want) {
 				t.Errorf("changed=%v entries=%q, want prefix %q", changed, got, tc.want)
 			}
-			if n := tr.Restarts(); n != 1 {
-				t.Errorf("Restarts = %d, want 1", n)
+			if n := tr.Rewrites(); n != 1 {
+				t.Errorf("Rewrites = %d, want 1", n)
+			}
+		})
+	}
+}
+
+// TestExpect: a transcript read from the start for the first time checks,
+// on the way, the state another reader recorded of it (a bottle's), and
+// counts a rewrite where the file no longer holds the bytes it covers.
+func TestExpect(t *testing.T) {
+	a := userLine("u1", "", "2026-01-01T10:00:00.000Z", "original prompt") +
+		assistantLine("a1", "u1", "2026-01-01T10:00:05.000Z", "m1", "original answer")
+	more := userLine("u2", "a1", "2026-01-01T10:01:00.000Z", "and more")
+	tests := []struct {
+		name  string
+		now   string // the file when it is read again
+		other bool   // the state is of another file
+		want  int
+	}{
+		{"unchanged", a, false, 0},
+		{"appended to", a + more, false, 0},
+		{"rewritten in place, same size", strings.Replace(a, "original", "ORIGINAL", 1), false, 1},
+		{"rewritten shorter", strings.Replace(a, "original prompt", "x", 1) + more, false, 1},
+		{"truncated", a[:len(a)/2], false, 1},
+		{"emptied", "", false, 1},
+		{"state of another file", "something else entirely\n", true, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "s.jsonl")
+			st := writeAndRead(t, path, []byte(a)).State()
+			if tc.other {
+				st.Path = filepath.Join(dir, "other.jsonl")
+			}
+			if err := os.WriteFile(path, []byte(tc.now), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tr := NewTranscript("s", path)
+			tr.Expect(st)
+			if _, err := tr.Update(); err != nil {
+				t.Fatal(err)
+			}
+			if got := tr.Rewrites(); got != tc.want {
+				t.Errorf("Rewrites = %d, want %d", got, tc.want)
 			}
 		})
 	}
@@ -196,8 +240,8 @@ func TestUpdateUnchanged(t *testing.T) {
 		t.Fatalf("Update after a torn append: changed=%v err=%v", changed, err)
 	}
 	appendFile(t, path, []byte(`"x"}`+"\n"+userLine("u2", "u1", "2026-01-01T10:01:00.000Z", "q")))
-	if changed, err := tr.Update(); err != nil || !changed || tr.Restarts() != 0 {
-		t.Fatalf("Update after appends: changed=%v err=%v restarts=%d", changed, err, tr.Restarts())
+	if changed, err := tr.Update(); err != nil || !changed || tr.Rewrites() != 0 {
+		t.Fatalf("Update after appends: changed=%v err=%v rewrites=%d", changed, err, tr.Rewrites())
 	}
 }
 

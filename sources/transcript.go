@@ -81,9 +81,12 @@ type Transcript struct {
 	sized, sizedUUIDs int
 	size              int64
 
-	// restarts counts the times Update found the bytes it had read gone
-	// and parsed the file again from the start (see Restarts).
-	restarts int
+	// rewrites counts the times bytes read before were found gone (see
+	// Rewrites); expect, if not nil, is a state of the file read before by
+	// another reader, checked as the first read from the start passes it
+	// (see Expect).
+	rewrites int
+	expect   *FileState
 }
 
 // Per-item overheads Size counts beside the strings' bytes: a record's
@@ -248,6 +251,7 @@ func (t *Transcript) update(verify bool) (changed bool, err error) {
 	t.fileID, t.seenSize, t.seenMod = id, info.Size(), info.ModTime()
 	t.mod = settledMod(info.ModTime(), time.Now())
 	if info.Size() == t.offset {
+		t.checkExpected(true)
 		return changed, nil
 	}
 	before := t.offset
@@ -257,6 +261,7 @@ func (t *Transcript) update(verify bool) (changed bool, err error) {
 	if err := t.readFrom(f, info.Size()-t.offset); err != nil {
 		return true, fmt.Errorf("read transcript %s: %w", t.Path, err)
 	}
+	t.checkExpected(true)
 	if t.offset != before {
 		if t.tailSum, err = tailChecksum(f, t.offset); err != nil {
 			return true, fmt.Errorf("read transcript %s: %w", t.Path, err)
@@ -281,17 +286,43 @@ func openStat(path string) (*os.File, os.FileInfo, error) {
 }
 
 func (t *Transcript) reset() {
-	n := t.restarts + 1
+	n := t.rewrites + 1
 	*t = *NewTranscript(t.SessionID, t.Path)
-	t.restarts = n
+	t.rewrites = n
 }
 
-// Restarts counts the times Update found the file replaced, truncated or
-// rewritten (the bytes it had read no longer there) and parsed it again
-// from the start. A change in it means something once read may have been
-// removed: a redaction, say, which whatever was made from the old bytes
-// must forget.
-func (t *Transcript) Restarts() int { return t.restarts }
+// Rewrites counts the times the file was found not to hold bytes read
+// before: by Update, which then parses it again from the start (replaced,
+// truncated, rewritten), or against a state given to Expect. A change in
+// it means something once read may have been removed: a redaction, say,
+// which whatever was made from the old bytes must forget.
+func (t *Transcript) Rewrites() int { return t.rewrites }
+
+// Expect gives a transcript not read yet a state of its file that another
+// reader recorded (a bottle's): as the first Update reads the file from
+// the start, it checks that the file still holds the bytes that state
+// covers, and counts a rewrite if not. It costs nothing more than that
+// read. A state of another file, or of nothing, is ignored.
+func (t *Transcript) Expect(fs FileState) {
+	if t.offset == 0 && fs.Path == t.Path && fs.Offset > 0 {
+		t.expect = &fs
+	}
+}
+
+// checkExpected compares what was read with the expected state once the
+// read reaches its offset (a line end, as every recorded offset is) or
+// the file ends: a read that passed the offset between two lines, or
+// ended short of it, or holds other bytes up to it, is of a rewritten file.
+func (t *Transcript) checkExpected(atEnd bool) {
+	e := t.expect
+	if e == nil || (t.offset < e.Offset && !atEnd) {
+		return
+	}
+	if t.offset != e.Offset || t.sum != e.Sum {
+		t.rewrites++
+	}
+	t.expect = nil
+}
 
 func (t *Transcript) tailMatches(f *os.File) bool {
 	sum, err := tailChecksum(f, t.offset)
@@ -420,6 +451,7 @@ func (t *Transcript) readFrom(r io.Reader, sizeHint int64) error {
 				long.write(buf[:i])
 				t.sum = crc32.Update(longSum, crc32.IEEETable, buf[:i+1])
 				t.offset += longLen + int64(i+1)
+				t.checkExpected(false)
 				if line, ok := long.line(); ok {
 					t.addLine(line)
 				} else {
@@ -439,6 +471,7 @@ func (t *Transcript) readFrom(r io.Reader, sizeHint int64) error {
 			t.addLine(buf[start:lineEnd])
 			t.sum = crc32.Update(t.sum, crc32.IEEETable, buf[start:lineEnd+1])
 			t.offset += int64(lineEnd + 1 - start)
+			t.checkExpected(false)
 			start, scanned = lineEnd+1, lineEnd+1
 		}
 		if errors.Is(err, io.EOF) {

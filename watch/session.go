@@ -108,20 +108,13 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 	}
 	before, err := stampOf(path)
 	if catchUp && err == nil {
-		out, rewritten := d.checkFresh(ctx, s.id, path, before, true)
-		if out != "" {
+		if out, _ := d.checkFresh(ctx, s.id, path, before, true); out != "" {
 			res.outcome, res.checked = out, true
 			return res
 		}
-		s.rewrote = s.rewrote || rewritten
 	}
 	d.syncChain(s, path)
-	if !catchUp && err == nil && s.chain[len(s.chain)-1].State().Offset == 0 {
-		// No parse state (a session not read since the daemon started, or
-		// evicted) cannot tell a rewrite from an append: the bottle can.
-		_, rewritten := d.checkFresh(ctx, s.id, path, before, false)
-		s.rewrote = s.rewrote || rewritten
-	}
+	d.expectBottle(s)
 	for attempt := 1; ; attempt++ {
 		b, db, err := d.renderOnce(ctx, s, path, &res)
 		if err != nil || b == nil {
@@ -181,17 +174,16 @@ func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *r
 	update := (*sources.Transcript).Update
 	if s.verify {
 		update = (*sources.Transcript).UpdateVerified
-		s.rewrote = true // the rescan found it rewritten
 	}
 	for _, t := range s.chain {
-		restarts := t.Restarts()
+		rewrites := t.Rewrites()
 		if _, err := update(t); err != nil {
 			if isNotExist(err) {
 				continue // deleted: the bottle keeps what it had
 			}
 			return nil, nil, err
 		}
-		if t.Restarts() != restarts {
+		if t.Rewrites() != rewrites {
 			s.rewrote = true
 		}
 		live = append(live, t)
@@ -228,6 +220,29 @@ func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *r
 		return nil, db, nil
 	}
 	return b, db, err
+}
+
+// expectBottle gives the session's transcripts that hold no parse state
+// (not read since the daemon started, or since it evicted the session)
+// the states its bottle recorded of them, so that their first read tells
+// a rewrite (a redaction) from an append at no extra cost.
+func (d *Daemon) expectBottle(s *session) {
+	unread := false
+	for _, t := range s.chain {
+		unread = unread || t.State().Offset == 0
+	}
+	if !unread {
+		return
+	}
+	st, err := render.ReadState(render.BottlePath(d.bottles, s.id))
+	if err != nil {
+		return
+	}
+	for _, t := range s.chain {
+		for _, fs := range st.Transcripts {
+			t.Expect(fs)
+		}
+	}
 }
 
 // syncChain makes s.chain the parse state of the session's predecessors
