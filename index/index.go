@@ -286,10 +286,8 @@ func openConn(path string) (*sqlite3.Conn, error) {
 	}
 	// WAL: readers never wait for the daemon's writes. NORMAL: a crash can
 	// lose the last commits, never consistency; the index is a cache that
-	// the next sync repairs. secure_delete: pages freed (as FTS5 merges
-	// segments) are zeroed, so that words a bottle no longer holds do not
-	// linger in the file's free pages (see Purge).
-	if err := c.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON"); err != nil {
+	// the next sync repairs.
+	if err := c.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
@@ -426,9 +424,7 @@ func (ix *Index) fill(ctx context.Context, gen int) error {
 	// instead of writing every page twice through the WAL (and holding a
 	// WAL as big as the index). A crash meanwhile leaves a file that the
 	// next build skips and removes.
-	// What it holds is what the bottles hold now: nothing freed during
-	// the fill needs zeroing either.
-	if err := c.Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA secure_delete=OFF"); err != nil {
+	if err := c.Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF"); err != nil {
 		c.Close()
 		removeGen(path)
 		return fmt.Errorf("create index: %w", err)

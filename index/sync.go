@@ -253,19 +253,16 @@ func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 	return out, err
 }
 
-// Purge makes sure that what deleted blocks said is gone from the index's
-// files, not only from its results (after a redaction: a transcript
-// rewritten to remove a secret). FTS5 only marks a deleted row; its words
-// stay in the segments that hold them until those are merged. Purge merges
-// every segment into one (dropping what the marks hide), copies the
-// database anew (VACUUM), and then empties the WAL, which may hold older
-// copies of pages. It rewrites the whole index twice: seconds for hundreds
-// of megabytes.
-func (ix *Index) Purge(ctx context.Context) error {
-	return ix.doExisting(ix.purgeLocked)
-}
-
-// purgeLocked is Purge with mu held.
+// purgeLocked makes sure that what deleted blocks said is gone from the
+// index's files, not only from its results (after a redaction: a
+// transcript rewritten to remove a secret), with mu held. FTS5 only marks
+// a deleted row; its words stay in the segments that hold them until those
+// are merged, and SQLite leaves old bytes in free pages and in the unused
+// space of pages. So every segment is merged into one (dropping what the
+// marks hide), the database copied anew (VACUUM), and the WAL, which may
+// hold older copies of pages, emptied: the whole index is rewritten twice,
+// seconds for hundreds of megabytes. Sync runs it when a writer asked
+// (render.AskPurge).
 func (ix *Index) purgeLocked() error {
 	if err := ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize')`); err != nil {
 		return fmt.Errorf("purge index: %w", err)

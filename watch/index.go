@@ -168,8 +168,9 @@ func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 // (seconds for hundreds of megabytes), and transcripts rewritten over and
 // over must not keep a core busy, so purges are paced like builds
 // (indexIdleFactor). A purge that failed (a full disk) leaves the marker
-// and is tried again with the retries' backoff; an index found unusable is
-// built again instead. Called by the keeper.
+// and is tried again with the retries' backoff (an index found unusable is
+// built again by the sync, which holds only what the bottles hold now).
+// Called by the keeper.
 func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
 	began := d.cfg.Now()
 	err := ix.Sync(ctx)
@@ -181,11 +182,6 @@ func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
 		return
 	}
 	if ctx.Err() != nil {
-		return
-	}
-	if errors.Is(err, index.ErrUnusable) {
-		// A new build holds only what the bottles hold now.
-		signal(d.reopenIndex)
 		return
 	}
 	d.purgeFailures++
