@@ -114,15 +114,7 @@ func TestCorruptionFoundInUse(t *testing.T) {
 	checkFinds(t, ix, words)
 	// Another process switched to a new generation that turns out to be
 	// garbage.
-	_, gen := currentGen(t, data)
-	bad := ix.genPath(gen + 1)
-	if err := os.WriteFile(bad, make([]byte, 8192), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	overwrite(t, bad, 0, 8192)
-	if err := writeCurrent(Dir(data), gen+1); err != nil {
-		t.Fatal(err)
-	}
+	gen := switchToDamaged(t, data, ix)
 	checkFinds(t, ix, words)
 	if _, now := currentGen(t, data); now <= gen+1 {
 		t.Errorf("current generation %d, want a rebuilt one after %d", now, gen+1)
@@ -193,6 +185,23 @@ func TestBuildWaitsForAnotherBuilder(t *testing.T) {
 	}
 }
 
+// switchToDamaged makes "current" name a new generation of garbage, as
+// another process switching to a damaged file would, and returns the
+// generation before it.
+func switchToDamaged(t *testing.T, data string, ix *Index) int {
+	t.Helper()
+	_, gen := currentGen(t, data)
+	bad := ix.genPath(gen + 1)
+	if err := os.WriteFile(bad, make([]byte, 8192), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	overwrite(t, bad, 0, 8192)
+	if err := writeCurrent(Dir(data), gen+1); err != nil {
+		t.Fatal(err)
+	}
+	return gen
+}
+
 func overwrite(t *testing.T, path string, off, n int) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
@@ -244,15 +253,7 @@ func TestPutNeverBuilds(t *testing.T) {
 			os.RemoveAll(Dir(data))
 		},
 		"switched to a damaged generation": func(t *testing.T, data string, ix *Index) {
-			_, gen := currentGen(t, data)
-			bad := ix.genPath(gen + 1)
-			if err := os.WriteFile(bad, make([]byte, 8192), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			overwrite(t, bad, 0, 8192)
-			if err := writeCurrent(Dir(data), gen+1); err != nil {
-				t.Fatal(err)
-			}
+			switchToDamaged(t, data, ix)
 		},
 		"pages damaged": func(t *testing.T, data string, ix *Index) {
 			// Found by the update itself: opened fine, the blocks are

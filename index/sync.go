@@ -71,15 +71,20 @@ func (ix *Index) syncAll(ctx context.Context, filling bool) error {
 }
 
 func (ix *Index) reconcileAll(ctx context.Context, filling bool) error {
-	disk, err := ix.listBottles()
-	if err != nil {
-		return err
-	}
-	rows, err := ix.rows(nil)
+	disk, rows, err := ix.diskAndRows()
 	if err != nil {
 		return err
 	}
 	return ix.reconcile(ctx, disk, rows, filling)
+}
+
+// diskAndRows returns every bottle file on disk and every row, by name.
+func (ix *Index) diskAndRows() (disk, rows map[string]fileState, err error) {
+	if disk, err = ix.listBottles(); err != nil {
+		return nil, nil, err
+	}
+	rows, err = ix.rows(nil)
+	return disk, rows, err
 }
 
 // reconcile indexes the files of disk that rows do not know as they are,
@@ -237,11 +242,7 @@ func (ix *Index) rows(names []string) (map[string]fileState, error) {
 func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 	var out []string
 	err := ix.do(ctx, func() error {
-		disk, err := ix.listBottles()
-		if err != nil {
-			return err
-		}
-		rows, err := ix.rows(nil)
+		disk, rows, err := ix.diskAndRows()
 		if err != nil {
 			return err
 		}

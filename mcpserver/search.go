@@ -93,16 +93,8 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, args search
 	fmt.Fprintf(&out, "%d hit(s) for %q in %s, best first:\n", len(hits), args.Query, s.scopeName(sc))
 	current := s.current()
 	for i, h := range hits {
-		fmt.Fprintf(&out, "%d. %s · %s · %s · line %d", i+1, h.Session, stamp(h.Time, s.cfg.Location), h.Kind, h.Line)
-		switch {
-		case h.Session == current:
-			out.WriteString(" · this session")
-		case h.Archived:
-			out.WriteString(" · cleared")
-		}
-		if args.All && h.Project != "" {
-			out.WriteString(" · " + h.Project)
-		}
+		fmt.Fprintf(&out, "%d. %s · %s · %s · line %d%s", i+1, h.Session, stamp(h.Time, s.cfg.Location), h.Kind, h.Line,
+			whose(h.Session, current, h.Archived, args.All, h.Project))
 		fmt.Fprintf(&out, "\n   %s\n", h.Snippet)
 	}
 	out.WriteString(`Read around a hit: read {"session":"<id>","from":<line>}` + "\n")
@@ -127,17 +119,9 @@ func (s *Server) sessions(ctx context.Context, _ *sdk.CallToolRequest, args sess
 	fmt.Fprintf(&out, "%d session(s) of %s, newest first:\n", len(list), s.scopeName(sc))
 	current := s.current()
 	for _, ses := range list {
-		fmt.Fprintf(&out, "- %s · started %s · last %s · %d turn(s) · %d compaction(s) · %s",
-			ses.ID, stamp(ses.Started, s.cfg.Location), stamp(ses.LastActive, s.cfg.Location), ses.Turns, ses.Compactions, ses.Mode)
-		switch {
-		case ses.ID == current:
-			out.WriteString(" · this session")
-		case ses.Archived:
-			out.WriteString(" · cleared")
-		}
-		if args.All && ses.Project != "" {
-			out.WriteString(" · " + ses.Project)
-		}
+		fmt.Fprintf(&out, "- %s · started %s · last %s · %d turn(s) · %d compaction(s) · %s%s",
+			ses.ID, stamp(ses.Started, s.cfg.Location), stamp(ses.LastActive, s.cfg.Location), ses.Turns, ses.Compactions, ses.Mode,
+			whose(ses.ID, current, ses.Archived, args.All, ses.Project))
 		if ses.FirstPrompt != "" {
 			fmt.Fprintf(&out, "\n  %q", ses.FirstPrompt)
 		}
@@ -152,4 +136,21 @@ func stamp(t time.Time, loc *time.Location) string {
 		return "—"
 	}
 	return t.In(loc).Format("2006-01-02 15:04")
+}
+
+// whose is what a hit or a listed session says of its session beyond its
+// id: whether it is the one the server runs in or a cleared one, and its
+// project when more than this one is shown.
+func whose(session, current string, archived, all bool, project string) string {
+	var b strings.Builder
+	switch {
+	case session == current:
+		b.WriteString(" · this session")
+	case archived:
+		b.WriteString(" · cleared")
+	}
+	if all && project != "" {
+		b.WriteString(" · " + project)
+	}
+	return b.String()
 }

@@ -153,9 +153,7 @@ func TestFaultCatchUpKeepsObservations(t *testing.T) {
 	ops = append(ops, memwriter.Op{"op": "observation", "content": gone, "prompt_number": 1, "type": "change", "title": "GONE-OBS1 old change", "narrative": "Done."})
 	w.Write(t, db, ops...)
 	for _, s := range []string{id, gone} {
-		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", s).CombinedOutput(); err != nil {
-			t.Fatalf("render %s: %v %s", s, err, out)
-		}
+		runBottled(t, claude, data, "", "render", s)
 	}
 
 	// The daemon is down: the session goes on and claude-mem keeps writing.
@@ -558,13 +556,8 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		claude, data := dirs(t)
 		const id = "4ed0c700-0000-4000-8000-000000000004"
 		path, at := write(t, claude, id)
-		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).CombinedOutput(); err != nil {
-			t.Fatalf("bottled render: %v\n%s", err, out)
-		}
-		// The search index is built from that bottle.
-		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "index").CombinedOutput(); err != nil {
-			t.Fatalf("bottled index: %v\n%s", err, out)
-		}
+		runBottled(t, claude, data, "", "render", id)
+		runBottled(t, claude, data, "", "index") // the search index is built from that bottle
 		d := &daemon{t: t, data: data}
 		if !strings.Contains(d.bottle(id), secret) || !indexHolds(t, data, secret) {
 			t.Fatal("the bottle and the index do not hold the secret to begin with")
@@ -584,9 +577,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		claude, data := dirs(t)
 		const id = "4ed0c700-0000-4000-8000-000000000005"
 		path, at := write(t, claude, id)
-		if out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).CombinedOutput(); err != nil {
-			t.Fatalf("bottled render: %v\n%s", err, out)
-		}
+		runBottled(t, claude, data, "", "render", id)
 		// Another tick of the file clock; then a daemon that follows
 		// events only.
 		time.Sleep(50 * time.Millisecond)
@@ -602,14 +593,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 			claude, data := dirs(t)
 			id := fmt.Sprintf("4ed0c700-0000-4000-8000-00000000001%d", i)
 			path, at := write(t, claude, id)
-			cli := func(stdin string, args ...string) {
-				cmd := exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data}, args...)...)
-				cmd.Stdin = strings.NewReader(stdin)
-				// search exits 1 when it finds nothing, which is no failure here.
-				if out, err := cmd.CombinedOutput(); err != nil && args[0] != "search" {
-					t.Fatalf("bottled %s: %v\n%s", args, err, out)
-				}
-			}
+			cli := func(stdin string, args ...string) { runBottled(t, claude, data, stdin, args...) }
 			cli("", "render", id)
 			// Other sessions in the same index segment: FTS5 rewrites by
 			// itself a segment that has more than a tenth of its rows
@@ -656,15 +640,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		claude, data := dirs(t)
 		const id = "4ed0c700-0000-4000-8000-000000000003"
 		path, at := write(t, claude, id)
-		cli := func(stdin string, args ...string) string {
-			cmd := exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data}, args...)...)
-			cmd.Stdin = strings.NewReader(stdin)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("bottled %s: %v\n%s", args, err, out)
-			}
-			return string(out)
-		}
+		cli := func(stdin string, args ...string) string { return runBottled(t, claude, data, stdin, args...) }
 		d := &daemon{t: t, data: data}
 		cli("", "render", id)
 		if !strings.Contains(d.bottle(id), secret) {
