@@ -201,15 +201,14 @@ func readCurrent(path string) (*Current, error) {
 // of a cleared session that has gained nothing since, and otherwise a
 // bottle rendered from the sources and written to dir (or the one a
 // writer racing it left there). It reports whether it rendered. verify is
-// as for CheckState; ctx bounds the render. A bottle rendered because the
-// transcript was rewritten leaves the purge marker (AskPurge).
+// as for CheckState; ctx bounds the render.
 func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify int64, now func() time.Time, loc *time.Location) (*Current, bool, error) {
 	var st *State
 	readErr := fs.ErrNotExist
 	if cur != nil {
 		st, readErr = cur.State, nil
 	}
-	f, _, path, why, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.Memory, req.SessionID), verify)
+	f, _, path, _, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.Memory, req.SessionID), verify)
 	if err == nil {
 		switch f {
 		case Fresh:
@@ -221,16 +220,14 @@ func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify i
 			}
 		}
 	}
+	if cur != nil {
+		req.Expect = cur.State.Transcripts // read already
+	}
 	b, out, err := WriteFromDisk(ctx, dir, req, now, loc)
 	if err != nil {
 		return nil, false, err
 	}
 	if out == Written {
-		if why == WhyRewritten {
-			// Best effort: the bottle is right either way, and a failure
-			// here leaves the index as a sync without a purge would.
-			AskPurge(dir)
-		}
 		return &Current{Path: BottlePath(dir, req.SessionID), Data: b.Bytes, State: &b.State}, true, nil
 	}
 	got, err := readCurrent(out.Path(dir, req.SessionID))

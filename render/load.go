@@ -22,6 +22,10 @@ type Request struct {
 	// MemoryErr may say why (the error opening it).
 	Memory    *sources.MemoryDB
 	MemoryErr error
+	// Expect are states of the transcripts recorded before (by the bottle
+	// a render replaces), checked as they are read (Loaded.Rewritten);
+	// WriteFromDisk reads them from the bottle when nil.
+	Expect []sources.FileState
 }
 
 // Loaded is what was found on disk for a session, and why the rest was not.
@@ -43,7 +47,7 @@ func Load(ctx context.Context, req Request) (*Loaded, error) {
 		path, l.TranscriptErr = sources.FindTranscript(req.ClaudeDir, req.SessionID)
 	}
 	if l.TranscriptErr == nil {
-		l.Chain, l.TranscriptErr = sources.ReadChain(req.SessionID, path)
+		l.Chain, l.TranscriptErr = sources.ReadChain(req.SessionID, path, req.Expect...)
 	}
 	if req.Memory == nil {
 		l.MemoryErr = req.MemoryErr
@@ -62,17 +66,24 @@ func Load(ctx context.Context, req Request) (*Loaded, error) {
 // FromDisk loads a session's sources and renders its bottle at now. When
 // there is nothing to render the error wraps ErrNothing and says why.
 func FromDisk(ctx context.Context, req Request, now time.Time, loc *time.Location) (*Bottle, error) {
+	b, _, err := fromDisk(ctx, req, now, loc)
+	return b, err
+}
+
+// fromDisk is FromDisk that also reports whether a transcript no longer
+// holds what req.Expect says it held (Loaded.Rewritten).
+func fromDisk(ctx context.Context, req Request, now time.Time, loc *time.Location) (*Bottle, bool, error) {
 	l, err := Load(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	in := l.Input(req.SessionID)
 	in.Now, in.Location = now, loc
 	b, err := Render(in)
 	if errors.Is(err, ErrNothing) {
-		return nil, fmt.Errorf("%w for session %s: %s", ErrNothing, req.SessionID, l.Why())
+		return nil, false, fmt.Errorf("%w for session %s: %s", ErrNothing, req.SessionID, l.Why())
 	}
-	return b, err
+	return b, l.Rewritten(), err
 }
 
 // MaxCrossed bounds how many times a session is rendered in a row because
@@ -83,10 +94,17 @@ const MaxCrossed = 3
 
 // WriteFromDisk renders a session from disk and writes its bottle to dir,
 // rendering again while another writer's bottle crosses the new one. It
-// returns the last bottle rendered and what Write did with it.
+// returns the last bottle rendered and what Write did with it. A bottle
+// that replaces one made from transcript bytes that are gone now (a
+// redaction) leaves the purge marker (AskPurge).
 func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time.Time, loc *time.Location) (*Bottle, Outcome, error) {
+	if req.Expect == nil {
+		if st, err := ReadState(BottlePath(dir, req.SessionID)); err == nil {
+			req.Expect = st.Transcripts
+		}
+	}
 	for attempt := 1; ; attempt++ {
-		b, err := FromDisk(ctx, req, now(), loc)
+		b, rewritten, err := fromDisk(ctx, req, now(), loc)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -94,6 +112,11 @@ func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time
 			return nil, 0, fmt.Errorf("render %s: %w", req.SessionID, err)
 		}
 		out, err := Write(dir, b)
+		if err == nil && out == Written && rewritten {
+			// Best effort: the bottle is right either way; without the
+			// marker the index keeps the old words in its files only.
+			AskPurge(dir)
+		}
 		if err != nil || out != Crossed || attempt == MaxCrossed || req.Memory == nil {
 			return b, out, err
 		}
@@ -107,6 +130,17 @@ func (l *Loaded) Input(sessionID string) Input {
 		in.Spine = sources.BuildSpine(sessionID, l.Chain)
 	}
 	return in
+}
+
+// Rewritten reports whether a transcript read no longer holds the bytes
+// a state in the request's Expect covered.
+func (l *Loaded) Rewritten() bool {
+	for _, t := range l.Chain {
+		if t.Rewrites() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Why explains, in one line, why a session had nothing to render.

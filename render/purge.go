@@ -9,9 +9,10 @@ import (
 // its transcript was rewritten (a secret removed in place, the file
 // replaced), the words the old bottle showed must leave the search index's
 // files too, and the index (bottled/index) only marks deleted rows, so it
-// must be purged. The daemon purges it itself; a writer that does not touch
-// the index (a hook, the render command) leaves a marker in the bottles
-// directory instead, and the next process to bring the index up to date
+// must be purged. The writer of such a bottle (WriteFromDisk, for the hook,
+// the render command and the MCP server; the daemon, which reads
+// transcripts incrementally, by itself) leaves a marker in the bottles
+// directory, and the next process to bring the whole index up to date
 // purges it and removes the marker.
 const purgeName = ".purge-index"
 
@@ -25,12 +26,4 @@ func AskPurge(dir string) error {
 		return err
 	}
 	return f.Close()
-}
-
-// Rewritten reports whether a transcript a bottle's state st was rendered
-// from no longer holds the bytes it read then: whether a bottle rendered
-// now replaces words that the transcript no longer has.
-func Rewritten(st *State) bool {
-	_, why, err := CheckState(st, "", nil, VerifyAll)
-	return err == nil && why == WhyRewritten
 }

@@ -197,21 +197,22 @@ func ReadContinuedIn(path string) (string, error) {
 }
 
 // ReadChain parses the transcript of sessionID at path and those of its
-// predecessors, oldest first.
-func ReadChain(sessionID, path string) ([]*Transcript, error) {
+// predecessors, oldest first, checking on the way the states of them in
+// expect (see Transcript.Expect).
+func ReadChain(sessionID, path string, expect ...FileState) ([]*Transcript, error) {
 	preds, err := Predecessors(path)
 	if err != nil {
 		return nil, err
 	}
 	var chain []*Transcript
 	for _, p := range preds {
-		t, err := ReadTranscript(SessionOf(p), p)
+		t, err := ReadTranscript(SessionOf(p), p, expect...)
 		if err != nil {
 			return nil, err
 		}
 		chain = append(chain, t)
 	}
-	t, err := ReadTranscript(sessionID, path)
+	t, err := ReadTranscript(sessionID, path, expect...)
 	if err != nil {
 		return nil, err
 	}

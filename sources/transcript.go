@@ -118,9 +118,13 @@ func NewTranscript(sessionID, path string) *Transcript {
 	return &Transcript{SessionID: sessionID, Path: path, ids: map[string]int32{}}
 }
 
-// ReadTranscript parses the whole transcript at path.
-func ReadTranscript(sessionID, path string) (*Transcript, error) {
+// ReadTranscript parses the whole transcript at path, checking on the way
+// the states of it in expect (see Expect).
+func ReadTranscript(sessionID, path string, expect ...FileState) (*Transcript, error) {
 	t := NewTranscript(sessionID, path)
+	for _, fs := range expect {
+		t.Expect(fs)
+	}
 	if _, err := t.Update(); err != nil {
 		return nil, err
 	}

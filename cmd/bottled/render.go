@@ -52,14 +52,7 @@ func runRender(c *cli.Context) error {
 	if c.Bool("stdout") {
 		b, err = render.FromDisk(c.Context, req, time.Now(), time.Local)
 	} else {
-		// What the bottle showed before, to tell a redaction.
-		old, _ := render.ReadState(render.BottlePath(dir, id))
 		b, outcome, err = render.WriteFromDisk(c.Context, dir, req, time.Now, time.Local)
-		if err == nil && outcome == render.Written && old != nil && render.Rewritten(old) {
-			if perr := render.AskPurge(dir); perr != nil {
-				fmt.Fprintf(c.App.ErrWriter, "bottled: warning: the transcript was rewritten, but the search index cannot be told to purge its old words: %v (bottled index --rebuild does)\n", perr)
-			}
-		}
 	}
 	if errors.Is(err, render.ErrNothing) {
 		return exitError{code: exitFailed, msg: err.Error()}
