@@ -107,20 +107,30 @@ func loadCase(t *testing.T, dir string) Input {
 	return in
 }
 
-// expectedSession reads the "# session:" line of expect.txt.
-func expectedSession(t *testing.T, dir string) string {
+// expectLine returns the rest of the first line of a case's expect.txt
+// that starts with prefix, and whether there is one.
+func expectLine(t *testing.T, dir, prefix string) (string, bool) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "expect.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for line := range strings.Lines(string(data)) {
-		if s, ok := strings.CutPrefix(line, "# session:"); ok {
-			return strings.TrimSpace(s)
+		if s, ok := strings.CutPrefix(line, prefix); ok {
+			return strings.TrimSpace(s), true
 		}
 	}
-	t.Fatalf("%s/expect.txt has no '# session:' line", dir)
-	return ""
+	return "", false
+}
+
+// expectedSession reads the "# session:" line of expect.txt.
+func expectedSession(t *testing.T, dir string) string {
+	t.Helper()
+	s, ok := expectLine(t, dir, "# session:")
+	if !ok {
+		t.Fatalf("%s/expect.txt has no '# session:' line", dir)
+	}
+	return s
 }
 
 // fileSession is the sessionId of the first record that has one.

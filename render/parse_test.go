@@ -1,9 +1,7 @@
 package render
 
 import (
-	"bufio"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -135,22 +133,15 @@ func countBlocks(p *Parsed, kind BlockKind) int {
 // expectedUsers reads "users N" from a case's expect.txt, -1 if absent.
 func expectedUsers(t *testing.T, dir string) int {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "expect.txt"))
+	n, ok := expectLine(t, dir, "users ")
+	if !ok {
+		return -1
+	}
+	v, err := strconv.Atoi(n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if n, ok := strings.CutPrefix(sc.Text(), "users "); ok {
-			v, err := strconv.Atoi(n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return v
-		}
-	}
-	return -1
+	return v
 }
 
 // TestParseCompaction checks what the parse says about the blocks of the
