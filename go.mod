@@ -1,4 +1,4 @@
-module bottled
+module github.com/bottled-dev/bottled
 
 go 1.26.0
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"bottled/internal/standin"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/standin"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // reply answers every turn with a fixed text.

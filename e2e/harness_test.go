@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/standin"
-	"bottled/internal/testbin"
-	"bottled/render"
-	"bottled/sources"
-	"bottled/watch"
+	"github.com/bottled-dev/bottled/internal/standin"
+	"github.com/bottled-dev/bottled/internal/testbin"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/watch"
 )
 
 // Environment variables that find and require the real Claude Code.
@@ -53,7 +53,7 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	// Both binaries, side by side as install expects them.
 	bottledBin = filepath.Join(dir, "bottled")
-	if err := testbin.Binaries(dir, "bottled/cmd/bottled", "bottled/cmd/bottled-mcp"); err != nil {
+	if err := testbin.Binaries(dir, "github.com/bottled-dev/bottled/cmd/bottled", "github.com/bottled-dev/bottled/cmd/bottled-mcp"); err != nil {
 		fmt.Fprintln(os.Stderr, "build bottled:", err)
 		return 1
 	}

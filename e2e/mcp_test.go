@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"bottled/inject"
-	"bottled/internal/standin"
+	"github.com/bottled-dev/bottled/inject"
+	"github.com/bottled-dev/bottled/internal/standin"
 )
 
 // TestMCPTools: the MCP server that bottled install registered is started

@@ -15,8 +15,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // The corpus of BenchmarkSearch and BenchmarkRebuild: generated sessions,

@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"bottled/internal/synth"
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // queryCorpus holds the words FTS5's query language gives meaning to, so

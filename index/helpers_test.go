@@ -13,9 +13,9 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"bottled/internal/fixtures"
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

@@ -36,7 +36,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // Format is the version of the database layout. A database of another

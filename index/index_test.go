@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // TestSearchRealBottles indexes the bottles of the real fixtures and

@@ -14,8 +14,8 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // fileState identifies the content of a bottle file. Bottles are replaced

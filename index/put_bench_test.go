@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // BenchmarkPutAppend indexes a bottle of a long session that grows by one

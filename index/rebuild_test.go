@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // indexedWords returns an index over a few real bottles and, for each, a

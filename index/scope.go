@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // A search in a project must not read through every match in other

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // talk is a hand-made session: turns of a user message and an answer, an

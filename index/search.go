@@ -15,7 +15,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // ErrNoWords reports a query with nothing to search for: no letters or

@@ -14,7 +14,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // Sync brings the index in line with the bottles on disk: bottles written,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // watcher notes which bottles change, so that a long-lived reader (the MCP

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Records a session's transcript gains around a compaction and a hook.

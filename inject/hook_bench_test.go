@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/synth"
 )
 
 // BenchmarkSessionStartFresh is the compact hook's own work in process,

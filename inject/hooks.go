@@ -8,8 +8,8 @@ import (
 	"os"
 	"time"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // DefaultTimeout bounds an inline render in the SessionStart hook. Claude

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/memwriter"
-	"bottled/render"
+	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/render"
 
-	"bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/synth"
 )
 
 // env is a Claude config dir and a data dir with one session's transcript.

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Payload is the part of a hook's stdin that bottled reads. Other fields

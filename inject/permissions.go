@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // ReadAccess is the permission bottled adds to Claude Code's settings so

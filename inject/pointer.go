@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Occasion says why the pointer is injected, which decides what it asks

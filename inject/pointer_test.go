@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // longSession appends turns of long assistant prose, with a compaction

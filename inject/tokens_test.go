@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bottled/internal/fixtures"
-	"bottled/internal/standin"
+	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/internal/standin"
 )
 
 // TestLineTokensIsConservative: for any line, the estimate is at least

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // minPrefix is the shortest session id prefix accepted for a session.

@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // A read returns at most this much of a bottle. Claude Code caps an MCP

@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"bottled/index"
+	"github.com/bottled-dev/bottled/index"
 )
 
 // maxHits bounds a search's hits: each costs the model 50–100 tokens.

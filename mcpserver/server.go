@@ -19,8 +19,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"bottled/index"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Tunables.

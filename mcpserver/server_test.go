@@ -15,11 +15,11 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"bottled/index"
-	"bottled/internal/fixtures"
-	"bottled/internal/synth"
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

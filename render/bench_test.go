@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/synth"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // benchTranscriptSize is the size of the generated transcript: large

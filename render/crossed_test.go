@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/memwriter"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // TestWriteRefusesCrossedRender reproduces the race in which a render that

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // TestBatchCrashOfTheMachine writes bottles through a Batch (no sync per

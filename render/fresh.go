@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Freshness says how a bottle compares with its sources now.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/synth"
 )
 
 // TestCheckIgnoresEnqueuedCommands renders a bottle, appends what

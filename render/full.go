@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // turn is a user message with what followed it up to the next one, or the

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // FuzzRenderPrivate reads arbitrary transcript bytes followed by a user

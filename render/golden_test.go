@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden bottles in testdata/render")

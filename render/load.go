@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Request names a session whose bottle is to be made from the sources on

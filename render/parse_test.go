@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/fixtures"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // TestParseCoversBody parses every golden bottle and the bottle of every

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // placeObservations puts each observation under the turn it belongs to,

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/fixtures"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // rewound lists the fixtures with abandoned rewind branches, whose

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/memwriter"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // These tests render from databases written by the real claude-mem

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // reconstructed renders from the database alone: the transcript is gone,

@@ -41,7 +41,7 @@ import (
 	"sync"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // ErrNothing reports a session with neither a transcript with content nor

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Format is the version of the bottle layout. A bottle of another format is

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // BottlesDir is where bottles live under bottled's data directory.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // bottleAt renders a minimal full bottle whose transcript was read to

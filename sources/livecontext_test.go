@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/internal/fixtures"
 )
 
 // TestScanLinesBackward checks the backward reader against a forward

@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/internal/memwriter"
 )
 
 // memT0 is the observer batch time the tests give observations and

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/internal/memwriter"
 )
 
 // TestMemoryWatch follows a database written by the real claude-mem: a

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/synth"
 )
 
 // userLine and assistantLine build one record of session "s" (newline

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/internal/fixtures"
 )
 
 // The real transcripts are read in place from ../shared/fixtures/real

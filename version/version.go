@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Set is set at build time with -ldflags "-X bottled/version.Set=…";
+// Set is set at build time with -ldflags "-X github.com/bottled-dev/bottled/version.Set=…";
 // without it the module version from the build information is used.
 var Set = ""
 

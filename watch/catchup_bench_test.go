@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/synth"
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Catch-up benchmark sizes: the shape of a machine that was off for a day,

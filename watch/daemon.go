@@ -62,9 +62,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"bottled/index"
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Defaults for Config. The debounce is long enough to coalesce the burst of

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // TestCrashMarkerGoesWithNothingToRender starts the daemon on a bottles

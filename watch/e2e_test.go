@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"bottled/index"
-	"bottled/internal/memwriter"
-	"bottled/internal/synth"
-	"bottled/internal/testbin"
-	"bottled/render"
-	"bottled/sources"
-	"bottled/watch"
+	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/testbin"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/watch"
 )
 
 // binary is the bottled binary the end-to-end tests run, built once by
@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "bottled")
-	if err := testbin.Binaries(dir, "bottled/cmd/bottled"); err != nil {
+	if err := testbin.Binaries(dir, "github.com/bottled-dev/bottled/cmd/bottled"); err != nil {
 		fmt.Fprintln(os.Stderr, "build bottled:", err)
 		os.Exit(1)
 	}

@@ -15,12 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"bottled/index"
-	"bottled/internal/memwriter"
-	"bottled/internal/synth"
-	"bottled/render"
-	"bottled/sources"
-	"bottled/watch"
+	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/watch"
 )
 
 // These tests attack the daemon the way a user's machine does: they drive

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // freshCache remembers, for each transcript, the stamps (size and

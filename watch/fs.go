@@ -18,8 +18,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // fsWatch turns file system events into changes for the loop. It watches

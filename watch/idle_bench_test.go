@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/render"
-	"bottled/watch"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/watch"
 )
 
 var idleDuration = flag.Duration("idle.duration", 60*time.Second,

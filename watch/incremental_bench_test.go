@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"bottled/index"
-	"bottled/internal/synth"
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // benchSize is the transcript the incremental benchmark appends to: a

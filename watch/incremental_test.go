@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/fixtures"
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // TestIncrementalRenderEqualsOneShot grows a copy of every real fixture in

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"bottled/index"
-	"bottled/render"
+	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // keepIndex opens the search index, and opens it again (building it here,

@@ -18,8 +18,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"bottled/internal/synth"
-	"bottled/render"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
 )
 
 var latencyDuration = flag.Duration("latency.duration", 60*time.Second,

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // dbWatch turns commits to claude-mem's database into changes for the

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/synth"
-	"bottled/render"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
 )
 
 var memIdle = flag.Duration("mem.idle", 60*time.Second,

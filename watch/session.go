@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // session is the daemon's parse state for one session: its transcript and

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Status is what a running daemon reports on its socket, as JSON. Field

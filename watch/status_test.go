@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/render"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // TestRecorderSessions records changes, renders and catch-up checks of

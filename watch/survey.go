@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Survey is what the disk says about bottles, daemon or not: every

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/synth"
-	"bottled/render"
-	"bottled/sources"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // TestBottlesWithoutTranscript puts beside the bottles what is not one (a

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/testbin"
+	"github.com/bottled-dev/bottled/internal/testbin"
 )
 
 // BenchmarkMCPProcess measures what Claude Code waits for when it starts
@@ -30,7 +30,7 @@ func BenchmarkMCPProcess(b *testing.B) {
 func benchmarkMCP(b *testing.B, f testbin.Flavor) {
 	dir := b.TempDir()
 	hello := testbin.Hello(b, dir)
-	testbin.Build(b, dir, f.Flags, f.Env, "bottled/cmd/bottled-mcp")
+	testbin.Build(b, dir, f.Flags, f.Env, "github.com/bottled-dev/bottled/cmd/bottled-mcp")
 	bin := filepath.Join(dir, "bottled-mcp")
 	server := []string{bin, "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem")}
 	meta := map[string]any{

@@ -23,8 +23,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"bottled/mcpserver"
-	"bottled/version"
+	"github.com/bottled-dev/bottled/mcpserver"
+	"github.com/bottled-dev/bottled/version"
 )
 
 func main() {

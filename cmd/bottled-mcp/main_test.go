@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/testbin"
+	"github.com/bottled-dev/bottled/internal/testbin"
 )
 
 // TestServesToolsOverStdio runs the server as Claude Code does, on pipes:
@@ -85,7 +85,7 @@ func TestFlags(t *testing.T) {
 // bottled-mcp from beside it, which answers.
 func TestBottledMCPRunsTheServer(t *testing.T) {
 	dir := t.TempDir()
-	testbin.Build(t, dir, nil, nil, "bottled/cmd/bottled", "bottled/cmd/bottled-mcp")
+	testbin.Build(t, dir, nil, nil, "github.com/bottled-dev/bottled/cmd/bottled", "github.com/bottled-dev/bottled/cmd/bottled-mcp")
 	cmd := exec.Command(filepath.Join(dir, "bottled"), "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem"), "mcp")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bottled/inject"
+	"github.com/bottled-dev/bottled/inject"
 )
 
 // hookCommand is what Claude Code runs. Whatever happens, a hook exits 0

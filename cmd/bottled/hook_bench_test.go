@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/internal/synth"
-	"bottled/internal/testbin"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/testbin"
 )
 
 // BenchmarkHookProcess measures what Claude Code waits for: the whole
@@ -34,7 +34,7 @@ func BenchmarkHookProcess(b *testing.B) {
 func benchmarkHook(b *testing.B, fl testbin.Flavor) {
 	dir := b.TempDir()
 	hello := testbin.Hello(b, dir)
-	testbin.Build(b, dir, fl.Flags, fl.Env, "bottled/cmd/bottled")
+	testbin.Build(b, dir, fl.Flags, fl.Env, "github.com/bottled-dev/bottled/cmd/bottled")
 	bin := filepath.Join(dir, "bottled")
 	claude, data := filepath.Join(dir, "claude"), filepath.Join(dir, "mem")
 	const id = "hookbench-0000-4000-8000-000000000000"

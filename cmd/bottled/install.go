@@ -13,7 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bottled/watch"
+	"github.com/bottled-dev/bottled/watch"
 )
 
 func installCommand() *cli.Command {

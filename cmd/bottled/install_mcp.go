@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"bottled/inject"
+	"github.com/bottled-dev/bottled/inject"
 )
 
 // bottled's MCP server is registered with Claude Code's own command, `claude

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"bottled/inject"
+	"github.com/bottled-dev/bottled/inject"
 )
 
 // fakeClaude puts on PATH a claude command that logs its arguments and

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"bottled/inject"
+	"github.com/bottled-dev/bottled/inject"
 )
 
 // installEnv is a temporary HOME with a Claude config dir, and a fake

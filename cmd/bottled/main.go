@@ -19,7 +19,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bottled/version"
+	"github.com/bottled-dev/bottled/version"
 )
 
 func main() {

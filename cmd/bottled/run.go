@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bottled/version"
-	"bottled/watch"
+	"github.com/bottled-dev/bottled/version"
+	"github.com/bottled-dev/bottled/watch"
 )
 
 func runCommand() *cli.Command {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bottled/index"
+	"github.com/bottled-dev/bottled/index"
 )
 
 func searchCommand() *cli.Command {

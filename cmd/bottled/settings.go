@@ -3,8 +3,8 @@ package main
 import (
 	"strings"
 
-	"bottled/inject"
-	"bottled/render"
+	"github.com/bottled-dev/bottled/inject"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // access is the read permission for this data directory's bottles.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bottled/inject"
-	"bottled/watch"
+	"github.com/bottled-dev/bottled/inject"
+	"github.com/bottled-dev/bottled/watch"
 )
 
 func statusCommand() *cli.Command {

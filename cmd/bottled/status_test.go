@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"bottled/sources"
-	"bottled/watch"
+	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/watch"
 )
 
 func TestStatusFromDisk(t *testing.T) {
