@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/inject"
 )
@@ -15,14 +16,14 @@ import (
 // bottled. Diagnostics go to stderr, which Claude Code keeps in its debug
 // log.
 func hookCommand() *cli.Command {
-	tolerant := func(c *cli.Context, err error, _ bool) error {
-		fmt.Fprintf(c.App.ErrWriter, "bottled hook: %v\n", err)
+	tolerant := func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+		fmt.Fprintf(cmd.Root().ErrWriter, "bottled hook: %v\n", err)
 		return nil
 	}
 	return &cli.Command{
 		Name:  "hook",
 		Usage: "Claude Code hooks (registered by bottled install)",
-		Subcommands: []*cli.Command{
+		Commands: []*cli.Command{
 			{
 				Name:  "session-start",
 				Usage: "SessionStart: on compact or resume, point the model to a fresh bottle",
@@ -45,44 +46,44 @@ func hookCommand() *cli.Command {
 
 // hookAction runs a hook, turning every error and panic into a line on
 // stderr and a zero exit.
-func hookAction(run func(c *cli.Context, cfg inject.Config) error) cli.ActionFunc {
-	return func(c *cli.Context) (err error) {
-		log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelInfo}))
+func hookAction(run func(ctx context.Context, cmd *cli.Command, cfg inject.Config) error) cli.ActionFunc {
+	return func(ctx context.Context, cmd *cli.Command) (err error) {
+		log := slog.New(slog.NewTextHandler(cmd.Root().ErrWriter, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		defer func() {
 			if r := recover(); r != nil {
 				log.Error("hook failed", "panic", r)
 			}
 			err = nil
 		}()
-		d, err := dirsOf(c)
+		d, err := dirsOf(cmd)
 		if err != nil {
 			log.Warn("hook not run", "err", err)
 			return nil
 		}
-		cfg := inject.Config{ClaudeDir: d.claude, DataDir: d.data, Log: log, Timeout: c.Duration("timeout"),
-			MCPTools: c.Bool(inject.MCPToolsFlag)}
-		if err := run(c, cfg); err != nil {
+		cfg := inject.Config{ClaudeDir: d.claude, DataDir: d.data, Log: log, Timeout: cmd.Duration("timeout"),
+			MCPTools: cmd.Bool(inject.MCPToolsFlag)}
+		if err := run(ctx, cmd, cfg); err != nil {
 			log.Warn("hook did nothing", "err", err)
 		}
 		return nil
 	}
 }
 
-func sessionStart(c *cli.Context, cfg inject.Config) error {
-	p, err := inject.ReadPayload(c.App.Reader)
+func sessionStart(ctx context.Context, cmd *cli.Command, cfg inject.Config) error {
+	p, err := inject.ReadPayload(cmd.Root().Reader)
 	if err != nil {
 		return err
 	}
-	out, err := inject.SessionStart(c.Context, cfg, p)
+	out, err := inject.SessionStart(ctx, cfg, p)
 	if err != nil || out == nil {
 		return err
 	}
-	_, err = fmt.Fprintf(c.App.Writer, "%s\n", out)
+	_, err = fmt.Fprintf(cmd.Root().Writer, "%s\n", out)
 	return err
 }
 
-func sessionEnd(c *cli.Context, cfg inject.Config) error {
-	p, err := inject.ReadPayload(c.App.Reader)
+func sessionEnd(_ context.Context, cmd *cli.Command, cfg inject.Config) error {
+	p, err := inject.ReadPayload(cmd.Root().Reader)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 )
 
 func indexCommand() *cli.Command {
@@ -20,36 +21,36 @@ func indexCommand() *cli.Command {
 	}
 }
 
-func runIndex(c *cli.Context) error {
-	if c.NArg() > 0 {
+func runIndex(ctx context.Context, cmd *cli.Command) error {
+	if cmd.NArg() > 0 {
 		return usagef("index takes no arguments")
 	}
-	d, err := dirsOf(c)
+	d, err := dirsOf(cmd)
 	if err != nil {
 		return err
 	}
-	rebuild := c.Bool("rebuild")
+	rebuild := cmd.Bool("rebuild")
 	start := time.Now()
-	ix, err := openIndex(c, d, rebuild)
+	ix, err := openIndex(ctx, cmd, d, rebuild)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
 	took := time.Since(start)
-	st, err := ix.Stats(c.Context)
+	st, err := ix.Stats(ctx)
 	if err != nil {
 		return err
 	}
 	if rebuild {
-		fmt.Fprintf(c.App.Writer, "rebuilt in %s (%.0f MB of bottles, %.0f MB/s)\n", took.Round(time.Millisecond),
+		fmt.Fprintf(cmd.Root().Writer, "rebuilt in %s (%.0f MB of bottles, %.0f MB/s)\n", took.Round(time.Millisecond),
 			float64(st.BottleBytes)/1e6, float64(st.BottleBytes)/1e6/max(took.Seconds(), 1e-9))
 	}
-	stale, err := ix.Stale(c.Context)
+	stale, err := ix.Stale(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "index     %s (%.1f MB)\n", st.Path, float64(st.Bytes)/1e6)
-	fmt.Fprintf(c.App.Writer, "holds     %d bottles of %d sessions, %d blocks\n", st.Bottles, st.Sessions, st.Blocks)
-	fmt.Fprintf(c.App.Writer, "behind    %d bottles changed since indexed (the next search takes them in)\n", len(stale))
+	fmt.Fprintf(cmd.Root().Writer, "index     %s (%.1f MB)\n", st.Path, float64(st.Bytes)/1e6)
+	fmt.Fprintf(cmd.Root().Writer, "holds     %d bottles of %d sessions, %d blocks\n", st.Bottles, st.Sessions, st.Blocks)
+	fmt.Fprintf(cmd.Root().Writer, "behind    %d bottles changed since indexed (the next search takes them in)\n", len(stale))
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -54,11 +55,11 @@ type setup struct {
 	out      io.Writer
 }
 
-func setupOf(c *cli.Context) (*setup, error) {
-	if c.NArg() > 0 {
-		return nil, usagef("%s takes no arguments", c.Command.Name)
+func setupOf(cmd *cli.Command) (*setup, error) {
+	if cmd.NArg() > 0 {
+		return nil, usagef("%s takes no arguments", cmd.Name)
 	}
-	d, err := dirsOf(c)
+	d, err := dirsOf(cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +73,13 @@ func setupOf(c *cli.Context) (*setup, error) {
 	}
 	// The directories are written out in full: neither a login agent nor a
 	// hook inherits the shell's environment.
-	cmd := []string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}
+	command := []string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}
 	return &setup{
-		command:  cmd,
+		command:  command,
 		settings: filepath.Join(d.claude, "settings.json"),
-		agent:    watch.Agent{Command: cmd, Home: home, DataDir: d.data, GOOS: runtime.GOOS, UID: os.Getuid()},
-		dryRun:   c.Bool("dry-run"),
-		out:      c.App.Writer,
+		agent:    watch.Agent{Command: command, Home: home, DataDir: d.data, GOOS: runtime.GOOS, UID: os.Getuid()},
+		dryRun:   cmd.Bool("dry-run"),
+		out:      cmd.Root().Writer,
 	}, nil
 }
 
@@ -110,8 +111,8 @@ func (s *setup) say(format string, a ...any) {
 	fmt.Fprintf(s.out, prefix+format+"\n", a...)
 }
 
-func runInstall(c *cli.Context) error {
-	s, err := setupOf(c)
+func runInstall(_ context.Context, cmd *cli.Command) error {
+	s, err := setupOf(cmd)
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func runInstall(c *cli.Context) error {
 			fmt.Fprint(s.out, indent(s.agent.Definition()))
 		}
 	}
-	if c.Bool("no-start") {
+	if cmd.Bool("no-start") {
 		s.say("login agent: not started (--no-start); to start it: %s", commandLines(nil, s.agent.StartCommands()))
 		return nil
 	}
@@ -155,8 +156,8 @@ func runInstall(c *cli.Context) error {
 	return err
 }
 
-func runUninstall(c *cli.Context) error {
-	s, err := setupOf(c)
+func runUninstall(_ context.Context, cmd *cli.Command) error {
+	s, err := setupOf(cmd)
 	if err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func runUninstall(c *cli.Context) error {
 			s.say("login agent: %s was not written by bottled; left alone", file)
 		default:
 			if _, err := s.runAll(s.agentCommands("stop", s.agent.StopCommands())); err != nil {
-				fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v\n", err)
+				fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %v\n", err)
 			}
 			if !s.dryRun {
 				if err := os.Remove(file); err != nil {
@@ -179,7 +180,7 @@ func runUninstall(c *cli.Context) error {
 			}
 			s.say("login agent: removed %s", file)
 			if _, err := s.runAll(s.agentCommands("reload", s.agent.AfterRemove())); err != nil {
-				fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v\n", err)
+				fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %v\n", err)
 			}
 		}
 	}

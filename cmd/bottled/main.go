@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/version"
 )
@@ -40,27 +40,34 @@ const (
 
 // run executes the command line and returns the process exit code. Errors
 // are printed as one line on stderr.
+//
+// Flags are taken anywhere before a "--", before or after a command's
+// arguments, and the global ones after any command too (urfave/cli v3's
+// parser: every flag of a command is inherited by its subcommands); after
+// "--" every word is an argument.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &cli.App{
-		Name:                 "bottled",
-		Usage:                "keep Claude Code session bottles current",
-		Version:              version.String(),
-		Reader:               stdin,
-		Writer:               stdout,
-		ErrWriter:            stderr,
-		HideHelpCommand:      true,
-		EnableBashCompletion: false,
+	root := &cli.Command{
+		Name:            "bottled",
+		Usage:           "keep Claude Code session bottles current",
+		Version:         version.String(),
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		Description: "Flags may come before or after a command's arguments, and --claude-dir and --data-dir\n" +
+			"after the command too. \"--\" ends the flags: every word after it is an argument, so\n" +
+			"bottled search -- --json searches for --json.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:    flagClaude,
 				Usage:   "Claude Code's config directory (transcripts are in its projects/)",
-				EnvVars: []string{"CLAUDE_CONFIG_DIR"},
+				Sources: cli.EnvVars("CLAUDE_CONFIG_DIR"),
 				Value:   defaultDir(".claude"),
 			},
 			&cli.StringFlag{
 				Name:    flagDataDir,
 				Usage:   "claude-mem's data directory (its claude-mem.db; bottles go in its bottles/)",
-				EnvVars: []string{"CLAUDE_MEM_DATA_DIR"},
+				Sources: cli.EnvVars("CLAUDE_MEM_DATA_DIR"),
 				Value:   defaultDir(".claude-mem"),
 			},
 		},
@@ -75,23 +82,42 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			searchCommand(),
 			indexCommand(),
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("unknown command %q (see bottled --help)", c.Args().First())
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 0 {
+				return usagef("unknown command %q (see bottled --help)", cmd.Args().First())
 			}
-			cli.ShowAppHelp(c)
+			cli.ShowRootCommandHelp(cmd)
 			return exitError{code: exitUsage}
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
-		},
-		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided here, not inside cli
+		OnUsageError:   onUsageError,
+		ExitErrHandler: func(context.Context, *cli.Command, error) {}, // exit codes are decided here, not inside cli
 	}
-	for _, c := range app.Commands {
-		c.OnUsageError = app.OnUsageError
-	}
-	err := app.RunContext(ctx, args)
+	setHandlers(root.Commands)
+	err := root.Run(ctx, args)
 	return exitCode(err, stderr)
+}
+
+func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
+	return usageError{err}
+}
+
+// setHandlers makes every command that has no handler of its own report
+// a usage error as one line and exit 2, rather than print its help. A
+// command without subcommands shows its help for `--help` after arguments
+// too: urfave/cli v3 takes the first argument for a help topic there
+// (urfave/cli#2126) and would say "No help topic for …".
+func setHandlers(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsageError
+		}
+		if len(c.Commands) == 0 {
+			c.CommandNotFound = func(_ context.Context, cmd *cli.Command, _ string) {
+				cli.HelpPrinter(cmd.Root().Writer, cli.CommandHelpTemplate, cmd)
+			}
+		}
+		setHandlers(c.Commands)
+	}
 }
 
 func exitCode(err error, stderr io.Writer) int {
@@ -145,8 +171,8 @@ type dirs struct {
 	data   string // claude-mem's data dir (DB and bottles)
 }
 
-func dirsOf(c *cli.Context) (dirs, error) {
-	d := dirs{claude: c.String(flagClaude), data: c.String(flagDataDir)}
+func dirsOf(cmd *cli.Command) (dirs, error) {
+	d := dirs{claude: cmd.String(flagClaude), data: cmd.String(flagDataDir)}
 	if d.claude == "" || d.data == "" {
 		return d, usagef("--%s and --%s must not be empty", flagClaude, flagDataDir)
 	}

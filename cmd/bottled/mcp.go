@@ -1,18 +1,23 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 )
 
 // mcpBinary is the MCP server's own binary, which is installed beside
 // bottled: the server links the MCP SDK, whose start-up the hooks in this
 // binary must not pay for.
 const mcpBinary = "bottled-mcp"
+
+// execServer replaces this process with the MCP server; tests record what
+// it would run instead.
+var execServer = syscall.Exec
 
 func mcpCommand() *cli.Command {
 	return &cli.Command{
@@ -28,11 +33,11 @@ func mcpCommand() *cli.Command {
 
 // runMCP replaces this process with bottled-mcp, with the same
 // directories.
-func runMCP(c *cli.Context) error {
-	if c.NArg() > 0 {
+func runMCP(_ context.Context, cmd *cli.Command) error {
+	if cmd.NArg() > 0 {
 		return usagef("mcp takes no arguments")
 	}
-	d, err := dirsOf(c)
+	d, err := dirsOf(cmd)
 	if err != nil {
 		return err
 	}
@@ -45,7 +50,7 @@ func runMCP(c *cli.Context) error {
 		return exitError{code: exitFailed, msg: err.Error()}
 	}
 	args := []string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}
-	if err := syscall.Exec(bin, args, os.Environ()); err != nil {
+	if err := execServer(bin, args, os.Environ()); err != nil {
 		return fmt.Errorf("run %s: %w", bin, err)
 	}
 	return nil

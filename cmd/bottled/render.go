@@ -1,11 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -27,32 +28,32 @@ func renderCommand() *cli.Command {
 	}
 }
 
-func runRender(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usagef("render takes exactly one SESSION_ID (got %d arguments)", c.NArg())
+func runRender(ctx context.Context, cmd *cli.Command) error {
+	if cmd.NArg() != 1 {
+		return usagef("render takes exactly one SESSION_ID (got %d arguments)", cmd.NArg())
 	}
-	id := c.Args().First()
+	id := cmd.Args().First()
 	if !sources.ValidSessionID(id) {
 		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
 	}
-	d, err := dirsOf(c)
+	d, err := dirsOf(cmd)
 	if err != nil {
 		return err
 	}
-	db, dbErr := sources.OpenMemoryDB(c.Context, sources.MemoryFile(d.data))
+	db, dbErr := sources.OpenMemoryDB(ctx, sources.MemoryFile(d.data))
 	if dbErr == nil {
 		defer db.Close()
 	}
-	req := render.Request{SessionID: id, Transcript: c.String("transcript"), ClaudeDir: d.claude, Memory: db, MemoryErr: dbErr}
+	req := render.Request{SessionID: id, Transcript: cmd.String("transcript"), ClaudeDir: d.claude, Memory: db, MemoryErr: dbErr}
 	dir := render.BottlesDir(d.data)
 	var (
 		b       *render.Bottle
 		outcome render.Outcome
 	)
-	if c.Bool("stdout") {
-		b, err = render.FromDisk(c.Context, req, time.Now(), time.Local)
+	if cmd.Bool("stdout") {
+		b, err = render.FromDisk(ctx, req, time.Now(), time.Local)
 	} else {
-		b, outcome, err = render.WriteFromDisk(c.Context, dir, req, time.Now, time.Local)
+		b, outcome, err = render.WriteFromDisk(ctx, dir, req, time.Now, time.Local)
 	}
 	if errors.Is(err, render.ErrNothing) {
 		return exitError{code: exitFailed, msg: err.Error()}
@@ -61,16 +62,16 @@ func runRender(c *cli.Context) error {
 		return err
 	}
 	if dbErr != nil && !errors.Is(dbErr, sources.ErrNoMemoryDB) {
-		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %v (rendered from the transcript alone)\n", dbErr)
+		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %v (rendered from the transcript alone)\n", dbErr)
 	}
 	if b.Malformed > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: %d transcript lines could not be read and were left out\n", b.Malformed)
+		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %d transcript lines could not be read and were left out\n", b.Malformed)
 	}
 	if u := b.State.Unknown; u != nil {
-		fmt.Fprintf(c.App.ErrWriter, "bottled: warning: the transcript holds what this bottled does not know (written by a newer Claude Code?): %s\n", u)
+		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: the transcript holds what this bottled does not know (written by a newer Claude Code?): %s\n", u)
 	}
-	if c.Bool("stdout") {
-		_, err := c.App.Writer.Write(b.Bytes)
+	if cmd.Bool("stdout") {
+		_, err := cmd.Root().Writer.Write(b.Bytes)
 		return err
 	}
 	path := outcome.Path(dir, id)
@@ -80,15 +81,15 @@ func runRender(c *cli.Context) error {
 		if db == nil {
 			why = "it shows claude-mem records the database cannot give now"
 		}
-		fmt.Fprintf(c.App.Writer, "%s\t%s\t(kept: %s)\n", path, b.State.Mode, why)
+		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\t(kept: %s)\n", path, b.State.Mode, why)
 	case render.Archived:
-		fmt.Fprintf(c.App.Writer, "%s\t%s\t(archived: the session was cleared and has nothing new since)\n", path, b.State.Mode)
+		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\t(archived: the session was cleared and has nothing new since)\n", path, b.State.Mode)
 	case render.Covered:
-		fmt.Fprintf(c.App.Writer, "%s\t%s\t(unchanged: already rendered from these sources)\n", path, b.State.Mode)
+		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\t(unchanged: already rendered from these sources)\n", path, b.State.Mode)
 	case render.KeptFull:
-		fmt.Fprintf(c.App.Writer, "%s\tfull\t(kept: the transcript is gone, the full bottle stays)\n", path)
+		fmt.Fprintf(cmd.Root().Writer, "%s\tfull\t(kept: the transcript is gone, the full bottle stays)\n", path)
 	default:
-		fmt.Fprintf(c.App.Writer, "%s\t%s\n", path, b.State.Mode)
+		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\n", path, b.State.Mode)
 	}
 	return nil
 }

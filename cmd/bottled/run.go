@@ -1,13 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/version"
 	"github.com/bottled-dev/bottled/watch"
@@ -35,45 +36,45 @@ func runCommand() *cli.Command {
 	}
 }
 
-func runDaemon(c *cli.Context) error {
-	if c.NArg() > 0 {
+func runDaemon(ctx context.Context, cmd *cli.Command) error {
+	if cmd.NArg() > 0 {
 		return usagef("run takes no arguments")
 	}
-	d, err := dirsOf(c)
+	d, err := dirsOf(cmd)
 	if err != nil {
 		return err
 	}
 	level := slog.LevelInfo
-	if c.Bool("verbose") {
+	if cmd.Bool("verbose") {
 		level = slog.LevelDebug
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	var logger *slog.Logger
-	switch c.String("log-format") {
+	switch cmd.String("log-format") {
 	case "text":
-		logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, opts))
+		logger = slog.New(slog.NewTextHandler(cmd.Root().ErrWriter, opts))
 	case "json":
-		logger = slog.New(slog.NewJSONHandler(c.App.ErrWriter, opts))
+		logger = slog.New(slog.NewJSONHandler(cmd.Root().ErrWriter, opts))
 	default:
-		return usagef("--log-format must be text or json, not %q", c.String("log-format"))
+		return usagef("--log-format must be text or json, not %q", cmd.String("log-format"))
 	}
 	for _, f := range []string{"debounce", "max-wait", "rescan"} {
-		if c.Duration(f) <= 0 {
+		if cmd.Duration(f) <= 0 {
 			return usagef("--%s must be positive", f)
 		}
 	}
 	for _, f := range []string{"workers", "max-cached", "cache-mb"} {
-		if c.Int(f) <= 0 {
+		if cmd.Int(f) <= 0 {
 			return usagef("--%s must be positive", f)
 		}
 	}
 	cfg := watch.Config{
 		ClaudeDir: d.claude, DataDir: d.data,
-		Debounce: c.Duration("debounce"), MaxWait: c.Duration("max-wait"), Rescan: c.Duration("rescan"),
-		Workers: c.Int("workers"), MaxCached: c.Int("max-cached"), CacheBytes: int64(c.Int("cache-mb")) << 20,
+		Debounce: cmd.Duration("debounce"), MaxWait: cmd.Duration("max-wait"), Rescan: cmd.Duration("rescan"),
+		Workers: cmd.Int("workers"), MaxCached: cmd.Int("max-cached"), CacheBytes: int64(cmd.Int("cache-mb")) << 20,
 		Version: version.String(), Logger: logger,
 	}
-	if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
+	if f, ok := cmd.Root().ErrWriter.(*os.File); ok && isTerminal(f) {
 		cfg.Progress = f
 	}
 	daemon := watch.New(cfg)
@@ -94,7 +95,7 @@ func runDaemon(c *cli.Context) error {
 			}
 		}
 	}()
-	err = daemon.Run(c.Context)
+	err = daemon.Run(ctx)
 	signal.Stop(hup)
 	close(done)
 	if errors.Is(err, watch.ErrRunning) {

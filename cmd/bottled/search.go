@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/index"
 )
@@ -49,44 +50,44 @@ type hitJSON struct {
 	Snippet  string `json:"snippet"`
 }
 
-func runSearch(c *cli.Context) error {
-	query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+func runSearch(ctx context.Context, cmd *cli.Command) error {
+	query := strings.TrimSpace(strings.Join(cmd.Args().Slice(), " "))
 	if query == "" {
 		return usagef("search takes a QUERY")
 	}
-	if c.Int("limit") < 1 || c.Int("limit") > index.MaxLimit {
+	if cmd.Int("limit") < 1 || cmd.Int("limit") > index.MaxLimit {
 		return usagef("--limit must be from 1 to %d", index.MaxLimit)
 	}
-	d, err := dirsOf(c)
+	d, err := dirsOf(cmd)
 	if err != nil {
 		return err
 	}
-	scope := index.Scope{Archived: c.Bool("archived"), Limit: c.Int("limit")}
+	scope := index.Scope{Archived: cmd.Bool("archived"), Limit: cmd.Int("limit")}
 	now := time.Now()
-	if scope.Since, err = index.ParseTime(c.String("since"), now, time.Local); err != nil {
+	if scope.Since, err = index.ParseTime(cmd.String("since"), now, time.Local); err != nil {
 		return usagef("--since: %v", err)
 	}
-	if scope.Until, err = index.ParseTime(c.String("until"), now, time.Local); err != nil {
+	if scope.Until, err = index.ParseTime(cmd.String("until"), now, time.Local); err != nil {
 		return usagef("--until: %v", err)
 	}
-	if !c.Bool("all") {
+	if !cmd.Bool("all") {
 		if scope.Project, err = os.Getwd(); err != nil {
 			return err
 		}
 	}
-	ix, err := openIndex(c, d, false)
+	ix, err := openIndex(ctx, cmd, d, false)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	hits, err := ix.Search(c.Context, query, scope)
+	hits, err := ix.Search(ctx, query, scope)
 	if errors.Is(err, index.ErrNoWords) {
 		return usagef("%v: %q", err, query)
 	}
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
+	if cmd.Bool("json") {
 		out := make([]hitJSON, 0, len(hits))
 		for _, h := range hits {
 			j := hitJSON{Session: h.Session, Bottle: h.Bottle, Line: h.Line, Speaker: h.Kind.String(), Project: h.Project, Archived: h.Archived, Snippet: h.Snippet}
@@ -95,13 +96,13 @@ func runSearch(c *cli.Context) error {
 			}
 			out = append(out, j)
 		}
-		enc := json.NewEncoder(c.App.Writer)
+		enc := json.NewEncoder(cmd.Root().Writer)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
 	} else {
-		writeHits(c, hits, c.Bool("all"))
+		writeHits(cmd, hits, cmd.Bool("all"))
 	}
 	if len(hits) == 0 {
 		return exitError{code: exitFailed}
@@ -113,12 +114,12 @@ func runSearch(c *cli.Context) error {
 // with the columns before it.
 const snippetWidth = 90
 
-func writeHits(c *cli.Context, hits []index.Hit, all bool) {
+func writeHits(cmd *cli.Command, hits []index.Hit, all bool) {
 	if len(hits) == 0 {
-		fmt.Fprintln(c.App.ErrWriter, "no hits")
+		fmt.Fprintln(cmd.Root().ErrWriter, "no hits")
 		return
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(cmd.Root().Writer, 0, 0, 2, ' ', 0)
 	head := "WHEN\tWHO\tSESSION\tLINE\t"
 	if all {
 		head += "PROJECT\t"
@@ -148,17 +149,17 @@ func writeHits(c *cli.Context, hits []index.Hit, all bool) {
 
 // openIndex opens the search index, saying on stderr when it has to be
 // built first, or builds it anew (rebuild).
-func openIndex(c *cli.Context, d dirs, rebuild bool) (*index.Index, error) {
-	opts := index.Options{Location: time.Local, Rebuild: rebuild, Progress: progressPrinter(c.App.ErrWriter, time.Now)}
+func openIndex(ctx context.Context, cmd *cli.Command, d dirs, rebuild bool) (*index.Index, error) {
+	opts := index.Options{Location: time.Local, Rebuild: rebuild, Progress: progressPrinter(cmd.Root().ErrWriter, time.Now)}
 	if !rebuild {
 		opts.Building = func() {
-			fmt.Fprintf(c.App.ErrWriter, "bottled: building the search index from %s (once)…\n", d.data)
+			fmt.Fprintf(cmd.Root().ErrWriter, "bottled: building the search index from %s (once)…\n", d.data)
 		}
 	}
 	opts.Waiting = func() {
-		fmt.Fprintln(c.App.ErrWriter, "bottled: another process (the daemon?) is building the search index; waiting for it… (bottled status says how far it got)")
+		fmt.Fprintln(cmd.Root().ErrWriter, "bottled: another process (the daemon?) is building the search index; waiting for it… (bottled status says how far it got)")
 	}
-	return index.Open(c.Context, d.data, opts)
+	return index.Open(ctx, d.data, opts)
 }
 
 // progressEvery is how often a long build or sync of the index says how

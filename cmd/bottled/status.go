@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/inject"
 	"github.com/bottled-dev/bottled/watch"
@@ -41,16 +41,16 @@ type statusReport struct {
 	Install inject.Installation `json:"install"`
 }
 
-func runStatus(c *cli.Context) error {
-	if c.NArg() > 0 {
+func runStatus(ctx context.Context, cmd *cli.Command) error {
+	if cmd.NArg() > 0 {
 		return usagef("status takes no arguments")
 	}
-	d, err := dirsOf(c)
+	d, err := dirsOf(cmd)
 	if err != nil {
 		return err
 	}
 	var rep statusReport
-	qctx, cancel := context.WithTimeout(c.Context, 3*time.Second)
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	rep.Daemon, err = watch.Query(qctx, d.data)
 	cancel()
 	if err != nil {
@@ -60,17 +60,17 @@ func runStatus(c *cli.Context) error {
 		// The daemon checked every bottle and follows every change: ask
 		// it, rather than read every transcript again.
 		rep.Disk, rep.Daemon.Bottles = rep.Daemon.Bottles, nil
-	} else if rep.Disk, err = watch.TakeSurvey(c.Context, d.claude, d.data); err != nil {
+	} else if rep.Disk, err = watch.TakeSurvey(ctx, d.claude, d.data); err != nil {
 		return err
 	}
 	home, _ := os.UserHomeDir()
 	rep.Install = inject.CheckInstallation(filepath.Join(d.claude, "settings.json"), d.data, home)
-	if c.Bool("json") {
-		enc := json.NewEncoder(c.App.Writer)
+	if cmd.Bool("json") {
+		enc := json.NewEncoder(cmd.Root().Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printStatus(c.App.Writer, d, &rep, time.Now())
+	printStatus(cmd.Root().Writer, d, &rep, time.Now())
 	return nil
 }
 

@@ -95,9 +95,8 @@ func TestStatusFromDisk(t *testing.T) {
 func TestStatusWithDaemon(t *testing.T) {
 	e := newEnv(t, true)
 	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
-	// The daemon runs in-process through its package, not through run():
-	// urfave/cli's help and version flags are package globals that two
-	// apps running at once would share.
+	// The daemon runs in-process through its package, with a debounce
+	// short enough for the test.
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
