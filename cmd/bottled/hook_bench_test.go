@@ -24,7 +24,7 @@ import (
 //     each run appends a message).
 //
 // "default" is a plain go build; "lean" is the build the README recommends
-// (-tags urfave_cli_no_docs -ldflags=-s -w), which starts faster.
+// (CGO_ENABLED=0, -ldflags=-s -w), which starts faster.
 func BenchmarkHookProcess(b *testing.B) {
 	for _, f := range testbin.Flavors {
 		b.Run(f.Name, func(b *testing.B) { benchmarkHook(b, f) })
