@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -76,18 +75,16 @@ func (s *State) line() ([]byte, error) {
 // ErrNoState reports a file that does not carry a bottle state line.
 var ErrNoState = errors.New("no bottle state")
 
-// maxHead bounds how much of a bottle is read to find its state.
-const maxHead = 256 << 10
-
 // ReadState reads the state recorded in the bottle at path without reading
-// the rest of the file.
+// the rest of the file. A file that is not a regular one (a symbolic link,
+// a FIFO) has none (see OpenBottle).
 func ReadState(path string) (*State, error) {
-	f, err := os.Open(path)
+	f, err := OpenBottle(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readState(io.LimitReader(f, maxHead))
+	return readState(f)
 }
 
 // StateOf reads the state recorded in a bottle's bytes.
@@ -95,37 +92,55 @@ func StateOf(data []byte) (*State, error) {
 	return readState(bytes.NewReader(data))
 }
 
+// readState is the one reader of a bottle's state line, for files and
+// bytes alike. The header lines before it and the state line itself may
+// be of any length (a deep working directory, a session continued over
+// many transcripts with long paths): the header is skipped as it is read,
+// and only the state line is held. A file that does not open the way a
+// bottle does is given up at its first bytes, so that reading one costs a
+// buffer whatever it holds.
 func readState(r io.Reader) (*State, error) {
 	br := bufio.NewReader(r)
-	for n := 1; n <= stateLineN; n++ {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			var rest []byte
-			rest, err = io.ReadAll(br)
-			line = append(slices.Clone(line), rest...)
-		}
-		if n < stateLineN {
-			if err != nil {
-				return nil, ErrNoState
-			}
-			continue
-		}
-		line = bytes.TrimRight(line, "\n")
-		body, ok := bytes.CutPrefix(line, []byte(stateOpen))
-		if !ok {
-			return nil, ErrNoState
-		}
-		body, ok = bytes.CutSuffix(body, []byte(stateClose))
-		if !ok {
-			return nil, ErrNoState
-		}
-		var s State
-		if err := json.Unmarshal(body, &s); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrNoState, err)
-		}
-		return &s, nil
+	if !hasPrefix(br, headerPrefix) {
+		return nil, ErrNoState
 	}
-	return nil, ErrNoState
+	for range stateLineN - 1 {
+		if err := skipLine(br); err != nil {
+			return nil, ErrNoState
+		}
+	}
+	if !hasPrefix(br, stateOpen) {
+		return nil, ErrNoState
+	}
+	line, err := br.ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: %v", ErrNoState, err)
+	}
+	body, ok := bytes.CutSuffix(bytes.TrimSuffix(line[len(stateOpen):], []byte("\n")), []byte(stateClose))
+	if !ok {
+		return nil, ErrNoState
+	}
+	var s State
+	if err := json.Unmarshal(body, &s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoState, err)
+	}
+	return &s, nil
+}
+
+// hasPrefix reports whether what br reads next starts with prefix.
+func hasPrefix(br *bufio.Reader, prefix string) bool {
+	b, _ := br.Peek(len(prefix))
+	return string(b) == prefix
+}
+
+// skipLine reads past the next newline, however far it is.
+func skipLine(br *bufio.Reader) error {
+	for {
+		_, err := br.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
 }
 
 // Covers reports whether a bottle of state s reflects everything a bottle

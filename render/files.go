@@ -1,0 +1,64 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// Links. bottled makes no symbolic link in its data directory, so one
+// found there was put by someone else (or by a dotfiles tool gone wrong)
+// and may point anywhere: a bottle that is a link may name a file outside
+// the data directory, which the MCP server would serve and the index take
+// in; a bottles or archive directory that is a link may be a world-writable
+// one, into which bottles would be moved and which bottled would chmod.
+// So bottle files are opened without following a link, and the directories
+// bottled makes are checked not to be links before anything is written to
+// them or their mode is changed. The data directory itself is the user's
+// to place and is followed wherever it points.
+
+// ErrNotRegular reports a bottle path that holds something other than a
+// regular file (a symbolic link, a FIFO, a directory): it is not read. It
+// is an ErrNoState, so that a writer replaces the link itself, never what
+// it points to.
+var ErrNotRegular = fmt.Errorf("%w: not a regular file", ErrNoState)
+
+// OpenBottle opens the bottle file at path for reading, without following
+// a symbolic link and without blocking (a FIFO), and only if it is a
+// regular file.
+func OpenBottle(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%w: %s is a symbolic link, which bottled does not follow", ErrNotRegular, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("%w: %s is a %s", ErrNotRegular, path, kind(info.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// kind names a file's type in words.
+func kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
