@@ -137,6 +137,11 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 		waiting:  opts.Waiting,
 		progress: opts.Progress,
 	}
+	// Owner-only, and never through a symbolic link: the index's files
+	// are written there (render.EnsureDir).
+	if err := render.EnsureDir(ix.dir); err != nil {
+		return nil, err
+	}
 	var err error
 	if opts.Rebuild {
 		ix.mu.Lock()
@@ -368,7 +373,7 @@ const (
 // uses its work.
 func (ix *Index) build(ctx context.Context, failed int, force bool) error {
 	ix.closeConn()
-	if err := makeDir(ix.dir); err != nil {
+	if err := render.EnsureDir(ix.dir); err != nil {
 		return err
 	}
 	unlock, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile), ix.waiting)
@@ -468,18 +473,6 @@ func syncFile(path string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("sync index: %w", err)
-	}
-	return nil
-}
-
-// makeDir creates the index directory owner-only, and narrows an existing
-// one.
-func makeDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create index dir: %w", err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return fmt.Errorf("restrict index dir: %w", err)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -39,7 +38,7 @@ func (ix *Index) Watch() error {
 	}
 	for _, sub := range []string{"", archivePrefix} {
 		dir := filepath.Join(ix.bottles, filepath.FromSlash(sub))
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if err := render.EnsureDir(dir); err != nil {
 			fw.Close()
 			return err
 		}

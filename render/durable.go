@@ -177,7 +177,7 @@ func (b *Batch) begin() error {
 		}
 	}
 	if !b.marked && !b.recovery {
-		if err := ensureDir(b.dir); err != nil {
+		if err := EnsureDir(b.dir); err != nil {
 			return err
 		}
 		data, _ := json.Marshal(marker{Boot: bootID(), Since: time.Now()})

@@ -72,7 +72,7 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 // write is Write; with durable false it syncs nothing, for a Batch, which
 // also says whether a crash may have damaged bottles.
 func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) (Outcome, error) {
-	if err := ensureDir(dir); err != nil {
+	if err := EnsureDir(dir); err != nil {
 		return 0, err
 	}
 	tmp, err := writeTemp(dir, b.State.Session, b.Bytes, durable)
@@ -274,7 +274,10 @@ func Archive(dir, session string, now time.Time) (string, error) {
 	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
-	if err := ensureDir(ArchiveDir(dir)); err != nil {
+	if err := EnsureDir(dir); err != nil {
+		return "", err
+	}
+	if err := EnsureDir(ArchiveDir(dir)); err != nil {
 		return "", err
 	}
 	unlock, err := lockDir(dir)
@@ -290,24 +293,6 @@ func Archive(dir, session string, now time.Time) (string, error) {
 		return "", fmt.Errorf("archive bottle: %w", err)
 	}
 	return dst, syncDir(dir)
-}
-
-// ensureDir creates dir (and its parents) owner-only, and narrows an
-// existing bottles dir to 0700.
-func ensureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create bottles dir: %w", err)
-	}
-	info, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("create bottles dir: %w", err)
-	}
-	if info.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("restrict bottles dir: %w", err)
-		}
-	}
-	return nil
 }
 
 // writeTemp writes data to a new temporary file in dir (CreateTemp makes
@@ -370,8 +355,12 @@ const staleTemp = time.Minute
 
 // CleanTemp removes temporary files that writers killed mid-write left in
 // dir. It returns how many it removed, and how many it left because they
-// are too young to tell from a write in progress.
+// are too young to tell from a write in progress. A dir that is a symbolic
+// link is left alone: bottled wrote nothing through it (see EnsureDir).
 func CleanTemp(dir string, now time.Time) (removed, young int, err error) {
+	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return 0, 0, nil
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, 0, nil

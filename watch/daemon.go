@@ -203,6 +203,9 @@ type Daemon struct {
 	// shows rows the database could not give. All are rendered again when
 	// it can be read.
 	withoutDB, held map[string]bool
+	// blocked: renders fail because no bottle can be written at all (see
+	// noteBlocked).
+	blocked bool
 }
 
 // change says a session's sources changed at a time.
@@ -465,6 +468,7 @@ func (d *Daemon) finish(res result) {
 	d.sched.done(res.id)
 	d.noteDB(res)
 	d.noteRetry(res, d.cfg.Now())
+	blocked := d.noteBlocked(res)
 	res.pendingAfter = !d.sched.idle(res.id)
 	if res.checked {
 		d.rec.checked(res.id, res.outcome)
@@ -472,6 +476,8 @@ func (d *Daemon) finish(res result) {
 		d.rec.rendered(res.id, res)
 	}
 	switch {
+	case blocked:
+		d.log.Debug("render failed; trying again later", "session", res.id, "err", res.err)
 	case res.err != nil:
 		d.log.Warn("render failed; trying again later", "session", res.id, "err", res.err, "in", d.retries[res.id].at.Sub(res.finished).Round(time.Second))
 	case res.outcome == outcomeWritten:

@@ -1,15 +1,21 @@
 package watch_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/watch"
 )
 
@@ -31,6 +37,25 @@ func runBottledExit(t *testing.T, claude, data, stdin string, args ...string) (s
 		t.Fatalf("bottled %s: %v", strings.Join(args, " "), err)
 	}
 	return string(out), 0
+}
+
+// runBottledSplit is runBottledExit with stdout and stderr apart (the
+// hooks must print nothing but their JSON on stdout).
+func runBottledSplit(t *testing.T, claude, data, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--claude-dir", claude, "--data-dir", data}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("bottled %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), errOut.String(), code
 }
 
 // diskSurvey is `bottled status --json`'s survey of the bottles.
@@ -113,4 +138,169 @@ func TestFaultLongStateLine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFaultLinkedDirectories: the directories bottled makes in the data
+// directory (bottles/, bottles/archive/, the search index's) are never
+// followed when they are symbolic links, which someone else (or a dotfiles
+// tool gone wrong) made: nothing is moved or written into what they point
+// to, and its mode is left alone; the hook says so on stderr and exits 0,
+// the render command fails saying so, the daemon logs it once and shows it
+// in status, and carries on once the link is gone. The data directory
+// itself may be a link: it is the user's to place, and is followed.
+func TestFaultLinkedDirectories(t *testing.T) {
+	t.Parallel()
+	// elsewhere is a directory outside the data directory, of mode perm.
+	elsewhere := func(t *testing.T, perm fs.FileMode) string {
+		dir := filepath.Join(t.TempDir(), "elsewhere")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, perm); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	untouched := func(t *testing.T, dir string, perm fs.FileMode) {
+		t.Helper()
+		info, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := info.Mode() & (fs.ModePerm | fs.ModeSticky); got != perm {
+			t.Errorf("the linked directory's mode is %v, was %v", got, perm)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			t.Errorf("bottled wrote into the linked directory: %s…", entries[0].Name())
+		}
+	}
+	session := func(t *testing.T, claude, id, word string) string {
+		path := transcriptIn(t, claude, "-home-dev-app", id)
+		appendFile(t, path, userRec(id, "u1", "", word+" a prompt")+assistantRec(id, "a1", "u1", "m1", word+" an answer"))
+		return path
+	}
+
+	t.Run("hook session-end, archive linked to a world-writable directory", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "11a4ed00-0000-4000-8000-000000000001"
+		path := session(t, claude, id, "LINKED-ARCHIVE")
+		runBottled(t, claude, data, "", "render", id)
+		public := elsewhere(t, 0o777|fs.ModeSticky)
+		bottles := render.BottlesDir(data)
+		if err := os.Symlink(public, render.ArchiveDir(bottles)); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runBottledSplit(t, claude, data,
+			`{"session_id":"`+id+`","transcript_path":"`+path+`","hook_event_name":"SessionEnd","reason":"clear"}`, "hook", "session-end")
+		if code != 0 || stdout != "" {
+			t.Errorf("hook: exit %d, stdout %q; want 0 and nothing", code, stdout)
+		}
+		if !strings.Contains(stderr, "symbolic link") {
+			t.Errorf("the hook does not say why it did nothing: %q", stderr)
+		}
+		if _, err := os.Stat(render.BottlePath(bottles, id)); err != nil {
+			t.Errorf("the bottle moved: %v", err)
+		}
+		untouched(t, public, 0o777|fs.ModeSticky)
+	})
+
+	t.Run("render command, bottles linked to another directory", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "11a4ed00-0000-4000-8000-000000000002"
+		session(t, claude, id, "LINKED-RENDER")
+		shared := elsewhere(t, 0o755)
+		if err := os.MkdirAll(data, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(shared, render.BottlesDir(data)); err != nil {
+			t.Fatal(err)
+		}
+		out, code := runBottledExit(t, claude, data, "", "render", id)
+		if code == 0 || !strings.Contains(out, "symbolic link") || strings.Count(strings.TrimSpace(out), "\n") > 0 {
+			t.Errorf("render: exit %d, output %q; want a one-line error naming the link", code, out)
+		}
+		untouched(t, shared, 0o755)
+	})
+
+	t.Run("index command, the index linked to another directory", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "11a4ed00-0000-4000-8000-000000000007"
+		session(t, claude, id, "LINKED-INDEX")
+		runBottled(t, claude, data, "", "render", id)
+		shared := elsewhere(t, 0o755)
+		if err := os.Symlink(shared, index.Dir(data)); err != nil {
+			t.Fatal(err)
+		}
+		out, code := runBottledExit(t, claude, data, "", "index")
+		if code == 0 || !strings.Contains(out, "symbolic link") {
+			t.Errorf("index: exit %d, output %q; want an error naming the link", code, out)
+		}
+		untouched(t, shared, 0o755)
+	})
+
+	t.Run("daemon, bottles linked to another directory", func(t *testing.T) {
+		t.Parallel()
+		claude, data := dirs(t)
+		shared := elsewhere(t, 0o755)
+		if err := os.MkdirAll(data, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		bottles := render.BottlesDir(data)
+		if err := os.Symlink(shared, bottles); err != nil {
+			t.Fatal(err)
+		}
+		ids := []string{"11a4ed00-0000-4000-8000-000000000003", "11a4ed00-0000-4000-8000-000000000004"}
+		for _, id := range ids {
+			session(t, claude, id, "LINKED-DAEMON")
+		}
+		d := startDaemon(t, claude, data)
+		var st *watch.Status
+		eventually(t, "status says why no bottle is written", func() bool {
+			var err error
+			st, err = d.status()
+			return err == nil && st.Renders.Failed >= 2 && strings.Contains(st.Blocked, "symbolic link")
+		})
+		if n := strings.Count(d.stderr.String(), "level=WARN msg=\"no bottle can be written"); n != 1 {
+			t.Errorf("the daemon said %d times that it cannot write bottles, want once", n)
+		}
+		untouched(t, shared, 0o755)
+		// Once the link is gone, the daemon makes the directory and writes.
+		if err := os.Remove(bottles); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			d.waitContains(id, "LINKED-DAEMON an answer")
+		}
+		eventually(t, "status no longer says it is blocked", func() bool {
+			st, err := d.status()
+			return err == nil && st.Blocked == ""
+		})
+	})
+
+	t.Run("data dir a link", func(t *testing.T) {
+		// (A short name: the status socket's path is bounded.)
+		t.Parallel()
+		claude, real := dirs(t)
+		if err := os.MkdirAll(real, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		data := filepath.Join(t.TempDir(), "d")
+		if err := os.Symlink(real, data); err != nil {
+			t.Fatal(err)
+		}
+		const id, other = "11a4ed00-0000-4000-8000-000000000005", "11a4ed00-0000-4000-8000-000000000006"
+		session(t, claude, id, "LINKED-DATA")
+		session(t, claude, other, "LINKED-DATA-CLI")
+		runBottled(t, claude, data, "", "render", other)
+		d := startDaemon(t, claude, data)
+		d.waitContains(id, "LINKED-DATA an answer")
+		for _, s := range []string{id, other} {
+			if _, err := os.Stat(render.BottlePath(render.BottlesDir(real), s)); err != nil {
+				t.Errorf("the bottle is not in the directory the data directory links to: %v", err)
+			}
+		}
+	})
 }

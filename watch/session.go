@@ -79,6 +79,7 @@ type result struct {
 	malformed              int              // transcript lines that could not be read
 	unknown                *sources.Unknown // what the transcript holds that bottled does not know
 	noDB                   bool             // rendered while the database could not be read
+	stored                 bool             // Write ran: the bottles directory could be written
 	bytes                  int64            // the session's memory after the render
 	pendingAfter           bool             // set by the loop
 }
@@ -130,7 +131,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			res.err = err
 			return res
 		}
-		res.outcome, res.noDB = out.String(), db == nil
+		res.outcome, res.noDB, res.stored = out.String(), db == nil, true
 		switch {
 		case out == render.Crossed && db == nil:
 			res.outcome = outcomeHeld

@@ -34,10 +34,14 @@ type Status struct {
 	// Unwatched are the directories that could not be watched (the inotify
 	// watch limit): changes in them reach their bottles at the rescan.
 	Unwatched []string `json:"unwatched,omitempty"`
-	DB        DB       `json:"db"`
-	Search    Search   `json:"search"`
-	Renders   Renders  `json:"renders"`
-	CatchUp   CatchUp  `json:"catchUp"`
+	// Blocked says why no bottle can be written now (the bottles
+	// directory is a symbolic link, which bottled does not follow); empty
+	// while bottles are written.
+	Blocked string  `json:"blocked,omitempty"`
+	DB      DB      `json:"db"`
+	Search  Search  `json:"search"`
+	Renders Renders `json:"renders"`
+	CatchUp CatchUp `json:"catchUp"`
 	// Errors are the most recent failures, newest first.
 	Errors []Failure `json:"errors"`
 	// Recent are the most recently changed sessions, newest first.

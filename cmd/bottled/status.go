@@ -92,6 +92,9 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 		if n := len(st.Unwatched); n > 0 {
 			row("", "%d directories not watched (see the daemon's log; the inotify limit?): changes there wait for the rescan", n)
 		}
+		if st.Blocked != "" {
+			row("blocked", "no bottle can be written: %s", st.Blocked)
+		}
 		row("database", "%s", dbLine(st.DB))
 		row("search", "%s", searchLine(st.Search, now))
 		r := st.Renders
