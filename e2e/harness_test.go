@@ -373,8 +373,14 @@ func (w *world) eventually(what string, cond func() bool) {
 
 // archived lists the archived bottles of a session.
 func (w *world) archived(id string) []string {
-	m, _ := filepath.Glob(filepath.Join(render.BottlesDir(w.data), "archive", "*-"+id+".md"))
-	return m
+	var out []string
+	entries, _ := os.ReadDir(render.ArchiveDir(render.BottlesDir(w.data)))
+	for _, e := range entries {
+		if s, ok := render.ArchivedSession(e.Name()); ok && s == id {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
 
 func newSessionID() string {

@@ -388,8 +388,8 @@ func (ix *Index) fixRoles(session string) error {
 	for i, r := range rows {
 		if !r.archived {
 			current = true
-		} else if newest < 0 || r.path > rows[newest].path {
-			newest = i // archive names start with a sortable UTC time
+		} else if newest < 0 || render.NewerArchive(strings.TrimPrefix(r.path, archivePrefix), strings.TrimPrefix(rows[newest].path, archivePrefix)) {
+			newest = i
 		}
 	}
 	for i, r := range rows {

@@ -248,7 +248,7 @@ func TestSessionEnd(t *testing.T) {
 			_, err := os.Stat(e.bottle())
 			archived := render.ArchivedPath(render.BottlesDir(e.data), e.id)
 			if reason == "clear" {
-				want := filepath.Join(render.ArchiveDir(render.BottlesDir(e.data)), "20261130T120000Z-"+e.id+".md")
+				want := filepath.Join(render.ArchiveDir(render.BottlesDir(e.data)), "20261130T120000Z-"+e.id+".1.md")
 				if !os.IsNotExist(err) || archived != want {
 					t.Fatalf("after clear: bottle stat err %v, archived %q; want moved to %s", err, archived, want)
 				}

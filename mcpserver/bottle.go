@@ -98,13 +98,12 @@ func (s *Server) byPrefix(dir, prefix string) (string, error) {
 		entries, _ := os.ReadDir(sub)
 		for _, e := range entries {
 			name, ok := strings.CutSuffix(e.Name(), ".md")
-			if !ok || strings.HasPrefix(name, ".") {
-				continue
-			}
 			if sub != dir {
-				_, name, _ = strings.Cut(name, "-") // <UTC time>-<id>
+				name, ok = render.ArchivedSession(e.Name())
 			}
-			add(name)
+			if ok && !strings.HasPrefix(name, ".") {
+				add(name)
+			}
 		}
 	}
 	switch len(found) {

@@ -92,7 +92,7 @@ func EnsureDir(dir string) error {
 			to, _ := os.Readlink(dir)
 			return fmt.Errorf("%s (to %s) %w", dir, to, ErrLinkedDir)
 		} else if lerr == nil && !info.IsDir() {
-			return fmt.Errorf("create %s: a %s is in the way", dir, kind(info.Mode()))
+			return fmt.Errorf("create %s: not a directory (a %s is in the way)", dir, kind(info.Mode()))
 		}
 		return fmt.Errorf("create %s: %w", dir, err)
 	}

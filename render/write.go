@@ -50,9 +50,6 @@ func (o Outcome) String() string {
 	return [...]string{"written", "unchanged", "kept-full", "archived", "crossed"}[o]
 }
 
-// ArchiveDir is where bottles of cleared sessions are moved.
-func ArchiveDir(dir string) string { return filepath.Join(dir, "archive") }
-
 // Write stores b as the bottle of its session in dir, atomically: the bytes
 // go to a temporary file in dir, are synced, and are renamed over the
 // bottle, and the directory is synced (a Batch defers the syncs; see
@@ -212,87 +209,6 @@ func stillCurrent(arch, next *State) bool {
 	}
 	fresh, _, err := CheckState(arch, transcript, func() (*sources.MemoryCursor, error) { return next.Memory, nil }, VerifyTail)
 	return err == nil && fresh == Fresh
-}
-
-// archiveStamp starts the name of an archived bottle; it sorts by time.
-const archiveStamp = "20060102T150405Z"
-
-// ArchiveName is the name a bottle of session gets when archived at t.
-func ArchiveName(t time.Time, session string) string {
-	return t.UTC().Format(archiveStamp) + "-" + session + ".md"
-}
-
-// Path is where the bottle Write dealt with is: the archived one when the
-// outcome is Archived, else the session's bottle in dir.
-func (o Outcome) Path(dir, session string) string {
-	if o == Archived {
-		return ArchivedPath(dir, session)
-	}
-	return BottlePath(dir, session)
-}
-
-// ArchivedPath returns the most recent archived bottle of a session, or ""
-// if there is none.
-func ArchivedPath(dir, session string) string {
-	entries, err := os.ReadDir(ArchiveDir(dir))
-	if err != nil {
-		return ""
-	}
-	var newest string
-	for _, e := range entries {
-		name := e.Name()
-		if len(name) > len(archiveStamp)+1 && name[len(archiveStamp)] == '-' &&
-			name[len(archiveStamp)+1:] == session+".md" && name > newest {
-			newest = name
-		}
-	}
-	if newest == "" {
-		return ""
-	}
-	return filepath.Join(ArchiveDir(dir), newest)
-}
-
-// newestArchived returns the path and state of the most recent archived
-// bottle of a session, or "" and nil.
-func newestArchived(dir, session string) (string, *State) {
-	path := ArchivedPath(dir, session)
-	if path == "" {
-		return "", nil
-	}
-	st, err := ReadState(path)
-	if err != nil {
-		return "", nil
-	}
-	return path, st
-}
-
-// Archive moves the bottle of session to the archive (dir/archive/<UTC
-// time>-<session>.md), under the same lock as writes so that it cannot
-// cross a render. It returns the new path, or "" if there was no bottle.
-func Archive(dir, session string, now time.Time) (string, error) {
-	src := BottlePath(dir, session)
-	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err := EnsureDir(dir); err != nil {
-		return "", err
-	}
-	if err := EnsureDir(ArchiveDir(dir)); err != nil {
-		return "", err
-	}
-	unlock, err := lockDir(dir)
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	dst := filepath.Join(ArchiveDir(dir), ArchiveName(now, session))
-	if err := os.Rename(src, dst); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", nil // archived or removed by someone else meanwhile
-		}
-		return "", fmt.Errorf("archive bottle: %w", err)
-	}
-	return dst, syncDir(dir)
 }
 
 // writeTemp writes data to a new temporary file in dir (CreateTemp makes

@@ -304,3 +304,53 @@ func TestFaultLinkedDirectories(t *testing.T) {
 		}
 	})
 }
+
+// TestFaultClockSkewKeepsClear: a session cleared while the clock was
+// wrong (years ahead) has an archive stamped in the future; resumed and
+// cleared again, its newest archive is the second, whatever the stamps say:
+// the daemon leaves the session cleared, and the archive a search of
+// cleared sessions shows is the one with the resumed turn.
+func TestFaultClockSkewKeepsClear(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "c10c5e11-0000-4000-8000-000000000001"
+	path := transcriptIn(t, claude, "-p", id)
+	appendFile(t, path, userRec(id, "u1", "", "SKEW-P1 first")+assistantRec(id, "a1", "u1", "m1", "SKEW-A1 done"))
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, "SKEW-A1 done")
+
+	clearSession(t, claude, data, id, path)
+	// The first /clear ran on a clock years ahead.
+	archive := render.ArchiveDir(render.BottlesDir(data))
+	entries, err := os.ReadDir(archive)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("archive after the first /clear: %v, %v", entries, err)
+	}
+	first := entries[0].Name()
+	future := time.Date(2099, 12, 31, 23, 59, 59, 0, time.UTC)
+	skewed := filepath.Join(archive, future.Format("20060102T150405Z")+first[len("20060102T150405Z"):])
+	if err := os.Rename(filepath.Join(archive, first), skewed); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(skewed, future, future); err != nil {
+		t.Fatal(err)
+	}
+
+	// Resumed: the live bottle is back, with the new turn.
+	appendFile(t, path, userRec(id, "u2", "a1", "SKEW-P2 resumed")+assistantRec(id, "a2", "u2", "m2", "SKEW-A2 done again"))
+	d.waitContains(id, "SKEW-A2 done again")
+
+	// Cleared again, on a right clock; Claude Code appends its SessionEnd
+	// hook's record, which the daemon renders.
+	clearSession(t, claude, data, id, path)
+	ended := time.Now()
+	appendFile(t, path, `{"type":"attachment","parentUuid":"a2","uuid":"h1","sessionId":"`+id+`","attachment":{"type":"hook_success","hookName":"SessionEnd"}}`+"\n")
+	d.waitSettled(id, ended)
+	if d.bottle(id) != "" {
+		t.Fatal("the daemon brought the cleared session's bottle back")
+	}
+	out, code := runBottledExit(t, claude, data, "", "search", "--all", "--archived", "SKEW-A2")
+	if code != 0 {
+		t.Errorf("a search of cleared sessions does not find the resumed turn: exit %d\n%s", code, out)
+	}
+}

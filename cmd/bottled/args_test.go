@@ -192,7 +192,7 @@ func TestFlagsAnywhere(t *testing.T) {
 		{name: "hook session-end, dirs after", args: []string{"hook", "session-end", D, C}, stdin: clear,
 			stderr: []string{"archived bottle of cleared session", "to={D}/bottles/archive/"},
 			check: func(t *testing.T, e argsEnv, _ string) {
-				if archived, _ := filepath.Glob(filepath.Join(e.data, "bottles", "archive", "*-"+sessionID+".md")); len(archived) != 1 {
+				if archived, _ := filepath.Glob(filepath.Join(e.data, "bottles", "archive", "*-"+sessionID+".1.md")); len(archived) != 1 {
 					t.Errorf("session-end archived %d bottles in %s, want 1", len(archived), e.data)
 				}
 			}},

@@ -67,7 +67,7 @@ func TestHookCommand(t *testing.T) {
 			}
 		})
 	}
-	archived, _ := filepath.Glob(filepath.Join(e.data, "bottles", "archive", "*-"+sessionID+".md"))
+	archived, _ := filepath.Glob(filepath.Join(e.data, "bottles", "archive", "*-"+sessionID+".1.md"))
 	if len(archived) != 1 {
 		t.Errorf("session-end clear archived %d bottles, want 1", len(archived))
 	}
