@@ -435,6 +435,9 @@ func (ix *Index) fill(ctx context.Context, gen int) error {
 		return fmt.Errorf("create index: %w", err)
 	}
 	ix.conn, ix.gen = c, gen
+	// A purge asked for is answered by the switch: the new generation
+	// holds only what the bottles hold now, and the old ones go.
+	req, asked := render.TakePurge(ix.bottles)
 	err = ix.syncAll(ctx, true)
 	ix.closeConn()
 	if err == nil {
@@ -458,7 +461,13 @@ func (ix *Index) fill(ctx context.Context, gen int) error {
 	}
 	ix.current = id
 	ix.removeOldGens(gen)
-	return nil
+	if !asked {
+		return nil
+	}
+	if err := syncDir(ix.dir); err != nil {
+		return err
+	}
+	return req.Done()
 }
 
 // syncFile flushes a file's contents to disk.
@@ -473,6 +482,23 @@ func syncFile(path string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("sync index: %w", err)
+	}
+	return nil
+}
+
+// syncDir makes a directory's entries durable (the switch to a new
+// generation, the removal of the old ones).
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync index dir: %w", err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync index dir: %w", err)
 	}
 	return nil
 }
@@ -567,6 +593,30 @@ func lockBuild(ctx context.Context, path string, waiting func()) (func(), error)
 		case <-time.After(lockPoll):
 		}
 	}
+}
+
+// tryLock takes the build lock if no other process holds it, and reports
+// whether it did.
+func tryLock(path string) (unlock func(), ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, false, fmt.Errorf("lock index: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	switch {
+	case err == nil:
+		return func() { f.Close() }, true, nil
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		f.Close()
+		return nil, false, nil
+	}
+	f.Close()
+	return nil, false, fmt.Errorf("lock index: %w", err)
 }
 
 // lockPoll is how often a process waiting for another's build retries.

@@ -105,7 +105,7 @@ func (ix *Index) Search(ctx context.Context, text string, scope Scope) ([]Hit, e
 		if len(stale) == 0 {
 			break
 		}
-		if err := ix.SyncNames(ctx, stale); err != nil {
+		if err := tolerate(ix.SyncNames(ctx, stale)); err != nil {
 			return nil, err
 		}
 	}
@@ -334,13 +334,15 @@ func (ix *Index) Sessions(ctx context.Context, scope Scope) ([]Session, error) {
 }
 
 // refresh brings the index up to date before a query: the bottles a
-// watcher saw change, or every bottle without one.
+// watcher saw change, or every bottle without one. A purge that failed
+// does not hold the query up: the index is up to date, and the request
+// stays for the next sync.
 func (ix *Index) refresh(ctx context.Context) error {
 	ix.mu.Lock()
 	w := ix.watch
 	ix.mu.Unlock()
 	if w == nil {
-		return ix.Sync(ctx)
+		return tolerate(ix.Sync(ctx))
 	}
 	names, all := w.drain()
 	var err error
@@ -349,8 +351,16 @@ func (ix *Index) refresh(ctx context.Context) error {
 	} else {
 		err = ix.SyncNames(ctx, names)
 	}
-	if err != nil {
+	if err = tolerate(err); err != nil {
 		w.redo(names, all) // try them again next time
+	}
+	return err
+}
+
+// tolerate drops a failed purge (ErrPurge) from a sync's error.
+func tolerate(err error) error {
+	if errors.Is(err, ErrPurge) {
+		return nil
 	}
 	return err
 }

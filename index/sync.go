@@ -50,25 +50,43 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 }
 
 // syncAll reconciles the whole bottles directory. filling marks the first
-// fill of a new generation, tuned for bulk (which holds only what the
-// bottles hold now, so it needs no purge).
+// fill of a new generation, tuned for bulk, which holds only what the
+// bottles hold now and needs no purge (fill answers a request itself, once
+// the new generation is in use).
 //
-// A purge asked for is taken (the marker removed) before the directory is
-// listed: the writer that asked wrote its bottle before its marker, so
-// this sync takes that bottle in, and the purge after it drops what the
-// bottle's old blocks said. A marker left after the listing is the next
-// sync's. A purge that fails leaves the marker again.
+// A purge asked for is taken before the directory is listed: the writer
+// that asked wrote its bottle before its marker, so this sync takes that
+// bottle in, and the purge after it drops what the bottle's old blocks
+// said. The marker goes only once the purge is durable, and only if it
+// is still the request taken (render.PurgeRequest): a process killed
+// meanwhile leaves it for the next, and a request made meanwhile is the
+// next sync's.
 func (ix *Index) syncAll(ctx context.Context, filling bool) error {
-	asked := os.Remove(render.PurgeMarker(ix.bottles)) == nil
-	err := ix.reconcileAll(ctx, filling)
-	if asked && err == nil && !filling {
-		err = ix.purgeLocked()
+	req, asked := render.TakePurge(ix.bottles)
+	if err := ix.reconcileAll(ctx, filling); err != nil || !asked || filling {
+		return err
 	}
-	if asked && err != nil {
-		render.AskPurge(ix.bottles)
+	unlock, ok, err := tryLock(filepath.Join(ix.dir, lockFile))
+	if err != nil || !ok {
+		// Another process rewrites the index (a purge or a build): it
+		// answers the request, or leaves it for the next sync.
+		return err
 	}
-	return err
+	defer unlock()
+	if err := ix.purgeLocked(); err != nil {
+		return fmt.Errorf("%w: %w", ErrPurge, err)
+	}
+	if err := req.Done(); err != nil {
+		return fmt.Errorf("%w: %w", ErrPurge, err)
+	}
+	return nil
 }
+
+// ErrPurge reports a purge that failed (a full disk, a reader that kept
+// the WAL): the index is up to date and searches are right, but the words
+// of deleted blocks may still be in its files. The request stays, and the
+// next full sync purges again.
+var ErrPurge = errors.New("purge the search index")
 
 func (ix *Index) reconcileAll(ctx context.Context, filling bool) error {
 	disk, rows, err := ix.diskAndRows()
@@ -256,28 +274,43 @@ func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 
 // purgeLocked makes sure that what deleted blocks said is gone from the
 // index's files, not only from its results (after a redaction: a
-// transcript rewritten to remove a secret), with mu held. FTS5 only marks
-// a deleted row; its words stay in the segments that hold them until those
-// are merged, and SQLite leaves old bytes in free pages and in the unused
-// space of pages. So every segment is merged into one (dropping what the
-// marks hide), the database copied anew (VACUUM), and the WAL, which may
-// hold older copies of pages, emptied: the whole index is rewritten twice,
-// seconds for hundreds of megabytes. Sync runs it when a writer asked
-// (render.AskPurge).
+// transcript rewritten to remove a secret), with mu and the build lock
+// held. FTS5 only marks a deleted row; its words stay in the segments that
+// hold them until those are merged, and SQLite leaves old bytes in free
+// pages and in the unused space of pages. So every segment is merged into
+// one (dropping what the marks hide), the database copied anew (VACUUM),
+// and the WAL, which may hold older copies of pages, emptied: the whole
+// index is rewritten twice, seconds for hundreds of megabytes. Then the
+// files are synced, so that the purge is on disk before the request for it
+// goes. Sync runs it when a writer asked (render.AskPurge).
 func (ix *Index) purgeLocked() error {
 	if err := ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize')`); err != nil {
-		return fmt.Errorf("purge index: %w", err)
+		return fmt.Errorf("merge: %w", err)
 	}
 	// Zeroing what is freed is not enough: a page keeps old copies of
 	// rows that moved off it in its unused space (a rebuild fills without
 	// zeroing), and only a new copy of the database holds nothing else.
 	if err := ix.conn.Exec(`VACUUM`); err != nil {
-		return fmt.Errorf("purge index: vacuum: %w", err)
+		return fmt.Errorf("vacuum: %w", err)
 	}
 	// Another process reading the index may hold the WAL for a moment; the
-	// busy timeout waits for it.
-	if err := ix.conn.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		return fmt.Errorf("purge index: checkpoint: %w", err)
+	// busy timeout waits for it. A checkpoint that still could not empty
+	// the WAL says so in its first column, not as an error.
+	busy := false
+	if err := ix.query(`PRAGMA wal_checkpoint(TRUNCATE)`, func(s *sqlite3.Stmt) error {
+		busy = s.ColumnInt(0) != 0
+		return nil
+	}); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if busy {
+		return errors.New("another process kept reading the index, so its WAL could not be emptied")
+	}
+	path := ix.genPath(ix.gen)
+	for _, p := range []string{path, path + "-wal"} {
+		if err := syncFile(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	return nil
 }

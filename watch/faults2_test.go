@@ -2,6 +2,8 @@ package watch_test
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -353,4 +355,101 @@ func TestFaultClockSkewKeepsClear(t *testing.T) {
 	if code != 0 {
 		t.Errorf("a search of cleared sessions does not find the resumed turn: exit %d\n%s", code, out)
 	}
+}
+
+// TestFaultKilledDuringPurge kills the daemon (kill -9) while it purges the
+// search index after a redaction, at the point where the purge has copied
+// the database anew and waits to empty the WAL (a reader, here this test,
+// holds an older snapshot: any process reading the index may). Restarted,
+// the daemon purges again: the redacted secret leaves the index's files,
+// and only then does the purge marker go.
+func TestFaultKilledDuringPurge(t *testing.T) {
+	t.Parallel()
+	const secret, blank = "PURGEKILL-9c2e71d5a3", "[redacted-by-user01]"
+	claude, data := dirs(t)
+	const id = "9c2e71d5-0000-4000-8000-000000000001"
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	head := userRec(id, "u1", "", "PURGEKILL-P1 the key is "+secret+" keep it safe")
+	var sb strings.Builder
+	sb.WriteString(head)
+	for i, parent := 0, "u1"; sb.Len() < 200<<10; i++ {
+		a := fmt.Sprintf("a%d", i)
+		sb.WriteString(assistantRec(id, a, parent, "m"+a, fmt.Sprintf("PURGEKILL-A%d %s", i, strings.Repeat(fmt.Sprintf("word%d ", i), 100))))
+		parent = a
+	}
+	appendFile(t, path, sb.String())
+	d := startDaemon(t, claude, data, "--rescan", "1h")
+	d.waitContains(id, secret)
+	eventually(t, "the index is ready, with the secret", func() bool {
+		st, err := d.status()
+		return err == nil && st.Search.State == watch.SearchReady && indexHolds(t, data, secret)
+	})
+
+	// A reader holds a snapshot of the index from before the redaction.
+	db := indexGeneration(t, data)
+	reader, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	snapshot, err := reader.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if _, err := snapshot.ExecContext(context.Background(), "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.QueryRowContext(context.Background(), "SELECT count(*) FROM bottles").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("reading the index: %d bottles, %v", n, err)
+	}
+	size := func(p string) int64 {
+		info, err := os.Stat(p)
+		if err != nil {
+			return 0
+		}
+		return info.Size()
+	}
+	dbSize := size(db)
+
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteAt([]byte(blank), int64(strings.Index(head, secret)))
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "PURGEKILL-P1") && !strings.Contains(b, secret) })
+	// The purge merges the index's segments and copies the database anew
+	// (VACUUM), both into the WAL, which it then waits to empty.
+	eventually(t, "the purge has copied the index anew", func() bool { return size(db+"-wal") > 3*dbSize/2 })
+	d.cmd.Process.Kill()
+	<-d.exited
+
+	d = startDaemon(t, claude, data, "--rescan", "1h")
+	// The purge may empty the WAL now.
+	if _, err := snapshot.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	snapshot.Close()
+	eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
+	eventually(t, "the purge marker goes", func() bool {
+		_, err := os.Lstat(render.PurgeMarker(render.BottlesDir(data)))
+		return errors.Is(err, fs.ErrNotExist)
+	})
+	if hits, code := runBottledExit(t, claude, data, "", "search", "--all", "PURGEKILL-P1"); code != 0 {
+		t.Errorf("search after the purge: exit %d\n%s", code, hits)
+	}
+}
+
+// indexGeneration is the database file of the search index in use.
+func indexGeneration(t *testing.T, data string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(index.Dir(data), "current"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(index.Dir(data), strings.TrimSpace(string(b))+".db")
 }

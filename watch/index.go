@@ -127,14 +127,22 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := ix.Sync(ctx); err != nil {
+	// A purge that fails leaves the index usable: it is tried again as
+	// the keeper's purges are.
+	synced := d.cfg.Now()
+	if err := ix.Sync(ctx); errors.Is(err, index.ErrPurge) {
+		d.purged(ctx, err, d.cfg.Now().Sub(synced))
+	} else if err != nil {
 		ix.Close()
 		return err
 	}
 	d.index.Store(ix)
 	// A bottle written between the sync and the store was not indexed by
 	// its render: look once more.
-	if err := ix.Sync(ctx); err != nil && ctx.Err() == nil {
+	synced = d.cfg.Now()
+	if err := ix.Sync(ctx); errors.Is(err, index.ErrPurge) {
+		d.purged(ctx, err, d.cfg.Now().Sub(synced))
+	} else if err != nil && ctx.Err() == nil {
 		d.log.Warn("sync search index", "err", err)
 	}
 	d.log.Info("search index ready", "took", d.cfg.Now().Sub(began).Round(time.Millisecond))
@@ -163,18 +171,23 @@ func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 	signal(d.purgeNow)
 }
 
-// purge syncs the index, which purges it if the marker asks (index.Sync),
-// and sets when the next purge may start: a purge rewrites the whole index
-// (seconds for hundreds of megabytes), and transcripts rewritten over and
-// over must not keep a core busy, so purges are paced like builds
-// (indexIdleFactor). A purge that failed (a full disk) leaves the marker
-// and is tried again with the retries' backoff (an index found unusable is
-// built again by the sync, which holds only what the bottles hold now).
+// purge syncs the index, which purges it if the marker asks (index.Sync).
 // Called by the keeper.
 func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
 	began := d.cfg.Now()
 	err := ix.Sync(ctx)
-	took := d.cfg.Now().Sub(began)
+	d.purged(ctx, err, d.cfg.Now().Sub(began))
+}
+
+// purged sets, after a sync that purged the index (or failed to) in took,
+// when the next purge may start: a purge rewrites the whole index (seconds
+// for hundreds of megabytes), and transcripts rewritten over and over must
+// not keep a core busy, so purges are paced like builds (indexIdleFactor).
+// A purge that failed (a full disk, another process that kept reading the
+// index) leaves the marker and is tried again with the retries' backoff
+// (an index found unusable is built again by the sync, which holds only
+// what the bottles hold now). Called by the keeper.
+func (d *Daemon) purged(ctx context.Context, err error, took time.Duration) {
 	if err == nil {
 		d.purgeFailures = 0
 		d.purgeDue = d.cfg.Now().Add(indexIdleFactor * took)

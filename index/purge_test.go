@@ -1,0 +1,182 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"github.com/bottled-dev/bottled/render"
+)
+
+// redactable is a session whose first prompt holds a secret, with enough
+// turns that FTS5 does not rewrite its segment by itself.
+func redactable(id, secret string) talk {
+	s := talk{id: id, cwd: "/p", start: day}
+	s.turns = [][2]string{{"my key is " + secret + " please", "noted"}}
+	for i := range 50 {
+		s.turns = append(s.turns, [2]string{fmt.Sprintf("%s prompt %d", id, i), strings.Repeat("more words ", 50)})
+	}
+	return s
+}
+
+// redact rewrites the session's bottle without its secret, as a render
+// after a redaction does, and asks for a purge as such a writer does.
+func redact(t *testing.T, data string, s *talk) {
+	t.Helper()
+	s.turns[0][0] = "my key is [redacted] please"
+	dir := render.BottlesDir(data)
+	if err := replaceFile(render.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.AskPurge(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// holdSnapshot opens the index's database as another process reading it
+// does, and keeps a read transaction open until release: the WAL cannot be
+// emptied meanwhile.
+func holdSnapshot(t *testing.T, ix *Index) (release func()) {
+	t.Helper()
+	c, err := sqlite3.OpenFlags(ix.genPath(ix.gen), sqlite3.OPEN_READONLY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec("BEGIN; SELECT count(*) FROM bottles"); err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	release = func() {
+		if !released {
+			released = true
+			c.Exec("ROLLBACK")
+			c.Close()
+		}
+	}
+	t.Cleanup(release)
+	return release
+}
+
+func fileSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+func markerThere(t *testing.T, data string) bool {
+	t.Helper()
+	_, err := os.Lstat(render.PurgeMarker(render.BottlesDir(data)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+// TestPurgeKeepsALaterRequest: a redaction asked for while a purge runs
+// (after it listed the bottles) is not lost with the request the purge
+// took: the marker stays, and the next sync takes the new bottle in and
+// purges what its old blocks said.
+func TestPurgeKeepsALaterRequest(t *testing.T) {
+	const first, second = "zqxfirstsecretzq", "zqxsecondsecretzq"
+	data := t.TempDir()
+	a, b := redactable("a", first), redactable("b", second)
+	writeBottles(t, data, a.bottle(t), b.bottle(t))
+	ix := openIndex(t, data)
+	if !filesHold(t, Dir(data), first) || !filesHold(t, Dir(data), second) {
+		t.Fatal("the secrets are not in the index to begin with")
+	}
+	release := holdSnapshot(t, ix)
+	db := ix.genPath(ix.gen)
+	before := fileSize(db)
+	redact(t, data, &a)
+	synced := make(chan error, 1)
+	go func() { synced <- ix.Sync(context.Background()) }()
+	// The purge has merged the segments and copied the database anew into
+	// the WAL, and waits for the reader to empty it.
+	deadline := time.Now().Add(time.Minute)
+	for fileSize(db+"-wal") <= 3*before/2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the purge did not copy the index: WAL of %d bytes, database of %d", fileSize(db+"-wal"), before)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	redact(t, data, &b)
+	release()
+	if err := <-synced; err != nil {
+		t.Fatal(err)
+	}
+	if filesHold(t, Dir(data), first) {
+		t.Error("the index's files still hold the secret the purge was asked for")
+	}
+	if !markerThere(t, data) {
+		t.Fatal("the request made during the purge is gone")
+	}
+	if err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if filesHold(t, Dir(data), second) || markerThere(t, data) {
+		t.Error("the second request was not answered")
+	}
+}
+
+// TestPurgeWaitsForReaders: a purge whose WAL another process keeps
+// reading past the busy timeout has not purged the index's files: it
+// fails (ErrPurge), keeps the request, and the next sync purges.
+func TestPurgeWaitsForReaders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the busy timeout")
+	}
+	t.Parallel()
+	const secret = "zqxreadersecretzq"
+	data := t.TempDir()
+	s := redactable("s", secret)
+	writeBottles(t, data, s.bottle(t))
+	ix := openIndex(t, data)
+	release := holdSnapshot(t, ix)
+	redact(t, data, &s)
+	if err := ix.Sync(context.Background()); !errors.Is(err, ErrPurge) {
+		t.Fatalf("Sync with a reader holding the WAL = %v; want ErrPurge", err)
+	}
+	if !filesHold(t, Dir(data), secret) {
+		t.Fatal("the secret left the files anyway: this test shows nothing")
+	}
+	if !markerThere(t, data) {
+		t.Error("the request went with a purge that did not happen")
+	}
+	release()
+	if err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if filesHold(t, Dir(data), secret) || markerThere(t, data) {
+		t.Error("the next sync did not purge")
+	}
+}
+
+// TestPurgeByRebuild: a rebuild answers a request too (the new generation
+// holds only what the bottles hold), and removes the marker only once the
+// old generation is gone.
+func TestPurgeByRebuild(t *testing.T) {
+	const secret = "zqxrebuildsecretzq"
+	data := t.TempDir()
+	s := redactable("s", secret)
+	writeBottles(t, data, s.bottle(t))
+	openIndex(t, data).Close()
+	redact(t, data, &s)
+	ix, err := Open(context.Background(), data, Options{Location: time.UTC, Rebuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if filesHold(t, Dir(data), secret) || markerThere(t, data) {
+		t.Error("the rebuild did not answer the request")
+	}
+}
