@@ -68,7 +68,11 @@ func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 // records its render time to the nanosecond and its size, so equal heads
 // mean equal bottles.
 func (ix *Index) readBottle(name string, written []byte) ([]byte, fileState, error) {
-	f, err := os.Open(filepath.Join(ix.bottles, filepath.FromSlash(name)))
+	f, err := render.OpenBottle(filepath.Join(ix.bottles, filepath.FromSlash(name)))
+	if errors.Is(err, render.ErrNotRegular) {
+		// Not followed (a link may point anywhere): as if it were gone.
+		return nil, fileState{}, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
+	}
 	if err != nil {
 		return nil, fileState{}, err
 	}

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,11 +17,18 @@ import (
 // minPrefix is the shortest session id prefix accepted for a session.
 const minPrefix = 6
 
-// bottleFile is a bottle found for a read.
+// bottleFile is a bottle found for a read, with the bytes and state read
+// from it together.
 type bottleFile struct {
 	session  string
 	path     string
 	archived bool
+	data     []byte
+	state    *render.State
+}
+
+func fileOf(session string, c *render.Current) *bottleFile {
+	return &bottleFile{session: session, path: c.Path, archived: c.Archived, data: c.Data, state: c.State}
 }
 
 // findBottle resolves the session a read names ("" for this session,
@@ -71,14 +79,25 @@ func (s *Server) ensure(ctx context.Context, id string) (*bottleFile, error) {
 	b, _, err := render.Ensure(ctx, dir, cur, req, render.VerifyHook, s.cfg.Now, s.cfg.Location)
 	switch {
 	case err == nil:
-		return &bottleFile{session: id, path: b.Path, archived: b.Archived}, nil
+		return fileOf(id, b), nil
 	case !errors.Is(err, render.ErrNothing):
 		return nil, err
 	case cur != nil:
-		return &bottleFile{session: id, path: cur.Path}, nil
+		return fileOf(id, cur), nil
 	}
+	// Nothing to render: the archived bottle as it is. Neither it nor a
+	// live bottle is read through a symbolic link (which bottled never
+	// makes, and which may point anywhere), as the index takes none in.
 	if arch := render.ArchivedPath(dir, id); arch != "" {
-		return &bottleFile{session: id, path: arch, archived: true}, nil
+		c, err := render.ReadBottle(arch)
+		if err != nil || c == nil {
+			return nil, fmt.Errorf("archived bottle of session %s: %w", id, cmp.Or(err, fs.ErrNotExist))
+		}
+		c.Archived = true
+		return fileOf(id, c), nil
+	}
+	if _, err := render.ReadBottle(render.BottlePath(dir, id)); errors.Is(err, render.ErrNotRegular) {
+		return nil, fmt.Errorf("no bottle for session %s: %w", id, err)
 	}
 	return nil, fmt.Errorf("no bottle for session %s: it has no transcript with messages and no claude-mem records", id)
 }

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -50,15 +49,7 @@ func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, args readArgs
 		return nil, nil, err
 	}
 	b := shown{bf, bf.session == current}
-	data, err := os.ReadFile(b.path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read bottle: %w", err)
-	}
-	st, err := render.StateOf(data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read bottle %s: %w", b.path, err)
-	}
-	text, err := s.part(b, data, st, args)
+	text, err := s.part(b, bf.data, bf.state, args)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,10 +21,22 @@ import (
 // to place and is followed wherever it points.
 
 // ErrNotRegular reports a bottle path that holds something other than a
-// regular file (a symbolic link, a FIFO, a directory): it is not read. It
-// is an ErrNoState, so that a writer replaces the link itself, never what
-// it points to.
-var ErrNotRegular = fmt.Errorf("%w: not a regular file", ErrNoState)
+// regular file (a symbolic link, a FIFO, a directory): it is not read. An
+// error that is ErrNotRegular is an ErrNoState too, so that a writer
+// replaces the link itself, never what it points to.
+var ErrNotRegular = errors.New("not a regular file")
+
+// notRegular is the error of a bottle path that is not a regular file.
+type notRegular struct{ path, what string }
+
+func (e *notRegular) Error() string {
+	if e.what == "symbolic link" {
+		return e.path + " is a symbolic link, which bottled does not follow"
+	}
+	return e.path + " is a " + e.what + ", not a bottle"
+}
+
+func (e *notRegular) Is(target error) bool { return target == ErrNotRegular || target == ErrNoState }
 
 // OpenBottle opens the bottle file at path for reading, without following
 // a symbolic link and without blocking (a FIFO), and only if it is a
@@ -32,14 +44,14 @@ var ErrNotRegular = fmt.Errorf("%w: not a regular file", ErrNoState)
 func OpenBottle(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%w: %s is a symbolic link, which bottled does not follow", ErrNotRegular, path)
+		return nil, &notRegular{path, "symbolic link"}
 	}
 	if err != nil {
 		return nil, err
 	}
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("%w: %s is a %s", ErrNotRegular, path, kind(info.Mode()))
+		err = &notRegular{path, kind(info.Mode())}
 	}
 	if err != nil {
 		f.Close()

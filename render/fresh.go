@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
-	"os"
 	"time"
 
 	"github.com/bottled-dev/bottled/sources"
@@ -175,22 +175,40 @@ type Current struct {
 }
 
 // ReadCurrent reads the session's live bottle, or returns nil when it has
-// none (or only a file that is not a bottle).
+// none (or only a file that is not a bottle, or not a regular file: a
+// render replaces it).
 func ReadCurrent(dir, session string) (*Current, error) {
 	return readCurrent(BottlePath(dir, session))
 }
 
 func readCurrent(path string) (*Current, error) {
-	data, err := os.ReadFile(path)
+	c, err := ReadBottle(path)
+	if errors.Is(err, ErrNoState) {
+		return nil, nil
+	}
+	return c, err
+}
+
+// ReadBottle reads the bottle file at path with the state it records, nil
+// if there is no file. A file that is not a bottle is an error wrapping
+// ErrNoState; one that is not a regular file (a symbolic link, which may
+// point anywhere) is not read, and is an ErrNotRegular (see OpenBottle).
+func ReadBottle(path string) (*Current, error) {
+	f, err := OpenBottle(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read bottle %s: %w", path, err)
+	}
 	st, err := StateOf(data)
 	if err != nil {
-		return nil, nil
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &Current{Path: path, Data: data, State: st}, nil
 }
