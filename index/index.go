@@ -37,6 +37,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // Format is the version of the database layout. A database of another
@@ -114,8 +115,10 @@ type Index struct {
 	mu      sync.Mutex
 	conn    *sqlite3.Conn
 	gen     int
-	current fileState // the "current" file gen was read from
-	watch   *watcher  // nil unless Watch was called
+	file    sources.FileID // gen's database file, as opened
+	current fileState      // the "current" file gen was read from
+	closed  bool           // Close was called: no operation opens it again
+	watch   *watcher       // nil unless Watch was called
 	stmts   map[string]*sqlite3.Stmt
 	known   known  // block lists of recently updated bottles
 	marks   uint64 // counts updateDocs calls, to mark the blocks each matched
@@ -161,6 +164,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.closed = true
 	if ix.watch != nil {
 		ix.watch.close()
 		ix.watch = nil
@@ -182,13 +186,21 @@ func (ix *Index) closeConn() error {
 // ensure makes ix.conn the current generation, opening it if another
 // process switched to a new one. It returns the generation it found
 // unusable, if it did. Called with mu held at the start of every
-// operation; when nothing changed it costs one stat: "current" is replaced
-// (renamed over) at every switch, so a file whose identity, size and
-// modification time are those last read still names the same generation.
+// operation; when nothing changed it costs two stats: "current" is
+// replaced (renamed over) at every switch, so a file whose identity, size
+// and modification time are those last read still names the same
+// generation, and the generation's file is still the one open (not
+// deleted, with its directory, say, which would leave this process alone
+// with files no other process sees).
 func (ix *Index) ensure() (int, error) {
+	if ix.closed {
+		return 0, errClosed
+	}
 	if ix.conn != nil {
 		if info, err := os.Stat(filepath.Join(ix.dir, currentFile)); err == nil && stateOf(info) == ix.current {
-			return 0, nil
+			if info, err := os.Stat(ix.genPath(ix.gen)); err == nil && sources.FileIDOf(info) == ix.file {
+				return 0, nil
+			}
 		}
 	}
 	st, gen, err := ix.readCurrent()
@@ -226,6 +238,15 @@ func (ix *Index) readCurrent() (fileState, int, error) {
 	return stateOf(info), gen, nil
 }
 
+// errClosed reports an operation on an Index after Close.
+var errClosed = errors.New("the search index was closed")
+
+// Verify makes sure the index's files are still there, opening the
+// generation another process switched to if one did, and reports why not
+// (ErrUnusable when they are gone, missing or damaged: it must be built
+// again). It never builds.
+func (ix *Index) Verify() error { return ix.doExisting(func() error { return nil }) }
+
 // ErrUnusable reports an index that must be built again (it is missing,
 // of another format or corrupt), found by an operation that does not build
 // it: Put. Opening the index again (Open) builds it, as do the other
@@ -252,7 +273,8 @@ func (ix *Index) genPath(gen int) string {
 func (ix *Index) openGen(gen int) error {
 	ix.closeConn()
 	path := ix.genPath(gen)
-	if _, err := os.Stat(path); err != nil {
+	info, err := os.Stat(path)
+	if err != nil {
 		return err
 	}
 	c, err := openConn(path)
@@ -263,7 +285,7 @@ func (ix *Index) openGen(gen int) error {
 		c.Close()
 		return err
 	}
-	ix.conn, ix.gen = c, gen
+	ix.conn, ix.gen, ix.file = c, gen, sources.FileIDOf(info)
 	return nil
 }
 

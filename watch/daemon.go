@@ -169,6 +169,9 @@ type Daemon struct {
 	db    atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
 	dbw   *dbWatch
 	index atomic.Pointer[index.Index] // nil until the search index is open
+	// lostIndex is the index checkIndex last found gone, so that it says
+	// so once.
+	lostIndex atomic.Pointer[index.Index]
 	// purgeDue is when the keeper may purge the index next, and
 	// purgeFailures counts the purges failed in a row; the keeper's
 	// goroutine owns both (see purge).

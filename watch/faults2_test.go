@@ -453,3 +453,57 @@ func indexGeneration(t *testing.T, data string) string {
 	}
 	return filepath.Join(index.Dir(data), strings.TrimSpace(string(b))+".db")
 }
+
+// TestFaultIndexDeletedUnderTheDaemon deletes the search index's directory
+// under a daemon that writes nothing: at its rescan it finds the index
+// gone (it does not keep serving from the files it still holds open),
+// builds it again and says so in status. An index that cannot be made
+// again meanwhile shows in status as unavailable, with the reason.
+func TestFaultIndexDeletedUnderTheDaemon(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "1d3ea5ed-0000-4000-8000-000000000001"
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	appendFile(t, path, userRec(id, "u1", "", "INDEXGONE-P1 a prompt")+assistantRec(id, "a1", "u1", "m1", "INDEXGONE-A1 an answer"))
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, "INDEXGONE-A1")
+	ready := func(after time.Time) func() bool {
+		return func() bool {
+			st, err := d.status()
+			return err == nil && st.Search.State == watch.SearchReady && st.Search.Since.After(after)
+		}
+	}
+	eventually(t, "the index is ready", ready(time.Time{}))
+
+	deleted := time.Now()
+	if err := os.RemoveAll(index.Dir(data)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the daemon builds the index again", ready(deleted))
+	if _, err := os.Stat(filepath.Join(index.Dir(data), "current")); err != nil {
+		t.Errorf("status says ready, and the index is not there: %v", err)
+	}
+	if n := strings.Count(d.stderr.String(), "search index is gone"); n != 1 {
+		t.Errorf("the daemon said %d times that the index is gone, want once", n)
+	}
+
+	// Gone, and in the way of being made again.
+	if err := os.RemoveAll(index.Dir(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(index.Dir(data), []byte("in the way"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "status says the index is unavailable, and why", func() bool {
+		st, err := d.status()
+		return err == nil && st.Search.State == watch.SearchUnavailable && strings.Contains(st.Search.Error, "not a directory")
+	})
+	cleared := time.Now()
+	if err := os.Remove(index.Dir(data)); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyWithin(t, 5*time.Minute, "the index is back", ready(cleared))
+	if out, code := runBottledExit(t, claude, data, "", "index"); code != 0 || !strings.Contains(out, "holds     1 bottles") {
+		t.Errorf("bottled index: exit %d\n%s", code, out)
+	}
+}

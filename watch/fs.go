@@ -18,6 +18,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -262,6 +263,10 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 			f.d.dbw.poke()
 		case LockFile, SocketFile:
 			f.guardDue = true
+		case filepath.Base(index.Dir(f.data)):
+			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				f.d.checkIndex()
+			}
 		}
 	case ev.Name == f.projects || dir == f.claude && name == "projects":
 		if ev.Has(fsnotify.Create) {
@@ -465,6 +470,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 	if _, err := os.Lstat(render.PurgeMarker(f.d.bottles)); err == nil {
 		signal(f.d.purgeNow) // a hook or the render command asked for a purge
 	}
+	f.d.checkIndex()
 	current := map[string]bool{}
 	var check []stamped
 	for _, p := range sources.ListTranscripts(f.claude) {

@@ -224,6 +224,28 @@ func (d *Daemon) indexBottle(ctx context.Context, session string, bottle []byte)
 	}
 }
 
+// checkIndex makes sure the search index the daemon keeps is still on
+// disk: a directory deleted under it would leave the daemon alone with
+// files it holds open and no other process sees, saying "index ready"
+// until its next write. Found gone (or unreadable), it is said once, in
+// the log and in status, and the keeper opens it again, building it if it
+// must. Called by the file watcher, at the rescan and when the index's
+// directory goes.
+func (d *Daemon) checkIndex() {
+	ix := d.index.Load()
+	if ix == nil || d.lostIndex.Load() == ix {
+		return // not open, or already found gone
+	}
+	err := ix.Verify()
+	if err == nil || d.index.Load() != ix {
+		return
+	}
+	d.lostIndex.Store(ix)
+	d.log.Warn("the search index is gone or cannot be read; opening it again, building it if it must", "err", err)
+	d.noteSearch(Search{State: SearchUnavailable, Error: "its files are gone or cannot be read (" + err.Error() + "); opening it again"})
+	signal(d.reopenIndex)
+}
+
 func (d *Daemon) closeIndex() {
 	if ix := d.index.Swap(nil); ix != nil {
 		ix.Close()
