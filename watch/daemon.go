@@ -382,7 +382,7 @@ func (d *Daemon) loop(ctx context.Context) {
 			d.startBacklog()
 		}
 		d.startRetries(now)
-		if at, ok := d.nextWake(); ok {
+		if at, ok := d.nextWake(dbReady == nil && d.free() > 0); ok {
 			timer.Reset(max(at.Sub(now), 0))
 		} else {
 			timer.Reset(time.Hour)

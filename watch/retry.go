@@ -18,10 +18,19 @@ type retry struct {
 	failures int
 }
 
-// nextWake is when the loop has something to do: the next render
-// deadline or retry.
-func (d *Daemon) nextWake() (time.Time, bool) {
-	at, ok := d.sched.next()
+// nextWake is when the loop has something to do: the next retry, and,
+// if it can start a render now (startable), the next render deadline.
+// A session that is due while the loop cannot start it (every worker
+// busy, the database not checked yet) waits for the event that ends
+// that (a render's result, the check's end), which wakes the loop
+// anyway: its deadline, already past, would wake it at once, again and
+// again, for nothing.
+func (d *Daemon) nextWake(startable bool) (time.Time, bool) {
+	var at time.Time
+	ok := false
+	if startable {
+		at, ok = d.sched.next()
+	}
 	for _, r := range d.retries {
 		if !r.at.IsZero() && (!ok || r.at.Before(at)) {
 			at, ok = r.at, true
