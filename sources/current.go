@@ -79,7 +79,7 @@ func (t *SessionTracker) Current() string {
 			break
 		}
 		p := filepath.Join(filepath.Dir(bestPath), next+".jsonl")
-		if _, err := os.Stat(p); err != nil {
+		if _, err := StatRegular(p); err != nil {
 			break
 		}
 		best, bestPath = next, p
@@ -110,7 +110,7 @@ func (t *SessionTracker) launcher(path string, info os.FileInfo) string {
 // answer is complete (worth keeping) when it was found or the whole window
 // was read.
 func readLauncher(path string) (string, bool) {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return "", false
 	}

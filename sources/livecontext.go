@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -62,15 +61,11 @@ const (
 // caller knows there is no compaction. The cost is the bytes after the
 // latest compaction (or after floor), not the whole file.
 func ScanLiveContext(path string, floor int64) (LiveContext, error) {
-	f, err := os.Open(path)
+	f, info, err := OpenRegular(path)
 	if err != nil {
 		return LiveContext{}, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return LiveContext{}, fmt.Errorf("stat %s: %w", path, err)
-	}
 	floor = max(0, min(floor, info.Size()))
 	var lc LiveContext
 	var injected []string // newest first while scanning

@@ -61,8 +61,8 @@ func FindTranscript(claudeDir, sessionID string) (string, error) {
 	var newest string
 	var newestMod int64
 	for _, m := range matches {
-		info, err := os.Stat(m)
-		if err != nil || !info.Mode().IsRegular() {
+		info, err := StatRegular(m)
+		if err != nil {
 			continue
 		}
 		// The same id in two projects happens only with copied sessions;
@@ -169,15 +169,11 @@ const continuedInWindow = 64 << 10
 // ReadContinuedIn returns the session id named by the last continued-in
 // record in the tail of the transcript at path, or "" if there is none.
 func ReadContinuedIn(path string) (string, error) {
-	f, err := os.Open(path)
+	f, info, err := OpenRegular(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
 	off := max(info.Size()-continuedInWindow, 0)
 	buf := make([]byte, info.Size()-off)
 	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {

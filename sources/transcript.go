@@ -275,16 +275,12 @@ func (t *Transcript) update(verify bool) (changed bool, err error) {
 }
 
 // openStat opens a transcript and stats the open file (not the name, which
-// may be replaced meanwhile).
+// may be replaced meanwhile). A transcript is a regular file: anything
+// else is as good as missing (see OpenRegular).
 func openStat(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.Open(path)
+	f, info, err := OpenRegular(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open transcript: %w", err)
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("stat transcript %s: %w", path, err)
 	}
 	return f, info, nil
 }
