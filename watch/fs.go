@@ -52,6 +52,9 @@ type fsWatch struct {
 	// transcript: writes to it are seen in its own directory, which is
 	// watched too.
 	links map[string]string
+	// odd are the paths, named like transcripts, of files that are not
+	// regular files (see statTranscript), each logged once.
+	odd map[string]bool
 	// bottlesDir is the bottles directory's stamp at the last rescan, if
 	// it was settled then: while it is the same, no bottle was written,
 	// removed or replaced (all go by rename), and the rescan need not
@@ -83,7 +86,7 @@ func newFSWatch(d *Daemon) *fsWatch {
 		claude: filepath.Clean(d.cfg.ClaudeDir), projects: filepath.Clean(sources.ProjectsDir(d.cfg.ClaudeDir)),
 		data:    filepath.Clean(d.cfg.DataDir),
 		watched: map[string]bool{}, seen: map[string]fileStamp{}, unwatched: map[string]string{},
-		links: map[string]string{},
+		links: map[string]string{}, odd: map[string]bool{},
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -128,7 +131,7 @@ func (f *fsWatch) initialScan() []string {
 	f.ensureRoots()
 	var all []dated
 	for _, p := range sources.ListTranscripts(f.claude) {
-		info, err := os.Stat(p)
+		info, err := f.statTranscript(p)
 		if err != nil {
 			continue
 		}
@@ -332,11 +335,15 @@ func (f *fsWatch) guard() {
 	}
 }
 
-// touched reports a transcript as changed.
+// touched reports a transcript as changed. A file that is not a regular
+// file is no transcript: one that took a transcript's place is as if it
+// were gone, another is left alone.
 func (f *fsWatch) touched(ctx context.Context, path string) {
-	info, err := os.Stat(path)
+	info, err := f.statTranscript(path)
 	if err != nil {
-		f.changed(ctx, path, fileStamp{}, false)
+		if _, known := f.seen[path]; known || !errors.Is(err, sources.ErrNotRegular) {
+			f.changed(ctx, path, fileStamp{}, false)
+		}
 		return
 	}
 	f.changed(ctx, path, fileStamp{info.Size(), info.ModTime()}, true)
@@ -474,8 +481,11 @@ func (f *fsWatch) rescan(ctx context.Context) {
 	current := map[string]bool{}
 	var check []stamped
 	for _, p := range sources.ListTranscripts(f.claude) {
+		info, err := f.statTranscript(p)
+		if errors.Is(err, sources.ErrNotRegular) {
+			continue // not a transcript: gone, if it was one
+		}
 		current[p] = true
-		info, err := os.Stat(p)
 		if err != nil {
 			continue
 		}
@@ -562,6 +572,25 @@ func (f *fsWatch) status() {
 	f.d.rec.update(func(st *Status) {
 		st.Roots, st.Projects, st.Unwatched = roots, projects, unwatched
 	})
+}
+
+// statTranscript stats a transcript, following a symlink. Under a
+// transcript's name, anything but a regular file (a named pipe, whose open
+// waits for a writer; a socket; a device) is no transcript, and never
+// opened (see sources.OpenRegular); the first time a path is found so, the
+// log says it is left alone.
+func (f *fsWatch) statTranscript(path string) (os.FileInfo, error) {
+	info, err := sources.StatRegular(path)
+	switch {
+	case errors.Is(err, sources.ErrNotRegular):
+		if !f.odd[path] {
+			f.odd[path] = true
+			f.d.log.Warn("left alone: not a transcript", "err", err)
+		}
+	case err == nil, isNotExist(err):
+		delete(f.odd, path)
+	}
+	return info, err
 }
 
 func isDir(path string) bool {

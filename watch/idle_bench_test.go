@@ -157,7 +157,7 @@ func threadSched(b *testing.B, pid int) (runNs, slices int64) {
 
 // cpuTicks returns utime+stime of pid (all its threads, exited ones
 // included), in clock ticks.
-func cpuTicks(b *testing.B, pid int) int64 {
+func cpuTicks(b testing.TB, pid int) int64 {
 	b.Helper()
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // LockFile and SocketFile are the daemon's files in the data directory.
@@ -63,7 +65,7 @@ func (l *lock) intact() bool {
 // LockHolder returns the pid recorded by the daemon holding dataDir's lock,
 // or 0 if no daemon holds it.
 func LockHolder(dataDir string) int {
-	f, err := os.Open(filepath.Join(dataDir, LockFile))
+	f, _, err := sources.OpenRegular(filepath.Join(dataDir, LockFile))
 	if err != nil {
 		return 0
 	}

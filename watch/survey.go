@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"os"
 	"time"
 
 	"github.com/bottled-dev/bottled/render"
@@ -73,7 +72,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	bottles := render.BottlesDir(dataDir)
 	modified := map[string]time.Time{}
 	for _, p := range sources.ListTranscripts(claudeDir) {
-		if info, err := os.Stat(p); err == nil {
+		if info, err := sources.StatRegular(p); err == nil {
 			modified[p] = info.ModTime()
 		}
 	}
