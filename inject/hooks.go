@@ -12,15 +12,16 @@ import (
 	"github.com/bottled-dev/bottled/sources"
 )
 
-// DefaultTimeout bounds an inline render in the SessionStart hook. Claude
-// Code waits for the hook; a compaction should not stall on bottled.
+// DefaultTimeout bounds the SessionStart hook's whole run (see
+// SessionStartFrom), its inline render included. Claude Code waits for
+// the hook; a compaction should not stall on bottled.
 const DefaultTimeout = 5 * time.Second
 
 // Config is what the hooks need to know.
 type Config struct {
 	ClaudeDir string
 	DataDir   string
-	Timeout   time.Duration // for an inline render
+	Timeout   time.Duration // for an inline render; for the whole run with SessionStartFrom
 	Log       *slog.Logger  // stderr only: stdout carries the hook's answer
 	Now       func() time.Time
 	// MCPTools: bottled's MCP server is registered, and the pointer says
@@ -66,8 +67,8 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	dir := render.BottlesDir(cfg.DataDir)
 	transcript := p.transcriptFor(cfg.ClaudeDir)
 	if transcript != "" {
-		if _, err := os.Stat(transcript); err != nil {
-			transcript = ""
+		if _, err := sources.StatRegular(transcript); err != nil {
+			transcript = "" // gone, or not a transcript
 		}
 	}
 	if transcript == "" {
@@ -178,7 +179,12 @@ func replacedSpan(st *render.State, live sources.LiveContext, transcript string,
 
 // openMemory opens claude-mem's database, or returns nil if there is none
 // or it cannot be read (the bottle is then judged and made without it).
+// A database its writer keeps locked makes a reader wait; the open waits
+// at most half the hook's deadline, which leaves the other half to answer
+// without it.
 func openMemory(ctx context.Context, cfg Config) *sources.MemoryDB {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout/2)
+	defer cancel()
 	db, err := sources.OpenMemoryDB(ctx, sources.MemoryFile(cfg.DataDir))
 	if err != nil {
 		if !errors.Is(err, sources.ErrNoMemoryDB) {

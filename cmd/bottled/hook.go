@@ -28,7 +28,7 @@ func hookCommand() *cli.Command {
 				Name:  "session-start",
 				Usage: "SessionStart: on compact or resume, point the model to a fresh bottle",
 				Flags: []cli.Flag{
-					&cli.DurationFlag{Name: "timeout", Value: inject.DefaultTimeout, Usage: "deadline for rendering a stale or missing bottle"},
+					&cli.DurationFlag{Name: "timeout", Value: inject.DefaultTimeout, Usage: "deadline for the whole hook (reading stdin, checking the bottle, rendering it if stale or missing): at it, the hook prints nothing"},
 					&cli.BoolFlag{Name: inject.MCPToolsFlag, Usage: "bottled's MCP server is registered: tell the model about its tools"},
 				},
 				OnUsageError: tolerant,
@@ -70,11 +70,7 @@ func hookAction(run func(ctx context.Context, cmd *cli.Command, cfg inject.Confi
 }
 
 func sessionStart(ctx context.Context, cmd *cli.Command, cfg inject.Config) error {
-	p, err := inject.ReadPayload(cmd.Root().Reader)
-	if err != nil {
-		return err
-	}
-	out, err := inject.SessionStart(ctx, cfg, p)
+	out, err := inject.SessionStartFrom(ctx, cfg, cmd.Root().Reader)
 	if err != nil || out == nil {
 		return err
 	}
@@ -82,10 +78,6 @@ func sessionStart(ctx context.Context, cmd *cli.Command, cfg inject.Config) erro
 	return err
 }
 
-func sessionEnd(_ context.Context, cmd *cli.Command, cfg inject.Config) error {
-	p, err := inject.ReadPayload(cmd.Root().Reader)
-	if err != nil {
-		return err
-	}
-	return inject.SessionEnd(cfg, p)
+func sessionEnd(ctx context.Context, cmd *cli.Command, cfg inject.Config) error {
+	return inject.SessionEndFrom(ctx, cfg, cmd.Root().Reader)
 }
