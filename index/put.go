@@ -339,16 +339,7 @@ func (ix *Index) deleteDoc(id int64) error {
 // writeBottle records what the session list shows of a bottle, and the
 // state of the file it was read from.
 func (ix *Index) writeBottle(id int64, name string, st fileState, p *render.Parsed) error {
-	started := unix(p.Started)
-	turns, last := 0, started
-	for _, b := range p.Blocks {
-		if b.Kind == render.BlockUser {
-			turns++
-		}
-		if !b.Time.IsZero() && b.Time.Unix() > last {
-			last = b.Time.Unix()
-		}
-	}
+	started, last, turns := unix(p.Started), unix(p.LastActive()), p.Turns()
 	return ix.exec(`UPDATE bottles SET session = ?, archived = ?, project = ?, mode = ?, started = ?, last_active = ?,
 		turns = ?, compactions = ?, first_prompt = ?, dev = ?, ino = ?, size = ?, mtime = ? WHERE id = ?`,
 		p.State.Session, strings.HasPrefix(name, archivePrefix), p.Project, string(p.State.Mode), started, last,

@@ -68,6 +68,29 @@ type Parsed struct {
 	Blocks    []Block
 }
 
+// LastActive is the last time the bottle shows: its latest block's, else
+// the session's start (zero if it shows neither).
+func (p *Parsed) LastActive() time.Time {
+	last := p.Started
+	for _, b := range p.Blocks {
+		if b.Time.After(last) {
+			last = b.Time
+		}
+	}
+	return last
+}
+
+// Turns counts the user's messages.
+func (p *Parsed) Turns() int {
+	n := 0
+	for _, b := range p.Blocks {
+		if b.Kind == BlockUser {
+			n++
+		}
+	}
+	return n
+}
+
 // ErrNotBottle reports bytes that do not parse as a bottle.
 var ErrNotBottle = errors.New("not a bottle")
 
