@@ -35,21 +35,23 @@ var readTool = &sdk.Tool{
 		"Each result ends with where to continue.",
 }
 
-// shown is the bottle a read shows, and whether it is this session's
-// (worked out once per read: finding this session reads the disk).
+// shown is the bottle a read shows, its session, and whether it is this
+// session's (worked out once per read: finding this session reads the
+// disk).
 type shown struct {
-	*bottleFile
-	here bool
+	*render.Current
+	session string
+	here    bool
 }
 
 func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, args readArgs) (*sdk.CallToolResult, any, error) {
 	current := s.current()
-	bf, err := s.findBottle(ctx, strings.TrimSpace(args.Session), current)
+	id, cur, err := s.findBottle(ctx, strings.TrimSpace(args.Session), current)
 	if err != nil {
 		return nil, nil, err
 	}
-	b := shown{bf, bf.session == current}
-	text, err := s.part(b, bf.data, bf.state, args)
+	b := shown{cur, id, id == current}
+	text, err := s.part(b, b.Data, b.State, args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,13 +119,13 @@ func (s *Server) part(b shown, data []byte, st *render.State, args readArgs) (st
 // heading names the bottle a result shows.
 func (s *Server) heading(b shown, st *render.State) string {
 	h := fmt.Sprintf("Bottle of session %s (%s, %d lines", b.session, st.Mode, st.Lines)
-	if b.archived {
+	if b.Archived {
 		h += ", cleared"
 	}
 	if b.here {
 		h += ", this session"
 	}
-	return h + ") " + b.path
+	return h + ") " + b.Path
 }
 
 func legNumber(arg string, legs int) (int, error) {
@@ -175,7 +177,7 @@ func (s *Server) chunk(b shown, ls lines, from, to int) string {
 				cut = cut[:len(cut)-1] // not inside a character
 			}
 			out.Write(cut)
-			fmt.Fprintf(&out, "\n[line %d goes on for %d more bytes; the whole line is in %s]\n", n, len(line)-len(cut), b.path)
+			fmt.Fprintf(&out, "\n[line %d goes on for %d more bytes; the whole line is in %s]\n", n, len(line)-len(cut), b.Path)
 			n++
 			break
 		}

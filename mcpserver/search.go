@@ -114,6 +114,9 @@ func (s *Server) sessions(ctx context.Context, _ *sdk.CallToolRequest, args sess
 	var out strings.Builder
 	if len(list) == 0 {
 		fmt.Fprintf(&out, "No sessions with a bottle in %s.", s.scopeName(sc))
+		if !args.All || !args.Archived {
+			out.WriteString(" Wider: all:true, archived:true.")
+		}
 		return textResult(out.String()), nil, nil
 	}
 	fmt.Fprintf(&out, "%d session(s) of %s, newest first:\n", len(list), s.scopeName(sc))
