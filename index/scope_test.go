@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"testing"
@@ -161,12 +163,44 @@ func TestSessions(t *testing.T) {
 	}
 	s := list[1]
 	if s.Turns != 2 || s.Compactions != 0 || s.Mode != render.ModeFull || s.FirstPrompt != "make the retry loop back off" ||
-		!s.Started.Equal(day) || !s.LastActive.Equal(day.Add(time.Hour+time.Minute)) || s.Project != "/home/u/app" {
+		!s.Started.Equal(day) || !s.LastActive.Equal(day.Add(time.Hour+time.Minute)) || s.Project != "/home/u/app" ||
+		s.Bottle != render.BottlePath(ix.bottles, "s-app-1") {
 		t.Errorf("session %+v", s)
 	}
 	list, _ = ix.Sessions(context.Background(), Scope{Limit: 2})
 	if len(list) != 2 || list[0].ID != "s-other" {
 		t.Errorf("all projects, limit 2: %+v", list)
+	}
+	for _, c := range []struct {
+		scope Scope
+		want  int
+	}{
+		{Scope{Project: "/home/u/app", Limit: 1}, 3},
+		{Scope{Limit: 1}, 4},
+		{Scope{Project: "/home/u/app", Since: day}, 2},
+		{Scope{Project: "/nowhere"}, 0},
+	} {
+		if n, err := ix.CountSessions(context.Background(), c.scope); err != nil || n != c.want {
+			t.Errorf("CountSessions(%+v) = %d, %v; want %d", c.scope, n, err, c.want)
+		}
+	}
+}
+
+// TestInUse: what the index in use holds is read without building one;
+// with none, it says so.
+func TestInUse(t *testing.T) {
+	data := t.TempDir()
+	writeBottles(t, data, talks[0].bottle(t), talks[1].bottle(t))
+	if _, err := InUse(data); !errors.Is(err, ErrUnusable) {
+		t.Errorf("no index: %v, want ErrUnusable", err)
+	}
+	if _, err := os.Stat(Dir(data)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("InUse made the index directory: %v", err)
+	}
+	openIndex(t, data).Close()
+	st, err := InUse(data)
+	if err != nil || st.Bottles != 2 || st.Sessions != 2 || st.Blocks == 0 || st.Bytes == 0 {
+		t.Errorf("InUse = %+v, %v", st, err)
 	}
 }
 

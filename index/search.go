@@ -291,6 +291,7 @@ func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
 // Session is what the index knows of a session's bottle.
 type Session struct {
 	ID          string
+	Bottle      string // the bottle's path
 	Archived    bool
 	Project     string
 	Mode        render.Mode
@@ -301,9 +302,18 @@ type Session struct {
 	Compactions int
 }
 
+// timeSQL is the condition on the bottles b that Scope.Since and Until
+// keep in a list; its arguments come from timeArgs.
+const timeSQL = `(? = 0 OR b.last_active >= ?) AND (? = 0 OR b.last_active < ?)`
+
+func (s Scope) timeArgs() []any {
+	since, until := unix(s.Since), unix(s.Until)
+	return []any{since, since, until, until}
+}
+
 var sessionsSQL = `SELECT b.session, b.archived, b.project, b.mode, b.started, b.last_active, b.first_prompt,
-		b.turns, b.compactions
-	FROM bottles b WHERE (? = 0 OR b.last_active >= ?) AND (? = 0 OR b.last_active < ?) AND ` + scopeSQL + `
+		b.turns, b.compactions, b.path
+	FROM bottles b WHERE ` + timeSQL + ` AND ` + scopeSQL + `
 	ORDER BY b.last_active DESC, b.started DESC LIMIT ?`
 
 // Sessions lists the sessions in scope, most recently active first.
@@ -311,15 +321,15 @@ func (ix *Index) Sessions(ctx context.Context, scope Scope) ([]Session, error) {
 	if err := ix.refresh(ctx); err != nil {
 		return nil, err
 	}
-	since, until := unix(scope.Since), unix(scope.Until)
-	args := append([]any{since, since, until, until}, scope.args()...)
+	args := append(scope.timeArgs(), scope.args()...)
 	args = append(args, scope.limit())
 	var out []Session
 	err := ix.do(ctx, func() error {
 		out = out[:0]
 		return ix.query(sessionsSQL, func(s *sqlite3.Stmt) error {
 			ses := Session{ID: s.ColumnText(0), Archived: s.ColumnBool(1), Project: s.ColumnText(2), Mode: render.Mode(s.ColumnText(3)),
-				FirstPrompt: s.ColumnText(6), Turns: s.ColumnInt(7), Compactions: s.ColumnInt(8)}
+				FirstPrompt: s.ColumnText(6), Turns: s.ColumnInt(7), Compactions: s.ColumnInt(8),
+				Bottle: filepath.Join(ix.bottles, filepath.FromSlash(s.ColumnText(9)))}
 			if v := s.ColumnInt64(4); v != 0 {
 				ses.Started = time.Unix(v, 0).In(ix.loc)
 			}
@@ -331,6 +341,23 @@ func (ix *Index) Sessions(ctx context.Context, scope Scope) ([]Session, error) {
 		}, args...)
 	})
 	return out, err
+}
+
+// CountSessions counts the sessions in scope (Scope.Limit aside), as
+// Sessions lists them: for what a list that came back empty says of how
+// to widen it.
+func (ix *Index) CountSessions(ctx context.Context, scope Scope) (int, error) {
+	if err := ix.refresh(ctx); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := ix.do(ctx, func() error {
+		return ix.query(`SELECT count(*) FROM bottles b WHERE `+timeSQL+` AND `+scopeSQL, func(s *sqlite3.Stmt) error {
+			n = s.ColumnInt(0)
+			return nil
+		}, append(scope.timeArgs(), scope.args()...)...)
+	})
+	return n, err
 }
 
 // refresh brings the index up to date before a query: the bottles a
@@ -378,15 +405,37 @@ type Stats struct {
 // Stats reports what the index holds.
 func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	var st Stats
-	err := ix.do(ctx, func() error {
-		st.Path = ix.genPath(ix.gen)
-		return ix.query(`SELECT (SELECT count(*) FROM bottles), (SELECT count(DISTINCT session) FROM bottles), (SELECT count(*) FROM docs),
-			(SELECT coalesce(sum(size), 0) FROM bottles)`,
-			func(s *sqlite3.Stmt) error {
-				st.Bottles, st.Sessions, st.Blocks, st.BottleBytes = s.ColumnInt(0), s.ColumnInt(1), s.ColumnInt(2), s.ColumnInt64(3)
-				return nil
-			})
+	err := ix.do(ctx, func() (err error) {
+		st, err = ix.stats()
+		return err
 	})
+	return st, err
+}
+
+// InUse reports what the index in use in dataDir holds, without building
+// it or waiting for a build: what a build that was stopped left. An index
+// that would have to be built (there is none, or none usable) is reported
+// as ErrUnusable.
+func InUse(dataDir string) (Stats, error) {
+	ix := &Index{dir: Dir(dataDir), bottles: render.BottlesDir(dataDir), loc: time.Local}
+	defer ix.Close()
+	var st Stats
+	err := ix.doExisting(func() (err error) {
+		st, err = ix.stats()
+		return err
+	})
+	return st, err
+}
+
+// stats is Stats with mu held.
+func (ix *Index) stats() (Stats, error) {
+	st := Stats{Path: ix.genPath(ix.gen)}
+	err := ix.query(`SELECT (SELECT count(*) FROM bottles), (SELECT count(DISTINCT session) FROM bottles), (SELECT count(*) FROM docs),
+			(SELECT coalesce(sum(size), 0) FROM bottles)`,
+		func(s *sqlite3.Stmt) error {
+			st.Bottles, st.Sessions, st.Blocks, st.BottleBytes = s.ColumnInt(0), s.ColumnInt(1), s.ColumnInt(2), s.ColumnInt64(3)
+			return nil
+		})
 	if err != nil {
 		return st, err
 	}
