@@ -23,10 +23,39 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(context.Background())
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// signalled is the cause of a context a signal cancelled.
+type signalled struct{ sig syscall.Signal }
+
+func (s signalled) Error() string { return s.sig.String() }
+
+// interruptible returns a context that SIGINT or SIGTERM cancels, with the
+// signal as its cause (so that the exit status can tell), and the function
+// that stops listening for them.
+func interruptible(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { // passes the first signal on to ctx; ends with stop
+		select {
+		case s := <-sigs:
+			if sig, ok := s.(syscall.Signal); ok {
+				cancel(signalled{sig})
+			}
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
 }
 
 // Exit codes shared by the commands.
@@ -80,6 +109,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			uninstallCommand(),
 			mcpCommand(),
 			searchCommand(),
+			sessionsCommand(),
+			showCommand(),
 			indexCommand(),
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
@@ -94,7 +125,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	setHandlers(root.Commands)
 	err := root.Run(ctx, args)
-	return exitCode(err, stderr)
+	return exitCode(ctx, err, stderr)
 }
 
 func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
@@ -120,7 +151,7 @@ func setHandlers(cmds []*cli.Command) {
 	}
 }
 
-func exitCode(err error, stderr io.Writer) int {
+func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
@@ -135,9 +166,36 @@ func exitCode(err error, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "bottled: %s\n", ee.msg)
 		}
 		return ee.code
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		// A command that has nothing more to say of what it stopped.
+		fmt.Fprintln(stderr, "bottled: interrupted")
+		return interruptedCode(ctx)
 	}
 	fmt.Fprintf(stderr, "bottled: %v\n", err)
 	return exitFailed
+}
+
+// interruptedCode is the exit status of a command ctx stopped: 128 plus
+// the number of the signal that did (130 for Ctrl-C), as a shell reports a
+// process the signal killed, or 130 when ctx was cancelled otherwise.
+func interruptedCode(ctx context.Context) int {
+	var s signalled
+	if errors.As(context.Cause(ctx), &s) {
+		return 128 + int(s.sig)
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+// interrupted ends a command that ctx stopped, saying what it stopped and
+// what is left.
+func interrupted(ctx context.Context, format string, a ...any) error {
+	return exitError{code: interruptedCode(ctx), msg: "interrupted " + fmt.Sprintf(format, a...)}
+}
+
+// stopped reports whether err is ctx stopping the command (not a time
+// limit of its own running out).
+func stopped(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
 // usageError is a mistake in how the command was called.

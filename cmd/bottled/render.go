@@ -19,7 +19,9 @@ func renderCommand() *cli.Command {
 		ArgsUsage: "SESSION_ID",
 		Description: "Finds the session's transcript under <claude-dir>/projects/*/ (or reads --transcript),\n" +
 			"reads its claude-mem records, and writes <data-dir>/bottles/<SESSION_ID>.md.\n" +
-			"Exit status: 0 rendered, 1 nothing to render (the reason is printed), 2 bad usage.",
+			"SESSION_ID may be the start of an id (at least 6 characters) that only one bottle's or\n" +
+			"transcript's id has, unless --transcript is given; a start several have lists them and\n" +
+			"exits 2. Exit status: 0 rendered, 1 nothing to render (the reason is printed), 2 bad usage.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "transcript", Usage: "read this transcript `FILE` instead of looking it up"},
 			&cli.BoolFlag{Name: "stdout", Usage: "print the bottle instead of writing it"},
@@ -33,12 +35,16 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 		return usagef("render takes exactly one SESSION_ID (got %d arguments)", cmd.NArg())
 	}
 	id := cmd.Args().First()
-	if !sources.ValidSessionID(id) {
-		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
-	}
 	d, err := dirsOf(cmd)
 	if err != nil {
 		return err
+	}
+	if cmd.String("transcript") == "" {
+		if id, err = findSession(cmd, d, id); err != nil {
+			return err
+		}
+	} else if !sources.ValidSessionID(id) {
+		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
 	}
 	db, dbErr := sources.OpenMemoryDB(ctx, sources.MemoryFile(d.data))
 	if dbErr == nil {
@@ -55,10 +61,12 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	} else {
 		b, outcome, err = render.WriteFromDisk(ctx, dir, req, time.Now, time.Local)
 	}
-	if errors.Is(err, render.ErrNothing) {
+	switch {
+	case errors.Is(err, render.ErrNothing):
 		return exitError{code: exitFailed, msg: err.Error()}
-	}
-	if err != nil {
+	case err != nil && stopped(ctx, err):
+		return interrupted(ctx, "while rendering the bottle of %s: nothing was written", id)
+	case err != nil:
 		return err
 	}
 	if dbErr != nil && !errors.Is(dbErr, sources.ErrNoMemoryDB) {

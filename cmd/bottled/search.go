@@ -62,18 +62,16 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	scope := index.Scope{Archived: cmd.Bool("archived"), Limit: cmd.Int("limit")}
+	scope, err := workScope(cmd)
+	if err != nil {
+		return err
+	}
 	now := time.Now()
 	if scope.Since, err = index.ParseTime(cmd.String("since"), now, time.Local); err != nil {
 		return usagef("--since: %v", err)
 	}
 	if scope.Until, err = index.ParseTime(cmd.String("until"), now, time.Local); err != nil {
 		return usagef("--until: %v", err)
-	}
-	if !cmd.Bool("all") {
-		if scope.Project, err = os.Getwd(); err != nil {
-			return err
-		}
 	}
 	ix, err := openIndex(ctx, cmd, d, false)
 	if err != nil {
@@ -85,7 +83,7 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 		return usagef("%v: %q", err, query)
 	}
 	if err != nil {
-		return err
+		return syncError(ctx, err)
 	}
 	if cmd.Bool("json") {
 		out := make([]hitJSON, 0, len(hits))
@@ -108,6 +106,20 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 		return exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// workScope is the scope of a search or a list from the command's flags:
+// the working directory's project, or every project with --all; cleared
+// sessions with --archived; --limit results.
+func workScope(cmd *cli.Command) (index.Scope, error) {
+	scope := index.Scope{Archived: cmd.Bool("archived"), Limit: cmd.Int("limit")}
+	if !cmd.Bool("all") {
+		var err error
+		if scope.Project, err = os.Getwd(); err != nil {
+			return scope, err
+		}
+	}
+	return scope, nil
 }
 
 // snippetWidth bounds a snippet in the human output: one terminal line
@@ -156,10 +168,16 @@ func openIndex(ctx context.Context, cmd *cli.Command, d dirs, rebuild bool) (*in
 			fmt.Fprintf(cmd.Root().ErrWriter, "bottled: building the search index from %s (once)…\n", d.data)
 		}
 	}
+	waited := false
 	opts.Waiting = func() {
+		waited = true
 		fmt.Fprintln(cmd.Root().ErrWriter, "bottled: another process (the daemon?) is building the search index; waiting for it… (bottled status says how far it got)")
 	}
-	return index.Open(ctx, d.data, opts)
+	ix, err := index.Open(ctx, d.data, opts)
+	if err != nil && stopped(ctx, err) {
+		return nil, buildInterrupted(ctx, d, rebuild, waited)
+	}
+	return ix, err
 }
 
 // progressEvery is how often a long build or sync of the index says how

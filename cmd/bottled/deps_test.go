@@ -1,0 +1,26 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestNoMCPSDK: the bottled binary, which runs every hook, must not link
+// the MCP SDK, whose start-up would slow each of them (it is bottled-mcp's
+// alone); so no package of it may import the SDK or mcpserver.
+func TestNoMCPSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps listed %d packages: %q", len(deps), out)
+	}
+	for _, pkg := range deps {
+		if strings.HasPrefix(pkg, "github.com/modelcontextprotocol/") || pkg == "github.com/bottled-dev/bottled/mcpserver" {
+			t.Errorf("bottled links %s", pkg)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/bottled-dev/bottled/index"
+)
+
+// What a command stopped by Ctrl-C (or SIGTERM) says, besides that it was
+// interrupted: what it stopped, and what is left of its work, as far as
+// that can be told. It exits 128 plus the signal's number (130 for
+// Ctrl-C); see interruptedCode.
+
+// buildInterrupted is the error of a command stopped while it opened the
+// search index: building it (anew, if rebuild), or waiting for another
+// process that builds it. What is left is asked of the index.
+func buildInterrupted(ctx context.Context, d dirs, rebuild, waited bool) error {
+	if waited {
+		return interrupted(ctx, "while waiting for another process to build the search index: it goes on (bottled status says how far it got)")
+	}
+	const what = "while building the search index"
+	st, err := index.InUse(d.data)
+	switch {
+	case errors.Is(err, index.ErrUnusable):
+		return interrupted(ctx, "%s: there is no search index yet; the next search, or bottled index, builds it", what)
+	case err != nil:
+		return interrupted(ctx, "%s: %v", what, err)
+	case rebuild:
+		return interrupted(ctx, "%s: the index in use is the one from before: %d bottles of %d sessions (bottled index --rebuild builds it anew)",
+			what, st.Bottles, st.Sessions)
+	}
+	return interrupted(ctx, "%s: the index in use holds %d bottles of %d sessions", what, st.Bottles, st.Sessions)
+}
+
+// syncError is the error of a query of the index, which first takes in the
+// bottles that changed since it was last brought up to date: stopped, it
+// keeps those it committed.
+func syncError(ctx context.Context, err error) error {
+	if stopped(ctx, err) {
+		return interrupted(ctx, "while bringing the search index up to date: it keeps the bottles it took in; the next search takes in the rest")
+	}
+	return err
+}

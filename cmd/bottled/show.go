@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/bottled-dev/bottled/render"
+)
+
+// showTimeout bounds the render of a stale or missing bottle before it is
+// shown: a person waits longer than Claude Code does for the hook (5 s).
+// A stale bottle of a 118 MB transcript renders in 1.0–1.3 s on the 2-core
+// CI machine, so this covers transcripts of a few GB.
+const showTimeout = 30 * time.Second
+
+func showCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "print a session's bottle, rendered first if it is stale or missing",
+		ArgsUsage: "SESSION",
+		Description: "Prints the bottle of SESSION, an id or the start of one (at least 6 characters) that no\n" +
+			"other session's id has; a start several have lists them on stderr and exits 2. A bottle\n" +
+			"that is behind its sources, or missing, is rendered first, as the SessionStart hook does\n" +
+			"(within --timeout; if that is not enough, the bottle there is is printed with a warning).\n" +
+			"A cleared session's archived bottle is printed as it is, saying so on stderr. --from and\n" +
+			"--to print only those lines of the bottle (1-based, inclusive: the line numbers of its\n" +
+			"outline and of search hits). Exit status: 0 printed, 1 no bottle and nothing to render\n" +
+			"(the reason is printed), 2 bad usage.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "from", Usage: "print from line `N` of the bottle"},
+			&cli.IntFlag{Name: "to", Usage: "print up to line `M` (past the end: to the end)"},
+			&cli.DurationFlag{Name: "timeout", Value: showTimeout, Usage: "longest a render before printing may take"},
+		},
+		Action: runShow,
+	}
+}
+
+func runShow(ctx context.Context, cmd *cli.Command) error {
+	if cmd.NArg() != 1 {
+		return usagef("show takes exactly one SESSION (got %d arguments)", cmd.NArg())
+	}
+	from, to := cmd.Int("from"), cmd.Int("to")
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"from", from}, {"to", to}} {
+		if f.n < 0 {
+			return usagef("--%s must be a line number, 1 or more", f.name)
+		}
+	}
+	if from > 0 && to > 0 && to < from {
+		return usagef("--to %d is before --from %d", to, from)
+	}
+	if cmd.Duration("timeout") <= 0 {
+		return usagef("--timeout must be positive")
+	}
+	d, err := dirsOf(cmd)
+	if err != nil {
+		return err
+	}
+	arg := cmd.Args().First()
+	id, err := findSession(cmd, d, arg)
+	if err != nil {
+		return err
+	}
+	cur, err := render.EnsureRead(ctx, render.ReadRequest{SessionID: id, ClaudeDir: d.claude, DataDir: d.data,
+		Timeout: cmd.Duration("timeout"), Now: time.Now, Location: time.Local})
+	if err != nil {
+		if cur, err = notRendered(ctx, cmd, arg, id, cur, err); err != nil {
+			return err
+		}
+	}
+	if cur.Archived {
+		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: session %s was cleared (/clear); this is its archived bottle, %s\n", id, cur.Path)
+	}
+	part, err := lineRange(cur.Data, from, to, id)
+	if err != nil {
+		return err
+	}
+	_, err = cmd.Root().Writer.Write(part)
+	return err
+}
+
+// notRendered deals with a bottle that could not be brought up to date
+// before it is shown: the bottle as it is, with a warning, or the error
+// to end with.
+func notRendered(ctx context.Context, cmd *cli.Command, arg, id string, cur *render.Current, err error) (*render.Current, error) {
+	switch {
+	case stopped(ctx, err):
+		kept := "it has no bottle yet"
+		if cur != nil {
+			kept = "its bottle is as it was"
+		}
+		return nil, interrupted(ctx, "while rendering the bottle of %s: %s", id, kept)
+	case errors.Is(err, render.ErrNothing):
+		msg := err.Error()
+		if len(arg) < render.MinPrefix {
+			msg += fmt.Sprintf(" (to name a session by the start of its id, give at least %d characters)", render.MinPrefix)
+		}
+		return nil, exitError{code: exitFailed, msg: msg}
+	case cur == nil:
+		return nil, err
+	}
+	why := err.Error()
+	if errors.Is(err, context.DeadlineExceeded) {
+		why = fmt.Sprintf("rendering it takes longer than --timeout %s; bottled render %s renders it without a limit", cmd.Duration("timeout"), id)
+	}
+	fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: could not bring the bottle up to date (%s); showing it as rendered at %s\n",
+		why, cur.State.Rendered.Local().Format("2006-01-02 15:04:05"))
+	return cur, nil
+}
+
+// lineRange is lines from to to of a bottle (1-based, inclusive; 0 is the
+// first or the last line), or the error saying why they are not there.
+func lineRange(data []byte, from, to int, id string) ([]byte, error) {
+	starts := []int{0} // starts[n-1] is where line n starts
+	for i, c := range data {
+		if c == '\n' && i+1 < len(data) {
+			starts = append(starts, i+1)
+		}
+	}
+	n := len(starts)
+	if len(data) == 0 {
+		n = 0
+	}
+	from = max(from, 1)
+	if to == 0 || to > n {
+		to = n
+	}
+	if from > n {
+		return nil, usagef("--from %d is past the end of the bottle of %s (%d lines)", from, id, n)
+	}
+	end := len(data)
+	if to < n {
+		end = starts[to]
+	}
+	return data[starts[from-1]:end], nil
+}
+
+// findSession resolves a command's SESSION argument: an id, or the start
+// of one that only one session has (render.FindSession). A start several
+// have lists them on stderr, to choose from, and exits 2.
+func findSession(cmd *cli.Command, d dirs, arg string) (string, error) {
+	id, err := render.FindSession(render.BottlesDir(d.data), d.claude, arg, time.Local)
+	var amb *render.AmbiguousError
+	switch {
+	case errors.As(err, &amb):
+		writeCandidates(cmd.Root().ErrWriter, amb)
+		return "", exitError{code: exitUsage}
+	case err != nil:
+		return "", usageError{err}
+	}
+	return id, nil
+}
+
+// writeCandidates lists the sessions an ambiguous start of an id names.
+func writeCandidates(w io.Writer, amb *render.AmbiguousError) {
+	fmt.Fprintf(w, "bottled: %q names %d sessions; give more of the id:\n", amb.Prefix, amb.Count)
+	marked := false
+	for _, c := range amb.Candidates {
+		marked = marked || c.Archived || c.Bottle == ""
+	}
+	var rows [][]string
+	for _, c := range amb.Candidates {
+		row := []string{"  " + c.ID, stamp(c.LastActive)}
+		if marked {
+			switch {
+			case c.Bottle == "":
+				row = append(row, "(no bottle yet)")
+			case c.Archived:
+				row = append(row, "(cleared)")
+			default:
+				row = append(row, "")
+			}
+		}
+		prompt := c.FirstPrompt
+		if prompt == "" {
+			prompt = "—"
+		}
+		rows = append(rows, append(row, prompt))
+	}
+	writeTable(w, rows, terminalWidth(w))
+	if more := amb.Count - len(amb.Candidates); more > 0 {
+		fmt.Fprintf(w, "  … and %d more\n", more)
+	}
+}
