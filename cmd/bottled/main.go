@@ -85,7 +85,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		HideHelpCommand: true,
 		Description: "Flags may come before or after a command's arguments, and --claude-dir and --data-dir\n" +
 			"after the command too. \"--\" ends the flags: every word after it is an argument, so\n" +
-			"bottled search -- --json searches for --json.",
+			"bottled search -- --json searches for --json.\n\n" +
+			"Exit status: 0 done, 1 not done (the reason on stderr), 2 bad usage; 130 stopped by\n" +
+			"Ctrl-C (143 by SIGTERM), saying what is left of the work. bottled run exits 0 when\n" +
+			"stopped, the hooks always.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:    flagClaude,
