@@ -257,8 +257,12 @@ func TestPutNeverBuilds(t *testing.T) {
 		},
 		"pages damaged": func(t *testing.T, data string, ix *Index) {
 			// Found by the update itself: opened fine, the blocks are
-			// unreadable.
-			ix.Close()
+			// unreadable. The connection is dropped (not the Index,
+			// which could not be used again) so that the update opens
+			// the damaged file anew rather than reading cached pages.
+			ix.mu.Lock()
+			ix.closeConn()
+			ix.mu.Unlock()
 			path, _ := currentGen(t, data)
 			info, err := os.Stat(path)
 			if err != nil {
