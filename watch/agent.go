@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Agent is bottled's login agent: the daemon, started when the user logs
@@ -134,12 +137,78 @@ func (a Agent) AfterRemove() [][]string {
 // IsOurs reports whether an existing agent file was written by bottled.
 func IsOurs(content []byte) bool { return strings.Contains(string(content), agentMarker) }
 
+// AgentFileMode is the agent file's mode: the file is the user's alone, as
+// one that others could write would let them run commands as the user at
+// every login. A file of another mode is written again.
+const AgentFileMode fs.FileMode = 0o600
+
+// AgentFile is what is at the agent's file.
+type AgentFile struct {
+	Path   string
+	Exists bool
+	// Link is where a symbolic link at Path points, "" if Path is not one.
+	// bottled reads through it, never writes through it.
+	Link string
+	Mode fs.FileMode // of the file read
+	// Ours: bottled wrote the file. Current: it holds exactly the
+	// definition, with AgentFileMode.
+	Ours, Current bool
+}
+
+// Inspect reads what is at the agent's file, without blocking on anything
+// that is not a regular file.
+func (a Agent) Inspect() (AgentFile, error) {
+	file, err := a.File()
+	if err != nil {
+		return AgentFile{}, err
+	}
+	af := AgentFile{Path: file}
+	info, err := os.Lstat(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return af, nil
+	}
+	if err != nil {
+		return af, err
+	}
+	af.Exists = true
+	if info.Mode()&fs.ModeSymlink != 0 {
+		af.Link, _ = os.Readlink(file)
+	}
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) { // a dangling link
+		return af, nil
+	}
+	if err != nil {
+		return af, err
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return af, err
+	}
+	if !info.Mode().IsRegular() {
+		return af, fmt.Errorf("%s is not a regular file (%v): move it away and run bottled again", file, info.Mode().Type())
+	}
+	content, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return af, fmt.Errorf("read %s: %w", file, err)
+	}
+	af.Mode = info.Mode().Perm()
+	af.Ours = IsOurs(content)
+	af.Current = af.Link == "" && af.Mode == AgentFileMode && string(content) == a.Definition()
+	return af, nil
+}
+
 // WriteAgentFile writes the definition, creating its directory (and, on
-// macOS, the log directory).
+// macOS, the log directory). The file is written anew, AgentFileMode, and
+// renamed into place: a symbolic link there is refused, not followed.
 func (a Agent) WriteAgentFile() (string, error) {
 	file, err := a.File()
 	if err != nil {
 		return "", err
+	}
+	if info, err := os.Lstat(file); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		link, _ := os.Readlink(file)
+		return "", fmt.Errorf("%s is a symbolic link to %s, and bottled does not write through links: remove it and run install again", file, link)
 	}
 	if a.GOOS == "darwin" {
 		if err := os.MkdirAll(filepath.Join(a.DataDir, "logs"), 0o700); err != nil {
@@ -149,7 +218,25 @@ func (a Agent) WriteAgentFile() (string, error) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return "", err
 	}
-	return file, os.WriteFile(file, []byte(a.Definition()), 0o644)
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+"-*") // 0600
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(a.Definition())
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", file, err)
+	}
+	return file, nil
 }
 
 // systemdQuote quotes a word for ExecStart: systemd splits on spaces,

@@ -55,3 +55,64 @@ func TestAgentGolden(t *testing.T) {
 		t.Errorf("an unsupported system got an agent file")
 	}
 }
+
+// TestWriteAgentFile: the agent file is written 0600 whatever was there
+// (a stale mode, a symbolic link), and never through a link.
+func TestWriteAgentFile(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		before func(t *testing.T, file, outside string)
+		err    string // "" when the write must succeed
+	}{
+		{"no file", func(*testing.T, string, string) {}, ""},
+		{"a stale world-writable file", func(t *testing.T, file, _ string) {
+			if err := os.WriteFile(file, []byte("# "+agentMarker+"\nold\n"), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(file, 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"a symbolic link out of the directory", func(t *testing.T, file, outside string) {
+			if err := os.Symlink(outside, file); err != nil {
+				t.Fatal(err)
+			}
+		}, "symbolic link"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			a := Agent{Command: []string{"/bin/bottled"}, Home: home, DataDir: filepath.Join(home, ".claude-mem"), GOOS: "linux"}
+			file, _ := a.File()
+			outside := filepath.Join(home, "elsewhere", "notes")
+			for _, d := range []string{filepath.Dir(file), filepath.Dir(outside)} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(outside, []byte("mine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tc.before(t, file, outside)
+			_, err := a.WriteAgentFile()
+			if b, _ := os.ReadFile(outside); string(b) != "mine\n" {
+				t.Errorf("a file outside the agent's directory was written: %q", b)
+			}
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("err %v, want one that says %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := os.Lstat(file)
+			if err != nil || !info.Mode().IsRegular() || info.Mode().Perm() != 0o600 {
+				t.Errorf("agent file %v (%v), want a regular 0600 file", info.Mode(), err)
+			}
+			if b, _ := os.ReadFile(file); string(b) != a.Definition() {
+				t.Errorf("agent file holds %q", b)
+			}
+		})
+	}
+}
