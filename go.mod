@@ -8,6 +8,7 @@ require (
 	github.com/ncruces/go-sqlite3 v0.37.0
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/sync v0.25.0
+	golang.org/x/sys v0.49.0
 )
 
 require (
@@ -18,6 +19,5 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

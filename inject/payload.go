@@ -7,6 +7,11 @@
 // and can never get in the way: they read one JSON payload from stdin,
 // print at most one JSON object on stdout, log only to stderr, and always
 // exit 0. Any failure means Claude Code goes on exactly as without bottled.
+//
+// It also owns bottled's edits of Claude Code's settings.json (the hooks'
+// registration and the permission grants; settingsfile.go says how an
+// edit loses nothing that the user or Claude Code writes meanwhile), and
+// reads Claude Code's record of bottled's MCP server.
 package inject
 
 import (

@@ -2,10 +2,7 @@ package inject
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -275,12 +272,16 @@ type Installation struct {
 // bottled is installed there for dataDir.
 func CheckInstallation(path, dataDir, home string) Installation {
 	in := Installation{Settings: path}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	file, err := settingsTarget(path)
+	var snap snapshot
+	if err == nil {
+		snap, err = readSettings(file) // blocks on nothing, follows settings.json's own link
+	}
+	if err != nil {
 		in.Problem = err.Error()
 		return in
 	}
-	root, err := parseSettings(data)
+	root, err := parseSettings(snap.data)
 	if err != nil {
 		in.Problem = err.Error()
 		return in

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -51,62 +49,10 @@ func (r Registration) command(sub string) string {
 	return strings.Join(words, " ")
 }
 
-// EditSettings applies edit to the settings file at path and, if that
-// changes it and dryRun is false, writes the result atomically, keeping a
-// copy of the previous file at path+".bottled.bak" and the file's mode. A
-// missing file is edited as an empty one. It reports whether the settings
-// changed (or would have).
-func EditSettings(path string, dryRun bool, edit func([]byte) ([]byte, bool, error)) (bool, error) {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("read %s: %w", path, err)
-	}
-	existed := err == nil
-	updated, changed, err := edit(old)
-	if err != nil {
-		return false, fmt.Errorf("%s: %w (bottled left it unchanged)", path, err)
-	}
-	if !changed || dryRun {
-		return changed, nil
-	}
-	mode := fs.FileMode(0o600)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	if existed {
-		if err := os.WriteFile(path+".bottled.bak", old, mode); err != nil {
-			return false, fmt.Errorf("back up %s: %w", path, err)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return false, err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".settings-*.json")
-	if err != nil {
-		return false, fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(updated)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return false, fmt.Errorf("write %s: %w", path, err)
-	}
-	return true, nil
-}
-
-// ValidSettings reports whether settings is a file bottled can edit (a
-// JSON object, or empty), with ErrMalformedSettings and the reason if not.
+// ValidSettings reports whether settings is a file bottled can edit: a
+// JSON object whose values on the paths bottled reads and edits have the
+// types Claude Code gives them, or nothing (no file). If not, the error is
+// ErrMalformedSettings or a *TypeError, with the reason.
 func ValidSettings(settings []byte) error {
 	_, err := parseSettings(settings)
 	return err
@@ -114,6 +60,146 @@ func ValidSettings(settings []byte) error {
 
 // ErrMalformedSettings reports a settings.json bottled will not touch.
 var ErrMalformedSettings = errors.New("settings file is not a JSON object")
+
+// TypeError reports a value on a path bottled reads or edits whose type is
+// not the one Claude Code gives it there. bottled refuses the file rather
+// than replace the user's value or misread it.
+type TypeError struct {
+	Key  string // where the value is: permissions.allow[1]
+	Is   string // what it is: "a number"
+	Want string // what Claude Code expects there: "a string"
+}
+
+func (e *TypeError) Error() string {
+	return fmt.Sprintf("%s is %s, where Claude Code expects %s: correct it and run bottled again", e.Key, e.Is, e.Want)
+}
+
+// checkShape refuses settings in which a value on a path bottled reads or
+// edits has the wrong type: hooks and its SessionStart and SessionEnd
+// lists down to each hook's command, permissions and its allow,
+// additionalDirectories and blockReadsOutsideWorkingDirectories.
+func checkShape(root *node) error {
+	hooks, err := field(root, "", "hooks", kindObject, "an object")
+	if err != nil {
+		return err
+	}
+	for _, ev := range ourEvents {
+		groups, err := field(hooks, "hooks", ev.event, kindArray, "an array of matcher groups")
+		if err != nil {
+			return err
+		}
+		for i, g := range elements(groups) {
+			key := fmt.Sprintf("hooks.%s[%d]", ev.event, i)
+			if err := expect(g, key, kindObject, "an object"); err != nil {
+				return err
+			}
+			list, err := field(g, key, "hooks", kindArray, "an array of hooks")
+			if err != nil {
+				return err
+			}
+			for j, h := range elements(list) {
+				key := fmt.Sprintf("%s.hooks[%d]", key, j)
+				if err := expect(h, key, kindObject, "an object"); err != nil {
+					return err
+				}
+				if _, err := field(h, key, "command", kindString, "a string"); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	perms, err := field(root, "", "permissions", kindObject, "an object")
+	if err != nil {
+		return err
+	}
+	for _, key := range []string{"allow", "additionalDirectories"} {
+		list, err := field(perms, "permissions", key, kindArray, "an array of strings")
+		if err != nil {
+			return err
+		}
+		for i, v := range elements(list) {
+			if err := expect(v, fmt.Sprintf("permissions.%s[%d]", key, i), kindString, "a string"); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = field(perms, "permissions", "blockReadsOutsideWorkingDirectories", kindBool, "a boolean")
+	return err
+}
+
+// Kinds of scalar that checkShape tells apart, beside kindObject and
+// kindArray.
+const (
+	kindString nodeKind = -1 - iota
+	kindBool
+)
+
+// field returns the value under key in obj (nil if obj or the value is
+// absent), or a TypeError if it is not of the kind wanted.
+func field(obj *node, at, key string, kind nodeKind, want string) (*node, error) {
+	if obj == nil {
+		return nil, nil
+	}
+	v := obj.get(key)
+	if at != "" {
+		key = at + "." + key
+	}
+	if v == nil {
+		return nil, nil
+	}
+	return v, expect(v, key, kind, want)
+}
+
+func expect(v *node, key string, kind nodeKind, want string) error {
+	if typeOf(v) != kind {
+		return &TypeError{Key: key, Is: describe(v), Want: want}
+	}
+	return nil
+}
+
+// typeOf is the node's kind, with strings and booleans told apart from
+// other scalars.
+func typeOf(n *node) nodeKind {
+	if n.kind != kindRaw || len(n.raw) == 0 {
+		return n.kind
+	}
+	switch n.raw[0] {
+	case '"':
+		return kindString
+	case 't', 'f':
+		return kindBool
+	}
+	return kindRaw
+}
+
+// describe names the type of a JSON value, with its article.
+func describe(n *node) string {
+	switch n.kind {
+	case kindObject:
+		return "an object"
+	case kindArray:
+		return "an array"
+	}
+	switch {
+	case len(n.raw) == 0:
+		return "empty"
+	case n.raw[0] == '"':
+		return "a string"
+	case n.raw[0] == 't' || n.raw[0] == 'f':
+		return "a boolean"
+	case n.raw[0] == 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// elements are the elements of an array node, none for nil.
+func elements(n *node) []*node {
+	if n == nil {
+		return nil
+	}
+	return n.arr
+}
 
 // RegisterHooks returns settings with bottled's hooks registered (an
 // earlier registration, under any binary path, is replaced), and whether
@@ -325,6 +411,9 @@ func parseSettings(data []byte) (*node, error) {
 	if n.kind != kindObject {
 		return nil, fmt.Errorf("%w: the top level is not an object", ErrMalformedSettings)
 	}
+	if err := checkShape(n); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -387,8 +476,8 @@ func (n *node) delete(key string) {
 	}
 }
 
-// objectAt returns the object under key, creating it (or replacing a
-// value of another type, which Claude Code would reject anyway).
+// objectAt returns the object under key, creating it if there is none
+// (checkShape refused a value of another type).
 func (n *node) objectAt(key string) *node {
 	if v := n.get(key); v != nil && v.kind == kindObject {
 		return v

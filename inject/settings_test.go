@@ -81,3 +81,38 @@ func TestRegisterHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeErrors: a value of the wrong type on a path bottled reads or
+// edits is refused, naming the path, its type and the type wanted; values
+// elsewhere are none of bottled's business.
+func TestTypeErrors(t *testing.T) {
+	for _, tc := range []struct{ in, key, is, want string }{
+		{`{"hooks":[]}`, "hooks", "an array", "an object"},
+		{`{"hooks":{"SessionStart":"x"}}`, "hooks.SessionStart", "a string", "an array of matcher groups"},
+		{`{"hooks":{"SessionStart":[{"hooks":[{"command":1.5}]}]}}`, "hooks.SessionStart[0].hooks[0].command", "a number", "a string"},
+		{`{"hooks":{"SessionEnd":[{"hooks":[true]}]}}`, "hooks.SessionEnd[0].hooks[0]", "a boolean", "an object"},
+		{`{"permissions":"all"}`, "permissions", "a string", "an object"},
+		{`{"permissions":{"additionalDirectories":[null]}}`, "permissions.additionalDirectories[0]", "null", "a string"},
+		{`{"permissions":{"blockReadsOutsideWorkingDirectories":1}}`, "permissions.blockReadsOutsideWorkingDirectories", "a number", "a boolean"},
+	} {
+		for name, f := range map[string]func([]byte) error{
+			"RegisterHooks": func(b []byte) error {
+				_, _, err := RegisterHooks(b, Registration{Command: []string{"/bin/bottled"}})
+				return err
+			},
+			"UnregisterHooks": func(b []byte) error { _, _, err := UnregisterHooks(b); return err },
+			"GrantRead":       func(b []byte) error { _, _, _, err := GrantRead(b, ReadAccess{Dir: "/b"}, nil); return err },
+			"RevokeMCPTools":  func(b []byte) error { _, _, err := RevokeMCPTools(b); return err },
+		} {
+			var te *TypeError
+			if err := f([]byte(tc.in)); !errors.As(err, &te) || te.Key != tc.key || te.Is != tc.is || te.Want != tc.want {
+				t.Errorf("%s(%s): %v, want %s is %s, not %s", name, tc.in, err, tc.key, tc.is, tc.want)
+			}
+		}
+	}
+	for _, fine := range []string{`{"hooks":{"PostToolUse":"x"}}`, `{"permissions":{"deny":"x","defaultMode":3}}`, `{"env":[]}`} {
+		if _, _, err := RegisterHooks([]byte(fine), Registration{Command: []string{"/bin/bottled"}}); err != nil {
+			t.Errorf("%s: %v", fine, err)
+		}
+	}
+}

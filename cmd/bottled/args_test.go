@@ -169,7 +169,7 @@ func TestFlagsAnywhere(t *testing.T) {
 
 		// install and uninstall, dry runs: they name the dirs of the flags.
 		{name: "install --dry-run, dirs after", args: []string{"install", C, "--dry-run", D},
-			stdout: []string{"(dry run) hooks: registered", "{C}/settings.json", "--data-dir {D}"},
+			stdout: []string{"(dry run) hooks: would register", "{C}/settings.json", "--data-dir {D}"},
 			check: func(t *testing.T, e argsEnv, _ string) {
 				if _, err := os.Stat(filepath.Join(e.claude, "settings.json")); !os.IsNotExist(err) {
 					t.Errorf("a dry run wrote settings.json: %v", err)

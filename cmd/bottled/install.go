@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -27,7 +28,11 @@ func installCommand() *cli.Command {
 			"(a copy of the previous file is kept as settings.json.bottled.bak); registers the MCP server\n" +
 			"(bottled-mcp, beside this binary) with `claude mcp add --scope user`; and installs a login\n" +
 			"agent that runs `bottled run`: a systemd user unit on Linux, a LaunchAgent on macOS.\n" +
-			"Running it again updates them; `bottled uninstall` removes exactly what it added.",
+			"A settings.json that is malformed, empty or holds a value of the wrong type where bottled\n" +
+			"edits is refused, and nothing changes; one that is a symbolic link stays one (the file it\n" +
+			"points to is edited). A claude or systemctl that has not finished in 30 s is stopped, and\n" +
+			"the command to run yourself is printed. Running it again updates them; `bottled uninstall`\n" +
+			"removes exactly what it added.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
 			&cli.BoolFlag{Name: "no-start", Usage: "write the login agent but do not start it now"},
@@ -38,30 +43,40 @@ func installCommand() *cli.Command {
 
 func uninstallCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "uninstall",
-		Usage:       "remove the hooks and the login agent that install added",
-		Description: "Stops and removes the login agent and removes bottled's hooks from settings.json,\nleaving everything else as it is. Bottles stay in <data-dir>/bottles.",
-		Flags:       []cli.Flag{&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"}},
-		Action:      runUninstall,
+		Name:  "uninstall",
+		Usage: "remove the hooks and the login agent that install added",
+		Description: "Stops and removes the login agent, removes the MCP server's registration (`claude mcp\n" +
+			"remove --scope user bottled`) and removes bottled's hooks and permission rules from\n" +
+			"settings.json, leaving everything else as it is. Bottles stay in <data-dir>/bottles.",
+		Flags:  []cli.Flag{&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"}},
+		Action: runUninstall,
 	}
 }
 
 // setup is what install and uninstall work on.
 type setup struct {
+	ctx      context.Context
 	command  []string // the binary and its global flags
 	settings string
 	agent    watch.Agent
 	dryRun   bool
+	name     string // install or uninstall
 	out      io.Writer
+	errOut   io.Writer
 }
 
-func setupOf(cmd *cli.Command) (*setup, error) {
+func setupOf(ctx context.Context, cmd *cli.Command) (*setup, error) {
 	if cmd.NArg() > 0 {
 		return nil, usagef("%s takes no arguments", cmd.Name)
 	}
 	d, err := dirsOf(cmd)
 	if err != nil {
 		return nil, err
+	}
+	for _, dir := range []struct{ flag, path string }{{flagClaude, d.claude}, {flagDataDir, d.data}} {
+		if info, err := os.Stat(dir.path); err == nil && !info.IsDir() {
+			return nil, usagef("--%s %s is not a directory: give the directory itself (or a path where bottled may create it)", dir.flag, dir.path)
+		}
 	}
 	bin, err := binaryPath()
 	if err != nil {
@@ -75,11 +90,14 @@ func setupOf(cmd *cli.Command) (*setup, error) {
 	// hook inherits the shell's environment.
 	command := []string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}
 	return &setup{
+		ctx:      ctx,
 		command:  command,
 		settings: filepath.Join(d.claude, "settings.json"),
 		agent:    watch.Agent{Command: command, Home: home, DataDir: d.data, GOOS: runtime.GOOS, UID: os.Getuid()},
 		dryRun:   cmd.Bool("dry-run"),
+		name:     cmd.Name,
 		out:      cmd.Root().Writer,
+		errOut:   cmd.Root().ErrWriter,
 	}, nil
 }
 
@@ -111,14 +129,29 @@ func (s *setup) say(format string, a ...any) {
 	fmt.Fprintf(s.out, prefix+format+"\n", a...)
 }
 
-func runInstall(_ context.Context, cmd *cli.Command) error {
-	s, err := setupOf(cmd)
+// verb is what was done, or, in a dry run, what would be.
+func (s *setup) verb(done, would string) string {
+	if s.dryRun {
+		return would
+	}
+	return done
+}
+
+func (s *setup) warn(err error) { fmt.Fprintf(s.errOut, "bottled: warning: %v\n", err) }
+
+func runInstall(ctx context.Context, cmd *cli.Command) error {
+	s, err := setupOf(ctx, cmd)
 	if err != nil {
 		return err
 	}
-	// settings.json is checked before anything changes: a file bottled
-	// will not edit stops the install before the MCP server is registered.
+	// settings.json and the agent's file are checked before anything
+	// changes: a file bottled will not edit stops the install before the
+	// MCP server is registered.
 	if err := s.checkSettings(); err != nil {
+		return err
+	}
+	agent, err := s.checkAgentFile()
+	if err != nil {
 		return err
 	}
 	mcp, err := s.installMCP()
@@ -128,61 +161,70 @@ func runInstall(_ context.Context, cmd *cli.Command) error {
 	if err := s.installSettings(mcp); err != nil {
 		return err
 	}
-	file, err := s.agent.File()
-	if errors.Is(err, watch.ErrUnsupported) {
+	return s.installAgent(agent, cmd.Bool("no-start"))
+}
+
+// checkAgentFile refuses an agent file install would not replace: one
+// bottled did not write, or a symbolic link.
+func (s *setup) checkAgentFile() (watch.AgentFile, error) {
+	af, err := s.agent.Inspect()
+	switch {
+	case errors.Is(err, watch.ErrUnsupported):
+		return af, nil
+	case err != nil:
+		return af, exitError{code: exitFailed, msg: err.Error()}
+	case af.Link != "":
+		return af, exitError{code: exitFailed, msg: fmt.Sprintf("%s is a symbolic link to %s, and bottled does not write through links: "+
+			"remove the link and run install again", af.Path, af.Link)}
+	case af.Exists && !af.Ours:
+		return af, exitError{code: exitFailed, msg: fmt.Sprintf("%s exists and was not written by bottled; move it away and run install again", af.Path)}
+	}
+	return af, nil
+}
+
+// installAgent writes the login agent's file, unless it is up to date,
+// and starts the agent unless noStart.
+func (s *setup) installAgent(af watch.AgentFile, noStart bool) error {
+	if af.Path == "" {
+		_, err := s.agent.File()
 		s.say("login agent: %v", err)
 		return nil
 	}
-	if old, err := os.ReadFile(file); err == nil && !watch.IsOurs(old) {
-		return exitError{code: exitFailed, msg: fmt.Sprintf("%s exists and was not written by bottled; move it away and run install again", file)}
-	} else if err == nil && bytes.Equal(old, []byte(s.agent.Definition())) {
-		s.say("login agent: %s is up to date", file)
+	if af.Current {
+		s.say("login agent: %s is up to date", af.Path)
 	} else {
 		if !s.dryRun {
 			if _, err := s.agent.WriteAgentFile(); err != nil {
 				return err
 			}
 		}
-		s.say("login agent: wrote %s", file)
+		mode := ""
+		if af.Exists && af.Mode != watch.AgentFileMode {
+			mode = fmt.Sprintf(" (it was mode %04o)", af.Mode)
+		}
+		s.say("login agent: %s %s%s", s.verb("wrote", "would write"), af.Path, mode)
 		if s.dryRun {
 			fmt.Fprint(s.out, indent(s.agent.Definition()))
 		}
 	}
-	if cmd.Bool("no-start") {
+	if noStart {
 		s.say("login agent: not started (--no-start); to start it: %s", commandLines(nil, s.agent.StartCommands()))
 		return nil
 	}
-	_, err = s.runAll(s.agentCommands("start", s.agent.StartCommands()))
+	_, err := s.runAll(s.agentStart())
 	return err
 }
 
-func runUninstall(_ context.Context, cmd *cli.Command) error {
-	s, err := setupOf(cmd)
+func runUninstall(ctx context.Context, cmd *cli.Command) error {
+	s, err := setupOf(ctx, cmd)
 	if err != nil {
 		return err
 	}
-	if file, err := s.agent.File(); err == nil {
-		switch old, err := os.ReadFile(file); {
-		case errors.Is(err, os.ErrNotExist):
-			s.say("login agent: none installed")
-		case err != nil:
-			return err
-		case !watch.IsOurs(old):
-			s.say("login agent: %s was not written by bottled; left alone", file)
-		default:
-			if _, err := s.runAll(s.agentCommands("stop", s.agent.StopCommands())); err != nil {
-				fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %v\n", err)
-			}
-			if !s.dryRun {
-				if err := os.Remove(file); err != nil {
-					return err
-				}
-			}
-			s.say("login agent: removed %s", file)
-			if _, err := s.runAll(s.agentCommands("reload", s.agent.AfterRemove())); err != nil {
-				fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %v\n", err)
-			}
-		}
+	if err := s.checkSettings(); err != nil {
+		return err
+	}
+	if err := s.uninstallAgent(); err != nil {
+		return err
 	}
 	if err := s.uninstallMCP(); err != nil {
 		return err
@@ -194,55 +236,146 @@ func runUninstall(_ context.Context, cmd *cli.Command) error {
 	return nil
 }
 
+// uninstallAgent stops the login agent and removes its file, if bottled
+// wrote it.
+func (s *setup) uninstallAgent() error {
+	af, err := s.agent.Inspect()
+	switch {
+	case errors.Is(err, watch.ErrUnsupported):
+		return nil
+	case err != nil:
+		return exitError{code: exitFailed, msg: err.Error()}
+	case !af.Exists:
+		s.say("login agent: none installed")
+		return nil
+	case !af.Ours:
+		s.say("login agent: %s was not written by bottled; left alone", af.Path)
+		return nil
+	}
+	stopped, err := s.runAll(s.agentStop())
+	if err != nil {
+		s.warn(err)
+	}
+	if !s.dryRun {
+		if err := os.Remove(af.Path); err != nil {
+			return err
+		}
+	}
+	link := ""
+	if af.Link != "" {
+		link = fmt.Sprintf(" (a link; %s, which it points to, is left as it is)", af.Link)
+	}
+	s.say("login agent: %s %s%s", s.verb("removed", "would remove"), af.Path, link)
+	if stopped {
+		if _, err := s.runAll(s.agentReload()); err != nil {
+			s.warn(err)
+		}
+	}
+	return nil
+}
+
+// defaultCommandTimeout bounds each command install and uninstall run:
+// claude mcp add and remove, systemctl, launchctl. `claude mcp add` took
+// 0.4 to 1.75 s on a 2-core machine at load 14; one that hangs (stuck on
+// a network mount, an update, a prompt) would hold install for ever.
+// What the command was to do is then printed for the user to run.
+const defaultCommandTimeout = 30 * time.Second
+
+var commandTimeout = defaultCommandTimeout // tests shorten it
+
 // commands are programs install and uninstall run one after the other:
 // the service manager's for the login agent, claude's for the MCP server.
 type commands struct {
 	cmds [][]string
 	env  []string // added to the environment, and shown with each command
-	// what the commands are about, starting what is said when a program is
-	// not on PATH: "<what>: <program> not found, so <notFound>".
-	what, notFound string
+	what string   // what the commands are about: "mcp", "login agent"
+	// notFound and timedOut end what is said when a program is not on
+	// PATH (nothing is run then) or a command did not finish within
+	// commandTimeout: what that leaves undone, what to do instead.
+	notFound, timedOut string
 	// failed starts, and advice ends, the error of a command that fails.
 	failed, advice string
 }
 
 // runAll runs the commands, or, in a dry run, says what it would run. It
-// reports whether they ran (would run): not when a program is not on PATH,
-// which it says, running nothing more.
+// reports whether they ran (would run): not when a program is not on PATH
+// or a command timed out, which it says, running nothing more.
 func (s *setup) runAll(c commands) (bool, error) {
-	ran := true
 	for _, cmd := range c.cmds {
-		line := commandLine(c.env, cmd)
-		path, err := exec.LookPath(cmd[0])
-		if s.dryRun {
-			s.say("would run: %s", line)
-			ran = ran && err == nil
-			continue
-		}
-		if err != nil {
-			s.say("%s: %s not found, so %s", c.what, cmd[0], c.notFound)
+		if _, err := exec.LookPath(cmd[0]); err != nil {
+			s.say("%s: %s is not on PATH, so %s", c.what, cmd[0], c.notFound)
 			return false, nil
 		}
-		run := exec.Command(path, cmd[1:]...)
-		run.Env = append(os.Environ(), c.env...)
-		if out, err := run.CombinedOutput(); err != nil {
+	}
+	for _, cmd := range c.cmds {
+		line := commandLine(c.env, cmd)
+		if s.dryRun {
+			s.say("%s: would run: %s", c.what, line)
+			continue
+		}
+		out, err := runBounded(s.ctx, c.env, cmd)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			s.say("%s: `%s` did not finish within %v and was stopped, so %s", c.what, line, commandTimeout, c.timedOut)
+			return false, nil
+		case stopped(s.ctx, err):
+			return false, interrupted(s.ctx, "while running %s (%s): run bottled %s again", line, c.what, s.name)
+		case err != nil:
 			return false, exitError{code: exitFailed, msg: fmt.Sprintf("%s: %s: %v: %s%s", c.failed, line, err, strings.TrimSpace(string(out)), c.advice)}
 		}
-		s.say("ran: %s", line)
+		s.say("%s: ran: %s", c.what, line)
 	}
-	return ran, nil
+	return true, nil
 }
 
-// agentCommands are the login agent's commands that do what (start, stop,
-// reload). Where the service manager is missing (no systemd user manager,
-// say), what the user can run instead is said.
-func (s *setup) agentCommands(what string, cmds [][]string) commands {
-	bottled := strings.Join(s.command, " ")
-	return commands{cmds: cmds, what: "login agent",
-		notFound: fmt.Sprintf("bottled did not %s it; run bottled yourself at login: %s run", what, bottled),
-		failed:   "could not " + what + " the login agent",
+// runBounded runs cmd with env added to the environment, for at most
+// commandTimeout. The command and whatever it starts are one process
+// group, killed as one: a child left holding the output pipe would keep
+// the wait waiting.
+func runBounded(ctx context.Context, env, cmd []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	run := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
+	run.Env = append(os.Environ(), env...)
+	run.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	run.Cancel = func() error { return syscall.Kill(-run.Process.Pid, syscall.SIGKILL) }
+	run.WaitDelay = time.Second
+	out, err := run.CombinedOutput()
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	return out, err
+}
+
+// agentStart, agentStop and agentReload are the login agent's commands,
+// with what to do where they cannot run.
+func (s *setup) agentStart() commands {
+	bottled := commandLine(nil, s.command)
+	start := commandLines(nil, s.agent.StartCommands())
+	return commands{cmds: s.agent.StartCommands(), what: "login agent",
+		notFound: fmt.Sprintf("bottled cannot start the login agent. The hooks work without it (they render on demand); "+
+			"to keep bottles current, run `%s run` from your login session", bottled),
+		timedOut: "the login agent may not have started; to start it, run: " + start,
+		failed:   "could not start the login agent",
 		advice: fmt.Sprintf("\nbottled: the hooks work without the daemon (they render on demand); to keep bottles current, "+
-			"%s it once a user service manager is running, or run `%s run` yourself", what, bottled)}
+			"start the agent once a user service manager is running (%s), or run `%s run` yourself", start, bottled)}
+}
+
+func (s *setup) agentStop() commands {
+	stop := commandLines(nil, s.agent.StopCommands())
+	return commands{cmds: s.agent.StopCommands(), what: "login agent",
+		notFound: fmt.Sprintf("bottled stopped nothing; if a `%s run` is running, stop it yourself", commandLine(nil, s.command)),
+		timedOut: "the login agent may still be running; to stop it, run: " + stop,
+		failed:   "could not stop the login agent",
+		advice:   "\nbottled: to stop it yourself, run: " + stop}
+}
+
+func (s *setup) agentReload() commands {
+	reload := commandLines(nil, s.agent.AfterRemove())
+	return commands{cmds: s.agent.AfterRemove(), what: "login agent",
+		timedOut: "the service manager forgets the removed agent at its next reload (" + reload + ")",
+		failed:   "could not reload the user service manager",
+		advice:   "\nbottled: it forgets the removed agent at its next reload (" + reload + ")"}
 }
 
 // commandLine is a command as a user would type it in a POSIX shell, with

@@ -13,7 +13,8 @@ import (
 // bottled's MCP server is registered with Claude Code's own command, `claude
 // mcp add --scope user`, which edits Claude Code's state file (.claude.json)
 // itself: bottled never rewrites that file. Without the claude command on
-// PATH, install prints the command to run.
+// PATH, or when it does not finish within commandTimeout, install prints
+// the command to run.
 
 // claudeDir is Claude Code's config dir, where settings.json is.
 func (s *setup) claudeDir() string { return filepath.Dir(s.settings) }
@@ -37,12 +38,13 @@ func (s *setup) claudeEnv() []string {
 }
 
 // claudeCommands are claude commands that change bottled's registration;
-// undone says where that leaves the server when claude is not on PATH,
-// before the commands to run.
-func (s *setup) claudeCommands(undone string, cmds ...[]string) commands {
+// notRun and stopped say where that leaves the server when claude is not
+// on PATH or was stopped at the timeout, before the commands to run.
+func (s *setup) claudeCommands(notRun, stopped string, cmds ...[]string) commands {
 	env := s.claudeEnv()
+	run := ", run: " + commandLines(env, cmds)
 	return commands{cmds: cmds, env: env, what: "mcp", failed: "mcp",
-		notFound: "bottled's MCP server " + undone + ", run: " + commandLines(env, cmds)}
+		notFound: "bottled's MCP server " + notRun + run, timedOut: "bottled's MCP server " + stopped + run}
 }
 
 // installMCP registers the MCP server, replacing a registration of another
@@ -67,12 +69,11 @@ func (s *setup) installMCP() (bool, error) {
 		cmds = append(cmds, claudeRemove)
 	}
 	cmds = append(cmds, append([]string{"claude", "mcp", "add", "--scope", "user", inject.MCPServer, "--"}, want...))
-	if ran, err := s.runAll(s.claudeCommands("is not registered; to register it", cmds...)); !ran || err != nil {
-		return false, err
+	ran, err := s.runAll(s.claudeCommands("is not registered; to register it", "may not be registered; to register it", cmds...))
+	if !ran || err != nil || s.dryRun {
+		return ran, err
 	}
-	if !s.dryRun {
-		s.say("mcp: registered server %q at user scope: tools mcp__%s__read, __search, __sessions", inject.MCPServer, inject.MCPServer)
-	}
+	s.say("mcp: registered server %q at user scope: tools mcp__%s__read, __search, __sessions", inject.MCPServer, inject.MCPServer)
 	return true, nil
 }
 
@@ -86,7 +87,7 @@ func (s *setup) uninstallMCP() error {
 		s.say("mcp: no bottled server registered")
 		return nil
 	}
-	ran, err := s.runAll(s.claudeCommands("is still registered; to remove it", claudeRemove))
+	ran, err := s.runAll(s.claudeCommands("is still registered; to remove it", "may still be registered; to remove it", claudeRemove))
 	if ran && !s.dryRun {
 		s.say("mcp: removed server %q", inject.MCPServer)
 	}

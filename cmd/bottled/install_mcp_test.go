@@ -1,24 +1,27 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/bottled-dev/bottled/inject"
 )
 
-// fakeClaude puts on PATH a claude command that logs its arguments and
-// CLAUDE_CONFIG_DIR, and keeps a state file the way `claude mcp add
+// fakeClaude puts on e's PATH a claude command that logs its arguments
+// and CLAUDE_CONFIG_DIR, and keeps a state file the way `claude mcp add
 // --scope user` and `claude mcp remove --scope user` do (2.1.332): in
 // $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json. It returns the log.
-func fakeClaude(t *testing.T) string {
+func fakeClaude(t *testing.T, e *installEnv) string {
 	t.Helper()
-	dir := t.TempDir()
-	log := filepath.Join(dir, "calls.log")
-	script := `#!/bin/sh
-echo "CLAUDE_CONFIG_DIR=$CLAUDE_CONFIG_DIR $*" >> ` + log + `
+	log := filepath.Join(t.TempDir(), "calls.log")
+	script := `echo "CLAUDE_CONFIG_DIR=$CLAUDE_CONFIG_DIR $*" >> ` + log + `
 state="$HOME/.claude.json"
 [ -n "$CLAUDE_CONFIG_DIR" ] && state="$CLAUDE_CONFIG_DIR/.claude.json"
 case "$1 $2 $3 $4 $5" in
@@ -39,11 +42,7 @@ case "$1 $2 $3 $4 $5" in
 *) exit 2 ;;
 esac
 `
-	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	e.tool(t, "claude", script)
 	return log
 }
 
@@ -61,7 +60,7 @@ func calls(t *testing.T, log string) []string {
 
 func TestInstallRegistersMCPServer(t *testing.T) {
 	e := newInstallEnv(t)
-	log := fakeClaude(t)
+	log := fakeClaude(t, e)
 	server := e.mcp() + " --claude-dir " + e.claude + " --data-dir " + e.data
 
 	code, out, errOut := e.run(t, "install", "--no-start")
@@ -115,7 +114,7 @@ func TestInstallRegistersMCPServer(t *testing.T) {
 // claude is told which (CLAUDE_CONFIG_DIR), as Claude Code itself is.
 func TestInstallMCPOtherConfigDir(t *testing.T) {
 	e := newInstallEnv(t)
-	log := fakeClaude(t)
+	log := fakeClaude(t, e)
 	e.claude = filepath.Join(e.home, "cfg")
 	e.settings = filepath.Join(e.claude, "settings.json")
 	e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
@@ -133,8 +132,6 @@ func TestInstallMCPOtherConfigDir(t *testing.T) {
 // the exact command to run, and does not touch Claude Code's state.
 func TestInstallMCPWithoutClaude(t *testing.T) {
 	e := newInstallEnv(t)
-	t.Setenv("PATH", t.TempDir())
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	code, out, errOut := e.run(t, "install", "--no-start")
 	want := "run: claude mcp add --scope user bottled -- " + e.mcp() + " --claude-dir " + e.claude + " --data-dir " + e.data
 	if code != 0 || !strings.Contains(out, want) {
@@ -152,7 +149,7 @@ func TestInstallMCPWithoutClaude(t *testing.T) {
 // install says how to build it and registers nothing that would fail.
 func TestInstallMCPWithoutServerBinary(t *testing.T) {
 	e := newInstallEnv(t)
-	log := fakeClaude(t)
+	log := fakeClaude(t, e)
 	os.Remove(e.mcp())
 	code, out, errOut := e.run(t, "install", "--no-start")
 	if code != 0 || !strings.Contains(out, e.mcp()+" is missing") || !strings.Contains(out, "./cmd/bottled-mcp") {
@@ -178,7 +175,7 @@ func mcpRegistered(t *testing.T, claudeDir, home string) bool {
 // says the exact command that removes the registration, and leaves it.
 func TestUninstallMCPWithoutClaude(t *testing.T) {
 	e := newInstallEnv(t)
-	fakeClaude(t)
+	fakeClaude(t, e)
 	if code, out, errOut := e.run(t, "install", "--no-start"); code != 0 || !mcpRegistered(t, e.claude, e.home) {
 		t.Fatalf("install: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -191,4 +188,96 @@ func TestUninstallMCPWithoutClaude(t *testing.T) {
 	if !mcpRegistered(t, e.claude, e.home) {
 		t.Errorf("the registration is gone")
 	}
+}
+
+// TestClaudeHangs: a claude that never answers is stopped after the
+// timeout, with its children; install and uninstall say the command to
+// run instead, and go on.
+func TestClaudeHangs(t *testing.T) {
+	e := newInstallEnv(t)
+	pidFile := filepath.Join(t.TempDir(), "sleep.pid")
+	e.tool(t, "claude", "sleep 600 &\necho $! > "+pidFile+"\nwait\n")
+	old := commandTimeout
+	commandTimeout = 200 * time.Millisecond // the fake never answers
+	t.Cleanup(func() { commandTimeout = old })
+
+	code, out, errOut := runWithin(t, e, "install", "--no-start")
+	want := "run: claude mcp add --scope user bottled -- " + e.mcp()
+	if code != 0 || !strings.Contains(out, "did not finish within 200ms") || !strings.Contains(out, want) {
+		t.Errorf("install: code %d, stderr %q; want %q in:\n%s", code, errOut, want, out)
+	}
+	if start := hooksOf(t, e.read(t))["SessionStart"]; strings.Contains(start[0].Hooks[0].Command, inject.MCPToolsFlag) {
+		t.Errorf("the hook speaks of MCP tools that are not registered: %q", start[0].Hooks[0].Command)
+	}
+	waitGone(t, pidFile)
+
+	// As if an earlier claude had registered the server.
+	state := `{"mcpServers":{"bottled":{"command":"` + e.mcp() + `","args":[]}}}`
+	if err := os.WriteFile(filepath.Join(e.home, ".claude.json"), []byte(state), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(pidFile)
+	code, out, errOut = runWithin(t, e, "uninstall")
+	want = "to remove it, run: claude mcp remove --scope user bottled"
+	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "hooks: removed") {
+		t.Errorf("uninstall: code %d, stderr %q; want %q in:\n%s", code, errOut, want, out)
+	}
+	waitGone(t, pidFile)
+}
+
+// runWithin runs bottled, failing the test if it does not return within a
+// minute (as when a command it runs hangs).
+func runWithin(t *testing.T, e *installEnv, args ...string) (int, string, string) {
+	t.Helper()
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() { // ends when bottled returns
+		code, out, errOut := bottled(t, nil, append(e.flags, args...)...)
+		done <- result{code, out, errOut}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.out, r.err
+	case <-time.After(time.Minute):
+		t.Fatalf("bottled %v did not return within a minute", args)
+		return 0, "", ""
+	}
+}
+
+// waitGone waits until the process whose pid is in pidFile has ended.
+func waitGone(t *testing.T, pidFile string) {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the fake claude did not start its child: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the hanging claude's child %d outlived bottled", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// alive reports whether the process runs (a zombie, which a container's
+// init may never reap, has ended).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !os.IsNotExist(err) && runtime.GOOS != "linux"
+	}
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(rest, "Z")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,19 +14,26 @@ import (
 	"github.com/bottled-dev/bottled/inject"
 )
 
-// installEnv is a temporary HOME with a Claude config dir, and a fake
-// installed binary.
+// installEnv is a temporary HOME with a Claude config dir, a fake
+// installed binary, and a PATH of its own, empty until a test puts a fake
+// claude or systemctl on it: what the developer has on PATH (the real
+// Claude Code, a systemd user manager) never reaches install.
 type installEnv struct {
-	home, claude, data, bin, settings, unit string
-	flags                                   []string
+	home, claude, data, bin, settings, unit, path string
+	flags                                         []string
 }
 
 func newInstallEnv(t *testing.T) *installEnv {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	e := &installEnv{home: home, claude: filepath.Join(home, ".claude"), data: filepath.Join(home, ".claude-mem"),
-		bin: filepath.Join(home, ".local", "bin", "bottled")}
+		bin: filepath.Join(home, ".local", "bin", "bottled"), path: filepath.Join(home, "path")}
+	if err := os.MkdirAll(e.path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", e.path)
 	e.settings = filepath.Join(e.claude, "settings.json")
 	e.unit = filepath.Join(home, ".config", "systemd", "user", "bottled.service")
 	e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
@@ -41,6 +49,25 @@ func newInstallEnv(t *testing.T) *installEnv {
 	executable = func() (string, error) { return e.bin, nil }
 	t.Cleanup(func() { executable = old })
 	return e
+}
+
+// tool puts an executable shell script on e's PATH. The script finds
+// the system's own commands on a PATH of its own.
+func (e *installEnv) tool(t *testing.T, name, script string) {
+	t.Helper()
+	script = "#!/bin/sh\nPATH=/usr/bin:/bin\n" + script
+	if err := os.WriteFile(filepath.Join(e.path, name), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeSystemctl puts on PATH a systemctl that logs its arguments and
+// exits with code. It returns the log.
+func (e *installEnv) fakeSystemctl(t *testing.T, code int) string {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "systemctl.log")
+	e.tool(t, "systemctl", fmt.Sprintf("echo \"$*\" >> %s\n[ %d = 0 ] || echo 'Failed to connect to bus: No medium found' >&2\nexit %d\n", log, code, code))
+	return log
 }
 
 // mcp is the MCP server's binary beside e.bin.
@@ -229,12 +256,64 @@ func TestInstallRefusesMalformedSettings(t *testing.T) {
 	}
 }
 
+// TestInstallRefusesWrongTypes: a value bottled would read or change that
+// has the wrong type is refused with the key, its type and the type it
+// must have, by install and by uninstall, and the file is left as it is.
+func TestInstallRefusesWrongTypes(t *testing.T) {
+	for _, tc := range []struct{ settings, key, is, want string }{
+		{`{"permissions":{"allow":"Read(*)"}}`, "permissions.allow", "a string", "an array"},
+		{`{"hooks":"nope"}`, "hooks", "a string", "an object"},
+		{`{"hooks":null}`, "hooks", "null", "an object"},
+		{`{"hooks":{"SessionStart":{}}}`, "hooks.SessionStart", "an object", "an array"},
+		{`{"hooks":{"SessionEnd":["x"]}}`, "hooks.SessionEnd[0]", "a string", "an object"},
+		{`{"hooks":{"SessionStart":[{"matcher":"compact","hooks":{}}]}}`, "hooks.SessionStart[0].hooks", "an object", "an array"},
+		{`{"hooks":{"SessionStart":[{"hooks":[42]}]}}`, "hooks.SessionStart[0].hooks[0]", "a number", "an object"},
+		{`{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":["bottled"]}]}]}}`, "hooks.SessionEnd[0].hooks[0].command", "an array", "a string"},
+		{`{"permissions":[]}`, "permissions", "an array", "an object"},
+		{`{"permissions":{"allow":["Read",3]}}`, "permissions.allow[1]", "a number", "a string"},
+		{`{"permissions":{"additionalDirectories":"~/x"}}`, "permissions.additionalDirectories", "a string", "an array"},
+		{`{"permissions":{"blockReadsOutsideWorkingDirectories":"yes"}}`, "permissions.blockReadsOutsideWorkingDirectories", "a string", "a boolean"},
+	} {
+		for _, cmd := range [][]string{{"install", "--no-start"}, {"uninstall"}} {
+			e := newInstallEnv(t)
+			e.write(t, tc.settings)
+			code, _, errOut := e.run(t, cmd...)
+			for _, want := range []string{tc.key + " is " + tc.is, tc.want, "left it unchanged"} {
+				if code != exitFailed || !strings.Contains(errOut, want) {
+					t.Errorf("%s %s: code %d, stderr %q; want %q in it", cmd, tc.settings, code, errOut, want)
+				}
+			}
+			if e.read(t) != tc.settings {
+				t.Errorf("%s %s: the file was changed to %s", cmd, tc.settings, e.read(t))
+			}
+			if _, err := os.Lstat(e.settings + ".bottled.bak"); !os.IsNotExist(err) {
+				t.Errorf("%s %s: a backup was written", cmd, tc.settings)
+			}
+			if _, err := os.Stat(e.unit); !os.IsNotExist(err) {
+				t.Errorf("%s %s: the agent was installed although the settings were refused", cmd, tc.settings)
+			}
+		}
+	}
+}
+
+// TestInstallDryRun: a dry run says what install would do, in those
+// words, changes nothing, and says when claude is not on PATH.
 func TestInstallDryRun(t *testing.T) {
 	e := newInstallEnv(t)
 	e.write(t, otherTools)
-	code, out, _ := e.run(t, "install", "--dry-run")
-	if code != 0 || !strings.Contains(out, "(dry run)") || !strings.Contains(out, "would run: systemctl --user") || !strings.Contains(out, "ExecStart=") {
-		t.Errorf("dry run said:\n%s", out)
+	log := e.fakeSystemctl(t, 0)
+	code, out, errOut := e.run(t, "install", "--dry-run")
+	for _, want := range []string{"(dry run) hooks: would register SessionStart", "would let Claude Code read the bottles",
+		"(dry run) login agent: would write " + e.unit, "ExecStart=", "would run: systemctl --user enable --now bottled.service",
+		"claude is not on PATH"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("dry run: code %d, stderr %q; want %q in:\n%s", code, errOut, want, out)
+		}
+	}
+	for _, done := range []string{"registered SessionStart", "wrote ", "now lets", "ran: "} {
+		if strings.Contains(out, done) {
+			t.Errorf("a dry run says it did %q:\n%s", done, out)
+		}
 	}
 	if e.read(t) != otherTools {
 		t.Errorf("dry run changed settings.json")
@@ -245,16 +324,183 @@ func TestInstallDryRun(t *testing.T) {
 	if _, err := os.Stat(e.settings + ".bottled.bak"); !os.IsNotExist(err) {
 		t.Errorf("dry run wrote a backup")
 	}
+	if _, err := os.Stat(log); !os.IsNotExist(err) {
+		t.Errorf("dry run ran systemctl")
+	}
+}
+
+// TestInstallRefusesFileForDirectory: a --data-dir or --claude-dir that
+// exists and is not a directory is refused, in a dry run too.
+func TestInstallRefusesFileForDirectory(t *testing.T) {
+	for _, flag := range []string{"--data-dir", "--claude-dir"} {
+		for _, cmd := range [][]string{{"install", "--dry-run"}, {"install", "--no-start"}, {"uninstall", "--dry-run"}} {
+			e := newInstallEnv(t)
+			file := filepath.Join(e.home, "a-file")
+			if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			flags := map[string]string{"--claude-dir": e.claude, "--data-dir": e.data}
+			flags[flag] = file
+			code, out, errOut := bottled(t, nil, append([]string{"--claude-dir", flags["--claude-dir"], "--data-dir", flags["--data-dir"]}, cmd...)...)
+			if code != exitUsage || !strings.Contains(errOut, file+" is not a directory") || !strings.Contains(errOut, flag) {
+				t.Errorf("%s a file %v: code %d, stdout %q, stderr %q", flag, cmd, code, out, errOut)
+			}
+			if _, err := os.Stat(e.unit); !os.IsNotExist(err) {
+				t.Errorf("%s a file %v: the unit was written", flag, cmd)
+			}
+		}
+	}
+}
+
+// TestInstallStartsAgent: install enables and starts the unit with
+// systemctl, uninstall stops and removes it.
+func TestInstallStartsAgent(t *testing.T) {
+	e := newInstallEnv(t)
+	log := e.fakeSystemctl(t, 0)
+	code, out, errOut := e.run(t, "install")
+	if code != 0 || !strings.Contains(out, "ran: systemctl --user enable --now bottled.service") {
+		t.Fatalf("install: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, errOut = e.run(t, "uninstall")
+	if code != 0 || !strings.Contains(out, "removed "+e.unit) {
+		t.Fatalf("uninstall: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	b, _ := os.ReadFile(log)
+	want := "--user daemon-reload\n--user enable --now bottled.service\n--user disable --now bottled.service\n--user daemon-reload\n"
+	if string(b) != want {
+		t.Errorf("systemctl calls:\n%s\nwant:\n%s", b, want)
+	}
 }
 
 // TestInstallWithoutSystemd: where systemctl is missing, install still
 // registers the hooks and writes the unit, and says how to run the daemon.
 func TestInstallWithoutSystemd(t *testing.T) {
 	e := newInstallEnv(t)
-	t.Setenv("PATH", t.TempDir())
 	code, out, errOut := e.run(t, "install")
-	if code != 0 || !strings.Contains(out, "systemctl not found") || !strings.Contains(out, e.bin+" --claude-dir") {
+	if code != 0 || !strings.Contains(out, "systemctl is not on PATH") || !strings.Contains(out, e.bin+" --claude-dir") {
 		t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestUninstallAdvice: what uninstall says when it cannot stop the agent
+// is about stopping it, never about keeping bottles current.
+func TestUninstallAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		systemctl int // exit code; -1: not on PATH
+		say       string
+	}{
+		{"systemctl not on PATH", -1, "systemctl is not on PATH"},
+		{"systemctl fails", 1, "systemctl --user disable --now bottled.service"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newInstallEnv(t)
+			if code, _, errOut := e.run(t, "install", "--no-start"); code != 0 {
+				t.Fatal(errOut)
+			}
+			if tc.systemctl >= 0 {
+				e.fakeSystemctl(t, tc.systemctl)
+			}
+			code, out, errOut := e.run(t, "uninstall")
+			said := out + errOut
+			if code != 0 || !strings.Contains(said, tc.say) || !strings.Contains(out, "removed "+e.unit) {
+				t.Errorf("code %d; want %q in:\n%s", code, tc.say, said)
+			}
+			for _, wrong := range []string{"keep bottles current", "at login", "start it", "once a user service manager"} {
+				if strings.Contains(said, wrong) {
+					t.Errorf("uninstall advises %q:\n%s", wrong, said)
+				}
+			}
+		})
+	}
+}
+
+// TestInstallRefusesEmptySettings: an empty settings.json is refused (it
+// is what a write caught half-way looks like), not taken for no settings.
+func TestInstallRefusesEmptySettings(t *testing.T) {
+	e := newInstallEnv(t)
+	e.write(t, "")
+	code, _, errOut := e.run(t, "install", "--no-start")
+	if code != exitFailed || !strings.Contains(errOut, "is empty") || !strings.Contains(errOut, "write {} into it") {
+		t.Errorf("code %d, stderr %q", code, errOut)
+	}
+	if e.read(t) != "" {
+		t.Errorf("the empty file was written")
+	}
+	if _, err := os.Stat(e.unit); !os.IsNotExist(err) {
+		t.Errorf("the agent was installed although the settings were refused")
+	}
+}
+
+// TestInstallSymlinkedSettings: a settings.json that links into a dotfiles
+// folder keeps its link; the dotfile gets the hooks, and install says so.
+func TestInstallSymlinkedSettings(t *testing.T) {
+	e := newInstallEnv(t)
+	dotfile := filepath.Join(e.home, "dotfiles", "claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(dotfile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dotfile, []byte(otherTools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(e.claude, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dotfile, e.settings); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := e.run(t, "install", "--no-start")
+	if code != 0 || !strings.Contains(out, e.settings+" is a symbolic link to "+dotfile) {
+		t.Fatalf("install: code %d, stderr %q, said:\n%s", code, errOut, out)
+	}
+	if info, err := os.Lstat(e.settings); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("settings.json is no longer a link")
+	}
+	b, _ := os.ReadFile(dotfile)
+	if start := hooksOf(t, string(b))["SessionStart"]; len(start) != 2 {
+		t.Errorf("the dotfile has no hooks:\n%s", b)
+	}
+	if code, _, errOut := e.run(t, "uninstall"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if b, _ := os.ReadFile(dotfile); string(b) != otherTools {
+		t.Errorf("uninstall did not restore the dotfile:\n%s", b)
+	}
+}
+
+// TestInstallAgentFile: a unit that is a symbolic link is refused, not
+// written through; one of a stale mode is written again, 0600.
+func TestInstallAgentFile(t *testing.T) {
+	e := newInstallEnv(t)
+	outside := filepath.Join(e.home, "dotfiles", "bottled.service")
+	if err := os.MkdirAll(filepath.Dir(outside), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, []byte("# mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(e.unit), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, e.unit); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := e.run(t, "install", "--no-start")
+	if b, _ := os.ReadFile(outside); code != exitFailed || !strings.Contains(errOut, "symbolic link") || string(b) != "# mine\n" {
+		t.Errorf("a linked unit: code %d, stderr %q, the link's target holds %q", code, errOut, b)
+	}
+
+	os.Remove(e.unit)
+	if code, _, errOut := e.run(t, "install", "--no-start"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if err := os.Chmod(e.unit, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := e.run(t, "install", "--no-start")
+	info, err := os.Lstat(e.unit)
+	if code != 0 || !strings.Contains(out, "wrote "+e.unit) || err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("a 0666 unit: code %d, stderr %q, mode %v, said:\n%s", code, errOut, info.Mode(), out)
 	}
 }
 
@@ -311,8 +557,8 @@ func TestInstallReadAccess(t *testing.T) {
 		wantDir   func(e *installEnv) string
 		say       string
 	}{
-		{"data dir under HOME", "", "", func(e *installEnv) string { return "Read(~/.claude-mem/bottles/**)" }, nil, "permissions.allow has Read(~/.claude-mem/bottles/**)"},
-		{"data dir outside HOME", otherTools, outside, func(e *installEnv) string { return "Read(/" + outside + "/bottles/**)" }, nil, "Read(//"},
+		{"data dir under HOME", "", "", func(e *installEnv) string { return "Read(~/.claude-mem/bottles/**)" }, nil, "the rule Read(~/.claude-mem/bottles/**) in permissions.allow"},
+		{"data dir outside HOME", otherTools, outside, func(e *installEnv) string { return "Read(/" + outside + "/bottles/**)" }, nil, "the rule Read(//"},
 		{"reads outside working directories blocked", `{"permissions":{"blockReadsOutsideWorkingDirectories":true,"allow":["Bash(ls:*)"]}}`, "", nil,
 			func(e *installEnv) string { return filepath.Join(e.data, "bottles") }, "blockReadsOutsideWorkingDirectories is set"},
 	}

@@ -17,12 +17,29 @@ func accessFor(dataDir, home string) inject.ReadAccess {
 }
 
 // checkSettings refuses a settings file bottled would not edit, before
-// install changes anything.
+// install or uninstall changes anything.
 func (s *setup) checkSettings() error {
-	_, err := inject.EditSettings(s.settings, true, func(b []byte) ([]byte, bool, error) {
+	_, err := inject.EditSettings(s.ctx, s.settings, true, func(b []byte) ([]byte, bool, error) {
 		return b, false, inject.ValidSettings(b)
 	})
+	return s.settingsError(err)
+}
+
+// settingsError is err, or, when Ctrl-C stopped the edit (it stops only
+// before the file is replaced), that the file is as it was.
+func (s *setup) settingsError(err error) error {
+	if stopped(s.ctx, err) {
+		return interrupted(s.ctx, "while reading %s, which bottled left unchanged", s.settings)
+	}
 	return err
+}
+
+// sayLinked says that settings.json is a symbolic link, and that the file
+// it points to is what bottled edits.
+func (s *setup) sayLinked(res inject.Edited) {
+	if res.File != s.settings {
+		s.say("settings: %s is a symbolic link to %s; bottled %s that file and keeps the link", s.settings, res.File, s.verb("edits", "would edit"))
+	}
 }
 
 // installSettings registers the hooks (telling the SessionStart hook
@@ -33,7 +50,7 @@ func (s *setup) checkSettings() error {
 func (s *setup) installSettings(mcp bool) error {
 	var hooks, read, tools bool
 	var grant inject.Grant
-	_, err := inject.EditSettings(s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
+	res, err := inject.EditSettings(s.ctx, s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
 		var olds []inject.ReadAccess // GrantRead keeps this data directory's
 		for _, d := range inject.RegisteredDataDirs(b) {
 			olds = append(olds, accessFor(d, s.agent.Home))
@@ -50,27 +67,28 @@ func (s *setup) installSettings(mcp bool) error {
 		return out, hooks || read || tools, err
 	})
 	if err != nil {
-		return err
+		return s.settingsError(err)
 	}
+	s.sayLinked(res)
 	if hooks {
-		s.say("hooks: registered SessionStart (compact|resume) and SessionEnd (clear) in %s", s.settings)
+		s.say("hooks: %s SessionStart (compact|resume) and SessionEnd (clear) in %s", s.verb("registered", "would register"), s.settings)
 	} else {
 		s.say("hooks: already registered in %s", s.settings)
 	}
 	verb := "already lets"
 	if read {
-		verb = "now lets"
+		verb = s.verb("now lets", "would let")
 	}
 	switch grant.How {
 	case "rule":
-		s.say("read access: %s %s Claude Code read the bottles without asking: permissions.allow has %s", s.settings, verb, grant.Entry)
+		s.say("read access: %s %s Claude Code read the bottles without asking, by the rule %s in permissions.allow", s.settings, verb, grant.Entry)
 	default:
-		s.say("read access: %s; so %s %s Claude Code read the bottles through permissions.additionalDirectories, which has %s. "+
+		s.say("read access: %s; so %s %s Claude Code read the bottles through %s in permissions.additionalDirectories. "+
 			"That makes the bottles directory a working directory of every session (wider than a Read rule: the model may also edit there when edits are allowed)",
 			grant.Why, s.settings, verb, grant.Entry)
 	}
 	if tools {
-		s.say("mcp tools: permissions.allow now lets the model use %s without asking", strings.Join(inject.MCPTools, ", "))
+		s.say("mcp tools: permissions.allow %s the model use %s without asking", s.verb("now lets", "would let"), strings.Join(inject.MCPTools, ", "))
 	}
 	return nil
 }
@@ -79,7 +97,7 @@ func (s *setup) installSettings(mcp bool) error {
 // for the data directories the hooks named and this one.
 func (s *setup) uninstallSettings() error {
 	var hooks, read bool
-	_, err := inject.EditSettings(s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
+	res, err := inject.EditSettings(s.ctx, s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
 		accesses := []inject.ReadAccess{s.access()}
 		for _, d := range inject.RegisteredDataDirs(b) {
 			accesses = append(accesses, accessFor(d, s.agent.Home))
@@ -104,15 +122,16 @@ func (s *setup) uninstallSettings() error {
 		return out, hooks || read, nil
 	})
 	if err != nil {
-		return err
+		return s.settingsError(err)
 	}
+	s.sayLinked(res)
 	if hooks {
-		s.say("hooks: removed from %s", s.settings)
+		s.say("hooks: %s %s", s.verb("removed from", "would remove from"), s.settings)
 	} else {
 		s.say("hooks: none registered in %s", s.settings)
 	}
 	if read {
-		s.say("permissions: removed bottled's grants from %s", s.settings)
+		s.say("permissions: %s bottled's grants from %s", s.verb("removed", "would remove"), s.settings)
 	}
 	return nil
 }
