@@ -21,8 +21,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/bottled-dev/bottled/mcpserver"
 	"github.com/bottled-dev/bottled/version"
 )
@@ -85,16 +83,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return err
 		}
 	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcpserver.New(mcpserver.Config{
 		ClaudeDir: claude,
 		DataDir:   data,
 		Launched:  os.Getenv("CLAUDE_CODE_SESSION_ID"),
 		Project:   project,
 		Version:   version.String(),
-		Log:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Log:       log,
 	})
-	t := &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
-	return srv.Run(ctx, t)
+	return srv.Run(ctx, &mcpserver.Lines{Reader: stdin, Writer: stdout, Log: log})
 }
 
 // envOr is the variable's value, or ~/<name> when it is unset.
@@ -119,7 +117,3 @@ func absDirs(claude, data string) (string, string, error) {
 	d, err := filepath.Abs(data)
 	return c, d, err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
