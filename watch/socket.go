@@ -34,15 +34,25 @@ func socket() (int, error) {
 	return fd, err
 }
 
-// listenUnix creates a listening unix socket at path, mode 0600.
+// socketMode is the status socket's mode: its owner's alone. Connecting
+// to a unix socket takes write permission on it (Linux; BSDs ignore the
+// mode), and execute means nothing on one.
+const socketMode = 0o600
+
+// listenUnix creates a listening unix socket at path, mode socketMode.
 func listenUnix(path string) (*unixListener, error) {
 	fd, err := socket()
 	if err != nil {
 		return nil, fmt.Errorf("socket: %w", err)
 	}
-	old := syscall.Umask(0o077) // created 0600, never briefly wider
+	// Made under umask 077, so never wider than 0700 (the mode bind gives
+	// a socket is 0777 less the umask), then narrowed to socketMode.
+	old := syscall.Umask(0o077)
 	err = syscall.Bind(fd, &syscall.SockaddrUnix{Name: path})
 	syscall.Umask(old)
+	if err == nil {
+		err = os.Chmod(path, socketMode)
+	}
 	if err == nil {
 		err = syscall.Listen(fd, 16)
 	}
