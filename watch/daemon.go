@@ -46,7 +46,9 @@
 //     whenever a render finds it must be built again;
 //   - one goroutine per render in flight, at most Config.Workers;
 //   - the syncer syncs the bottles written;
-//   - the status server answers the socket.
+//   - the status server accepts on the socket, and answers at most
+//     statusConns connections at once, each in a goroutine of its own
+//     (see serve.go).
 package watch
 
 import (
@@ -150,6 +152,7 @@ type Daemon struct {
 	log     *slog.Logger
 	bottles string // the bottles directory
 	rec     *recorder
+	status  *statusServer // answers the socket with rec's status
 
 	changes chan change   // to the loop, from the fs reader, db poller and renders
 	results chan result   // to the loop, from renders
@@ -226,7 +229,7 @@ type change struct {
 // New returns a daemon for cfg.
 func New(cfg Config) *Daemon {
 	cfg.setDefaults()
-	return &Daemon{
+	d := &Daemon{
 		cfg:         cfg,
 		log:         cfg.Logger,
 		bottles:     render.BottlesDir(cfg.DataDir),
@@ -254,6 +257,8 @@ func New(cfg Config) *Daemon {
 			DB: DB{Path: sources.MemoryFile(cfg.DataDir)},
 		}),
 	}
+	d.status = newStatusServer(d.rec.snapshotWithSurvey, cfg.Now, cfg.Logger)
+	return d
 }
 
 // Run runs the daemon until ctx is cancelled, then stops taking work,
@@ -275,6 +280,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	}
 	ctx, stop := context.WithCancelCause(parent)
 	defer stop(nil)
+	defer d.status.wait() // once the guard has closed the socket
 	g := newGuard(d, lk, ln, stop)
 	defer g.close()
 	d.guard = g
@@ -286,9 +292,9 @@ func (d *Daemon) Run(parent context.Context) error {
 	defer fw.close()
 	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
 	d.rec.mu.Lock()
-	d.rec.survey = func(s map[string]sessionRecord) *Survey { return d.survey(fw, s) }
+	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(fw, s) }
 	d.rec.mu.Unlock()
-	go serveStatus(ln, d.rec)
+	d.status.start(ln)
 
 	dbw := newDBWatch(d)
 	d.dbw = dbw

@@ -165,16 +165,22 @@ type dated struct {
 }
 
 // newestFirst sorts sessions newest first, then by id.
-func newestFirst(all []dated) {
-	slices.SortFunc(all, func(a, b dated) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) })
-}
+func newestFirst(all []dated) { slices.SortFunc(all, newer) }
 
-// bottleFiles yields the bottles in dir by session: the files named
-// <session>.md for a valid session id, not what else is there (temporary
-// files, the archive, a file a user put there).
+// newer orders sessions newest first, then by id.
+func newer(a, b dated) int { return cmp.Or(b.mod.Compare(a.mod), strings.Compare(a.id, b.id)) }
+
+// bottleFiles yields the bottles in dir by session, in the directory's
+// order: the files named <session>.md for a valid session id, not what
+// else is there (temporary files, the archive, a file a user put there).
 func bottleFiles(dir string) iter.Seq2[string, os.DirEntry] {
 	return func(yield func(string, os.DirEntry) bool) {
-		entries, _ := os.ReadDir(dir)
+		f, err := os.Open(dir)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		entries, _ := f.ReadDir(-1)
 		for _, e := range entries {
 			id, ok := strings.CutSuffix(e.Name(), ".md")
 			if ok && !e.IsDir() && sources.ValidSessionID(id) && !yield(id, e) {

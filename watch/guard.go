@@ -58,7 +58,7 @@ func (g *guard) check() {
 		}
 		g.ln.close()
 		g.ln = ln
-		go serveStatus(ln, g.d.rec)
+		g.d.status.start(ln)
 		g.d.log.Warn("the status socket was deleted; made it again", "path", ln.path)
 	}
 }

@@ -178,7 +178,7 @@ func cpuTicks(b testing.TB, pid int) int64 {
 }
 
 // memoryKB returns a "kB" field of /proc/<pid>/status.
-func memoryKB(b *testing.B, pid int, field string) int64 {
+func memoryKB(b testing.TB, pid int, field string) int64 {
 	b.Helper()
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {

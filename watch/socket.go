@@ -34,6 +34,11 @@ func socket() (int, error) {
 	return fd, err
 }
 
+// listenBacklog is how many connections wait in the kernel for the status
+// server to accept them: a burst of clients queues there rather than be
+// told the daemon is busy. The kernel caps it at net.core.somaxconn.
+const listenBacklog = 256
+
 // socketMode is the status socket's mode: its owner's alone. Connecting
 // to a unix socket takes write permission on it (Linux; BSDs ignore the
 // mode), and execute means nothing on one.
@@ -54,7 +59,7 @@ func listenUnix(path string) (*unixListener, error) {
 		err = os.Chmod(path, socketMode)
 	}
 	if err == nil {
-		err = syscall.Listen(fd, 16)
+		err = syscall.Listen(fd, listenBacklog)
 	}
 	if err == nil {
 		err = syscall.SetNonblock(fd, true)
@@ -113,17 +118,19 @@ func (l *unixListener) close() error {
 	return l.f.Close()
 }
 
-// dialUnix connects to the unix socket at path.
+// dialUnix connects to the unix socket at path. It never waits: when the
+// listener's queue is full (a daemon stopped, or flooded) it fails with
+// EAGAIN, where a blocking connect would wait for as long as that lasts.
 func dialUnix(path string) (*os.File, error) {
 	fd, err := socket()
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+	if err := syscall.SetNonblock(fd, true); err != nil {
 		syscall.Close(fd)
 		return nil, err
 	}
-	if err := syscall.SetNonblock(fd, true); err != nil {
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
 		syscall.Close(fd)
 		return nil, err
 	}

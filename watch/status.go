@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,10 +151,10 @@ type recorder struct {
 	latencies []time.Duration // ring of the last keepLatencies
 	next      int
 	// sessions is what is known of every session the daemon changed,
-	// checked or rendered.
+	// checked or rendered (see session).
 	sessions map[string]*sessionRecord
 	// survey, if set, makes the survey a status answer carries.
-	survey func(map[string]sessionRecord) *Survey
+	survey func(map[string]*sessionRecord) *Survey
 }
 
 // sessionRecord is what the recorder knows of one session: what Recent
@@ -180,13 +181,16 @@ func (r *recorder) update(f func(st *Status)) {
 	f(&r.st)
 }
 
-// session returns what is known of a session, to change.
+// session returns what is known of a session, to change while holding the
+// lock: a copy, which replaces the record in sessions. A record once
+// stored is never changed, so a snapshot reads the records it took
+// without the lock.
 func (r *recorder) session(id string) *sessionRecord {
-	s := r.sessions[id]
-	if s == nil {
-		s = &sessionRecord{SessionStatus: SessionStatus{Session: id}}
-		r.sessions[id] = s
+	s := &sessionRecord{SessionStatus: SessionStatus{Session: id}}
+	if old := r.sessions[id]; old != nil {
+		*s = *old
 	}
+	r.sessions[id] = s
 	return s
 }
 
@@ -258,15 +262,29 @@ func (r *recorder) failure(f Failure) {
 	r.fail(f)
 }
 
-// snapshot returns a copy of the status with percentiles computed.
-func (r *recorder) snapshot() Status {
+// stateCopy is what a status is made of, copied under the recorder's lock
+// (the loop and the render workers wait for it meanwhile), so that the
+// status is made from it without the lock.
+type stateCopy struct {
+	st        Status
+	latencies []time.Duration
+	sessions  map[string]*sessionRecord
+	survey    func(map[string]*sessionRecord) *Survey
+}
+
+func (r *recorder) copyLocked() stateCopy {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st := r.st
-	st.Roots = slices.Clone(st.Roots)
-	st.Unwatched = slices.Clone(st.Unwatched)
-	st.Errors = slices.Clone(st.Errors)
-	lat := slices.Clone(r.latencies)
+	c := stateCopy{st: r.st, latencies: slices.Clone(r.latencies), survey: r.survey, sessions: maps.Clone(r.sessions)}
+	c.st.Roots = slices.Clone(c.st.Roots)
+	c.st.Unwatched = slices.Clone(c.st.Unwatched)
+	c.st.Errors = slices.Clone(c.st.Errors)
+	return c
+}
+
+// status is the copy's status, without survey, percentiles computed.
+func (c stateCopy) status() Status {
+	st, lat := c.st, c.latencies
 	slices.Sort(lat)
 	pct := func(p float64) float64 {
 		if len(lat) == 0 {
@@ -279,62 +297,62 @@ func (r *recorder) snapshot() Status {
 	if len(lat) > 0 {
 		st.Renders.MaxMs = float64(lat[len(lat)-1].Microseconds()) / 1000
 	}
-	st.Recent = r.recent()
+	st.Recent = recent(c.sessions)
 	return st
 }
 
 // recent returns the keepRecent sessions that changed last, newest first.
-func (r *recorder) recent() []SessionStatus {
+func recent(sessions map[string]*sessionRecord) []SessionStatus {
 	var all []*sessionRecord
-	for _, s := range r.sessions {
+	for _, s := range sessions {
 		if s.listed() {
 			all = append(all, s)
 		}
 	}
-	slices.SortFunc(all, func(a, b *sessionRecord) int {
+	all = firstK(all, keepRecent, func(a, b *sessionRecord) int {
 		return cmp.Or(b.Changed.Compare(a.Changed), strings.Compare(a.Session, b.Session))
 	})
 	var recent []SessionStatus
-	for _, s := range all[:min(keepRecent, len(all))] {
+	for _, s := range all {
 		recent = append(recent, s.SessionStatus)
 	}
 	return recent
+}
+
+// firstK moves the k first elements of s by cmp to its front, in order,
+// and returns them; the rest of s is left in any order. It costs about
+// len(s) comparisons where sorting s would cost len(s)·log len(s) (a
+// status lists the 20 newest of 20,000 sessions).
+func firstK[E any](s []E, k int, cmp func(a, b E) int) []E {
+	k = min(k, len(s))
+	if k == 0 {
+		return s[:0]
+	}
+	slices.SortFunc(s[:k], cmp)
+	for i := k; i < len(s); i++ {
+		if cmp(s[i], s[k-1]) >= 0 {
+			continue
+		}
+		s[i], s[k-1] = s[k-1], s[i]
+		for j := k - 1; j > 0 && cmp(s[j], s[j-1]) < 0; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[:k]
 }
 
 // snapshotWithSurvey is snapshot with what the daemon knows of every
 // bottle, computed outside the lock; the transcripts it counts are the
 // status's.
 func (r *recorder) snapshotWithSurvey() Status {
-	st := r.snapshot()
-	r.mu.Lock()
-	survey := r.survey
-	sessions := make(map[string]sessionRecord, len(r.sessions))
-	for id, s := range r.sessions {
-		sessions[id] = *s
-	}
-	r.mu.Unlock()
-	if survey != nil {
-		st.Bottles = survey(sessions)
+	c := r.copyLocked()
+	st := c.status()
+	if c.survey != nil {
+		st.Bottles = c.survey(c.sessions)
 		st.Bottles.DB = st.DB
 		st.Sessions, st.Observer = st.Bottles.Transcripts, st.Bottles.Observer
 	}
 	return st
-}
-
-// serveStatus answers every connection on ln with one status snapshot.
-// It returns when ln is closed.
-func serveStatus(ln *unixListener, rec *recorder) {
-	for {
-		conn, err := ln.accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer conn.Close()
-			conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-			json.NewEncoder(conn).Encode(rec.snapshotWithSurvey())
-		}()
-	}
 }
 
 // listenStatus creates the status socket, owner-only. A socket left by a
@@ -352,27 +370,66 @@ func listenStatus(dataDir string) (*unixListener, error) {
 // socket.
 var ErrNotRunning = errors.New("no bottled daemon is running")
 
-// queryTimeout bounds a status query when the context has no deadline.
-const queryTimeout = 3 * time.Second
+// ErrBusy reports that the daemon runs but answered as many status
+// requests as it takes at once until the query's deadline.
+var ErrBusy = errors.New("the bottled daemon is too busy to answer status")
 
-// Query asks the daemon for dataDir for its status.
+const (
+	// queryTimeout bounds a status query when the context has no deadline.
+	queryTimeout = 3 * time.Second
+	// queryRetry is how long a query waits before asking a busy daemon
+	// again: answers take microseconds, so a slot is soon free.
+	queryRetry = 20 * time.Millisecond
+)
+
+// Query asks the daemon for dataDir for its status, again while it says it
+// is busy, until ctx's deadline (or queryTimeout).
 func Query(ctx context.Context, dataDir string) (*Status, error) {
-	path := filepath.Join(dataDir, SocketFile)
-	conn, err := dialUnix(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("%w for %s", ErrNotRunning, dataDir)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, queryTimeout)
+		defer cancel()
+	}
+	var busy error // the last time it said it was busy
+	for {
+		st, err := query(ctx, dataDir)
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded) && busy != nil:
+			return nil, busy // asking once more ran out of time
+		case !errors.Is(err, ErrBusy):
+			return st, err
 		}
+		busy = err
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(queryRetry):
+		}
+	}
+}
+
+// query asks once.
+func query(ctx context.Context, dataDir string) (*Status, error) {
+	conn, err := dialUnix(filepath.Join(dataDir, SocketFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED):
+		return nil, fmt.Errorf("%w for %s", ErrNotRunning, dataDir)
+	case errors.Is(err, syscall.EAGAIN):
+		return nil, fmt.Errorf("%w: its socket's queue is full", ErrBusy)
+	case err != nil:
 		return nil, fmt.Errorf("query daemon: %w", err)
 	}
 	defer conn.Close()
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(queryTimeout)
-	}
+	deadline, _ := ctx.Deadline()
 	data, err := readAll(conn, deadline)
 	if err != nil {
 		return nil, fmt.Errorf("read daemon status: %w", err)
+	}
+	var refused struct {
+		Busy string `json:"busy"`
+	}
+	if json.Unmarshal(data, &refused) == nil && refused.Busy != "" {
+		return nil, fmt.Errorf("%w: %s", ErrBusy, refused.Busy)
 	}
 	var st Status
 	if err := json.Unmarshal(data, &st); err != nil {

@@ -1,8 +1,11 @@
 package watch
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,8 +60,8 @@ func TestRecorderSessions(t *testing.T) {
 		t.Errorf("the session changed after its render: %+v, want pending, outcome failed", s)
 	}
 
-	var seen map[string]sessionRecord
-	r.survey = func(s map[string]sessionRecord) *Survey { seen = s; return &Survey{} }
+	var seen map[string]*sessionRecord
+	r.survey = func(s map[string]*sessionRecord) *Survey { seen = s; return &Survey{} }
 	r.snapshotWithSurvey()
 	if len(seen) != n+2 {
 		t.Fatalf("the survey sees %d sessions, want %d", len(seen), n+2)
@@ -75,10 +78,39 @@ func TestRecorderSessions(t *testing.T) {
 		{id(n + 1), "archived", "cleared"},
 		{id(n + 2), "stale", "not checked yet"},
 	} {
-		s, known := seen[tc.id]
-		f, why := s.freshness(known)
+		f, why := seen[tc.id].freshness()
 		if f.String() != tc.fresh || why != tc.why {
 			t.Errorf("%s: %s (%s), want %s (%s)", tc.id, f, why, tc.fresh, tc.why)
+		}
+	}
+}
+
+// TestFirstK: the k first elements, in order, of slices in every order
+// (sorted either way, shuffled, with ties), as a full sort has them.
+func TestFirstK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 5, 20, 21, 100, 1000} {
+		for _, k := range []int{0, 1, 10, 20, 2000} {
+			for _, order := range []string{"ascending", "descending", "shuffled", "ties"} {
+				s := make([]int, n)
+				for i := range s {
+					switch order {
+					case "ascending":
+						s[i] = i
+					case "descending":
+						s[i] = n - i
+					case "shuffled":
+						s[i] = rng.IntN(n * 10)
+					case "ties":
+						s[i] = rng.IntN(3)
+					}
+				}
+				want := slices.Sorted(slices.Values(s))[:min(k, n)]
+				got := firstK(slices.Clone(s), k, cmp.Compare[int])
+				if !slices.Equal(got, want) {
+					t.Errorf("n %d, k %d, %s: %v, want %v", n, k, order, got, want)
+				}
+			}
 		}
 	}
 }

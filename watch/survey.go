@@ -97,7 +97,8 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	return sv, nil
 }
 
-// list returns the transcripts (path → last write) newest first, leaving
+// list returns the transcripts (path → last write), the surveyRecent
+// newest first and in order, the others after them in any order; it leaves
 // out claude-mem's observer sessions (those observer says are), which it
 // counts, and sets Transcripts.
 func (sv *Survey) list(modified map[string]time.Time, observer func(path string) bool) []dated {
@@ -109,13 +110,14 @@ func (sv *Survey) list(modified map[string]time.Time, observer func(path string)
 		}
 		all = append(all, dated{id: sources.SessionOf(path), path: path, mod: mod})
 	}
-	newestFirst(all)
+	firstK(all, surveyRecent, newer)
 	sv.Transcripts = len(all)
 	return all
 }
 
-// count adds the i-th newest transcript's freshness to the totals, and
-// lists it among the most recent with what c says (mode, reason, unknown).
+// count adds the freshness of list's i-th transcript to the totals, and
+// lists it among the most recent (the first surveyRecent) with what c says
+// (mode, reason, unknown).
 func (sv *Survey) count(i int, f dated, fresh render.Freshness, c SessionCheck) {
 	switch fresh {
 	case render.Fresh:
@@ -136,7 +138,7 @@ func (sv *Survey) count(i int, f dated, fresh render.Freshness, c SessionCheck) 
 // countBottles counts the bottles in dir whose session has no
 // transcript among all.
 func (sv *Survey) countBottles(dir string, all []dated) {
-	live := map[string]bool{}
+	live := make(map[string]bool, len(all))
 	for _, f := range all {
 		live[f.id] = true
 	}
@@ -153,10 +155,11 @@ func (sv *Survey) countBottles(dir string, all []dated) {
 // directory or, once read, their records), and the outcome of each
 // session's last check or render. Nothing of the transcripts is read, so
 // status costs the same with 5,000 of them as with 5.
-func (d *Daemon) survey(fw *fsWatch, sessions map[string]sessionRecord) *Survey {
+func (d *Daemon) survey(fw *fsWatch, sessions map[string]*sessionRecord) *Survey {
 	sv := &Survey{Source: "daemon"}
-	modified := map[string]time.Time{}
-	for path, stamp := range fw.transcripts() {
+	seen := fw.transcripts()
+	modified := make(map[string]time.Time, len(seen))
+	for path, stamp := range seen {
 		modified[path] = stamp.mod
 	}
 	d.mu.Lock()
@@ -164,18 +167,23 @@ func (d *Daemon) survey(fw *fsWatch, sessions map[string]sessionRecord) *Survey 
 	d.mu.Unlock()
 	all := sv.list(modified, func(path string) bool { return observers[sources.SessionOf(path)] })
 	for i, f := range all {
-		s, known := sessions[f.id]
-		fresh, why := s.freshness(known)
-		sv.count(i, f, fresh, SessionCheck{Mode: s.Mode, Why: why, Unknown: s.Unknown})
+		s := sessions[f.id]
+		fresh, why := s.freshness()
+		c := SessionCheck{Why: why}
+		if s != nil {
+			c.Mode, c.Unknown = s.Mode, s.Unknown
+		}
+		sv.count(i, f, fresh, c)
 	}
 	sv.countBottles(d.bottles, all)
 	return sv
 }
 
-// freshness is what a session's last check or render says of its bottle.
-func (s sessionRecord) freshness(known bool) (render.Freshness, string) {
+// freshness is what a session's last check or render says of its bottle
+// (nil: none yet).
+func (s *sessionRecord) freshness() (render.Freshness, string) {
 	switch {
-	case !known:
+	case s == nil:
 		return render.Stale, "not checked yet"
 	case s.Pending:
 		return render.Stale, "changes not rendered yet"

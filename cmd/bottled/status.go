@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,8 @@ func statusCommand() *cli.Command {
 type statusReport struct {
 	Daemon      *watch.Status `json:"daemon"`
 	DaemonError string        `json:"daemonError,omitempty"`
+	daemonErr   error         // DaemonError's error
+	daemonPID   int           // the pid holding the daemon's lock, if any
 	Disk        *watch.Survey `json:"disk"`
 	// Install is what Claude Code's settings say about bottled.
 	Install inject.Installation `json:"install"`
@@ -54,7 +57,7 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 	rep.Daemon, err = watch.Query(qctx, d.data)
 	cancel()
 	if err != nil {
-		rep.DaemonError = err.Error()
+		rep.DaemonError, rep.daemonErr, rep.daemonPID = err.Error(), err, watch.LockHolder(d.data)
 	}
 	if rep.Daemon != nil && rep.Daemon.Bottles != nil {
 		// The daemon checked every bottle and follows every change: ask
@@ -107,7 +110,7 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 			row("catch-up", "%d of %d transcripts checked", cu.Done, cu.Total)
 		}
 	} else {
-		row("daemon", "not running (%s); what follows is read from disk", rep.DaemonError)
+		row("daemon", "%s; what follows is read from disk", daemonProblem(rep))
 		row("database", "%s", dbLine(disk.DB))
 	}
 	if in := rep.Install; in.Problem != "" {
@@ -159,6 +162,25 @@ func observerNote(n int) string {
 		return " · 1 observer session (claude-mem's own, not bottled)"
 	}
 	return fmt.Sprintf(" · %d observer sessions (claude-mem's own, not bottled)", n)
+}
+
+// daemonProblem says why there is no daemon status: none runs, or one
+// runs (its pid holds the lock) but is too busy to answer status, has
+// lost its socket a moment ago, or did not answer (stopped, say).
+func daemonProblem(rep *statusReport) string {
+	running := "running"
+	if rep.daemonPID > 0 {
+		running = fmt.Sprintf("running (pid %d)", rep.daemonPID)
+	}
+	switch {
+	case errors.Is(rep.daemonErr, watch.ErrBusy):
+		return fmt.Sprintf("%s but too busy to answer status (%s)", running, rep.DaemonError)
+	case rep.daemonPID == 0:
+		return fmt.Sprintf("not running (%s)", rep.DaemonError)
+	case errors.Is(rep.daemonErr, watch.ErrNotRunning):
+		return running + " but its socket is gone (it makes it again within a second)"
+	}
+	return fmt.Sprintf("%s but did not answer status (%s)", running, rep.DaemonError)
 }
 
 func dbLine(db watch.DB) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,6 +152,27 @@ func TestSearchLine(t *testing.T) {
 	for _, c := range cases {
 		if got := searchLine(c.s, now); got != c.want {
 			t.Errorf("searchLine(%+v)\n got %q\nwant %q", c.s, got, c.want)
+		}
+	}
+}
+
+// TestDaemonProblem: without a daemon status, the daemon line says whether
+// none runs, or one runs (its pid) but is too busy to answer or did not
+// answer: a running daemon is never said not to run.
+func TestDaemonProblem(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		pid  int
+		want string
+	}{
+		{fmt.Errorf("%w for /d", watch.ErrNotRunning), 0, "not running (no bottled daemon is running for /d)"},
+		{fmt.Errorf("%w: try again", watch.ErrBusy), 42, "running (pid 42) but too busy to answer status (the bottled daemon is too busy to answer status: try again)"},
+		{fmt.Errorf("read daemon status: %w", os.ErrDeadlineExceeded), 42, "running (pid 42) but did not answer status (read daemon status: i/o timeout)"},
+		{fmt.Errorf("%w for /d", watch.ErrNotRunning), 42, "running (pid 42) but its socket is gone (it makes it again within a second)"},
+	} {
+		rep := &statusReport{DaemonError: tc.err.Error(), daemonErr: tc.err, daemonPID: tc.pid}
+		if got := daemonProblem(rep); got != tc.want {
+			t.Errorf("%v, pid %d:\n got %s\nwant %s", tc.err, tc.pid, got, tc.want)
 		}
 	}
 }
