@@ -1,0 +1,455 @@
+package redact
+
+import (
+	"strings"
+)
+
+// Bounds of what the context rules read and replace.
+const (
+	maxIdent   = 64      // a key's name
+	maxQuoted  = 512     // a quoted value: longer is text, not a secret
+	maxValue   = 8 << 10 // an unquoted value (a base64 key in a YAML secret)
+	maxLine    = 4 << 10 // how far along a curl command its -u is looked for
+	maxURL     = 512     // a URL's authority
+	minSecret  = 10      // gitleaks' generic-api-key's shortest value
+	minPass    = 6       // a password shorter than this is a placeholder or a test
+	secretBits = 3.5     // gitleaks' generic-api-key's entropy floor
+)
+
+func init() {
+	for _, w := range []string{"key", "token", "secret", "pass", "pwd", "cred", "auth"} {
+		register(w, matchAssignment)
+	}
+	register("bearer", matchBearer)
+	register("://", matchURLPassword)
+	register("curl", matchCurlUser)
+}
+
+// matchAssignment finds the value assigned to a key that names a secret,
+// hit being a secret word inside the key's name.
+func matchAssignment(s string, hit int) (found, bool) {
+	l := hit
+	for l > 0 && identChars[s[l-1]] && hit-l < maxIdent {
+		l--
+	}
+	r := runMax(s, hit, identChars, maxIdent+1)
+	for r > hit && (s[r-1] == '.' || s[r-1] == '-') {
+		r--
+	}
+	if l > 0 && identChars[s[l-1]] || r-l > maxIdent || strings.HasSuffix(s[:l], "://") {
+		return found{}, false // a URL's user name: matchURLPassword's
+	}
+	p, ok := operator(s, l, r)
+	if !ok {
+		return found{}, false
+	}
+	kind, ok := classify(s[l:r])
+	if !ok {
+		return found{}, false
+	}
+	if kind == "authorization" {
+		return headerValue(s, p)
+	}
+	start, end, ok := value(s, p)
+	if !ok {
+		return found{}, false
+	}
+	if v := s[start:end]; !validValue(kind, v) {
+		if kind != "AWS secret access key" || !validValue("secret", v) {
+			return found{}, false
+		}
+		kind = "secret"
+	}
+	return found{Finding{start, end, kind}, context}, true
+}
+
+// validValue reports whether v is a secret of kind given to a key.
+func validValue(kind, v string) bool {
+	switch kind {
+	case "password":
+		return passwordValue(v)
+	case "AWS secret access key":
+		return len(v) == 40 && run(v, 0, b64) == 40 && !placeholder(v)
+	}
+	return secretValue(v)
+}
+
+// operator finds the assignment after the key s[l:r] (its closing quote,
+// markdown emphasis and blanks allowed around it) and returns where the
+// value may start: = : := => ?=, a space after a --flag, > after <key.
+func operator(s string, l, r int) (int, bool) {
+	p := skipQuote(s, r)
+	p = skipEmphasis(s, p)
+	p = skipBlanks(s, p, 4)
+	rest := s[p:]
+	switch {
+	case strings.HasPrefix(rest, ":="), strings.HasPrefix(rest, "=>"), strings.HasPrefix(rest, "?="):
+		p += 2
+	case strings.HasPrefix(rest, "="):
+		if strings.HasPrefix(rest, "==") || strings.HasPrefix(rest, "=~") {
+			return 0, false
+		}
+		p++
+	case strings.HasPrefix(rest, ":"):
+		if strings.HasPrefix(rest, "::") || strings.HasPrefix(rest, "://") {
+			return 0, false
+		}
+		p++
+	case strings.HasPrefix(rest, ">") && l > 0 && s[l-1] == '<':
+		return p + 1, true // <password>value</password>
+	case strings.HasPrefix(s[l:r], "--") && p > r && p < len(s) && s[p-1] == ' ':
+		return p, true // --api-key value
+	default:
+		return 0, false
+	}
+	p = skipEmphasis(s, p)
+	return skipBlanks(s, p, 8), true
+}
+
+// quoteAt returns the length of the quote at i: ", ', `, or one of them
+// escaped with a backslash (JSON shown inside a string), else 0.
+func quoteAt(s string, i int) int {
+	if i < len(s) && (s[i] == '"' || s[i] == '\'' || s[i] == '`') {
+		return 1
+	}
+	if i+1 < len(s) && s[i] == '\\' && (s[i+1] == '"' || s[i+1] == '\'') {
+		return 2
+	}
+	return 0
+}
+
+func skipQuote(s string, i int) int { return i + quoteAt(s, i) }
+
+// skipEmphasis skips the ** or __ that closes a markdown label
+// ("**Password:** x").
+func skipEmphasis(s string, i int) int {
+	for n := 0; n < 3 && i < len(s) && (s[i] == '*' || s[i] == '_'); n++ {
+		i++
+	}
+	return i
+}
+
+func skipBlanks(s string, i, n int) int {
+	for ; n > 0 && i < len(s) && (s[i] == ' ' || s[i] == '\t'); n-- {
+		i++
+	}
+	return i
+}
+
+// value returns the span of the value that starts at p: inside its
+// quotes if it is quoted (a quoted value with whitespace in it is text,
+// not a secret), else the run of value characters.
+func value(s string, p int) (start, end int, ok bool) {
+	if q := quoteAt(s, p); q > 0 {
+		start = p + q
+		closing := s[p:start]
+		e := strings.Index(s[start:min(len(s), start+maxQuoted+len(closing))], closing)
+		if e >= 0 {
+			v := s[start : start+e]
+			if strings.ContainsAny(v, " \t\r\n") {
+				return 0, 0, false
+			}
+			return start, start + e, e > 0
+		}
+		p = start
+	}
+	end = runMax(s, p, valueChars, maxValue+1)
+	for end > p && s[end-1] == '.' {
+		end--
+	}
+	if end-p > maxValue {
+		return 0, 0, false
+	}
+	return p, end, end > p
+}
+
+// passwordValue reports whether v, given to a key that names a password,
+// is one: not a placeholder, a name or an expression, a path or a URL.
+func passwordValue(v string) bool {
+	return len(v) >= minPass && len(v) <= 256 && !onlyWordish(v) && !placeholder(v) && !pathOrURL(v)
+}
+
+// secretValue reports whether v, given to a key that names a secret, is
+// one, by gitleaks' generic-api-key rule: long enough, not only letters
+// (a digit, or + / = in a long base64 value), and of high entropy.
+func secretValue(v string) bool {
+	if len(v) < minSecret || onlyWordish(v) || placeholder(v) || pathOrURL(v) {
+		return false
+	}
+	if !hasDigit(v) && (len(v) < 20 || !strings.ContainsAny(v, "+/=")) {
+		return false
+	}
+	return entropy(v) > secretBits
+}
+
+// headerValue finds the credentials of an Authorization header whose
+// value starts at p: "Bearer x", "Basic x", "token x", or a bare "x".
+func headerValue(s string, p int) (found, bool) {
+	if p+1 < len(s) && strings.IndexByte("fFrRbB", s[p]) >= 0 && quoteAt(s, p+1) > 0 {
+		p++ // a Python f"…" string
+	}
+	p = skipQuote(s, p)
+	kind, start := "authorization", p
+	if w := run(s, p, schemeChars); w > p && w < len(s) && s[w] == ' ' && isScheme(s[p:w]) {
+		switch strings.ToLower(s[p:w]) {
+		case "bearer":
+			kind = "bearer token"
+		case "basic":
+			kind = "basic auth credentials"
+		}
+		start = skipBlanks(s, w, 4)
+	}
+	end := runMax(s, start, token68, maxValue+1)
+	for end > start && s[end-1] == '.' {
+		end--
+	}
+	v := s[start:end]
+	if len(v) < 8 || len(v) > maxValue || onlyWordish(v) || placeholder(v) {
+		return found{}, false
+	}
+	return found{Finding{start, end, kind}, context}, true
+}
+
+var schemeChars = chars(alnumChars, "-")
+
+// isScheme reports whether w is an authentication scheme rather than the
+// credentials themselves: one of the registered ones, or a short word.
+func isScheme(w string) bool {
+	switch strings.ToLower(w) {
+	case "bearer", "basic", "token", "digest", "bot", "apikey", "api-key", "key", "sso-key",
+		"negotiate", "ntlm", "dpop", "hoba", "mutual", "aws4-hmac-sha256", "splunk", "jwt":
+		return true
+	}
+	return len(w) <= 16 && onlyWordish(w)
+}
+
+// matchBearer finds a Bearer token outside an Authorization header ("the
+// API refused Bearer x"): a long token68 value with a digit, of some
+// entropy.
+func matchBearer(s string, hit int) (found, bool) {
+	p := hit + len("bearer")
+	if !boundaryBefore(s, hit) || p >= len(s) || s[p] != ' ' {
+		return found{}, false
+	}
+	start := skipBlanks(s, p, 4)
+	end := runMax(s, start, token68, maxValue+1)
+	for end > start && s[end-1] == '.' {
+		end--
+	}
+	v := s[start:end]
+	if len(v) < 16 || len(v) > maxValue || !hasDigit(v) || entropy(v) <= 3 || placeholder(v) {
+		return found{}, false
+	}
+	return found{Finding{start, end, "bearer token"}, context}, true
+}
+
+// matchURLPassword finds the password of scheme://user:password@host,
+// the last @ of the authority ending it (an unescaped @ in a password
+// is common).
+func matchURLPassword(s string, hit int) (found, bool) {
+	if hit == 0 || !alpha[s[hit-1]] && !digitOrPunct(s[hit-1]) {
+		return found{}, false
+	}
+	a := hit + len("://")
+	e := a
+	for e < len(s) && !urlAuthorityEnd[s[e]] && e-a <= maxURL {
+		e++
+	}
+	if e-a > maxURL {
+		return found{}, false
+	}
+	at := strings.LastIndexByte(s[a:e], '@')
+	if at < 0 || a+at+1 >= e || !alnum[s[a+at+1]] && s[a+at+1] != '[' {
+		return found{}, false
+	}
+	colon := strings.IndexByte(s[a:a+at], ':')
+	if colon < 0 {
+		return found{}, false
+	}
+	start, end := a+colon+1, a+at
+	if pw := s[start:end]; len(pw) < 3 || placeholder(pw) {
+		return found{}, false
+	}
+	return found{Finding{start, end, "password"}, context}, true
+}
+
+// digitOrPunct reports whether c may end a URL scheme (mongodb+srv,
+// git+ssh, s3).
+func digitOrPunct(c byte) bool { return '0' <= c && c <= '9' || c == '+' || c == '.' || c == '-' }
+
+// matchCurlUser finds the password of curl -u user:password, looked for
+// along the command (through backslash-continued lines).
+func matchCurlUser(s string, hit int) (found, bool) {
+	p := hit + len("curl")
+	if !boundaryBefore(s, hit) || p < len(s) && isAlnum(s[p]) {
+		return found{}, false
+	}
+	limit := min(len(s), p+maxLine)
+	for p < limit && (s[p] != '\n' || s[p-1] == '\\') {
+		if s[p] != ' ' && s[p] != '\t' && s[p] != '\n' {
+			p++
+			continue
+		}
+		p++
+		q, ok := userFlag(s, p)
+		if !ok {
+			continue
+		}
+		q = skipQuote(s, q)
+		e := q
+		for e < len(s) && !urlAuthorityEnd[s[e]] && s[e] != '/' && e-q < 256 {
+			e++
+		}
+		colon := strings.IndexByte(s[q:e], ':')
+		if colon < 0 {
+			continue
+		}
+		start := q + colon + 1
+		if pw := s[start:e]; len(pw) >= 3 && !placeholder(pw) && !placeholder(s[q:q+colon]) {
+			return found{Finding{start, e, "password"}, context}, true
+		}
+	}
+	return found{}, false
+}
+
+// userFlag returns where the value of curl's -u or --user flag at p
+// starts: after a blank or =, or right after -u (-uuser:password).
+func userFlag(s string, p int) (int, bool) {
+	var q int
+	switch {
+	case strings.HasPrefix(s[p:], "--user"):
+		q = p + len("--user")
+	case strings.HasPrefix(s[p:], "-u"):
+		q = p + len("-u")
+		if q < len(s) && (alnum[s[q]] || quoteAt(s, q) > 0) {
+			return q, true
+		}
+	default:
+		return 0, false
+	}
+	if q == len(s) || s[q] != ' ' && s[q] != '=' {
+		return 0, false // --user-agent
+	}
+	return skipBlanks(s, q+1, 4), true
+}
+
+// classify tells whether a key's name names a secret, and which kind: its
+// words (split at _ . - and camelCase) hold a secret word not followed by
+// one saying it is not the secret itself, nor preceded by one saying the
+// same.
+func classify(ident string) (kind string, ok bool) {
+	var buf [12]string
+	words := splitWords(ident, buf[:0])
+	k := -1
+	for i, w := range words {
+		if secretWord(w) {
+			k = i
+		}
+	}
+	if k < 0 {
+		return "", false
+	}
+	for _, w := range words[k+1:] {
+		if notSecretAfter[w] {
+			return "", false
+		}
+	}
+	if k > 0 && notSecretBefore[words[k-1]] {
+		return "", false
+	}
+	w := words[k]
+	switch {
+	case w == "authorization" || strings.HasSuffix(w, "authorization"):
+		return "authorization", true
+	case w == "pass" || w == "pwd" || strings.HasSuffix(w, "password") || strings.HasSuffix(w, "passwd") || strings.HasSuffix(w, "passphrase"):
+		return "password", true
+	case awsSecret(words):
+		return "AWS secret access key", true
+	}
+	return "secret", true
+}
+
+func awsSecret(words []string) bool {
+	aws, secret, joined := false, false, ""
+	for _, w := range words {
+		aws = aws || w == "aws"
+		secret = secret || strings.Contains(w, "secret")
+		joined += w
+	}
+	return aws && secret || strings.Contains(joined, "secretaccesskey")
+}
+
+// secretWord reports whether a word of a key's name names a secret: a
+// short word exactly (key, not monkey), a long one also at the end of a
+// compound (apikey, pgpassword, clientsecret).
+func secretWord(w string) bool {
+	switch w {
+	case "key", "pass", "pwd", "auth", "creds":
+		return true
+	}
+	for _, suffix := range []string{"token", "secret", "password", "passwd", "passphrase", "credential", "credentials",
+		"apikey", "accesskey", "secretkey", "privatekey", "authkey", "signingkey", "masterkey", "authorization"} {
+		if strings.HasSuffix(w, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitWords appends the lower-case words of a name to buf: split at
+// anything but letters and digits, and where camelCase starts a word
+// (apiKey, APIKey, OPENAI_API_KEY).
+func splitWords(name string, buf []string) []string {
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		boundary := i == len(name) || !isAlnum(name[i])
+		camel := !boundary && i > start && isUpperByte(name[i]) &&
+			(isLowerByte(name[i-1]) || i+1 < len(name) && isLowerByte(name[i+1]) && isUpperByte(name[i-1]))
+		if boundary || camel {
+			if i > start && len(buf) < cap(buf) {
+				buf = append(buf, strings.ToLower(name[start:i]))
+			}
+			start = i
+			if boundary {
+				start = i + 1
+			}
+		}
+	}
+	return buf
+}
+
+func isUpperByte(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLowerByte(c byte) bool { return 'a' <= c && c <= 'z' }
+
+// notSecretAfter are words after a secret word that make the key name
+// something else: its id, name, length, where it is kept, when it expires
+// (gitleaks' generic-api-key allowlist: key_id, secret_name, token_url…).
+var notSecretAfter = set("id", "ids", "name", "names", "length", "len", "size", "type", "types", "kind", "url", "uri",
+	"urls", "endpoint", "file", "files", "filename", "path", "paths", "dir", "env", "var", "variable", "field", "fields",
+	"column", "count", "limit", "limits", "max", "min", "prefix", "suffix", "format", "version", "hash", "hashed",
+	"digest", "fingerprint", "checksum", "index", "idx", "label", "mode", "algorithm", "alg", "method", "expiry",
+	"expires", "expiration", "expired", "ttl", "timeout", "at", "ref", "param", "params", "policy", "scope", "scopes",
+	"provider", "source", "location", "region", "list", "map", "usage", "used", "budget", "rate", "regex", "pattern",
+	"schema", "required", "enabled", "disabled", "exists", "present", "manager", "lifetime", "hint", "placeholder",
+	"description", "desc", "title", "help", "event", "events", "code", "press", "pressed", "board", "up", "down",
+	"left", "right", "word", "words", "pair", "ring", "frame", "chain", "binding", "bindings", "mapping", "error",
+	"errors", "invalid", "missing", "valid", "validation", "status", "state", "info", "options", "spec", "input",
+	"output", "store", "helper", "command", "cmd", "reset", "retries", "vault", "arn")
+
+// notSecretBefore are words before a secret word that make the key name
+// something else: a database key, a page or cache key, a CSRF token, a
+// count of model tokens, a public key.
+var notSecretBefore = set("public", "pub", "publishable", "primary", "foreign", "sort", "partition", "cache", "cached",
+	"idempotency", "hot", "natural", "schema", "sequence", "bucket", "idx", "index", "unique", "composite", "lookup",
+	"row", "routing", "shard", "next", "page", "continuation", "pagination", "cursor", "sync", "csrf", "xsrf", "max",
+	"num", "total", "input", "output", "prompt", "completion", "reasoning", "thinking", "group", "dict", "range",
+	"object", "s3", "message", "translation", "i18n", "column", "dedup", "dedupe", "event", "cancellation", "cancel",
+	"special", "eos", "bos", "pad", "unk", "sep", "cls", "mask", "hash", "map", "sorting")
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}

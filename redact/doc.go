@@ -1,0 +1,134 @@
+// Package redact owns credential redaction: the rules that find a
+// credential in a string and replace it by a placeholder naming its kind,
+// "[redacted: GitHub token]", so that a reader knows something was there.
+// A bottle outlives its transcript, is indexed and is served to the model,
+// so every string that reaches one goes through here (after the tag
+// stripper, so that text joined by a removed element is seen whole, and
+// before any clipping, so that a credential is never cut below the length
+// that identifies it).
+//
+// A [Rules] value is an immutable, compiled rule set, safe for concurrent
+// use: [Builtin] is bottled's own, [Rules.With] adds the user's patterns
+// (read with [Parse]). It is passed in by whoever renders; this package
+// reads no file and no clock. [Rules.ID] names the rule set, so that a
+// bottle made by other rules can be found and made again.
+//
+// # What is redacted
+//
+// Token formats, found by their fixed prefix and alphabet, each with the
+// length and, where gitleaks has one, the entropy floor of its
+// gitleaks rule: Anthropic (sk-ant-…), OpenAI and OpenAI-style (sk-…,
+// sk-proj-…), GitHub (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), GitLab
+// (glpat- and the other gl…- tokens, GR1348941…), AWS access key IDs
+// (AKIA, ASIA, ABIA, ACCA), Google API keys (AIza…) and OAuth secrets and
+// tokens (GOCSPX-, ya29.), Slack tokens (xox?-, xapp-) and webhook paths,
+// Stripe secret and restricted keys, live and test (sk_live_, sk_test_,
+// rk_live_, rk_test_; test keys too, since they act as the account in
+// test mode and secret scanning treats them as secrets; publishable pk_
+// keys are public and kept), npm and PyPI tokens, and the tokens of
+// Hugging Face, Groq, xAI, Perplexity, Replicate, SendGrid, DigitalOcean,
+// Shopify, HashiCorp Vault, Linear, Postman, Sentry, Databricks, Doppler,
+// Grafana, Heroku, Supabase and age secret keys.
+//
+// Structures: private key blocks ("-----BEGIN … PRIVATE KEY-----" to its
+// END line; when the END line is missing, the base64 body that follows,
+// never the prose after it), JWTs (three base64url parts whose first
+// decodes to a JSON header with "alg" or "typ").
+//
+// Contexts, where only the secret part is replaced and the rest is kept:
+// the password of a URL or connection string (scheme://user:[redacted:
+// password]@host), of curl's -u user:password, the credentials of an
+// Authorization header (Bearer, Basic, token or bare, in curl -H '…', in
+// JSON and in plain text), a Bearer token anywhere, and the value of an
+// assignment whose key names a secret: KEY=value, "token": "value",
+// password: value, --api-key value, <password>value</password>. A key
+// names a secret when one of its words (split at _ . - and camelCase) is
+// key, token, secret, password, passwd, pwd, pass, passphrase, auth,
+// credential(s), creds or a compound ending in one of the long ones
+// (apikey, accesstoken, clientsecret, pgpassword…), unless a word after it
+// says it is not the secret itself (key_id, token_url, secret_name,
+// password_hash, max…) or the word before it does (public_key, cache_key,
+// next_page_token, csrf_token, max_tokens…). A password's value is
+// redacted when it is at least 6 bytes and not only letters; any other
+// secret's value when it is at least 10 bytes, holds a digit (or, from 20
+// bytes, one of + / =) and has a Shannon entropy above 3.5 bits a byte,
+// gitleaks' threshold for its generic-api-key rule. Values that are
+// placeholders stay: variable references ($VAR, ${VAR}, %VAR%), templates
+// ({{…}}, <your-token>), masks (********, xxxx, …EXAMPLE), values in
+// which a word starts with example, sample, placeholder, changeme, your,
+// dummy, fake, mock or demo (your-api-key, changeme123; inside a run of
+// random characters such a word is chance, and is redacted), file paths
+// and URLs. A value with a space in it is never taken for a secret: it is
+// prose (passphrases with spaces are the price).
+//
+// What stays: git SHAs, UUIDs and checksums in ordinary text (under a key
+// that names a secret they are redacted: many services use them as
+// tokens), base64 of ordinary text and base64 images, sk-learn and other
+// words, URLs without a password, file paths and package names.
+//
+// # Placeholders and spans
+//
+// A credential is replaced by "[redacted: <kind>]". Where rules overlap
+// (an OpenAI key assigned to OPENAI_API_KEY, a GitHub token as a URL's
+// password) the union of their spans is replaced once, named by the most
+// specific rule: a token format before a context. Text outside the
+// replaced spans is left byte for byte. Each span is bounded: a token at
+// most 1 KiB, a JWT at most 11 KiB, a private key block at most 16 KiB,
+// and for a context the value alone (the key, operator and quotes stay),
+// at most 8 KiB. Redact(Redact(s)) == Redact(s): no rule matches a
+// placeholder. Spans start and end at ASCII delimiters, so valid UTF-8
+// stays valid.
+//
+// # User patterns
+//
+// An organisation's own token formats are added from a text file (the
+// store reads it from <data-dir>/redact-patterns). Each line is
+//
+//	Kind name: RE2 pattern
+//
+// The kind is what the placeholder shows (letters, digits, spaces and
+// - _ . / ( ) + &, at most 40 bytes); the pattern, after the first colon
+// and without the spaces around it, is a Go (RE2) regular expression
+// (https://golang.org/s/re2syntax). A pattern with a group named secret,
+// (?P<secret>…), has only that group replaced; otherwise the whole match
+// is. Blank lines and lines whose first non-space character is # are
+// ignored (a # later in a line is part of the pattern). For example:
+//
+//	# Acme's internal tokens
+//	Acme token: acme_[A-Za-z0-9]{32}
+//	Acme session: ACME_SESSION=(?P<secret>[0-9a-f]{40})
+//
+// A pattern that does not compile, matches the empty string or matches a
+// placeholder is an error naming its line. A pattern that starts with a
+// literal (acme_ above) is the fastest: every other one is run over every
+// string.
+//
+// # Sources
+//
+// The rules follow gitleaks' default configuration (config/gitleaks.toml
+// in github.com/gitleaks/gitleaks, v8.25 format): anthropic-api-key,
+// anthropic-admin-api-key, openai-api-key, github-pat, github-oauth,
+// github-app-token, github-refresh-token, github-fine-grained-pat,
+// gitlab-pat, gitlab-pat-routable, gitlab-cicd-job-token,
+// gitlab-deploy-token, gitlab-feature-flag-client-token, gitlab-feed-token,
+// gitlab-incoming-mail-token, gitlab-kubernetes-agent-token,
+// gitlab-oauth-app-secret, gitlab-ptt, gitlab-rrt,
+// gitlab-runner-authentication-token, gitlab-scim-token, aws-access-token
+// (and its EXAMPLE allowlist), gcp-api-key, slack-bot-token,
+// slack-user-token, slack-app-token, slack-config-access-token,
+// slack-legacy-*, slack-webhook-url, stripe-access-token,
+// npm-access-token, pypi-upload-token, huggingface-access-token,
+// sendgrid-api-token, digitalocean-*, shopify-*, vault-service-token,
+// vault-batch-token, linear-api-key, postman-api-token, sentry-*-token,
+// databricks-api-token, doppler-api-token, grafana-*, heroku-api-key-v2,
+// age-secret-key, private-key, jwt, curl-auth-header, curl-auth-user and
+// generic-api-key (its keywords, operators, entropy 3.5, its rule that a
+// value of only letters is no secret, and the spirit of its allowlist and
+// stop words). gitleaks is not a dependency: as a library it brings some
+// seventy modules (viper, cobra, zerolog, archive readers, a WebAssembly
+// RE2), scans files and commits rather than replacing spans in a string,
+// and runs a regular expression per rule over the whole text. Here every
+// rule is a small hand-written matcher started at a keyword found in one
+// pass over the string, so a string without a keyword costs one scan and
+// no allocation.
+package redact

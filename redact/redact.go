@@ -1,0 +1,205 @@
+package redact
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Version is the version of the built-in rules. It goes up with every
+// change to them that can change what a string redacts to, so that
+// bottles made by older rules are found by their [Rules.ID] and made again.
+const Version = 1
+
+// Placeholder is what a credential of kind is replaced by.
+func Placeholder(kind string) string { return "[redacted: " + kind + "]" }
+
+// A Finding is a span of a string that holds a credential: s[Start:End]
+// is replaced by the placeholder of Kind.
+type Finding struct {
+	Start, End int
+	Kind       string
+}
+
+// rank orders the rules whose spans overlap: the most specific one names
+// the union.
+type rank uint8
+
+const (
+	format  rank = iota // a token format, a structure or a user's pattern
+	context             // a secret known by what surrounds it
+)
+
+type found struct {
+	Finding
+	rank rank
+}
+
+// A matcher looks for a credential around hit, where one of its keywords
+// starts in s.
+type matcher func(s string, hit int) (found, bool)
+
+// Rules is a compiled, immutable rule set, safe for concurrent use. A nil
+// *Rules is the built-in rule set, so that forgetting to pass one never
+// turns redaction off.
+type Rules struct {
+	user []userRule
+	id   string
+}
+
+var builtin = &Rules{id: strconv.Itoa(Version)}
+
+// Builtin returns bottled's own rules.
+func Builtin() *Rules { return builtin }
+
+// ID names the rule set in a bottle's state: the version of the built-in
+// rules, and a hash of the user's patterns if there are any
+// ("1", "1+3f9a0c2be417"). Rules that redact alike have the same ID.
+func (r *Rules) ID() string {
+	if r == nil {
+		return builtin.id
+	}
+	return r.id
+}
+
+// Redact returns s with every credential replaced by the placeholder of
+// its kind. A string without a credential is returned as it is, without
+// an allocation.
+func (r *Rules) Redact(s string) string {
+	var buf [8]found
+	fs := merge(r.find(s, buf[:0]))
+	if len(fs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 24*len(fs))
+	last := 0
+	for _, f := range fs {
+		b.WriteString(s[last:f.Start])
+		b.WriteString("[redacted: ")
+		b.WriteString(f.Kind)
+		b.WriteByte(']')
+		last = f.End
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// Find returns the spans Redact replaces, in order and disjoint; nil if
+// there are none.
+func (r *Rules) Find(s string) []Finding {
+	var buf [8]found
+	fs := merge(r.find(s, buf[:0]))
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]Finding, len(fs))
+	for i, f := range fs {
+		out[i] = f.Finding
+	}
+	return out
+}
+
+// find appends to out what every rule finds in s, in no order.
+func (r *Rules) find(s string, out []found) []found {
+	kw := &keywords
+	for i := 0; i+1 < len(s); i++ {
+		c, c2 := lowerByte[s[i]], lowerByte[s[i+1]]
+		if kw.pair[c][c2>>6]&(1<<(c2&63)) == 0 {
+			continue
+		}
+		next := i
+		for _, w := range kw.first[c] {
+			if !hasFoldPrefix(s[i:], kw.words[w]) {
+				continue
+			}
+			for _, m := range kw.matchers[w] {
+				if f, ok := m(s, i); ok {
+					out = append(out, f)
+					if f.rank == format && f.Start == i {
+						next = max(next, f.End-1) // nothing more to find inside a token
+					}
+				}
+			}
+		}
+		i = next
+	}
+	if r != nil {
+		for i := range r.user {
+			out = r.user[i].find(s, out)
+		}
+	}
+	return out
+}
+
+// merge sorts findings and joins those that overlap into their union,
+// named by the most specific of them (the first, among equals).
+func merge(fs []found) []found {
+	if len(fs) < 2 {
+		return fs
+	}
+	slices.SortFunc(fs, func(a, b found) int {
+		if a.Start != b.Start {
+			return a.Start - b.Start
+		}
+		return b.End - a.End
+	})
+	n := 0
+	for _, f := range fs {
+		if n > 0 && f.Start < fs[n-1].End {
+			cur := &fs[n-1]
+			if f.rank < cur.rank {
+				cur.Kind, cur.rank = f.Kind, f.rank
+			}
+			cur.End = max(cur.End, f.End)
+			continue
+		}
+		fs[n] = f
+		n++
+	}
+	return fs[:n]
+}
+
+// keywordSet finds every keyword of the built-in rules in one pass: a
+// position is looked at further only if its two bytes, case folded, start
+// some keyword.
+type keywordSet struct {
+	words    []string // lower case, at least two bytes
+	matchers [][]matcher
+	first    [256][]uint8   // keyword indices by first byte
+	pair     [256][4]uint64 // second bytes that follow each first byte
+}
+
+var keywords keywordSet
+
+// register makes m run wherever word (matched case-insensitively) is.
+func register(word string, m matcher) {
+	k := &keywords
+	word = strings.ToLower(word)
+	for i, w := range k.words {
+		if w == word {
+			k.matchers[i] = append(k.matchers[i], m)
+			return
+		}
+	}
+	if len(word) < 2 || len(k.words) == 255 {
+		panic("redact: bad keyword " + strconv.Quote(word))
+	}
+	k.words = append(k.words, word)
+	k.matchers = append(k.matchers, []matcher{m})
+	c, c2 := word[0], word[1]
+	k.first[c] = append(k.first[c], uint8(len(k.words)-1))
+	k.pair[c][c2>>6] |= 1 << (c2 & 63)
+}
+
+func hasFoldPrefix(s, word string) bool {
+	if len(s) < len(word) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		if lowerByte[s[i]] != word[i] {
+			return false
+		}
+	}
+	return true
+}

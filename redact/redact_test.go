@@ -1,0 +1,296 @@
+package redact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bottled-dev/bottled/redact"
+)
+
+// TestEveryKindInEveryContext puts each kind of credential in the places a
+// bottle gets text from: a prompt, a Bash command, a written .env file and
+// JSON. The credential must be gone, named by its kind, and the text
+// around it kept byte for byte.
+func TestEveryKindInEveryContext(t *testing.T) {
+	rules := redact.Builtin()
+	for _, c := range newFakes(1).every() {
+		contexts := []struct{ name, before, after string }{
+			{"alone", "", ""},
+			{"prompt", "Use this one: ", ", and do not print it again.\n"},
+			{"prompt in parens", "my key (", ") is in the env"},
+			{"bash export", "export SOME_VALUE=", " && ./deploy.sh"},
+			{"bash quoted", "curl -s -d 'x=", "' https://example.com/api"},
+			{"env file", "DEBUG=1\nCONFIG=", "\nPORT=8080\n"},
+			{"json", `{"name": "ci", "value": "`, `", "n": 3}`},
+			{"markdown code", "Set it with `", "` then restart."},
+			{"private tag", "<private>", "</private>"},
+			{"line end", "first line\n", "\nlast line"},
+		}
+		for _, ctx := range contexts {
+			t.Run(c.Kind+"/"+ctx.name, func(t *testing.T) {
+				in := ctx.before + c.Text + ctx.after
+				got := rules.Redact(in)
+				if want := ctx.before + c.Want + ctx.after; got != want {
+					t.Errorf("Redact(%q)\n got %q\nwant %q", in, got, want)
+				}
+				if strings.Contains(got, c.Secret) {
+					t.Errorf("secret survived in %q", got)
+				}
+			})
+		}
+	}
+}
+
+// TestContexts checks the rules that keep the context around a secret:
+// commands, headers, URLs, assignments in their usual syntaxes.
+func TestContexts(t *testing.T) {
+	f := newFakes(2)
+	tok := f.str(b64url, 40)
+	pw := f.str(alnum, 14)
+	gh := f.github('p').Text
+	jwt := f.jwt().Text
+	b64cred := f.str(b64, 28) + "=="
+	hexSecret := f.str(hexa, 40)
+	uuid := f.str(hexa, 8) + "-" + f.str(hexa, 4) + "-4" + f.str(hexa, 3) + "-a" + f.str(hexa, 3) + "-" + f.str(hexa, 12)
+	awsSecret := f.str(b64, 40)
+	key := f.privateKey("EC ", 3).Text
+	keyNoEnd := key[:strings.Index(key, "-----END")]
+	R := func(kind string) string { return "[redacted: " + kind + "]" }
+	tests := []struct{ name, in, want string }{
+		{"curl bearer", "curl -H 'Authorization: Bearer " + tok + "' https://api.example.com/v1",
+			"curl -H 'Authorization: Bearer " + R("bearer token") + "' https://api.example.com/v1"},
+		{"curl bearer double quotes", `curl -H "Authorization: Bearer ` + tok + `" -X POST`,
+			`curl -H "Authorization: Bearer ` + R("bearer token") + `" -X POST`},
+		{"curl header without scheme", `curl --header "authorization: ` + tok + `"`,
+			`curl --header "authorization: ` + R("authorization") + `"`},
+		{"basic header", "Authorization: Basic " + b64cred + "\r\nHost: x",
+			"Authorization: Basic " + R("basic auth credentials") + "\r\nHost: x"},
+		{"token scheme with GitHub token", "Authorization: token " + gh,
+			"Authorization: token " + R("GitHub token")},
+		{"json header", `{"headers": {"Authorization": "Bearer ` + tok + `"}}`,
+			`{"headers": {"Authorization": "Bearer ` + R("bearer token") + `"}}`},
+		{"bearer in prose", "the API answered 401 for Bearer " + tok + " today",
+			"the API answered 401 for Bearer " + R("bearer token") + " today"},
+		{"bearer JWT", "Authorization: Bearer " + jwt, "Authorization: Bearer " + R("JWT")},
+		{"curl -u", "curl -u deploy:" + pw + " https://ci.example.com/job",
+			"curl -u deploy:" + R("password") + " https://ci.example.com/job"},
+		{"curl --user quoted", "curl --user 'deploy:" + pw + "' https://ci.example.com",
+			"curl --user 'deploy:" + R("password") + "' https://ci.example.com"},
+		{"git clone", "git clone https://deploy:" + pw + "@git.example.com/team/app.git",
+			"git clone https://deploy:" + R("password") + "@git.example.com/team/app.git"},
+		{"git clone token as password", "git clone https://x-access-token:" + gh + "@github.com/o/r",
+			"git clone https://x-access-token:" + R("GitHub token") + "@github.com/o/r"},
+		{"redis empty user", "REDIS_URL=redis://:" + pw + "@cache:6379/0",
+			"REDIS_URL=redis://:" + R("password") + "@cache:6379/0"},
+		{"password with @", "mysql://root:p@" + pw + "@db/x", "mysql://root:" + R("password") + "@db/x"},
+		{"mongodb+srv", "mongodb+srv://app:" + pw + "@cluster0.example.net/?retryWrites=true",
+			"mongodb+srv://app:" + R("password") + "@cluster0.example.net/?retryWrites=true"},
+		{"export openai", "export OPENAI_API_KEY=" + f.openAIProject().Text, "export OPENAI_API_KEY=" + R("OpenAI API key")},
+		{"env generic", "DJANGO_SECRET_KEY=" + pw + "x9$#q\nDEBUG=0", "DJANGO_SECRET_KEY=" + R("secret") + "\nDEBUG=0"},
+		{"json token", `{"token": "` + hexSecret + `", "user": "ci"}`, `{"token": "` + R("secret") + `", "user": "ci"}`},
+		{"json camel", `{"apiKey":"` + tok + `"}`, `{"apiKey":"` + R("secret") + `"}`},
+		{"escaped json", `{\"client_secret\": \"` + tok + `\"}`, `{\"client_secret\": \"` + R("secret") + `\"}`},
+		{"uuid under a secret key", `token: "` + uuid + `"`, `token: "` + R("secret") + `"`},
+		{"yaml password", "db:\n  password: " + pw + "\n  host: db", "db:\n  password: " + R("password") + "\n  host: db"},
+		{"password with symbols", `password = "` + pw[:6] + `!&;@x"`, `password = "` + R("password") + `"`},
+		{"pgpassword", "PGPASSWORD=" + pw + " psql -h db", "PGPASSWORD=" + R("password") + " psql -h db"},
+		{"flag", "wrangler secret put --api-key " + tok, "wrangler secret put --api-key " + R("secret")},
+		{"flag with =", "--password=" + pw + " --user=x", "--password=" + R("password") + " --user=x"},
+		{"query string", "https://api.example.com/v1?api_key=" + tok + "&page=2",
+			"https://api.example.com/v1?api_key=" + R("secret") + "&page=2"},
+		{"xml", "<password>" + pw + "</password>", "<password>" + R("password") + "</password>"},
+		{"header x-api-key", "-H 'x-api-key: " + tok + "'", "-H 'x-api-key: " + R("secret") + "'"},
+		{"markdown bold label", "**Password:** " + pw + "\n", "**Password:** " + R("password") + "\n"},
+		{"python kwarg", `client = Client(api_key="` + tok + `")`, `client = Client(api_key="` + R("secret") + `")`},
+		{"go walrus", `token := "` + tok + `"`, `token := "` + R("secret") + `"`},
+		{"aws secret json", `"SecretAccessKey": "` + awsSecret + `",`, `"SecretAccessKey": "` + R("AWS secret access key") + `",`},
+		{"aws secret env", "AWS_SECRET_ACCESS_KEY=" + awsSecret, "AWS_SECRET_ACCESS_KEY=" + R("AWS secret access key")},
+		{"private key without END", "here:\n" + keyNoEnd + "\nand then I ran the tests.",
+			"here:\n" + R("private key") + "\n\nand then I ran the tests."},
+		{"private key cut mid-line", "x " + keyNoEnd[:len(keyNoEnd)-30], "x " + R("private key")},
+		{"private key escaped newlines", `"private_key": "` + strings.ReplaceAll(key, "\n", `\n`) + `\n",`,
+			`"private_key": "` + R("private key") + `\n",`},
+		{"private key on one line", "key: " + strings.ReplaceAll(key, "\n", " ") + " ok",
+			"key: " + R("private key") + " ok"},
+		{"two tokens", gh + " " + gh, R("GitHub token") + " " + R("GitHub token")},
+		{"slack webhook in curl", "curl -X POST " + f.slackWebhook().Text + " -d '{}'",
+			"curl -X POST https://hooks.slack.com/services/" + R("Slack webhook") + " -d '{}'"},
+	}
+	rules := redact.Builtin()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := rules.Redact(tt.in); got != tt.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLookAlikes are strings that resemble credentials and are none: they
+// must come out unchanged.
+func TestLookAlikes(t *testing.T) {
+	f := newFakes(3)
+	sha := f.str(hexa, 40)
+	sha256 := f.str(hexa, 64)
+	uuid := f.str(hexa, 8) + "-" + f.str(hexa, 4) + "-4" + f.str(hexa, 3) + "-a" + f.str(hexa, 3) + "-" + f.str(hexa, 12)
+	tests := []string{
+		"commit " + sha + "\nAuthor: A <a@example.com>",
+		"git checkout " + sha[:12] + " && git log " + sha,
+		"session " + uuid + " resumed",
+		`{"sessionId": "` + uuid + `", "uuid": "` + uuid + `"}`,
+		sha256 + "  bottled-linux-amd64.tar.gz",
+		"sha512-" + f.str(b64, 86) + "==",
+		`"integrity": "sha512-` + f.str(b64, 86) + `=="`,
+		"echo SGVsbG8sIHdvcmxkISBUaGlzIGlzIG9yZGluYXJ5IHRleHQu | base64 -d",
+		"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+		"pip install scikit-learn  # the sk-learn package",
+		"sk-learn, sk-moxa-config-layer and sk-ant-api03-your-key-here",
+		"OPENAI_API_KEY=sk-...",
+		"OPENAI_API_KEY=sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		"ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		"AKIAIOSFODNN7EXAMPLE",
+		"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		"https://github.com/bottled-dev/bottled.git",
+		"https://user@example.com/path?q=1:2@3",
+		"postgres://user:password@localhost:5432/db",
+		"postgres://${DB_USER}:${DB_PASSWORD}@db/app",
+		"mysql://root:$MYSQL_ROOT_PASSWORD@db/app",
+		"https://user:<password>@host/x",
+		"git@github.com:bottled-dev/bottled.git",
+		"password: ********",
+		"password: xxxxxxxx",
+		"token: <your-token>",
+		`"token": "${GITHUB_TOKEN}"`,
+		"token: ${{ secrets.GITHUB_TOKEN }}",
+		"Authorization: Bearer $OPENAI_API_KEY",
+		"Authorization: Bearer ${TOKEN}",
+		"Authorization: Bearer <token>",
+		"Authorization: Bearer YOUR_API_KEY",
+		"Authorization: Bearer {token}",
+		"`Authorization: Bearer ${token}`",
+		`headers = {"Authorization": f"Bearer {api_key}"}`,
+		"export API_KEY=",
+		"export API_KEY=\nexport OTHER=1",
+		"export API_KEY=your-api-key-here",
+		"export OPENAI_API_KEY=$OPENAI_API_KEY",
+		"API_KEY=%API_KEY%",
+		"SECRET_KEY=changeme123456",
+		"api_key: example-key-1234567890",
+		`api_key = os.environ["OPENAI_API_KEY"]`,
+		`token := os.Getenv("GITHUB_TOKEN")`,
+		"const token = localStorage.getItem('token')",
+		"password: str = Field(..., min_length=8)",
+		"password_min_length = 12",
+		"PASSWORD_HASH=" + f.str(b64, 40),
+		"key_id = " + f.str(alnum, 20),
+		"public_key = " + f.str(b64, 44),
+		"cache_key: " + sha,
+		"next_page_token: " + f.str(b64url, 40),
+		"max_tokens: 8192, prompt_tokens: 1234",
+		"the key point is: 42 requests a second",
+		"keyboard: " + f.str(hexa, 20),
+		"SSH_KEY=/home/user/.ssh/id_ed25519",
+		"PWD=/home/user/src/bottled",
+		"cat ~/.aws/credentials",
+		"npm install @anthropic-ai/claude-code npm_config_cache",
+		"-----BEGIN PUBLIC KEY-----\n" + f.str(b64, 64) + "\n-----END PUBLIC KEY-----",
+		"-----BEGIN CERTIFICATE-----\n" + f.str(b64, 64) + "\n-----END CERTIFICATE-----",
+		"-----BEGIN RSA PRIVATE KEY-----\n-----END RSA PRIVATE KEY-----",
+		"pk_live_" + f.str(alnum, 24),
+		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 is the base64 of a JWT header",
+		"model: claude-sonnet-4-5-20250929",
+		"tokenizer = AutoTokenizer.from_pretrained(name)",
+		"author: Jane Doe <jane@example.com>",
+		"password: required",
+		"the password is shown once; the token expires",
+		"[redacted: GitHub token] and [redacted: password]",
+		"risk-assessment-2024-q3 and desk-" + f.str(alnum, 30),
+		"bearer tokens are sent as Bearer followed by the token",
+	}
+	rules := redact.Builtin()
+	for _, in := range tests {
+		if got := rules.Redact(in); got != in {
+			t.Errorf("Redact changed a look-alike\n  in %q\n got %q", in, got)
+		}
+	}
+}
+
+// TestNoCandidateAllocatesNothing checks the fast path: a string with no
+// keyword, and one whose keywords lead nowhere, come back as themselves
+// without an allocation.
+func TestNoCandidateAllocatesNothing(t *testing.T) {
+	rules := redact.Builtin()
+	for _, s := range []string{
+		"",
+		strings.Repeat("Refactor the payment retry loop so that it backs off with jitter. ", 50),
+		strings.Repeat("The key point: a token is passed to the author's secret santa. ", 50),
+	} {
+		if n := testing.AllocsPerRun(20, func() {
+			if rules.Redact(s) != s {
+				t.Fatalf("changed %.40q", s)
+			}
+		}); n != 0 {
+			t.Errorf("%.40q: %v allocations", s, n)
+		}
+	}
+}
+
+// TestPlaceholdersMatchNothing: no rule finds a credential in a
+// placeholder, alone or as a value, which makes Redact idempotent.
+func TestPlaceholdersMatchNothing(t *testing.T) {
+	rules := redact.Builtin()
+	for _, c := range newFakes(4).every() {
+		p := redact.Placeholder(c.Kind)
+		for _, s := range []string{p, "token=" + p, `"password": "` + p + `"`, "Authorization: Bearer " + p,
+			"https://u:" + p + "@h/", "-----BEGIN RSA PRIVATE KEY-----\n" + p} {
+			if f := rules.Find(s); len(f) != 0 {
+				t.Errorf("Find(%q) = %v", s, f)
+			}
+		}
+		once := rules.Redact(c.Text)
+		if twice := rules.Redact(once); twice != once {
+			t.Errorf("not idempotent: %q then %q", once, twice)
+		}
+	}
+}
+
+// TestFind reports where each credential was, by byte offsets into the
+// input, in order.
+func TestFind(t *testing.T) {
+	f := newFakes(5)
+	gh, npm := f.github('s').Text, f.npm().Text
+	in := "a " + gh + " b " + npm
+	got := redact.Builtin().Find(in)
+	want := []redact.Finding{{Start: 2, End: 2 + len(gh), Kind: "GitHub token"},
+		{Start: 5 + len(gh), End: len(in), Kind: "npm token"}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("Find = %+v, want %+v", got, want)
+	}
+}
+
+// TestNilRulesAreBuiltin: a nil *Rules redacts with the built-in rules, so
+// forgetting to pass rules can never turn redaction off.
+func TestNilRulesAreBuiltin(t *testing.T) {
+	var rules *redact.Rules
+	c := newFakes(6).github('p')
+	if got := rules.Redact(c.Text); got != c.Want {
+		t.Errorf("nil Rules: %q", got)
+	}
+	if rules.ID() != redact.Builtin().ID() {
+		t.Errorf("nil Rules ID %q", rules.ID())
+	}
+}
+
+// TestManySeeds makes every kind from many seeds: a rule that keeps a
+// secret only for some random bodies (one that spells a stopword, one of
+// low entropy by chance) shows here.
+func TestManySeeds(t *testing.T) {
+	rules := redact.Builtin()
+	for seed := uint64(100); seed < 1100; seed++ {
+		for _, c := range newFakes(seed).every() {
+			if got := rules.Redact("x " + c.Text + " y"); got != "x "+c.Want+" y" {
+				t.Fatalf("seed %d: Redact(%q) = %q", seed, c.Text, got)
+			}
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package redact
+
+import (
+	"math"
+	"strings"
+)
+
+// A charset is a set of ASCII bytes. Every class that can be part of a
+// span is ASCII only, so a span never starts or ends inside a multi-byte
+// character and valid UTF-8 stays valid.
+type charset [256]bool
+
+func chars(sets ...string) *charset {
+	var c charset
+	for _, s := range sets {
+		for i := 0; i < len(s); i++ {
+			c[s[i]] = true
+		}
+	}
+	return &c
+}
+
+const (
+	upperChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	lowerChars = "abcdefghijklmnopqrstuvwxyz"
+	digitChars = "0123456789"
+	alnumChars = upperChars + lowerChars + digitChars
+)
+
+var (
+	alnum    = chars(alnumChars)
+	alpha    = chars(upperChars, lowerChars)
+	hexChars = chars(digitChars, "abcdefABCDEF")
+	lowerHex = chars(digitChars, "abcdef")
+	base32   = chars(upperChars, "234567")
+	b64      = chars(alnumChars, "+/")
+	b64pad   = chars(alnumChars, "+/=")
+	b64url   = chars(alnumChars, "-_")
+	word     = chars(alnumChars, "_")
+	// identChars make up a key's name: FOO_BAR, foo.bar, x-api-key.
+	identChars = chars(alnumChars, "_.-")
+	// token68 is RFC 7235's alphabet for an Authorization header's
+	// credentials.
+	token68 = chars(alnumChars, "-._~+/=")
+	// valueChars make up an unquoted value: everything a password may
+	// hold but whitespace, quotes, brackets and the separators of the
+	// syntaxes a value sits in (&, ;, ,, :, |, \).
+	valueChars = chars(alnumChars, "_.=+/~!@#$%^*-?")
+	// urlAuthorityEnd ends the authority of a URL; a password in one
+	// holds none of these (RFC 3986 wants them percent-encoded).
+	urlAuthorityEnd = chars(" \t\r\n\x00/?#\"'`<>\\[]{}()|")
+	pathChars       = chars(alnumChars, "_./~-")
+)
+
+// lowerByte folds ASCII letters; other bytes are left as they are.
+var lowerByte = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			t[i] = byte(i) + 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// run returns the end of the run of bytes of set that starts at i.
+func run(s string, i int, set *charset) int {
+	for i < len(s) && set[s[i]] {
+		i++
+	}
+	return i
+}
+
+func isAlnum(c byte) bool { return alnum[c] }
+
+// boundaryBefore reports whether a token may start at i: it is not glued
+// to a preceding letter or digit.
+func boundaryBefore(s string, i int) bool { return i == 0 || !isAlnum(s[i-1]) }
+
+// entropy is the Shannon entropy of s in bits a byte, as gitleaks computes
+// it.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	e, n := 0.0, float64(len(s))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			e -= p * math.Log2(p)
+		}
+	}
+	return e
+}
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, digitChars) }
+
+func hasUpper(s string) bool { return strings.ContainsAny(s, upperChars) }
+
+// onlyWordish reports whether s holds nothing but letters and _ . -: a
+// name, a word or a dotted expression (process.env.TOKEN), never a secret
+// (gitleaks' generic-api-key allowlists the same).
+func onlyWordish(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !alpha[c] && c != '_' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// stopwords in a value mark it as an example or a placeholder where they
+// begin a word of it (your-api-key, example_key_1, changeme123): inside a
+// run of random letters and digits they are chance (a real key can hold
+// "YoUR"), and a secret scanner that skips those keeps secrets. They are
+// looked for only in values found by their context, never in tokens of a
+// known format.
+var stopwords = []string{"example", "sample", "placeholder", "changeme", "change_me", "your",
+	"dummy", "fake", "mock", "demo", "redacted", "lorem"}
+
+// masks are placeholders wherever they are.
+var masks = []string{"xxxx", "XXXX", "****", "...", "EXAMPLE"}
+
+func hasStopword(v string) bool {
+	for _, m := range masks {
+		if strings.Contains(v, m) {
+			return true
+		}
+	}
+	for i := 0; i < len(v); i++ {
+		if i > 0 && isAlnum(v[i-1]) {
+			continue
+		}
+		for _, w := range stopwords {
+			if hasFoldPrefix(v[i:], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// placeholder reports whether a value found by its context is a stand-in
+// for a secret rather than one: a variable or template reference, a mask,
+// a word that says so, or the name of the thing itself.
+func placeholder(v string) bool {
+	if v == "" {
+		return true
+	}
+	switch v[0] {
+	case '$', '<', '{', '[', '(', '%', '@':
+		return true // $VAR ${VAR} <your-token> {{ x }} [redacted: …] (…) %VAR% @VAR@
+	}
+	if strings.Contains(v, "${") || strings.Contains(v, "{{") || strings.Contains(v, "$(") {
+		return true
+	}
+	if strings.Trim(v, v[:1]) == "" {
+		return true // one character repeated: ********, xxxxxxxx, 00000000
+	}
+	if hasStopword(v) {
+		return true
+	}
+	for _, w := range names {
+		if strings.EqualFold(v, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// names are values that name the thing instead of being it.
+var names = []string{"password", "passwd", "pass", "pwd", "secret", "token", "null", "none", "nil", "true", "false", "undefined"}
+
+// pathOrURL reports whether a value is a file path or a URL: the place a
+// secret is kept, not the secret.
+func pathOrURL(v string) bool {
+	if strings.Contains(v, "://") {
+		return true
+	}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return strings.Count(v, "/") >= 2 && run(v, 0, pathChars) == len(v)
+	}
+	return false
+}

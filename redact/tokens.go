@@ -1,0 +1,358 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+)
+
+// maxToken bounds the span of a token format: no known token is longer.
+const maxToken = 1024
+
+// A tokenRule is a token format: a fixed prefix and a body of one
+// alphabet, of a length and, where gitleaks' rule has one, an entropy
+// floor (its rule id is in the comment).
+type tokenRule struct {
+	kind     string
+	prefix   string // case-sensitive
+	body     *charset
+	min, max int     // the body's length
+	bounded  bool    // no letter or digit may touch the token at either end
+	keep     bool    // the prefix is kept: only the body is replaced
+	entropy  float64 // the body's entropy must exceed it
+	digit    bool    // the body must hold a digit
+	check    func(body string) bool
+}
+
+var (
+	gitlabBody  = chars(alnumChars, "_.-")
+	slackBody   = chars(alnumChars, "-")
+	webhookBody = chars(alnumChars, "+/_-")
+	postmanBody = chars(digitChars, "abcdef-")
+	sentryBody  = chars(alnumChars, "+/=_")
+	dottedB64   = chars(alnumChars, "_.-")
+	ageBody     = chars("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
+	headerName  = chars(upperChars, lowerChars, "-")
+)
+
+var tokenRules = []tokenRule{
+	// anthropic-api-key, anthropic-admin-api-key, and the OAuth tokens
+	// Claude Code itself uses (sk-ant-oat01-, sk-ant-ort01-).
+	{kind: "Anthropic API key", prefix: "sk-ant-", body: b64url, min: 32, max: 300, bounded: true, entropy: 3.5},
+	// openai-api-key, and the sk- keys of OpenAI-compatible providers.
+	{kind: "OpenAI API key", prefix: "sk-", body: b64url, min: 20, max: 400, bounded: true, entropy: 2.5, digit: true, check: openAIBody},
+	// github-pat, github-oauth, github-app-token, github-refresh-token,
+	// github-fine-grained-pat. GitHub says tokens may grow to 255 bytes.
+	{kind: "GitHub token", prefix: "ghp_", body: alnum, min: 36, max: 251, entropy: 3},
+	{kind: "GitHub token", prefix: "gho_", body: alnum, min: 36, max: 251, entropy: 3},
+	{kind: "GitHub token", prefix: "ghu_", body: alnum, min: 36, max: 251, entropy: 3},
+	{kind: "GitHub token", prefix: "ghs_", body: alnum, min: 36, max: 251, entropy: 3},
+	{kind: "GitHub token", prefix: "ghr_", body: alnum, min: 36, max: 251, entropy: 3},
+	{kind: "GitHub token", prefix: "github_pat_", body: word, min: 60, max: 244, entropy: 3},
+	// gitlab-pat, gitlab-pat-routable and the other gitlab-* rules.
+	{kind: "GitLab token", prefix: "glpat-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "glcbt-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "gldt-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "glffct-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "glft-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "glimt-", body: gitlabBody, min: 25, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "glagent-", body: gitlabBody, min: 50, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "gloas-", body: gitlabBody, min: 64, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "glptt-", body: gitlabBody, min: 40, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "glrt-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "glsoat-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefix: "GR1348941", body: b64url, min: 20, max: 300, bounded: true, entropy: 3},
+	// aws-access-token, with its allowlist of AWS's documented examples.
+	{kind: "AWS access key ID", prefix: "AKIA", body: base32, min: 16, max: 16, bounded: true, entropy: 2.5, check: notExample},
+	{kind: "AWS access key ID", prefix: "ASIA", body: base32, min: 16, max: 16, bounded: true, entropy: 2.5, check: notExample},
+	{kind: "AWS access key ID", prefix: "ABIA", body: base32, min: 16, max: 16, bounded: true, entropy: 2.5, check: notExample},
+	{kind: "AWS access key ID", prefix: "ACCA", body: base32, min: 16, max: 16, bounded: true, entropy: 2.5, check: notExample},
+	// gcp-api-key, and Google's OAuth client secrets and access tokens.
+	{kind: "Google API key", prefix: "AIza", body: b64url, min: 35, max: 35, bounded: true, entropy: 3.5},
+	{kind: "Google OAuth secret", prefix: "GOCSPX-", body: b64url, min: 28, max: 28, bounded: true, entropy: 3.5},
+	{kind: "Google OAuth token", prefix: "ya29.", body: dottedB64, min: 30, max: maxToken, bounded: true, entropy: 3.5},
+	// slack-bot-token, slack-user-token, slack-app-token,
+	// slack-config-*, slack-legacy-*.
+	{kind: "Slack token", prefix: "xoxb-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefix: "xoxp-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefix: "xoxa-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefix: "xoxr-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefix: "xoxs-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefix: "xoxo-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefix: "xoxe-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefix: "xoxe.xoxp-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefix: "xoxe.xoxb-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefix: "xapp-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	// slack-webhook-url: the host is kept, the path is the secret.
+	{kind: "Slack webhook", prefix: "hooks.slack.com/services/", body: webhookBody, min: 30, max: 200, keep: true, entropy: 3},
+	{kind: "Slack webhook", prefix: "hooks.slack.com/workflows/", body: webhookBody, min: 30, max: 200, keep: true, entropy: 3},
+	{kind: "Slack webhook", prefix: "hooks.slack.com/triggers/", body: webhookBody, min: 30, max: 200, keep: true, entropy: 3},
+	// stripe-access-token: secret and restricted keys, live and test.
+	{kind: "Stripe key", prefix: "sk_live_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
+	{kind: "Stripe key", prefix: "sk_test_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
+	{kind: "Stripe key", prefix: "sk_prod_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
+	{kind: "Stripe key", prefix: "rk_live_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
+	{kind: "Stripe key", prefix: "rk_test_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
+	{kind: "Stripe key", prefix: "rk_prod_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
+	// npm-access-token, pypi-upload-token (and TestPyPI's).
+	{kind: "npm token", prefix: "npm_", body: alnum, min: 36, max: 36, bounded: true, entropy: 2},
+	{kind: "PyPI token", prefix: "pypi-AgEIcHlwaS5vcmc", body: b64url, min: 50, max: maxToken, bounded: true, entropy: 3},
+	{kind: "PyPI token", prefix: "pypi-AgENdGVzdC5weXBpLm9yZw", body: b64url, min: 50, max: maxToken, bounded: true, entropy: 3},
+	// huggingface-access-token, huggingface-organization-api-token.
+	{kind: "Hugging Face token", prefix: "hf_", body: alpha, min: 34, max: 34, bounded: true, entropy: 3.5},
+	{kind: "Hugging Face token", prefix: "api_org_", body: alpha, min: 34, max: 34, bounded: true, entropy: 3.5},
+	// AI providers' keys, by their documented prefixes.
+	{kind: "Groq API key", prefix: "gsk_", body: alnum, min: 52, max: 52, bounded: true, entropy: 3.5},
+	{kind: "xAI API key", prefix: "xai-", body: alnum, min: 70, max: 100, bounded: true, entropy: 3.5},
+	{kind: "Perplexity API key", prefix: "pplx-", body: alnum, min: 40, max: 64, bounded: true, entropy: 3.5},
+	{kind: "Replicate token", prefix: "r8_", body: alnum, min: 37, max: 40, bounded: true, entropy: 3.5, digit: true},
+	// sendgrid-api-token, digitalocean-*, shopify-*, vault-service-token,
+	// vault-batch-token, linear-api-key, postman-api-token, sentry-*,
+	// databricks-api-token, doppler-api-token, grafana-*,
+	// heroku-api-key-v2, age-secret-key; Supabase's access tokens.
+	{kind: "SendGrid key", prefix: "SG.", body: dottedB64, min: 66, max: 66, bounded: true, entropy: 3.5},
+	{kind: "DigitalOcean token", prefix: "dop_v1_", body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3},
+	{kind: "DigitalOcean token", prefix: "doo_v1_", body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3},
+	{kind: "DigitalOcean token", prefix: "dor_v1_", body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3},
+	{kind: "Shopify token", prefix: "shpat_", body: hexChars, min: 32, max: 32, bounded: true, entropy: 3},
+	{kind: "Shopify token", prefix: "shpca_", body: hexChars, min: 32, max: 32, bounded: true, entropy: 3},
+	{kind: "Shopify token", prefix: "shppa_", body: hexChars, min: 32, max: 32, bounded: true, entropy: 3},
+	{kind: "Shopify token", prefix: "shpss_", body: hexChars, min: 32, max: 32, bounded: true, entropy: 3},
+	{kind: "Vault token", prefix: "hvs.", body: b64url, min: 90, max: 300, bounded: true, entropy: 3.5},
+	{kind: "Vault token", prefix: "hvb.", body: b64url, min: 138, max: 300, bounded: true, entropy: 3.5},
+	{kind: "Linear API key", prefix: "lin_api_", body: alnum, min: 40, max: 40, bounded: true, entropy: 2},
+	{kind: "Postman API key", prefix: "PMAK-", body: postmanBody, min: 59, max: 59, bounded: true, entropy: 3},
+	{kind: "Sentry token", prefix: "sntrys_", body: sentryBody, min: 50, max: maxToken, bounded: true, entropy: 3.5},
+	{kind: "Sentry token", prefix: "sntryu_", body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3.5},
+	{kind: "Databricks token", prefix: "dapi", body: lowerHex, min: 32, max: 32, bounded: true, entropy: 3, digit: true},
+	{kind: "Doppler token", prefix: "dp.pt.", body: alnum, min: 43, max: 43, bounded: true, entropy: 2},
+	{kind: "Grafana token", prefix: "glsa_", body: word, min: 41, max: 41, bounded: true, entropy: 3},
+	{kind: "Grafana token", prefix: "glc_", body: b64pad, min: 32, max: 400, bounded: true, entropy: 3},
+	{kind: "Heroku API key", prefix: "HRKU-AA", body: b64url, min: 58, max: 58, bounded: true, entropy: 3.5},
+	{kind: "Supabase token", prefix: "sbp_", body: lowerHex, min: 40, max: 40, bounded: true, entropy: 3},
+	{kind: "age secret key", prefix: "AGE-SECRET-KEY-1", body: ageBody, min: 58, max: 58, bounded: true},
+}
+
+func init() {
+	for i := range tokenRules {
+		t := &tokenRules[i]
+		register(t.prefix, t.match)
+	}
+	register("eyJ", matchJWT)
+	register("-----BEGIN", matchPrivateKey)
+}
+
+// match finds the token t at hit, where its prefix is (case-folded).
+func (t *tokenRule) match(s string, hit int) (found, bool) {
+	if !strings.HasPrefix(s[hit:], t.prefix) || t.bounded && !boundaryBefore(s, hit) {
+		return found{}, false
+	}
+	start := hit + len(t.prefix)
+	end := runMax(s, start, t.body, t.max+1)
+	for end > start && s[end-1] == '.' {
+		end-- // a sentence's full stop, not the token's
+	}
+	body := s[start:end]
+	switch {
+	case len(body) < t.min || len(body) > t.max,
+		t.bounded && end < len(s) && isAlnum(s[end]),
+		t.digit && !hasDigit(body),
+		t.entropy > 0 && entropy(body) <= t.entropy,
+		t.check != nil && !t.check(body):
+		return found{}, false
+	}
+	if !t.keep {
+		start = hit
+	}
+	return found{Finding{start, end, t.kind}, format}, true
+}
+
+// runMax is run, stopped at limit bytes: a body that long is no token,
+// and a long run is not read to its end once per keyword in it.
+func runMax(s string, i int, set *charset, limit int) int {
+	end := min(len(s), i+limit)
+	for i < end && set[s[i]] {
+		i++
+	}
+	return i
+}
+
+// openAIBody rejects what follows sk- in words and names: sk-ant- (the
+// Anthropic rule's), and slugs such as sk-2024-q3-roadmap, lower-case
+// words joined by hyphens with no long part, which no key is.
+func openAIBody(body string) bool {
+	if strings.HasPrefix(body, "ant-") {
+		return false
+	}
+	if hasUpper(body) || strings.Count(body, "-")+strings.Count(body, "_") < 2 {
+		return true
+	}
+	for part := range strings.FieldsFuncSeq(body, func(r rune) bool { return r == '-' || r == '_' }) {
+		if len(part) >= 20 {
+			return true
+		}
+	}
+	return false
+}
+
+// notExample allows AWS's documented example keys (…EXAMPLE).
+func notExample(body string) bool { return !strings.HasSuffix(body, "EXAMPLE") }
+
+// JWT parts are bounded: a header and a signature are short, claims can
+// run to kilobytes.
+const (
+	maxJWTHeader    = 1024
+	maxJWTPayload   = 8192
+	maxJWTSignature = 2048
+)
+
+// matchJWT finds header.payload.signature whose header decodes to a JSON
+// object naming "alg" or "typ" (gitleaks' jwt rule wants "ey" parts; the
+// decoded header is what makes one a JWT rather than base64 of JSON).
+func matchJWT(s string, hit int) (found, bool) {
+	if !strings.HasPrefix(s[hit:], "eyJ") || hit > 0 && (b64url[s[hit-1]] || s[hit-1] == '.') {
+		return found{}, false
+	}
+	h := runMax(s, hit, b64url, maxJWTHeader+1)
+	if h-hit < 10 || h-hit > maxJWTHeader || h == len(s) || s[h] != '.' {
+		return found{}, false
+	}
+	p := runMax(s, h+1, b64url, maxJWTPayload+1)
+	if p-h-1 < 2 || p-h-1 > maxJWTPayload || p == len(s) || s[p] != '.' {
+		return found{}, false
+	}
+	end := runMax(s, p+1, b64url, maxJWTSignature+1)
+	if end-p-1 > maxJWTSignature {
+		return found{}, false
+	}
+	header, err := base64.RawURLEncoding.DecodeString(s[hit:h])
+	if err != nil || !bytes.Contains(header, []byte(`"alg"`)) && !bytes.Contains(header, []byte(`"typ"`)) {
+		return found{}, false
+	}
+	return found{Finding{hit, end, "JWT"}, format}, true
+}
+
+// maxPrivateKey bounds a private key block; the largest PEM keys (16384
+// bit RSA) are about 12.6 KiB.
+const maxPrivateKey = 16 << 10
+
+// matchPrivateKey finds a PEM (or PGP) private key block: from its BEGIN
+// line to its END line, or, when there is no END line (a truncated paste),
+// over the base64 lines that follow, never beyond them (gitleaks'
+// private-key rule, without its need for the END line).
+func matchPrivateKey(s string, hit int) (found, bool) {
+	const begin = "-----BEGIN "
+	if !strings.HasPrefix(s[hit:], begin) {
+		return found{}, false
+	}
+	label, ok := armorLabel(s, hit+len(begin))
+	if !ok {
+		return found{}, false
+	}
+	bodyStart := hit + len(begin) + len(label) + len("-----")
+	window := s[bodyStart:min(len(s), hit+maxPrivateKey)]
+	if e := strings.Index(window, "-----END "); e >= 0 && !strings.Contains(window[:e], begin) {
+		if endLabel, ok := armorLabel(window, e+len("-----END ")); ok && countIn(window[:e], b64) >= 16 {
+			end := bodyStart + e + len("-----END ") + len(endLabel) + len("-----")
+			return found{Finding{hit, end, "private key"}, format}, true
+		}
+	}
+	end := keyBody(s, bodyStart, hit+maxPrivateKey)
+	if end < 0 {
+		return found{}, false
+	}
+	return found{Finding{hit, end, "private key"}, format}, true
+}
+
+// armorLabel reads "RSA PRIVATE KEY-----" at i: the label of a private
+// key's armor line, ending in PRIVATE KEY or PRIVATE KEY BLOCK.
+func armorLabel(s string, i int) (string, bool) {
+	e := strings.Index(s[i:min(len(s), i+64)], "-----")
+	if e < 0 {
+		return "", false
+	}
+	label := s[i : i+e]
+	if !strings.HasSuffix(label, "PRIVATE KEY") && !strings.HasSuffix(label, "PRIVATE KEY BLOCK") {
+		return "", false
+	}
+	for j := 0; j < len(label); j++ {
+		if c := label[j]; !alnum[c] && c != ' ' && c != '_' && c != '-' {
+			return "", false
+		}
+	}
+	return label, true
+}
+
+// keyBody returns the end of the base64 body of a key that starts at i
+// (armor headers such as Proc-Type first), or -1 if there is none. The
+// body is chunks of base64 of at least 16 bytes, separated by whitespace
+// or escaped newlines, and may end with one short chunk that holds a
+// digit, + / or = (the last line, a PGP checksum); a word of prose is
+// never taken for one.
+func keyBody(s string, i, limit int) int {
+	limit = min(limit, len(s))
+	last, headers := -1, true
+	for i < limit {
+		i = skipKeySpace(s, i, limit)
+		if headers && armorHeader(s, i) {
+			i = lineEnd(s, i, limit)
+			continue
+		}
+		j := runMax(s, i, b64pad, limit-i)
+		switch {
+		case j-i >= 16:
+			last, headers, i = j, false, j
+			continue
+		case j > i && last >= 0 && (j == len(s) || isKeySpace(s, j)) && strings.ContainsAny(s[i:j], digitChars+"+/="):
+			last = j
+		}
+		break
+	}
+	return last
+}
+
+func isKeySpace(s string, i int) bool {
+	switch s[i] {
+	case ' ', '\t', '\r', '\n':
+		return true
+	case '\\':
+		return i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 'r' || s[i+1] == 't')
+	}
+	return false
+}
+
+// skipKeySpace skips whitespace and the escaped newlines of a key pasted
+// as a JSON or shell string.
+func skipKeySpace(s string, i, limit int) int {
+	for i < limit && isKeySpace(s, i) {
+		if s[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	return i
+}
+
+// armorHeader reports whether a "Name: value" armor header line (RFC
+// 1421's Proc-Type and DEK-Info, PGP's Version and Comment) starts at i.
+func armorHeader(s string, i int) bool {
+	j := run(s, i, headerName)
+	return j-i >= 4 && j+1 < len(s) && s[j] == ':' && s[j+1] == ' '
+}
+
+func lineEnd(s string, i, limit int) int {
+	for i < limit && s[i] != '\n' && !(s[i] == '\\' && i+1 < len(s) && s[i+1] == 'n') {
+		i++
+	}
+	return i
+}
+
+func countIn(s string, set *charset) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if set[s[i]] {
+			n++
+		}
+	}
+	return n
+}

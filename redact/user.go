@@ -1,0 +1,184 @@
+package redact
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// A Rule is a user's pattern: what matches Pattern (an RE2 regular
+// expression; its group named secret, if it has one) is replaced by the
+// placeholder of Kind.
+type Rule struct {
+	Kind    string
+	Pattern string
+}
+
+// maxKind bounds a kind's name: it is shown in every placeholder.
+const maxKind = 40
+
+// A LineError is a line of a pattern file that cannot be used.
+type LineError struct {
+	Line int // from 1
+	Msg  string
+}
+
+func (e LineError) Error() string { return "line " + strconv.Itoa(e.Line) + ": " + e.Msg }
+
+// A ParseError lists every bad line of a pattern file.
+type ParseError struct{ Lines []LineError }
+
+func (e *ParseError) Error() string {
+	msgs := make([]string, len(e.Lines))
+	for i, l := range e.Lines {
+		msgs[i] = l.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Parse reads a pattern file (see the package documentation for its
+// format). Beside a *ParseError naming every bad line, it returns the
+// rules of the good lines, so a caller may go on with them.
+func Parse(data []byte) ([]Rule, error) {
+	var rules []Rule
+	var bad []LineError
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		text := strings.TrimSpace(string(line))
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		kind, pattern, ok := strings.Cut(text, ":")
+		rule := Rule{Kind: strings.TrimSpace(kind), Pattern: strings.TrimSpace(pattern)}
+		var err error
+		if !ok {
+			err = fmt.Errorf("%q has no colon: write the kind, a colon, then the pattern (Acme token: acme_[0-9a-f]{32})", clipText(text))
+		} else {
+			_, err = compile(rule)
+		}
+		if err != nil {
+			bad = append(bad, LineError{Line: n + 1, Msg: err.Error()})
+			continue
+		}
+		rules = append(rules, rule)
+	}
+	if len(bad) > 0 {
+		return rules, &ParseError{Lines: bad}
+	}
+	return rules, nil
+}
+
+func clipText(s string) string {
+	if len(s) > 60 {
+		return strings.ToValidUTF8(s[:60], "") + "…"
+	}
+	return s
+}
+
+// With returns r with the user's rules added after its own. The error
+// names the first rule that cannot be used; r itself is unchanged.
+func (r *Rules) With(user []Rule) (*Rules, error) {
+	if r == nil {
+		r = builtin
+	}
+	out := &Rules{user: append([]userRule(nil), r.user...)}
+	for _, rule := range user {
+		u, err := compile(rule)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q: %w", rule.Kind, err)
+		}
+		out.user = append(out.user, u)
+	}
+	if err := out.placeholdersClean(); err != nil {
+		return nil, err
+	}
+	out.id = builtin.id
+	if len(out.user) > 0 {
+		h := sha256.New()
+		for _, u := range out.user {
+			fmt.Fprintf(h, "%s\x00%s\x00", u.kind, u.re.String())
+		}
+		out.id += "+" + hex.EncodeToString(h.Sum(nil))[:12]
+	}
+	return out, nil
+}
+
+// placeholdersClean checks that no rule finds anything in a placeholder,
+// so that redacting twice changes nothing.
+func (r *Rules) placeholdersClean() error {
+	kinds := []string{"secret", "password"}
+	for _, t := range tokenRules {
+		kinds = append(kinds, t.kind)
+	}
+	for _, u := range r.user {
+		kinds = append(kinds, u.kind)
+	}
+	for _, k := range kinds {
+		for _, u := range r.user {
+			if p := Placeholder(k); u.re.MatchString(p) {
+				return fmt.Errorf("pattern %q matches the placeholder %q, so redacted text would be redacted again: make it more specific", u.kind, p)
+			}
+		}
+	}
+	return nil
+}
+
+// A userRule is a compiled Rule.
+type userRule struct {
+	kind  string
+	re    *regexp.Regexp
+	group int // the secret group's index, 0 for the whole match
+}
+
+func compile(rule Rule) (userRule, error) {
+	if err := checkKind(rule.Kind); err != nil {
+		return userRule{}, err
+	}
+	if rule.Pattern == "" {
+		return userRule{}, fmt.Errorf("no pattern after %q", rule.Kind+":")
+	}
+	re, err := regexp.Compile(rule.Pattern)
+	if err != nil {
+		return userRule{}, fmt.Errorf("pattern for %q: %v", rule.Kind, err)
+	}
+	if re.MatchString("") {
+		return userRule{}, fmt.Errorf("pattern for %q matches the empty string, so it would match everywhere", rule.Kind)
+	}
+	u := userRule{kind: rule.Kind, re: re}
+	if i := re.SubexpIndex("secret"); i > 0 {
+		u.group = i
+	}
+	return u, nil
+}
+
+func checkKind(kind string) error {
+	if kind == "" {
+		return fmt.Errorf("no kind before the colon")
+	}
+	if len(kind) > maxKind {
+		return fmt.Errorf("kind %q is longer than %d bytes", clipText(kind), maxKind)
+	}
+	for i := 0; i < len(kind); i++ {
+		if c := kind[i]; !alnum[c] && !strings.ContainsRune(" -_./()+&", rune(c)) {
+			return fmt.Errorf("kind %q: use letters, digits, spaces and - _ . / ( ) + & only", kind)
+		}
+	}
+	return nil
+}
+
+// find appends the matches of u in s to out. A string the pattern does
+// not match costs one scan and no allocation.
+func (u *userRule) find(s string, out []found) []found {
+	if !u.re.MatchString(s) {
+		return out
+	}
+	for _, m := range u.re.FindAllStringSubmatchIndex(s, -1) {
+		if a, b := m[2*u.group], m[2*u.group+1]; a >= 0 && b > a {
+			out = append(out, found{Finding{a, b, u.kind}, format})
+		}
+	}
+	return out
+}
