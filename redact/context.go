@@ -154,6 +154,9 @@ func value(s string, p int) (start, end int, ok bool) {
 		p = start
 	}
 	end = runMax(s, p, valueChars, maxValue+1)
+	for pad := 0; pad < 2 && end < len(s) && s[end] == '='; pad++ {
+		end++
+	}
 	for end > p && s[end-1] == '.' {
 		end--
 	}
@@ -284,32 +287,57 @@ func matchCurlUser(s string, hit int) (found, bool) {
 	if !boundaryBefore(s, hit) || p < len(s) && isAlnum(s[p]) {
 		return found{}, false
 	}
-	limit := min(len(s), p+maxLine)
-	for p < limit && (s[p] != '\n' || s[p-1] == '\\') {
-		if s[p] != ' ' && s[p] != '\t' && s[p] != '\n' {
-			p++
-			continue
+	line := s[:commandEnd(s, p, min(len(s), p+maxLine))]
+	for {
+		i := strings.Index(line[p:], "-u")
+		if i < 0 {
+			return found{}, false
+		}
+		p += i
+		if c := line[p-1]; c == ' ' || c == '\t' || c == '\n' || c == '-' && line[p-2] == ' ' {
+			if f, ok := curlPassword(line, p-strings.Count(line[p-1:p], "-")); ok {
+				return f, true
+			}
+		}
+		p += 2
+	}
+}
+
+// commandEnd is where the command line that runs through p ends: at a
+// newline not escaped by a backslash, or at limit.
+func commandEnd(s string, p, limit int) int {
+	for {
+		i := strings.IndexByte(s[p:limit], '\n')
+		if i < 0 {
+			return limit
+		}
+		if p += i; s[p-1] != '\\' {
+			return p
 		}
 		p++
-		q, ok := userFlag(s, p)
-		if !ok {
-			continue
-		}
-		q = skipQuote(s, q)
-		e := q
-		for e < len(s) && !urlAuthorityEnd[s[e]] && s[e] != '/' && e-q < 256 {
-			e++
-		}
-		colon := strings.IndexByte(s[q:e], ':')
-		if colon < 0 {
-			continue
-		}
-		start := q + colon + 1
-		if pw := s[start:e]; len(pw) >= 3 && !placeholder(pw) && !placeholder(s[q:q+colon]) {
-			return found{Finding{start, e, "password"}, context}, true
-		}
 	}
-	return found{}, false
+}
+
+// curlPassword reads the password of -u or --user at p.
+func curlPassword(s string, p int) (found, bool) {
+	q, ok := userFlag(s, p)
+	if !ok {
+		return found{}, false
+	}
+	q = skipQuote(s, q)
+	e := q
+	for e < len(s) && !urlAuthorityEnd[s[e]] && s[e] != '/' && e-q < 256 {
+		e++
+	}
+	colon := strings.IndexByte(s[q:e], ':')
+	if colon < 0 {
+		return found{}, false
+	}
+	start := q + colon + 1
+	if pw := s[start:e]; len(pw) < 3 || placeholder(pw) || placeholder(s[q:q+colon]) {
+		return found{}, false
+	}
+	return found{Finding{start, e, "password"}, context}, true
 }
 
 // userFlag returns where the value of curl's -u or --user flag at p

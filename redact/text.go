@@ -44,8 +44,9 @@ var (
 	token68 = chars(alnumChars, "-._~+/=")
 	// valueChars make up an unquoted value: everything a password may
 	// hold but whitespace, quotes, brackets and the separators of the
-	// syntaxes a value sits in (&, ;, ,, :, |, \).
-	valueChars = chars(alnumChars, "_.=+/~!@#$%^*-?")
+	// syntaxes a value sits in (&, ;, ,, :, |, \, and = but as base64's
+	// padding at the end, so that a=b=c is not read again from each key).
+	valueChars = chars(alnumChars, "_.+/~!@#$%^*-?")
 	// urlAuthorityEnd ends the authority of a URL; a password in one
 	// holds none of these (RFC 3986 wants them percent-encoded).
 	urlAuthorityEnd = chars(" \t\r\n\x00/?#\"'`<>\\[]{}()|")

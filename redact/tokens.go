@@ -250,16 +250,18 @@ func matchPrivateKey(s string, hit int) (found, bool) {
 		return found{}, false
 	}
 	bodyStart := hit + len(begin) + len(label) + len("-----")
-	window := s[bodyStart:min(len(s), hit+maxPrivateKey)]
-	if e := strings.Index(window, "-----END "); e >= 0 && !strings.Contains(window[:e], begin) {
-		if endLabel, ok := armorLabel(window, e+len("-----END ")); ok && countIn(window[:e], b64) >= 16 {
-			end := bodyStart + e + len("-----END ") + len(endLabel) + len("-----")
-			return found{Finding{hit, end, "private key"}, format}, true
-		}
-	}
 	end := keyBody(s, bodyStart, hit+maxPrivateKey)
 	if end < 0 {
-		return found{}, false
+		return found{}, false // no base64 after the BEGIN line: no key here
+	}
+	// The END line, if the body gets there: everything up to it, even what
+	// is not base64 (a key shown with an ellipsis in it), but never across
+	// another BEGIN line.
+	window := s[bodyStart:min(len(s), hit+maxPrivateKey)]
+	if e := strings.Index(window, "-----END "); e >= 0 && !strings.Contains(window[:e], begin) {
+		if endLabel, ok := armorLabel(window, e+len("-----END ")); ok {
+			end = max(end, bodyStart+e+len("-----END ")+len(endLabel)+len("-----"))
+		}
 	}
 	return found{Finding{hit, end, "private key"}, format}, true
 }
@@ -345,14 +347,4 @@ func lineEnd(s string, i, limit int) int {
 		i++
 	}
 	return i
-}
-
-func countIn(s string, set *charset) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if set[s[i]] {
-			n++
-		}
-	}
-	return n
 }
