@@ -43,7 +43,7 @@ func matchAssignment(s string, hit int) (found, bool) {
 	if !ok {
 		return found{}, false
 	}
-	kind, ok := classify(s[l:r])
+	kind, ok := classify(proseWord(s, l), s[l:r])
 	if !ok {
 		return found{}, false
 	}
@@ -182,7 +182,22 @@ func secretValue(v string) bool {
 	if !hasDigit(v) && (len(v) < 20 || !strings.ContainsAny(v, "+/=")) {
 		return false
 	}
-	return entropy(v) > secretBits
+	return entropy(v) > secretBits && !nameLike(v)
+}
+
+// nameLike reports whether v is a name built of words, such as a cache
+// key, an image tag or an artifact (setup-uv-1-x86_64-unknown-linux-gnu-
+// 0.7.13-<sha256>): three or more lower-case words of two letters or
+// more between - _ . or /. A random token is almost never cut so; a
+// secret with a prefix of words has one or two (django-insecure-…).
+func nameLike(v string) bool {
+	words := 0
+	for part := range strings.FieldsFuncSeq(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' || r == '/' }) {
+		if len(part) >= 2 && strings.Trim(part, lowerChars) == "" {
+			words++
+		}
+	}
+	return words >= 3
 }
 
 // headerValue finds the credentials of an Authorization header whose
@@ -361,16 +376,36 @@ func userFlag(s string, p int) (int, bool) {
 	return skipBlanks(s, q+1, 4), true
 }
 
+// proseWord returns the word before a key's name when only a space
+// separates them, as in prose ("cache key: …", "API key: …"), else "".
+func proseWord(s string, l int) string {
+	if l < 2 || s[l-1] != ' ' {
+		return ""
+	}
+	k := l - 1
+	for k > 0 && alpha[s[k-1]] && l-k < maxIdent {
+		k--
+	}
+	if k > 0 && identChars[s[k-1]] {
+		return "" // "x.y key": not a word of prose
+	}
+	return s[k : l-1]
+}
+
 // classify tells whether a key's name names a secret, and which kind: its
-// words (split at _ . - and camelCase) hold a secret word not followed by
-// one saying it is not the secret itself, nor preceded by one saying the
-// same.
-func classify(ident string) (kind string, ok bool) {
+// words (split at _ . - and camelCase, after the word of prose before it)
+// hold a secret word not followed by one saying it is not the secret
+// itself, nor preceded by one saying the same.
+func classify(prose, ident string) (kind string, ok bool) {
 	var buf [12]string
-	words := splitWords(ident, buf[:0])
+	words := buf[:0]
+	if prose != "" {
+		words = append(words, strings.ToLower(prose))
+	}
+	words = splitWords(ident, words)
 	k := -1
 	for i, w := range words {
-		if secretWord(w) {
+		if secretWord(w) && (i > 0 || prose == "") {
 			k = i
 		}
 	}
@@ -382,10 +417,10 @@ func classify(ident string) (kind string, ok bool) {
 			return "", false
 		}
 	}
-	if k > 0 && notSecretBefore[words[k-1]] {
+	w := words[k]
+	if k > 0 && (w == "key" || w == "token" || w == "auth") && notSecretBefore[words[k-1]] {
 		return "", false
 	}
-	w := words[k]
 	switch {
 	case w == "authorization" || strings.HasSuffix(w, "authorization"):
 		return "authorization", true
@@ -462,11 +497,13 @@ var notSecretAfter = set("id", "ids", "name", "names", "length", "len", "size", 
 	"description", "desc", "title", "help", "event", "events", "code", "press", "pressed", "board", "up", "down",
 	"left", "right", "word", "words", "pair", "ring", "frame", "chain", "binding", "bindings", "mapping", "error",
 	"errors", "invalid", "missing", "valid", "validation", "status", "state", "info", "options", "spec", "input",
-	"output", "store", "helper", "command", "cmd", "reset", "retries", "vault", "arn")
+	"output", "store", "helper", "command", "cmd", "reset", "retries", "vault", "arn", "rev", "revision", "commit",
+	"sha")
 
-// notSecretBefore are words before a secret word that make the key name
-// something else: a database key, a page or cache key, a CSRF token, a
-// count of model tokens, a public key.
+// notSecretBefore are words before key, token or auth (the words with
+// other meanings) that make the name something else: a database key, a
+// page or cache key, a CSRF token, a count of model tokens, a public key.
+// Before password or secret they change nothing ("input password: …").
 var notSecretBefore = set("public", "pub", "publishable", "primary", "foreign", "sort", "partition", "cache", "cached",
 	"idempotency", "hot", "natural", "schema", "sequence", "bucket", "idx", "index", "unique", "composite", "lookup",
 	"row", "routing", "shard", "next", "page", "continuation", "pagination", "cursor", "sync", "csrf", "xsrf", "max",

@@ -112,6 +112,12 @@ func TestContexts(t *testing.T) {
 			`"private_key": "` + R("private key") + `\n",`},
 		{"private key on one line", "key: " + strings.ReplaceAll(key, "\n", " ") + " ok",
 			"key: " + R("private key") + " ok"},
+		{"labelled in prose", "Your API key: " + tok + "\nKeep it safe.", "Your API key: " + R("secret") + "\nKeep it safe."},
+		{"password in prose", "the password: " + pw + " works", "the password: " + R("password") + " works"},
+		{"password after a word that qualifies tokens", "user input password: " + pw, "user input password: " + R("password")},
+		{"secret with a word prefix", "SECRET_KEY='django-insecure-" + pw + "x(=8w!" + pw + "'",
+			"SECRET_KEY='" + R("secret") + "'"},
+		{"passphrase of words", "password: correct-horse-battery-staple-9", "password: " + R("password")},
 		{"two tokens", gh + " " + gh, R("GitHub token") + " " + R("GitHub token")},
 		{"slack webhook in curl", "curl -X POST " + f.slackWebhook().Text + " -d '{}'",
 			"curl -X POST https://hooks.slack.com/services/" + R("Slack webhook") + " -d '{}'"},
@@ -206,6 +212,13 @@ func TestLookAlikes(t *testing.T) {
 		"[redacted: GitHub token] and [redacted: password]",
 		"risk-assessment-2024-q3 and desk-" + f.str(alnum, 30),
 		"bearer tokens are sent as Bearer followed by the token",
+		// Seen in the real transcripts: GitHub Actions' cache keys, and a
+		// Go struct printed with one.
+		"Restored uv cache from GitHub Actions cache with key: setup-uv-1-x86_64-unknown-linux-gnu-0.7.13-" + sha256,
+		"msg=\"deleted cache: &{ID:6 Key:setup-uv-1-x86_64-unknown-linux-gnu-0.7.13-" + sha256 + " Version:" + sha[:20] + "}\"",
+		"the cache key: " + sha256 + ", and the primary key: " + sha,
+		`BR2_PACKAGE_PLUGIN_ACCOUNT_PASSWORD_POLICY_REV="` + sha + `"`,
+		"image_tag=ghcr.io/acme/api-server-linux-amd64-" + sha[:12],
 	}
 	rules := redact.Builtin()
 	for _, in := range tests {
