@@ -103,9 +103,9 @@ func (r *Rules) Find(s string) []Finding {
 // find appends to out what every rule finds in s, in no order.
 func (r *Rules) find(s string, out []found) []found {
 	kw := &keywords
-	for i := 0; i+1 < len(s); i++ {
-		c, c2 := lowerByte[s[i]], lowerByte[s[i+1]]
-		if kw.pair[c][c2>>6]&(1<<(c2&63)) == 0 {
+	for i := 0; i+2 < len(s); i++ {
+		c := lowerByte[s[i]]
+		if h := trigram(c, lowerByte[s[i+1]], lowerByte[s[i+2]]); kw.tri[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
 		next := i
@@ -161,13 +161,20 @@ func merge(fs []found) []found {
 }
 
 // keywordSet finds every keyword of the built-in rules in one pass: a
-// position is looked at further only if its two bytes, case folded, start
-// some keyword.
+// position is looked at further only if its three bytes, case folded,
+// hash to a bit set by the start of some keyword. The set is 8 KiB, so it
+// stays in the first-level cache; a two-byte filter let through common
+// English pairs (as, se, pa) and cost twice as much.
 type keywordSet struct {
-	words    []string // lower case, at least two bytes
+	words    []string // lower case, at least three bytes
 	matchers [][]matcher
-	first    [256][]uint8   // keyword indices by first byte
-	pair     [256][4]uint64 // second bytes that follow each first byte
+	first    [256][]uint8    // keyword indices by first byte
+	tri      [1 << 10]uint64 // bits of the trigram hashes of the keywords' starts
+}
+
+// trigram hashes three bytes to 16 bits.
+func trigram(a, b, c byte) uint32 {
+	return (uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9E3779B1 >> 16
 }
 
 var keywords keywordSet
@@ -182,14 +189,14 @@ func register(word string, m matcher) {
 			return
 		}
 	}
-	if len(word) < 2 || len(k.words) == 255 {
+	if len(word) < 3 || len(k.words) == 255 {
 		panic("redact: bad keyword " + strconv.Quote(word))
 	}
 	k.words = append(k.words, word)
 	k.matchers = append(k.matchers, []matcher{m})
-	c, c2 := word[0], word[1]
-	k.first[c] = append(k.first[c], uint8(len(k.words)-1))
-	k.pair[c][c2>>6] |= 1 << (c2 & 63)
+	k.first[word[0]] = append(k.first[word[0]], uint8(len(k.words)-1))
+	h := trigram(word[0], word[1], word[2])
+	k.tri[h>>6] |= 1 << (h & 63)
 }
 
 func hasFoldPrefix(s, word string) bool {

@@ -1,0 +1,111 @@
+package redact_test
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
+)
+
+// The real corpora, read once per test binary: every string of every
+// transcript, and the bottle rendered from each.
+var (
+	realOnce    sync.Once
+	realStrs    []string
+	realBytes   int64
+	realBottles []string
+	bottleBytes int64
+	transcripts []string
+)
+
+func loadReal(b *testing.B) {
+	b.Helper()
+	files := realTranscripts(b)
+	realOnce.Do(func() {
+		transcripts = files
+		for _, path := range files {
+			eachString(b, path, func(s string) {
+				realStrs = append(realStrs, s)
+				realBytes += int64(len(s))
+			})
+			if bt := renderFile(b, path); bt != "" {
+				realBottles = append(realBottles, bt)
+				bottleBytes += int64(len(bt))
+			}
+		}
+	})
+}
+
+// renderFile renders a transcript's bottle as the daemon would, "" for a
+// transcript with nothing to render (a subagent's).
+func renderFile(b *testing.B, path string) string {
+	tr, err := sources.ReadTranscript("s", path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bt, err := render.Render(render.Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: time.Unix(0, 0)})
+	if errors.Is(err, render.ErrNothing) {
+		return ""
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(bt.Bytes)
+}
+
+// BenchmarkRedact measures redaction over real and made-up text. Compare
+// "bottles" with BenchmarkRenderReal, which renders the same bottles: the
+// daemon would redact about a bottle's text for each render.
+func BenchmarkRedact(b *testing.B) {
+	rules := redact.Builtin()
+	b.Run("real-strings", func(b *testing.B) {
+		loadReal(b)
+		b.SetBytes(realBytes)
+		for b.Loop() {
+			for _, s := range realStrs {
+				rules.Redact(s)
+			}
+		}
+	})
+	b.Run("bottles", func(b *testing.B) {
+		loadReal(b)
+		b.SetBytes(bottleBytes)
+		for b.Loop() {
+			for _, s := range realBottles {
+				rules.Redact(s)
+			}
+		}
+		b.ReportMetric(float64(bottleBytes)/float64(realBytes)*100, "%of-strings")
+	})
+	for _, tt := range []struct{ name, text string }{
+		{"no-candidate", strings.Repeat("Refactor the payment retry loop so it backs off with jitter, then run the suite. ", 1<<14)},
+		{"keywords-no-secret", strings.Repeat("The key point: a token passes the author's secret check; see https://example.com/x. ", 1<<14)},
+		{"secrets", strings.Repeat("export GITHUB_TOKEN=ghp_"+strings.Repeat("aB3dE6", 6)+" and password: "+strings.Repeat("x9Y", 4)+"\n", 1<<13)},
+		{"adversarial-key", strings.Repeat("key=", 1<<18)},
+		{"adversarial-sk", strings.Repeat("sk-", 1<<18)},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tt.text)))
+			for b.Loop() {
+				rules.Redact(tt.text)
+			}
+		})
+	}
+}
+
+// BenchmarkRenderReal is the baseline for BenchmarkRedact/bottles:
+// reading and rendering every real transcript.
+func BenchmarkRenderReal(b *testing.B) {
+	loadReal(b)
+	b.SetBytes(bottleBytes)
+	for b.Loop() {
+		for _, path := range transcripts {
+			renderFile(b, path)
+		}
+	}
+}
