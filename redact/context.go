@@ -18,11 +18,11 @@ const (
 
 func init() {
 	for _, w := range []string{"key", "token", "secret", "pass", "pwd", "cred", "auth"} {
-		register(w, matchAssignment)
+		register(w, one(matchAssignment))
 	}
-	register("bearer", matchBearer)
-	register("://", matchURLPassword)
-	register("curl", matchCurlUser)
+	register("bearer", one(matchBearer))
+	register("://", one(matchURLPassword))
+	register("curl", matchCurlUsers)
 }
 
 // matchAssignment finds the value assigned to a key that names a secret,
@@ -295,27 +295,28 @@ func matchURLPassword(s string, hit int) (found, bool) {
 // git+ssh, s3).
 func digitOrPunct(c byte) bool { return '0' <= c && c <= '9' || c == '+' || c == '.' || c == '-' }
 
-// matchCurlUser finds the password of curl -u user:password, looked for
-// along the command (through backslash-continued lines).
-func matchCurlUser(s string, hit int) (found, bool) {
-	p := hit + len("curl")
-	if !boundaryBefore(s, hit) || p < len(s) && isAlnum(s[p]) {
-		return found{}, false
+// matchCurlUsers finds the password of each -u user:password of a curl
+// command, looked for along it (through backslash-continued lines).
+func matchCurlUsers(s string, hit, from int) (found, int, bool) {
+	p := max(from, hit+len("curl"))
+	if !boundaryBefore(s, hit) || hit+4 < len(s) && isAlnum(s[hit+4]) {
+		return found{}, 0, false
 	}
-	line := s[:commandEnd(s, p, min(len(s), p+maxLine))]
-	for {
+	line := s[:commandEnd(s, p, min(len(s), hit+len("curl")+maxLine))]
+	for p < len(line) {
 		i := strings.Index(line[p:], "-u")
 		if i < 0 {
-			return found{}, false
+			break
 		}
 		p += i
 		if c := line[p-1]; c == ' ' || c == '\t' || c == '\n' || c == '-' && line[p-2] == ' ' {
 			if f, ok := curlPassword(line, p-strings.Count(line[p-1:p], "-")); ok {
-				return f, true
+				return f, f.End, true
 			}
 		}
 		p += 2
 	}
+	return found{}, 0, false
 }
 
 // commandEnd is where the command line that runs through p ends: at a
@@ -349,7 +350,7 @@ func curlPassword(s string, p int) (found, bool) {
 		return found{}, false
 	}
 	start := q + colon + 1
-	if pw := s[start:e]; len(pw) < 3 || placeholder(pw) || placeholder(s[q:q+colon]) {
+	if pw := s[start:e]; len(pw) < 3 || placeholder(pw) || colon > 0 && strings.IndexByte("$<{%", s[q]) >= 0 {
 		return found{}, false
 	}
 	return found{Finding{start, e, "password"}, context}, true

@@ -47,12 +47,14 @@
 // credential(s), creds or a compound ending in one of the long ones
 // (apikey, accesstoken, clientsecret, pgpassword…), unless a word after it
 // says it is not the secret itself (key_id, token_url, secret_name,
-// password_hash, max…) or the word before it does (public_key, cache_key,
-// next_page_token, csrf_token, max_tokens…). A password's value is
-// redacted when it is at least 6 bytes and not only letters; any other
-// secret's value when it is at least 10 bytes, holds a digit (or, from 20
-// bytes, one of + / =) and has a Shannon entropy above 3.5 bits a byte,
-// gitleaks' threshold for its generic-api-key rule. Values that are
+// password_hash, …_rev) or, for key, token and auth, which have other
+// meanings, the word before it does (public_key, cache key,
+// next_page_token, csrf_token). A password's value is redacted when it is
+// at least 6 bytes and not only letters; any other secret's value when it
+// is at least 10 bytes, holds a digit (or, from 20 bytes, one of + / =),
+// has a Shannon entropy above 3.5 bits a byte (gitleaks' threshold for its
+// generic-api-key rule) and is not a name built of three or more
+// lower-case words (a cache key, an image tag). Values that are
 // placeholders stay: variable references ($VAR, ${VAR}, %VAR%), templates
 // ({{…}}, <your-token>), masks (********, xxxx, …EXAMPLE), values in
 // which a word starts with example, sample, placeholder, changeme, your,

@@ -36,8 +36,19 @@ type found struct {
 }
 
 // A matcher looks for a credential around hit, where one of its keywords
-// starts in s.
-type matcher func(s string, hit int) (found, bool)
+// starts in s, from from on. Beside what it found it returns where to look
+// for another (a curl command can have several -u), or 0. (It returns one
+// at a time, rather than appending to a slice, so that the slice of
+// findings, passed to no function value, stays on the caller's stack.)
+type matcher func(s string, hit, from int) (f found, next int, ok bool)
+
+// one makes a matcher of a function that finds at most one credential.
+func one(match func(s string, hit int) (found, bool)) matcher {
+	return func(s string, hit, _ int) (found, int, bool) {
+		f, ok := match(s, hit)
+		return f, 0, ok
+	}
+}
 
 // Rules is a compiled, immutable rule set, safe for concurrent use. A nil
 // *Rules is the built-in rule set, so that forgetting to pass one never
@@ -114,11 +125,18 @@ func (r *Rules) find(s string, out []found) []found {
 				continue
 			}
 			for _, m := range kw.matchers[w] {
-				if f, ok := m(s, i); ok {
-					out = append(out, f)
-					if f.rank == format && f.Start == i {
-						next = max(next, f.End-1) // nothing more to find inside a token
+				for from := i; ; {
+					f, more, ok := m(s, i, from)
+					if ok {
+						out = append(out, f)
+						if f.rank == format && f.Start == i {
+							next = max(next, f.End-1) // nothing more to find inside a token
+						}
 					}
+					if more <= from {
+						break
+					}
+					from = more
 				}
 			}
 		}

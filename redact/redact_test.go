@@ -74,6 +74,8 @@ func TestContexts(t *testing.T) {
 		{"bearer JWT", "Authorization: Bearer " + jwt, "Authorization: Bearer " + R("JWT")},
 		{"curl -u", "curl -u deploy:" + pw + " https://ci.example.com/job",
 			"curl -u deploy:" + R("password") + " https://ci.example.com/job"},
+		{"curl -u twice", "curl -u a:" + pw + " -u b:" + pw + "x https://ci.example.com",
+			"curl -u a:" + R("password") + " -u b:" + R("password") + " https://ci.example.com"},
 		{"curl --user quoted", "curl --user 'deploy:" + pw + "' https://ci.example.com",
 			"curl --user 'deploy:" + R("password") + "' https://ci.example.com"},
 		{"git clone", "git clone https://deploy:" + pw + "@git.example.com/team/app.git",

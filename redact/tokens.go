@@ -136,10 +136,10 @@ var tokenRules = []tokenRule{
 func init() {
 	for i := range tokenRules {
 		t := &tokenRules[i]
-		register(t.prefix, t.match)
+		register(t.prefix, one(t.match))
 	}
-	register("eyJ", matchJWT)
-	register("-----BEGIN", matchPrivateKey)
+	register("eyJ", one(matchJWT))
+	register("-----BEGIN", one(matchPrivateKey))
 }
 
 // match finds the token t at hit, where its prefix is (case-folded).
