@@ -37,6 +37,7 @@ type words struct {
 	vocab []string
 	zipf  *rand.Zipf
 	rng   *rand.Rand
+	langs []*language // Chinese, Japanese, Korean (see languageOf)
 }
 
 const vocabSize = 200_000
@@ -80,13 +81,18 @@ func (w *words) text(n int) string {
 	return b.String()
 }
 
-// spine is a generated session of about size bytes of conversation.
-func (w *words) spine(id, cwd string, start time.Time, size int) *sources.Spine {
+// spine is a generated session of about size bytes of conversation, in
+// English, or in the language of lang when it is not nil.
+func (w *words) spine(id, cwd string, start time.Time, size int, lang *language) *sources.Spine {
 	sp := &sources.Spine{SessionID: id, CWD: cwd, Started: start}
+	text := w.text
+	if lang != nil {
+		text = func(n int) string { return lang.text(n, w) }
+	}
 	at := start
 	for n := 0; n < size; {
-		user := w.text(40 + w.rng.Intn(800))
-		answer := w.text(200 + w.rng.Intn(4000))
+		user := text(40 + w.rng.Intn(800))
+		answer := text(200 + w.rng.Intn(4000))
 		sp.Entries = append(sp.Entries,
 			sources.Entry{Kind: sources.EntryUser, Time: at, Text: user},
 			sources.Entry{Kind: sources.EntryAssistant, Time: at.Add(time.Minute), Text: answer})
@@ -101,7 +107,8 @@ func (w *words) spine(id, cwd string, start time.Time, size int) *sources.Spine 
 
 // corpus makes (or finds) a data directory of generated bottles: sessions
 // in 50 projects, sizes spread around mb/sessions (log-normal, as real
-// sessions are), and returns it with the words they were drawn from.
+// sessions are), one in six of them in Chinese, Japanese or Korean (see
+// languages), and returns it with the words they were drawn from.
 func corpus(b *testing.B, sessions, mb int) (string, *words) {
 	b.Helper()
 	w := newWords(1)
@@ -109,7 +116,7 @@ func corpus(b *testing.B, sessions, mb int) (string, *words) {
 	if data == "" {
 		data = b.TempDir()
 	} else {
-		data = filepath.Join(data, fmt.Sprintf("%d-%dMB", sessions, mb))
+		data = filepath.Join(data, fmt.Sprintf("%d-%dMB-cjk", sessions, mb))
 	}
 	dir := render.BottlesDir(data)
 	if entries, _ := os.ReadDir(dir); len(entries) >= sessions {
@@ -121,7 +128,7 @@ func corpus(b *testing.B, sessions, mb int) (string, *words) {
 		size := int(mean * w.rng.ExpFloat64())
 		size = max(min(size, 40<<20), 2000)
 		id := fmt.Sprintf("%08x-bench-4000-8000-%012d", i, i)
-		sp := w.spine(id, fmt.Sprintf("/home/u/project%02d", i%50), base.Add(time.Duration(i)*2*time.Hour), size)
+		sp := w.spine(id, fmt.Sprintf("/home/u/project%02d", i%50), base.Add(time.Duration(i)*2*time.Hour), size, w.languageOf(i))
 		bt, err := render.Render(render.Input{SessionID: id, Spine: sp, Now: base, Location: time.UTC})
 		if err != nil {
 			b.Fatal(err)
@@ -228,12 +235,15 @@ func BenchmarkSearch(b *testing.B) {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // benchQueryMix draws n queries: single words from the most frequent to
-// the rarest, pairs, and phrases as they occur in the generated text.
+// the rarest, pairs, phrases as they occur in the generated text, and one
+// in six in Chinese, Japanese or Korean (see cjkQuery).
 func benchQueryMix(w *words, n int) []string {
 	rng := rand.New(rand.NewSource(2))
 	var out []string
 	for i := range n {
-		switch i % 5 {
+		switch i % 6 {
+		case 5:
+			out = append(out, w.cjkQuery(i/6, rng))
 		case 0: // a common word (rank 10–1,000)
 			out = append(out, w.vocab[10+rng.Intn(990)])
 		case 1: // a middling word (rank 1,000–20,000)
