@@ -103,8 +103,8 @@ func isASCII(s string) bool {
 func holdsAll(words []string, ps []phrase) bool {
 	for _, p := range ps {
 		found := false
-		for i := 0; i+len(p) <= len(words) && !found; i++ {
-			found = slices.Equal(words[i:i+len(p)], p)
+		for i := 0; i+len(p.tokens) <= len(words) && !found; i++ {
+			found = slices.Equal(words[i:i+len(p.tokens)], p.tokens)
 		}
 		if !found {
 			return false

@@ -42,7 +42,7 @@ import (
 
 // Format is the version of the database layout. A database of another
 // format is rebuilt.
-const Format = 3
+const Format = 4
 
 // applicationID marks the database file as bottled's index ("btix").
 const applicationID = 0x62746978
@@ -377,7 +377,7 @@ CREATE INDEX docs_bottle ON docs (bottle, seq);
 
 // textTable is the full-text index of the blocks' bodies, with the words
 // of each bottle's project in scope.
-const textTable = `CREATE VIRTUAL TABLE text USING fts5 (body, scope, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`
+const textTable = `CREATE VIRTUAL TABLE text USING fts5 (body, scope, content='', contentless_delete=1, tokenize='` + tokenizerName + `')`
 
 // Roles of a bottle among its session's bottles: search and lists show the
 // current bottle, and archived ones only when asked, and then only the

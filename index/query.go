@@ -7,8 +7,8 @@ import (
 )
 
 // Queries are words and "quoted phrases". The text is never handed to
-// FTS5's query syntax: it is cut into tokens here, each made of letters and
-// digits only (what FTS5's unicode61 tokenizer keeps), and every phrase is
+// FTS5's query syntax: it is cut into tokens here, as the index's
+// tokenizer cuts documents (see tokenizerName), and every phrase is
 // written out as an FTS5 string, so that quotes, *, NEAR, OR, AND, NOT,
 // parentheses, column filters and anything else in the input are searched
 // for as the words they contain, or dropped if they contain none.
@@ -17,65 +17,66 @@ import (
 const maxTerms = 16
 
 // phrase is a run of tokens that must appear in this order; a single
-// word is a phrase of one token.
-type phrase []string
+// word is a phrase of one token, a word of Chinese, Japanese or Korean
+// the phrase of its bigrams.
+type phrase struct {
+	tokens []string
+	// prefix marks a last token that is one CJK character, which matches
+	// every token that starts with it.
+	prefix bool
+}
 
 // parseQuery cuts a query into phrases: each "quoted" part is one phrase
-// (an unbalanced quote runs to the end), every other word its own.
+// (an unbalanced quote runs to the end), every other word its own, and
+// so is every run of CJK characters.
 func parseQuery(s string) []phrase {
 	var out []phrase
 	n := 0
 	add := func(p phrase) {
-		if len(p) == 0 || n >= maxTerms {
+		if len(p.tokens) == 0 || n >= maxTerms {
 			return
 		}
-		if n+len(p) > maxTerms {
-			p = p[:maxTerms-n]
+		if n+len(p.tokens) > maxTerms {
+			p = phrase{tokens: p.tokens[:maxTerms-n]}
 		}
-		n += len(p)
+		n += len(p.tokens)
 		out = append(out, p)
 	}
 	for i, part := range strings.Split(s, `"`) {
-		toks := tokens(part)
 		if i%2 == 1 {
-			add(toks)
+			var p phrase
+			scanTokens(part, true, func(t token) bool {
+				p.tokens = append(p.tokens, t.term(part))
+				p.prefix = t.single
+				return true
+			})
+			add(p)
 			continue
 		}
-		for _, t := range toks {
-			add(phrase{t})
-		}
+		var p phrase
+		end := 0
+		scanTokens(part, true, func(t token) bool {
+			// The bigrams of one run overlap: they are one word.
+			if t.start >= end {
+				add(p)
+				p = phrase{}
+			}
+			p.tokens = append(p.tokens, t.term(part))
+			p.prefix, end = t.single, t.end
+			return true
+		})
+		add(p)
 	}
 	return out
 }
 
-// isTokenRune is unicode61's default token character: a letter, a digit
-// or a private-use character; everything else separates tokens.
-func isTokenRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
-	}
-	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
-}
-
-// tokens lowercases s and cuts it into tokens.
+// tokens cuts s into the tokens a query would search for.
 func tokens(s string) []string {
 	var out []string
-	start := -1
-	for i, r := range s {
-		if isTokenRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			out = append(out, strings.ToLower(s[start:i]))
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, strings.ToLower(s[start:]))
-	}
+	scanTokens(s, true, func(t token) bool {
+		out = append(out, t.term(s))
+		return true
+	})
 	return out
 }
 
@@ -88,11 +89,18 @@ func matchExpr(ps []phrase) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(strings.Join(p, " "), `"`, `""`))
-		b.WriteByte('"')
+		b.WriteString(p.expr())
 	}
 	return b.String()
+}
+
+// expr is the phrase as an FTS5 string.
+func (p phrase) expr() string {
+	s := `"` + strings.ReplaceAll(strings.Join(p.tokens, " "), `"`, `""`) + `"`
+	if p.prefix {
+		s += "*"
+	}
+	return s
 }
 
 // snippetRunes bounds a hit's snippet.
@@ -101,32 +109,56 @@ const (
 	snippetBefore = 50 // runes of context kept before the first match
 )
 
-// locate finds the first token of text equal to a token of the query and
-// returns its byte offset, or -1.
+// locate returns the byte offset in text of the first match of a phrase
+// of the query: where a phrase starts, or, if no phrase is found whole
+// (FTS5 and this may disagree on text it matched), the first token of a
+// phrase; -1 if neither.
 func locate(text []byte, ps []phrase) int {
-	want := map[string]bool{}
-	for _, p := range ps {
-		for _, t := range p {
-			want[t] = true
+	s := string(text)
+	type tok struct {
+		term  string
+		start int
+	}
+	var at [][]tok // the tokens at each position: one, or two in a CJK run's last
+	scanTokens(s, false, func(t token) bool {
+		if !t.colocated || len(at) == 0 {
+			at = append(at, nil)
+		}
+		at[len(at)-1] = append(at[len(at)-1], tok{t.term(s), t.start})
+		return true
+	})
+	holds := func(pos int, want string, prefix bool) bool {
+		for _, t := range at[pos] {
+			if t.term == want || prefix && strings.HasPrefix(t.term, want) {
+				return true
+			}
+		}
+		return false
+	}
+	matches := func(p phrase, pos int) bool {
+		if pos+len(p.tokens) > len(at) {
+			return false
+		}
+		for k, want := range p.tokens {
+			if !holds(pos+k, want, p.prefix && k == len(p.tokens)-1) {
+				return false
+			}
+		}
+		return true
+	}
+	for pos := range at {
+		for _, p := range ps {
+			if matches(p, pos) {
+				return at[pos][0].start
+			}
 		}
 	}
-	start := -1
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRune(text[i:])
-		if isTokenRune(r) {
-			if start < 0 {
-				start = i
+	for pos := range at {
+		for _, p := range ps {
+			if holds(pos, p.tokens[0], p.prefix && len(p.tokens) == 1) {
+				return at[pos][0].start
 			}
-		} else if start >= 0 {
-			if want[strings.ToLower(string(text[start:i]))] {
-				return start
-			}
-			start = -1
 		}
-		i += size
-	}
-	if start >= 0 && want[strings.ToLower(string(text[start:]))] {
-		return start
 	}
 	return -1
 }
@@ -162,34 +194,4 @@ func snippet(text []byte, at int) string {
 		s = "…" + s
 	}
 	return s
-}
-
-// asciiToken marks the ASCII bytes isTokenRune accepts: a rebuild counts
-// the words of every block, and most of them are ASCII.
-var asciiToken = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = isTokenRune(rune(c))
-	}
-	return t
-}()
-
-// countWords counts the tokens of text as isTokenRune cuts them.
-func countWords(text []byte) int {
-	n, in := 0, false
-	for i := 0; i < len(text); {
-		var token bool
-		if c := text[i]; c < utf8.RuneSelf {
-			token = asciiToken[c]
-			i++
-		} else {
-			r, size := utf8.DecodeRune(text[i:])
-			token = isTokenRune(r)
-			i += size
-		}
-		if token && !in {
-			n++
-		}
-		in = token
-	}
-	return n
 }

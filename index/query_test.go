@@ -6,38 +6,48 @@ import (
 	"testing"
 )
 
+// phraseOf is the phrase of tokens ws; prefixed marks its last as a prefix.
+func phraseOf(ws ...string) phrase { return phrase{tokens: ws} }
+
+func prefixed(p phrase) phrase { p.prefix = true; return p }
+
 func TestParseQuery(t *testing.T) {
 	cases := []struct {
 		in   string
 		want []phrase
 		expr string
 	}{
-		{"Retry loop", []phrase{{"retry"}, {"loop"}}, `"retry" "loop"`},
-		{`jitter "full jitter" cap`, []phrase{{"jitter"}, {"full", "jitter"}, {"cap"}}, `"jitter" "full jitter" "cap"`},
-		{`"unbalanced quote`, []phrase{{"unbalanced", "quote"}}, `"unbalanced quote"`},
-		{`NEAR(a b) OR c*`, []phrase{{"near"}, {"a"}, {"b"}, {"or"}, {"c"}}, `"near" "a" "b" "or" "c"`},
-		{`body:x {scope}: "p1"`, []phrase{{"body"}, {"x"}, {"scope"}, {"p1"}}, `"body" "x" "scope" "p1"`},
-		{`'; DROP TABLE bottles; --`, []phrase{{"drop"}, {"table"}, {"bottles"}}, `"drop" "table" "bottles"`},
+		{"Retry loop", []phrase{phraseOf("retry"), phraseOf("loop")}, `"retry" "loop"`},
+		{`jitter "full jitter" cap`, []phrase{phraseOf("jitter"), phraseOf("full", "jitter"), phraseOf("cap")}, `"jitter" "full jitter" "cap"`},
+		{`"unbalanced quote`, []phrase{phraseOf("unbalanced", "quote")}, `"unbalanced quote"`},
+		{`NEAR(a b) OR c*`, []phrase{phraseOf("near"), phraseOf("a"), phraseOf("b"), phraseOf("or"), phraseOf("c")}, `"near" "a" "b" "or" "c"`},
+		{`body:x {scope}: "p1"`, []phrase{phraseOf("body"), phraseOf("x"), phraseOf("scope"), phraseOf("p1")}, `"body" "x" "scope" "p1"`},
+		{`'; DROP TABLE bottles; --`, []phrase{phraseOf("drop"), phraseOf("table"), phraseOf("bottles")}, `"drop" "table" "bottles"`},
 		{`"" *** ( )`, nil, ``},
-		{"Ünïcode 日本語 café", []phrase{{"ünïcode"}, {"日本語"}, {"café"}}, `"ünïcode" "日本語" "café"`},
-		{strings.Repeat("w ", 40), nil, ""}, // checked for length below
+		// Folded as the index folds: case and diacritics.
+		{"Ünïcode café ÉTÉ", []phrase{phraseOf("unicode"), phraseOf("cafe"), phraseOf("ete")}, `"unicode" "cafe" "ete"`},
+		// A run of CJK characters is the phrase of its bigrams; one
+		// character alone is a prefix.
+		{"日本語", []phrase{phraseOf("日本", "本語")}, `"日本 本語"`},
+		{"稳定 性能", []phrase{phraseOf("稳定"), phraseOf("性能")}, `"稳定" "性能"`},
+		{"稳", []phrase{prefixed(phraseOf("稳"))}, `"稳"*`},
+		{"用redis缓存", []phrase{prefixed(phraseOf("用")), phraseOf("redis"), phraseOf("缓存")}, `"用"* "redis" "缓存"`},
+		{`"用redis缓存"`, []phrase{phraseOf("用", "redis", "缓存")}, `"用 redis 缓存"`},
+		{`"redis 用"`, []phrase{prefixed(phraseOf("redis", "用"))}, `"redis 用"*`},
+		{"안정적입니다", []phrase{phraseOf("안정", "정적", "적입", "입니", "니다")}, `"안정 정적 적입 입니 니다"`},
+		{"コーヒー", []phrase{phraseOf("コー", "ーヒ", "ヒー")}, `"コー ーヒ ヒー"`},
 	}
-	for _, c := range cases[:len(cases)-1] {
+	for _, c := range cases {
 		got := parseQuery(c.in)
 		if !reflect.DeepEqual(got, c.want) || matchExpr(got) != c.expr {
-			t.Errorf("parseQuery(%q) = %q %s, want %q %s", c.in, got, matchExpr(got), c.want, c.expr)
+			t.Errorf("parseQuery(%q) = %v %s, want %v %s", c.in, got, matchExpr(got), c.want, c.expr)
 		}
 	}
 	if n := len(parseQuery(strings.Repeat("w ", 40))); n != maxTerms {
 		t.Errorf("%d terms kept, want %d", n, maxTerms)
 	}
-}
-
-func TestCountWords(t *testing.T) {
-	for _, s := range []string{"", "one", "two words", "  lead, trail.  ", "ünï-code 日本語 x2", "a\nb\tc", "\xff\xfe broken", "snake_case x-1 3.14 a/b `code` ~@#$%^&*()[]{}<>?!;:'\"", "\x00\x7f end"} {
-		if got, want := countWords([]byte(s)), len(tokens(s)); got != want {
-			t.Errorf("countWords(%q) = %d, tokens %d", s, got, want)
-		}
+	if ps := parseQuery(strings.Repeat("稳定", 20)); len(ps) != 1 || len(ps[0].tokens) != maxTerms {
+		t.Errorf("a long CJK run: %v, want one phrase of %d bigrams", ps, maxTerms)
 	}
 }
 

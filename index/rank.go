@@ -30,9 +30,13 @@ const (
 // driver's build of FTS5 when called from an auxiliary function.)
 const rankFunc = "bottled_rank"
 
-// registerFTS registers FTS5 and the rank function on a connection.
+// registerFTS registers FTS5, the tokenizer and the rank function on a
+// connection.
 func registerFTS(c *sqlite3.Conn) error {
 	return fts5.RegisterCustom(c, func(api *fts5.API) error {
+		if err := api.CreateTokenizer(tokenizerName, newTokenizer); err != nil {
+			return err
+		}
 		return api.CreateFunction(rankFunc, rank)
 	})
 }

@@ -71,8 +71,10 @@ type Hit struct {
 	Project  string
 	Time     time.Time // zero if the bottle does not show it
 	Kind     render.BlockKind
-	// Line is the bottle line of the first matching word (of the block,
-	// when the words matched only after folding).
+	// Line is the bottle line where the block first matches: the line of
+	// the first phrase of the query found whole, or else of the first
+	// word of it (the block's first line if neither is, as when the
+	// bottle changed under the index).
 	Line    int
 	Snippet string
 }
@@ -164,13 +166,14 @@ func (ix *Index) phraseDocs(ps []phrase) ([]int64, error) {
 	}
 	for i, p := range ps {
 		out[i] = math.MaxInt64
-		for _, tok := range p {
+		for k, tok := range p.tokens {
+			one := phrase{tokens: []string{tok}, prefix: p.prefix && k == len(p.tokens)-1}
 			var n, low int64
 			err := ix.query(`SELECT count(*), coalesce(min(r), 0) FROM (SELECT rowid AS r FROM text WHERE text MATCH ? ORDER BY rowid DESC LIMIT ?)`,
 				func(s *sqlite3.Stmt) error {
 					n, low = s.ColumnInt64(0), s.ColumnInt64(1)
 					return nil
-				}, `{body}: "`+tok+`"`, dfSample)
+				}, `{body}: `+one.expr(), dfSample)
 			if err != nil {
 				return nil, err
 			}
@@ -270,13 +273,10 @@ func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
 		text := b.data[bl.Text:bl.End]
 		at := locate(text, ps)
 		line := bl.Line
-		if bl.Text > bl.Start {
-			line++ // the text starts after the heading
-		}
 		if at >= 0 {
-			line += bytes.Count(text[:at], []byte("\n"))
-		} else {
-			line = bl.Line
+			// From the heading (or the observation line's marker) to the
+			// match.
+			line += bytes.Count(b.data[bl.Start:bl.Text+at], []byte("\n"))
 		}
 		h := Hit{Session: c.session, Bottle: filepath.Join(ix.bottles, filepath.FromSlash(c.path)), Archived: c.archived,
 			Project: c.project, Kind: c.kind, Line: line, Snippet: snippet(text, at)}

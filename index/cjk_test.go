@@ -1,0 +1,165 @@
+package index
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/bottled-dev/bottled/render"
+)
+
+// cjkTalks are sessions in Chinese, Japanese and Korean, written as people
+// write them: no spaces between Chinese or Japanese words, Korean
+// particles attached to the word, English names mixed in.
+var cjkTalks = []talk{
+	{"s-zh", "/home/u/zh", day, [][2]string{
+		{"我们需要让这个服务更稳定一些，然后再部署到生产环境。", "好的，我先检查日志，再修改配置让服务更稳定。"},
+		{"用redis缓存会话数据可以吗？", "可以，使用redis集群来缓存会话。"},
+	}},
+	{"s-ja", "/home/u/ja", day.Add(time.Hour), [][2]string{
+		{"このプログラムはとても安定しています。テストを追加してください。", "テストを追加しました。"},
+	}},
+	{"s-ko", "/home/u/ko", day.Add(2 * time.Hour), [][2]string{
+		{"이 서비스는 안정적입니다. 배포를 진행해 주세요.", "배포를 진행했습니다. 모니터링도 설정했습니다."},
+	}},
+	{"s-fr", "/home/u/fr", day.Add(3 * time.Hour), [][2]string{
+		{"Le café est prêt, naïve question about Zürich", "Noted."},
+	}},
+}
+
+// TestSearchCJK searches words inside Chinese, Japanese and Korean
+// sentences: each is found in its session, and the hit's line and snippet
+// hold it; characters that are there but not side by side are not a match.
+func TestSearchCJK(t *testing.T) {
+	data := t.TempDir()
+	for _, s := range cjkTalks {
+		writeBottles(t, data, s.bottle(t))
+	}
+	ix := openIndex(t, data)
+	cases := []struct {
+		query string
+		want  []string
+		shown string // what the hit's line and snippet hold ("" the query)
+	}{
+		{"稳定", []string{"s-zh"}, ""},
+		{"服务", []string{"s-zh"}, ""},
+		{"生产环境", []string{"s-zh"}, ""},
+		{`"更稳定"`, []string{"s-zh"}, "更稳定"},
+		{"稳", []string{"s-zh"}, ""},             // one character
+		{"境", []string{"s-zh"}, ""},             // one character, the last of its sentence
+		{"缓存 redis", []string{"s-zh"}, "redis"}, // Chinese and English in one query
+		{`"用redis缓存"`, []string{"s-zh"}, "用redis缓存"},
+		{"稳部", nil, ""},  // both characters are there, not together
+		{"稳定性", nil, ""}, // a longer word than the text has
+		{"安定", []string{"s-ja"}, ""},
+		{"プログラム", []string{"s-ja"}, ""},
+		{"追加", []string{"s-ja"}, ""},
+		{"안정적", []string{"s-ko"}, ""}, // in 안정적입니다
+		{"서비스", []string{"s-ko"}, ""}, // in 서비스는
+		{"배포", []string{"s-ko"}, ""},
+		{"모니터링", []string{"s-ko"}, ""},
+		{"안정성", nil, ""},
+		// Folding as before: case and accents.
+		{"cafe", []string{"s-fr"}, "café"},
+		{"CAFÉ", []string{"s-fr"}, "café"},
+		{"zurich naive", []string{"s-fr"}, "Zürich"},
+		{"pret", []string{"s-fr"}, "prêt"},
+	}
+	for _, c := range cases {
+		hits := search(t, ix, c.query, Scope{Limit: MaxLimit})
+		if got := sessionsOf(hits); !slices.Equal(got, c.want) {
+			t.Errorf("search %q: %v, want %v", c.query, got, c.want)
+			continue
+		}
+		shown := c.shown
+		if shown == "" {
+			shown = c.query
+		}
+		for _, h := range hits {
+			if line := lineOf(t, h.Bottle, h.Line); !strings.Contains(strings.ToLower(line), strings.ToLower(shown)) {
+				t.Errorf("search %q: hit at line %d, which does not hold %q: %q", c.query, h.Line, shown, line)
+			}
+			if !strings.Contains(strings.ToLower(h.Snippet), strings.ToLower(shown)) {
+				t.Errorf("search %q: snippet without %q: %q", c.query, shown, h.Snippet)
+			}
+		}
+	}
+}
+
+// TestSearchCJKRealBottles searches the real Chinese and Korean
+// transcripts' bottles for words inside their sentences: two characters
+// from the middle of a long run of Chinese characters, the first three
+// syllables of a long Korean word. Each bottle is among the hits of its
+// words, and every hit's line holds the word.
+func TestSearchCJKRealBottles(t *testing.T) {
+	data := t.TempDir()
+	bottles := realBottles(t, true)
+	for _, b := range bottles {
+		writeBottles(t, data, b.bottle)
+	}
+	ix := openIndex(t, data)
+	checked := map[string]int{}
+	for _, b := range bottles {
+		p, err := render.Parse(b.bottle.Bytes, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var words []string
+		for _, bl := range p.Blocks {
+			words = append(words, innerWords(string(b.bottle.Bytes[bl.Text:bl.End]))...)
+		}
+		for i := 0; i < len(words) && i < 40; i += max(len(words)/8, 1) {
+			w := words[i]
+			hits := search(t, ix, w, Scope{Limit: MaxLimit})
+			if !slices.Contains(sessionsOf(hits), b.id) {
+				t.Errorf("search %q: %v, not %s", w, sessionsOf(hits), b.id)
+			}
+			for _, h := range hits {
+				if line := lineOf(t, h.Bottle, h.Line); !strings.Contains(line, w) {
+					t.Errorf("search %q: hit at %s:%d, a line without it: %.100q", w, h.Bottle, h.Line, line)
+				}
+			}
+			script := "han"
+			if unicode.Is(unicode.Hangul, []rune(w)[0]) {
+				script = "hangul"
+			}
+			checked[script]++
+		}
+	}
+	if checked["han"] < 20 || checked["hangul"] < 5 {
+		t.Fatalf("too few words checked: %v", checked)
+	}
+	// The word of the report: in many sentences of one real session.
+	if got := sessionsOf(search(t, ix, "稳定", Scope{Limit: MaxLimit})); len(got) == 0 {
+		t.Errorf(`search "稳定": no session`)
+	}
+}
+
+// innerWords returns words from inside sentences of text: two Chinese
+// characters from the middle of a run of eight or more, and the first
+// three syllables of a Korean word of five or more.
+func innerWords(text string) []string {
+	var out []string
+	run := []rune{}
+	flush := func() {
+		switch {
+		case len(run) >= 8 && unicode.Is(unicode.Han, run[3]) && unicode.Is(unicode.Han, run[4]):
+			out = append(out, string(run[3:5]))
+		case len(run) >= 5 && unicode.Is(unicode.Hangul, run[0]) && unicode.Is(unicode.Hangul, run[2]):
+			out = append(out, string(run[:3]))
+		}
+		run = run[:0]
+	}
+	for _, r := range text {
+		if unicode.In(r, unicode.Han, unicode.Hangul) {
+			run = append(run, r)
+			continue
+		}
+		flush()
+	}
+	flush()
+	return slices.DeleteFunc(out, func(w string) bool { return !utf8.ValidString(w) })
+}
