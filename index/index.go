@@ -8,10 +8,10 @@
 // Layout: <data-dir>/bottled-index/ holds generations of the database
 // (<n>.db with its -wal and -shm) and a file "current" naming the one in
 // use. A rebuild (asked for, or because the database is missing, of another
-// format or corrupt) fills a new generation and then switches "current" to
-// it, so that processes still using the old one are never disturbed: they
-// notice the switch at their next operation and reopen. A lock file there
-// makes sure only one process builds at a time.
+// format or corrupt) makes a new generation current, which processes still
+// using the old one notice at their next operation, and fills it newest
+// bottles first, in steps that readers can answer from (see build.go). A
+// lock file there makes sure only one process builds at a time.
 //
 // Unit of indexing: one block of a bottle (render.Block): a user message,
 // the assistant's text of a turn, one observation line, one summary. A
@@ -81,6 +81,15 @@ var ErrBuilding = errors.New("the search index is being built by another process
 
 // Options configure an Index.
 type Options struct {
+	// BuildFor bounds how long Open (or an operation that finds the index
+	// unusable) spends building the index, when it must be built or its
+	// build was left unfinished and no process is at it: then it answers
+	// from what is indexed so far, and the next Open or Build continues.
+	// Zero builds to the end first, waiting while another process builds
+	// (as the context allows).
+	BuildFor time.Duration
+	// Now is the clock BuildFor is measured by (time.Now if nil).
+	Now func() time.Time
 	// Location is the time zone the bottles' times were rendered in
 	// (time.Local if nil; the daemon and the CLI render in local time).
 	Location *time.Location
@@ -98,6 +107,8 @@ type Options struct {
 	// Rebuild makes Open build the index anew from the bottles even if
 	// the one there is usable.
 	Rebuild bool
+
+	chunk int64 // bytes of bottles per step of a build (buildChunk if 0), for tests
 }
 
 // Index is an open search index. Its methods are safe for concurrent use;
@@ -109,6 +120,9 @@ type Index struct {
 	notify   func()                  // Options.Building
 	waiting  func()                  // Options.Waiting
 	progress func(done, total int64) // Options.Progress
+	buildFor time.Duration           // Options.BuildFor
+	now      func() time.Time
+	chunk    int64
 
 	// mu guards everything below: the connection is used by one
 	// goroutine at a time.
@@ -122,15 +136,23 @@ type Index struct {
 	stmts   map[string]*sqlite3.Stmt
 	known   known  // block lists of recently updated bottles
 	marks   uint64 // counts updateDocs calls, to mark the blocks each matched
+	nextDoc int64  // the row number of the next block a build writes (0: SQLite's)
 }
 
 // Open opens the index of the bottles in dataDir, building it first if it
-// is missing, of another format or corrupt, or if opts.Rebuild asks.
-// Building can take a while (see README); ctx bounds the wait for another
+// is missing, of another format or corrupt, or if opts.Rebuild asks, and
+// continuing a build left unfinished that no process is at: for at most
+// opts.BuildFor, or to the end. ctx bounds it, and the wait for another
 // process building it.
 func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 	if opts.Location == nil {
 		opts.Location = time.Local
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.chunk <= 0 {
+		opts.chunk = buildChunk
 	}
 	ix := &Index{
 		dir:      Dir(dataDir),
@@ -139,25 +161,75 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 		notify:   opts.Building,
 		waiting:  opts.Waiting,
 		progress: opts.Progress,
+		buildFor: opts.BuildFor,
+		now:      opts.Now,
+		chunk:    opts.chunk,
 	}
 	// Owner-only, and never through a symbolic link: the index's files
 	// are written there (render.EnsureDir).
 	if err := render.EnsureDir(ix.dir); err != nil {
 		return nil, err
 	}
-	var err error
-	if opts.Rebuild {
-		ix.mu.Lock()
-		err = ix.build(ctx, 0, true)
-		ix.mu.Unlock()
-	} else {
-		// Nothing to do but make sure there is a usable generation.
-		err = ix.do(ctx, func() error { return nil })
-	}
-	if err != nil {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.open(ctx, opts.Rebuild); err != nil {
+		ix.closeConn()
 		return nil, err
 	}
 	return ix, nil
+}
+
+// open makes sure there is a usable generation, building one if need be
+// (or if rebuild), and continues its build if it is unfinished and no
+// other process is at it. Called with mu held.
+func (ix *Index) open(ctx context.Context, rebuild bool) error {
+	if rebuild {
+		return ix.build(ctx, 0, true)
+	}
+	failed, err := ix.ensure()
+	var b *buildRow
+	if err == nil {
+		if b, err = ix.unfinished(); corrupt(err) {
+			failed = ix.gen
+		}
+	}
+	if err != nil {
+		if !unusable(err) {
+			return err
+		}
+		return ix.build(ctx, failed, false)
+	}
+	if b == nil {
+		return nil
+	}
+	until := ix.deadline()
+	unlock, locked, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile), ix.waiting, ix.notWaiting())
+	if err != nil || !locked {
+		return err
+	}
+	defer unlock()
+	return ix.fill(ctx, until, true)
+}
+
+// deadline is when a build started now stops (zero: never).
+func (ix *Index) deadline() time.Time {
+	if ix.buildFor <= 0 {
+		return time.Time{}
+	}
+	return ix.now().Add(ix.buildFor)
+}
+
+// notWaiting is what lockBuild checks while another process builds: with
+// a bounded build, a usable generation ends the wait, and the index
+// answers from it.
+func (ix *Index) notWaiting() func() bool {
+	if ix.buildFor <= 0 {
+		return nil
+	}
+	return func() bool {
+		_, _, err := ix.readCurrent()
+		return err == nil
+	}
 }
 
 // Close closes the index.
@@ -324,7 +396,7 @@ func openConn(path string) (*sqlite3.Conn, error) {
 func checkSchema(c *sqlite3.Conn) error {
 	st, _, err := c.Prepare(`SELECT (SELECT application_id FROM pragma_application_id),
 		(SELECT user_version FROM pragma_user_version),
-		(SELECT count(*) FROM sqlite_schema WHERE name IN ('bottles', 'docs', 'text'))`)
+		(SELECT count(*) FROM sqlite_schema WHERE name IN ('bottles', 'docs', 'build', 'text'))`)
 	if err != nil {
 		return err
 	}
@@ -333,7 +405,7 @@ func checkSchema(c *sqlite3.Conn) error {
 		return st.Err()
 	}
 	app, format, tables := st.ColumnInt64(0), st.ColumnInt(1), st.ColumnInt(2)
-	if app != applicationID || format != Format || tables != 3 {
+	if app != applicationID || format != Format || tables != 4 {
 		return fmt.Errorf("%w: application %#x, format %d, %d tables", ErrUnusable, app, format, tables)
 	}
 	return nil
@@ -372,6 +444,15 @@ CREATE TABLE docs (
 	words  INTEGER NOT NULL             -- words in the body, for ranking
 );
 CREATE INDEX docs_bottle ON docs (bottle, seq);
+CREATE TABLE build (                -- one row while the build is unfinished (see build.go)
+	id            INTEGER PRIMARY KEY CHECK (id = 1),
+	frontier_mtime INTEGER NOT NULL,   -- the oldest bottle taken in so far
+	frontier_path TEXT NOT NULL,
+	next_id       INTEGER NOT NULL,    -- the build's rows are numbered below
+	pending       INTEGER NOT NULL,    -- bottles still ahead of the frontier
+	pending_bytes INTEGER NOT NULL,
+	done_bytes    INTEGER NOT NULL     -- bytes of bottles the build took in
+);
 %s;
 `, applicationID, Format, textTable)
 
@@ -389,107 +470,52 @@ const (
 	roleSuperseded = 2
 )
 
-// build makes a new generation after failed, fills it from the bottles and
-// makes it current. Only one process builds at a time; one that finds
-// another building waits for it (as long as ctx allows) and, unless force,
-// uses its work.
+// build makes a new generation after failed current, empty, and fills it
+// from the bottles for ix.buildFor (or to the end). Only one process builds
+// at a time; one that finds another building waits for it (as long as ctx
+// allows; with a bounded build, only until there is a generation to answer
+// from) and, unless force, uses its work, continuing it if it is left
+// unfinished. Called with mu held.
 func (ix *Index) build(ctx context.Context, failed int, force bool) error {
+	until := ix.deadline()
 	ix.closeConn()
 	if err := render.EnsureDir(ix.dir); err != nil {
 		return err
 	}
-	unlock, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile), ix.waiting)
+	var ready func() bool
+	if !force {
+		ready = ix.notWaiting()
+	}
+	unlock, locked, err := lockBuild(ctx, filepath.Join(ix.dir, lockFile), ix.waiting, ready)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	// Someone may have built it while we waited.
+	defer func() { unlock() }() // the lock taken last
+	// Someone may have built it (or begun to) while we waited.
 	if id, gen, err := ix.readCurrent(); err == nil && gen != failed && !force {
 		if err := ix.openGen(gen); err == nil {
 			ix.current = id
-			return nil
+			if !locked {
+				return nil // it is building; answer from what it did
+			}
+			return ix.fill(ctx, until, true)
+		}
+	}
+	if !locked {
+		// What ended the wait is gone again: wait for the builder.
+		unlock()
+		if unlock, _, err = lockBuild(ctx, filepath.Join(ix.dir, lockFile), nil, nil); err != nil {
+			return err
 		}
 	}
 	if ix.notify != nil {
 		ix.notify()
 	}
 	gen := max(failed, ix.newestGen()) + 1
-	return ix.fill(ctx, gen)
-}
-
-// fill creates generation gen, indexes every bottle into it and switches
-// "current" to it. Called with the build lock held.
-func (ix *Index) fill(ctx context.Context, gen int) error {
-	path := ix.genPath(gen)
-	removeGen(path)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("create index: %w", err)
-	}
-	f.Close()
-	c, err := openConn(path)
-	if err != nil {
+	if err := ix.createGen(gen); err != nil {
 		return err
 	}
-	err = c.Exec(schema)
-	if cerr := c.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		removeGen(path)
-		return fmt.Errorf("create index: %w", err)
-	}
-	// Opened again now that the file is not empty: SQLite deletes the WAL
-	// file of an empty database, and would create it anew with the
-	// driver's permissions.
-	if c, err = openConn(path); err != nil {
-		removeGen(path)
-		return err
-	}
-	// No other process opens the new generation before "current" names
-	// it, so it is filled without a journal and synced once at the end,
-	// instead of writing every page twice through the WAL (and holding a
-	// WAL as big as the index). A crash meanwhile leaves a file that the
-	// next build skips and removes.
-	if err := c.Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF"); err != nil {
-		c.Close()
-		removeGen(path)
-		return fmt.Errorf("create index: %w", err)
-	}
-	ix.conn, ix.gen = c, gen
-	// A purge asked for is answered by the switch: the new generation
-	// holds only what the bottles hold now, and the old ones go.
-	req, asked := render.TakePurge(ix.bottles)
-	err = ix.syncAll(ctx, true)
-	ix.closeConn()
-	if err == nil {
-		err = syncFile(path)
-	}
-	if err == nil {
-		// Back in WAL mode (openConn) before any other process can see it.
-		err = ix.openGen(gen)
-	}
-	if err != nil {
-		ix.closeConn()
-		removeGen(path)
-		return err
-	}
-	if err := writeCurrent(ix.dir, gen); err != nil {
-		return err
-	}
-	id, _, err := ix.readCurrent()
-	if err != nil {
-		return err
-	}
-	ix.current = id
-	ix.removeOldGens(gen)
-	if !asked {
-		return nil
-	}
-	if err := syncDir(ix.dir); err != nil {
-		return err
-	}
-	return req.Done()
+	return ix.fill(ctx, until, true)
 }
 
 // syncFile flushes a file's contents to disk.
@@ -589,20 +615,26 @@ func removeGen(path string) {
 }
 
 // lockBuild takes the build lock, waiting while ctx allows; waiting (if
-// not nil) is called once if it has to wait.
-func lockBuild(ctx context.Context, path string, waiting func()) (func(), error) {
+// not nil) is called once if it has to wait. If ready is not nil, the
+// wait also ends when ready reports true: then it returns without the
+// lock (locked false).
+func lockBuild(ctx context.Context, path string, waiting func(), ready func() bool) (unlock func(), locked bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("lock index: %w", err)
+		return nil, false, fmt.Errorf("lock index: %w", err)
 	}
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() { f.Close() }, nil
+			return func() { f.Close() }, true, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
-			return nil, fmt.Errorf("lock index: %w", err)
+			return nil, false, fmt.Errorf("lock index: %w", err)
+		}
+		if ready != nil && ready() {
+			f.Close()
+			return func() {}, false, nil
 		}
 		if waiting != nil && errors.Is(err, syscall.EWOULDBLOCK) {
 			waiting()
@@ -611,7 +643,7 @@ func lockBuild(ctx context.Context, path string, waiting func()) (func(), error)
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("%w (%v)", ErrBuilding, ctx.Err())
+			return nil, false, fmt.Errorf("%w (%v)", ErrBuilding, ctx.Err())
 		case <-time.After(lockPoll):
 		}
 	}

@@ -138,8 +138,14 @@ type docUpdate struct {
 
 // putLocked indexes a bottle's bytes under name. Called in a transaction.
 func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, error) {
-	p, err := render.Parse(data, ix.loc)
-	if err != nil {
+	p, _ := render.Parse(data, ix.loc)
+	return ix.putParsed(name, data, st, p)
+}
+
+// putParsed is putLocked for a bottle parsed already as p; nil if it
+// does not parse.
+func (ix *Index) putParsed(name string, data []byte, st fileState, p *render.Parsed) (*docUpdate, error) {
+	if p == nil {
 		// Not a bottle (or not one of a format this build reads): it has
 		// nothing to search.
 		return nil, ix.removeLocked(name)
@@ -260,7 +266,7 @@ blocks:
 			continue blocks
 		}
 		body := data[b.Text:b.End]
-		if err := ix.exec(`INSERT INTO docs (bottle, seq, sum, kind, time, words) VALUES (?, ?, ?, ?, ?, ?)`, id, seq, sum, int(b.Kind), when, countWords(body)); err != nil {
+		if err := ix.insertDoc(id, seq, sum, b.Kind, when, countWords(body)); err != nil {
 			return nil, err
 		}
 		row := ix.conn.LastInsertRowID()
@@ -287,6 +293,14 @@ blocks:
 		}
 	}
 	return have, nil
+}
+
+// insertDoc writes the row of a new block, numbered by docID.
+func (ix *Index) insertDoc(bottle int64, seq int, sum int64, kind render.BlockKind, when int64, words int) error {
+	if id := ix.docID(); id != 0 {
+		return ix.exec(`INSERT INTO docs (id, bottle, seq, sum, kind, time, words) VALUES (?, ?, ?, ?, ?, ?, ?)`, id, bottle, seq, sum, int(kind), when, words)
+	}
+	return ix.exec(`INSERT INTO docs (bottle, seq, sum, kind, time, words) VALUES (?, ?, ?, ?, ?, ?)`, bottle, seq, sum, int(kind), when, words)
 }
 
 // docsOf returns the indexed blocks of bottle id by checksum, from the

@@ -159,7 +159,7 @@ func TestBuildWaitsForAnotherBuilder(t *testing.T) {
 	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil)
+	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

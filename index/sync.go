@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
@@ -22,7 +20,7 @@ import (
 // index last saw them. It reads only the bottles whose files changed. If a
 // writer asked for a purge (render.AskPurge), it purges the index then.
 func (ix *Index) Sync(ctx context.Context) error {
-	return ix.do(ctx, func() error { return ix.syncAll(ctx, false) })
+	return ix.do(ctx, func() error { return ix.syncAll(ctx) })
 }
 
 // SyncNames is Sync for the named bottles only (relative to the bottles
@@ -45,14 +43,13 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 		if err != nil {
 			return err
 		}
-		return ix.reconcile(ctx, disk, rows, false)
+		return ix.reconcile(ctx, disk, rows, ix.progress)
 	})
 }
 
-// syncAll reconciles the whole bottles directory. filling marks the first
-// fill of a new generation, tuned for bulk, which holds only what the
-// bottles hold now and needs no purge (fill answers a request itself, once
-// the new generation is in use).
+// syncAll reconciles the whole bottles directory (of an unfinished
+// build, what the build passed: see reconcile), and purges the index if a
+// writer asked.
 //
 // A purge asked for is taken before the directory is listed: the writer
 // that asked wrote its bottle before its marker, so this sync takes that
@@ -60,19 +57,24 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 // said. The marker goes only once the purge is durable, and only if it
 // is still the request taken (render.PurgeRequest): a process killed
 // meanwhile leaves it for the next, and a request made meanwhile is the
-// next sync's.
-func (ix *Index) syncAll(ctx context.Context, filling bool) error {
+// next sync's. A purge takes the build lock: a process holding it (a
+// purge, or a build, which purges at its next step) answers the request.
+func (ix *Index) syncAll(ctx context.Context) error {
 	req, asked := render.TakePurge(ix.bottles)
-	if err := ix.reconcileAll(ctx, filling); err != nil || !asked || filling {
+	if err := ix.reconcileAll(ctx); err != nil || !asked {
 		return err
 	}
 	unlock, ok, err := tryLock(filepath.Join(ix.dir, lockFile))
 	if err != nil || !ok {
-		// Another process rewrites the index (a purge or a build): it
-		// answers the request, or leaves it for the next sync.
 		return err
 	}
 	defer unlock()
+	return ix.purgeAsked(req)
+}
+
+// purgeAsked purges the index (purgeLocked) and then removes the request
+// for it, with mu and the build lock held.
+func (ix *Index) purgeAsked(req render.PurgeRequest) error {
 	if err := ix.purgeLocked(); err != nil {
 		return fmt.Errorf("%w: %w", ErrPurge, err)
 	}
@@ -88,12 +90,12 @@ func (ix *Index) syncAll(ctx context.Context, filling bool) error {
 // next full sync purges again.
 var ErrPurge = errors.New("purge the search index")
 
-func (ix *Index) reconcileAll(ctx context.Context, filling bool) error {
+func (ix *Index) reconcileAll(ctx context.Context) error {
 	disk, rows, err := ix.diskAndRows()
 	if err != nil {
 		return err
 	}
-	return ix.reconcile(ctx, disk, rows, filling)
+	return ix.reconcile(ctx, disk, rows, ix.progress)
 }
 
 // diskAndRows returns every bottle file on disk and every row, by name.
@@ -106,25 +108,21 @@ func (ix *Index) diskAndRows() (disk, rows map[string]fileState, err error) {
 }
 
 // reconcile indexes the files of disk that rows do not know as they are,
-// and forgets the rows whose files are gone.
-func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState, filling bool) error {
+// and forgets the rows whose files are gone, calling progress (if not
+// nil) after each bottle. While a build is unfinished, the bottles it has
+// not reached yet (older than its frontier) are left to it.
+func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState, progress func(done, total int64)) error {
 	changed, gone := compare(disk, rows)
+	if b, err := ix.unfinished(); err != nil {
+		return err
+	} else if b != nil {
+		changed = slices.DeleteFunc(changed, func(name string) bool { return b.ahead(name, disk[name]) })
+	}
 	if len(changed) == 0 && len(gone) == 0 {
 		return nil
 	}
 	// Oldest first, so that newer bottles get higher row numbers.
-	slices.SortFunc(changed, func(a, b string) int {
-		if c := cmp.Compare(disk[a].mtime, disk[b].mtime); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-	if filling {
-		if err := ix.conn.Exec(`INSERT INTO text (text, rank) VALUES ('hashsize', ` + strconv.Itoa(pendingMax) + `);
-			INSERT INTO text (text, rank) VALUES ('automerge', 0)`); err != nil {
-			return err
-		}
-	}
+	slices.SortFunc(changed, func(a, b string) int { return keyOf(a, disk[a]).compare(keyOf(b, disk[b])) })
 	var total, done int64
 	for _, name := range changed {
 		total += disk[name].size
@@ -151,10 +149,10 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 		if _, err := ix.putLocked(name, data, st); err != nil {
 			return rollback(err)
 		}
-		if done += int64(len(data)); ix.progress != nil {
-			ix.progress(done, max(total, done))
+		if done += int64(len(data)); progress != nil {
+			progress(done, max(total, done))
 		}
-		if batch += len(data); !filling && batch >= syncBatch {
+		if batch += len(data); batch >= syncBatch {
 			if err := ix.conn.Exec("COMMIT; BEGIN IMMEDIATE"); err != nil {
 				return rollback(err)
 			}
@@ -170,13 +168,6 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 	}
 	if err := ix.conn.Exec("COMMIT"); err != nil {
 		return rollback(err)
-	}
-	if filling {
-		// Merge the segments of the bulk load into one: queries read fewer
-		// b-trees. Then back to FTS5's defaults for small updates.
-		return ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize');
-			INSERT INTO text (text, rank) VALUES ('automerge', 4);
-			INSERT INTO text (text, rank) VALUES ('hashsize', 1048576)`)
 	}
 	return nil
 }

@@ -1,0 +1,377 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bottled-dev/bottled/render"
+)
+
+// buildCorpus writes n sessions' bottles, session i with the word
+// "uniq<i>" of its own and the word "common", their files modified an
+// hour apart in order (session n-1 the newest, an hour ago), and returns
+// the data directory.
+func buildCorpus(t *testing.T, n int) string {
+	t.Helper()
+	data := t.TempDir()
+	base := time.Now().Add(-time.Duration(n) * time.Hour)
+	for i := range n {
+		s := talk{id: fmt.Sprintf("s%02d", i), cwd: "/p", start: day.Add(time.Duration(i) * time.Hour), turns: [][2]string{
+			{fmt.Sprintf("question uniq%d common", i), "answer common"},
+			{"more", fmt.Sprintf("second answer uniq%d", i)},
+		}}
+		writeBottles(t, data, s.bottle(t))
+		at := base.Add(time.Duration(i) * time.Hour)
+		if err := os.Chtimes(render.BottlePath(render.BottlesDir(data), s.id), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
+}
+
+// ticking is a clock that moves a second each time it is read.
+func ticking() func() time.Time {
+	now := day
+	return func() time.Time {
+		now = now.Add(time.Second)
+		return now
+	}
+}
+
+// found returns the sessions whose own word a search finds.
+func found(t *testing.T, ix *Index, n int) []int {
+	t.Helper()
+	var out []int
+	for i := range n {
+		if len(search(t, ix, fmt.Sprintf("uniq%d", i), Scope{})) > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func building(t *testing.T, ix *Index) *BuildState {
+	t.Helper()
+	st, err := ix.Building(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestBuildNewestFirst: a build bounded in time takes in the newest
+// bottles first and stops, leaving an index that answers from them and
+// says how far it got; the next opening continues where it stopped, and
+// Build finishes it, into exactly the index a build in one go makes, with
+// its rows numbered oldest bottle first.
+func TestBuildNewestFirst(t *testing.T) {
+	const n = 10
+	data := buildCorpus(t, n)
+	// One bottle per step; the clock is read once at the start and once
+	// after each step, so 3 s allow three steps.
+	opts := Options{Location: time.UTC, BuildFor: 3 * time.Second, Now: ticking(), chunk: 1}
+	ix, err := Open(context.Background(), data, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if got := found(t, ix, n); !slices.Equal(got, []int{7, 8, 9}) {
+		t.Errorf("after a bounded build, found the words of sessions %v, want the newest three", got)
+	}
+	if st := building(t, ix); st == nil || st.Indexed != 3 || st.Total != n || st.Active || st.Percent() != 30 {
+		t.Errorf("build state %+v, want 3 of %d, not active", st, n)
+	}
+	if len(search(t, ix, "common", Scope{Limit: MaxLimit})) != 6 {
+		t.Errorf("a common word is not found in every block indexed")
+	}
+
+	again, err := Open(context.Background(), data, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if got := found(t, again, n); !slices.Equal(got, []int{4, 5, 6, 7, 8, 9}) {
+		t.Errorf("after a second bounded build, found %v", got)
+	}
+	if err := again.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := building(t, ix); st != nil {
+		t.Errorf("after Build: %+v, want finished", st)
+	}
+	if got := found(t, ix, n); len(got) != n {
+		t.Errorf("after Build, found %v", got)
+	}
+
+	whole := t.TempDir()
+	if err := os.CopyFS(render.BottlesDir(whole), os.DirFS(render.BottlesDir(data))); err != nil {
+		t.Fatal(err)
+	}
+	want := dumpIndex(t, openIndex(t, whole))
+	got := dumpIndex(t, ix)
+	sameLists(t, "blocks", got.docs, want.docs)
+	sameLists(t, "words", got.words, want.words)
+	checkRowOrder(t, ix)
+}
+
+// checkRowOrder checks that the index numbers rows in the order the
+// bottles were written and their blocks stand: by file time, then
+// position.
+func checkRowOrder(t *testing.T, ix *Index) {
+	t.Helper()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	st, _, err := ix.conn.Prepare(`SELECT b.path FROM docs d JOIN bottles b ON b.id = d.bottle ORDER BY b.mtime, b.path, d.seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var byTime []string
+	for st.Step() {
+		byTime = append(byTime, st.ColumnText(0))
+	}
+	st2, _, err := ix.conn.Prepare(`SELECT b.path FROM docs d JOIN bottles b ON b.id = d.bottle ORDER BY d.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	var byRow []string
+	for st2.Step() {
+		byRow = append(byRow, st2.ColumnText(0))
+	}
+	if !slices.Equal(byTime, byRow) {
+		t.Errorf("rows out of the bottles' order:\nby row  %v\nby time %v", byRow, byTime)
+	}
+}
+
+// TestSearchWhileAnotherBuilds: while another process builds the index, a
+// bounded opening does not wait for it, and answers from what it indexed,
+// saying it is at work; once that process stops, Build continues where it
+// stopped.
+func TestSearchWhileAnotherBuilds(t *testing.T) {
+	const n = 6
+	data := buildCorpus(t, n)
+	first, err := Open(context.Background(), data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	// Another process takes the lock to go on building.
+	unlock, locked, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
+	if err != nil || !locked {
+		t.Fatal(err)
+	}
+	waited := 0
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	reader, err := Open(ctx, data, Options{Location: time.UTC, BuildFor: time.Second, Waiting: func() { waited++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if waited != 0 {
+		t.Errorf("a bounded opening waited for the other builder")
+	}
+	if got := found(t, reader, n); !slices.Equal(got, []int{4, 5}) {
+		t.Errorf("found %v, want the newest two", got)
+	}
+	if st := building(t, reader); st == nil || !st.Active || st.Indexed != 2 || st.Total != n {
+		t.Errorf("build state %+v, want 2 of %d, active", st, n)
+	}
+	// An opening that builds to the end waits for the other process.
+	short, cancelShort := context.WithCancel(context.Background())
+	cancelShort()
+	if _, err := Open(short, data, Options{Location: time.UTC}); !errors.Is(err, ErrBuilding) {
+		t.Errorf("an unbounded opening while another builds: %v, want ErrBuilding", err)
+	}
+	unlock()
+	if err := reader.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := found(t, first, n); len(got) != n {
+		t.Errorf("after the build, the first index finds %v", got)
+	}
+	if st := building(t, first); st != nil {
+		t.Errorf("build state after Build: %+v", st)
+	}
+}
+
+// TestBuildInterrupted: a build stopped in the middle of a step (its
+// context ended; a crash is the same to SQLite: a transaction that never
+// commits) keeps what the steps before committed, never looks finished,
+// and is continued by the next opening.
+func TestBuildInterrupted(t *testing.T) {
+	const n = 6
+	data := buildCorpus(t, n)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	info, err := os.Stat(render.BottlePath(render.BottlesDir(data), "s00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bottles := 0
+	// Three bottles per step (theirs are all the same size).
+	opts := Options{Location: time.UTC, chunk: 3 * info.Size(), Progress: func(done, total int64) {
+		if bottles++; bottles == 4 { // the first bottle of the second step
+			cancel()
+		}
+	}}
+	if _, err := Open(ctx, data, opts); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v, want the context's end", err)
+	}
+	// Looked at without building: another process holds the lock.
+	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: time.Second})
+	st := building(t, ix)
+	if st == nil || st.Indexed != 3 {
+		t.Fatalf("after the interruption: %+v, want an unfinished build of its first step's 3 bottles", st)
+	}
+	first := st.Indexed
+	if got := found(t, ix, n); len(got) != first || got[0] != n-first {
+		t.Errorf("found %v, want the newest %d", got, first)
+	}
+	unlock()
+	if err := ix.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := found(t, ix, n); len(got) != n {
+		t.Errorf("after Build, found %v", got)
+	}
+	checkRowOrder(t, ix)
+}
+
+// TestBuildTakesInChanges: bottles written, rewritten and deleted while a
+// build is unfinished are searchable (or gone) at once behind its
+// frontier, and the build takes in the rest.
+func TestBuildTakesInChanges(t *testing.T) {
+	const n = 6
+	data := buildCorpus(t, n)
+	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
+	dir := render.BottlesDir(data)
+	// A new session, an old one resumed (rewritten, so newer now), one
+	// taken in already deleted.
+	fresh := talk{id: "s-new", cwd: "/p", start: day, turns: [][2]string{{"brand new uniqfresh", "ok"}}}
+	writeBottles(t, data, fresh.bottle(t))
+	resumed := talk{id: "s00", cwd: "/p", start: day, turns: [][2]string{{"question uniq0 common", "answer"}, {"resumed uniqresumed", "ok"}}}
+	if err := replaceFile(render.BottlePath(dir, "s00"), resumed.bottle(t).Bytes); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(render.BottlePath(dir, "s05"))
+	for _, w := range []string{"uniqfresh", "uniqresumed", "uniq0"} {
+		if len(search(t, ix, w, Scope{})) == 0 {
+			t.Errorf("%q, written during the build, is not found", w)
+		}
+	}
+	if len(search(t, ix, "uniq5", Scope{})) != 0 {
+		t.Errorf("a deleted bottle is still found")
+	}
+	if got := found(t, ix, n); !slices.Equal(got, []int{0, 4}) {
+		t.Errorf("found %v", got)
+	}
+	if err := ix.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := found(t, ix, n); !slices.Equal(got, []int{0, 1, 2, 3, 4}) {
+		t.Errorf("after Build, found %v", got)
+	}
+}
+
+// TestPurgeDuringBuild: a purge asked while a build is unfinished removes
+// the redacted words from the index's files at once, and the build goes
+// on.
+func TestPurgeDuringBuild(t *testing.T) {
+	const secret = "zqxbuildsecretzq"
+	const n = 4
+	data := buildCorpus(t, n)
+	dir := render.BottlesDir(data)
+	s := talk{id: "s-secret", cwd: "/p", start: day, turns: [][2]string{{"the key is " + secret, "noted"}}}
+	writeBottles(t, data, s.bottle(t))
+	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
+	if !filesHold(t, Dir(data), secret) || building(t, ix) == nil {
+		t.Fatal("the secret's bottle is not in the unfinished index")
+	}
+	s.turns[0][0] = "the key is [redacted]"
+	if err := replaceFile(render.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.AskPurge(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if filesHold(t, Dir(data), secret) {
+		t.Error("the index's files still hold the redacted word")
+	}
+	if building(t, ix) == nil {
+		t.Fatal("the purge finished the build")
+	}
+	if err := ix.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := found(t, ix, n); len(got) != n || filesHold(t, Dir(data), secret) {
+		t.Errorf("after Build: found %v", got)
+	}
+}
+
+func openIndexWith(t *testing.T, data string, opts Options) *Index {
+	t.Helper()
+	ix, err := Open(context.Background(), data, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// TestPurgeAnsweredByTheBuild: a purge asked while another process builds
+// the index is left to the builder, which purges at its next step and
+// removes the request.
+func TestPurgeAnsweredByTheBuild(t *testing.T) {
+	const secret = "zqxbuildersecretzq"
+	data := buildCorpus(t, 4)
+	dir := render.BottlesDir(data)
+	s := talk{id: "s-secret", cwd: "/p", start: day, turns: [][2]string{{"the key is " + secret, "noted"}}}
+	writeBottles(t, data, s.bottle(t))
+	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
+	s.turns[0][0] = "the key is [redacted]"
+	if err := replaceFile(render.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.AskPurge(dir); err != nil {
+		t.Fatal(err)
+	}
+	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(search(t, ix, secret, Scope{})) != 0 {
+		t.Error("the redacted word is still found")
+	}
+	if _, err := os.Stat(render.PurgeMarker(dir)); err != nil || !filesHold(t, Dir(data), secret) {
+		t.Fatalf("a sync purged while another process built: marker %v", err)
+	}
+	unlock()
+	if err := ix.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if filesHold(t, Dir(data), secret) {
+		t.Error("the index's files still hold the redacted word after the build")
+	}
+	if _, err := os.Stat(render.PurgeMarker(dir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the request is still there: %v", err)
+	}
+}
