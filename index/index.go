@@ -434,6 +434,7 @@ CREATE TABLE bottles (
 );
 CREATE INDEX bottles_session ON bottles (session);
 CREATE INDEX bottles_file ON bottles (ino, size, mtime);
+CREATE INDEX bottles_project ON bottles (project);
 CREATE TABLE docs (
 	id     INTEGER PRIMARY KEY,         -- the row of text
 	bottle INTEGER NOT NULL,

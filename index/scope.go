@@ -1,11 +1,14 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/ncruces/go-sqlite3"
 
 	"github.com/bottled-dev/bottled/render"
 )
@@ -84,4 +87,86 @@ func hash64(s string) string {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// projectScope returns scope with its directory made the project it is in (see
+// Scope.Project), and whether it is in one. Called with mu held.
+func (ix *Index) projectScope(scope Scope) (Scope, bool, error) {
+	dir := scope.dir()
+	if dir == "" {
+		return scope, false, nil
+	}
+	for d := dir; d != "/"; d = path.Dir(d) {
+		found := false
+		err := ix.query(`SELECT 1 FROM bottles WHERE project = ? LIMIT 1`, func(*sqlite3.Stmt) error {
+			found = true
+			return nil
+		}, d)
+		if err != nil {
+			return scope, false, err
+		}
+		if found {
+			scope.Project = d
+			return scope, true, nil
+		}
+	}
+	scope.Project = dir
+	return scope, false, nil
+}
+
+// Extent is what a search or a list in a scope covers, for what is said
+// with its results: what was searched, and how to widen it.
+type Extent struct {
+	// Project is the directory whose sessions were searched (see
+	// Scope.Project), "" for every project.
+	Project string
+	// InProject reports whether Project is a directory sessions were
+	// started in; if not, no session was started in the scope's directory
+	// or above it, and the sessions under it were searched.
+	InProject bool
+	// Sessions counts the sessions in scope (time bounds aside), Cleared
+	// the cleared sessions of the project left out (Scope.Archived unset),
+	// All the sessions of every project (cleared ones as Scope.Archived
+	// says).
+	Sessions, Cleared, All int
+	// Build is how far the index got, when it is still being built (nil
+	// once it is complete): searches cover the bottles indexed so far.
+	Build *BuildState
+}
+
+// Extent reports what a search or a list in scope covers, as the index
+// knows it (the query before brought it up to date).
+func (ix *Index) Extent(ctx context.Context, scope Scope) (Extent, error) {
+	var ext Extent
+	err := ix.do(ctx, func() error {
+		in, ok, err := ix.projectScope(scope)
+		if err != nil {
+			return err
+		}
+		ext = Extent{Project: in.dir(), InProject: ok}
+		count := func(n *int, sql string, args ...any) error {
+			return ix.query(sql, func(s *sqlite3.Stmt) error {
+				*n = s.ColumnInt(0)
+				return nil
+			}, args...)
+		}
+		if err := count(&ext.Sessions, `SELECT count(*) FROM bottles b WHERE `+scopeSQL, in.args()...); err != nil {
+			return err
+		}
+		if err := count(&ext.All, `SELECT count(*) FROM bottles b WHERE `+shownSQL, in.Archived); err != nil {
+			return err
+		}
+		if !in.Archived {
+			cleared := in
+			cleared.Archived = true
+			var shown int
+			if err := count(&shown, `SELECT count(*) FROM bottles b WHERE `+scopeSQL, cleared.args()...); err != nil {
+				return err
+			}
+			ext.Cleared = shown - ext.Sessions
+		}
+		ext.Build, err = ix.buildState()
+		return err
+	})
+	return ext, err
 }

@@ -364,3 +364,85 @@ func TestProjectSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectOfSubdirectory: a search or a list from a directory inside a
+// project, in which no session was started, covers that project: the
+// nearest directory above it that sessions were started in. A directory
+// that is itself a session's project, or that is in none (nor above one),
+// covers itself and the directories under it.
+func TestProjectOfSubdirectory(t *testing.T) {
+	ix := talkIndex(t)
+	app := []string{"s-app-1", "s-app-2", "s-old"}
+	cases := []struct {
+		dir     string
+		project string // what Extent says was searched
+		in      bool
+		want    []string
+	}{
+		{"/home/u/app/cmd", "/home/u/app", true, app},
+		{"/home/u/app/internal/deep/er", "/home/u/app", true, app},
+		{"/home/u/app", "/home/u/app", true, app},
+		{"/home/u/app/cmd/tool/sub", "/home/u/app/cmd/tool", true, []string{"s-app-2"}},
+		{"/home/u", "/home/u", false, []string{"s-app-1", "s-app-2", "s-old", "s-other"}},
+		{"/elsewhere/x", "/elsewhere/x", false, nil},
+	}
+	for _, c := range cases {
+		scope := Scope{Project: c.dir, Limit: MaxLimit}
+		if got := sessionsOf(search(t, ix, "retry loop", scope)); !slices.Equal(got, c.want) {
+			t.Errorf("search from %s: %v, want %v", c.dir, got, c.want)
+		}
+		list, err := ix.Sessions(context.Background(), scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range list {
+			got = append(got, s.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("sessions from %s: %v, want %v", c.dir, got, c.want)
+		}
+		ext, err := ix.Extent(context.Background(), scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ext.Project != c.project || ext.InProject != c.in || ext.Sessions != len(c.want) || ext.All != len(talks) || ext.Build != nil {
+			t.Errorf("extent from %s: %+v, want project %s (in %v), %d sessions of %d", c.dir, ext, c.project, c.in, len(c.want), len(talks))
+		}
+	}
+}
+
+// TestExtentCleared: what a scope leaves out of its sessions, cleared ones,
+// is counted, so that the answer can say how to widen the search.
+func TestExtentCleared(t *testing.T) {
+	data := t.TempDir()
+	for _, s := range talks {
+		writeBottles(t, data, s.bottle(t))
+	}
+	ix := openIndex(t, data)
+	if _, err := render.Archive(render.BottlesDir(data), "s-old", testNow); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		scope                  Scope
+		sessions, cleared, all int
+	}{
+		{Scope{Project: "/home/u/app/cmd"}, 2, 1, 3},
+		{Scope{Project: "/home/u/app/cmd", Archived: true}, 3, 0, 4},
+		{Scope{}, 3, 1, 3},
+		{Scope{Archived: true}, 4, 0, 4},
+	}
+	for _, c := range cases {
+		ext, err := ix.Extent(context.Background(), c.scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ext.Sessions != c.sessions || ext.Cleared != c.cleared || ext.All != c.all {
+			t.Errorf("extent of %+v: %+v, want %d sessions, %d cleared left out, %d in all", c.scope, ext, c.sessions, c.cleared, c.all)
+		}
+	}
+}

@@ -30,9 +30,12 @@ const (
 
 // Scope says which bottles a search or a list covers.
 type Scope struct {
-	// Project keeps the sessions of this directory and of directories
-	// under it, however it is written ("/home/u/./app/" is /home/u/app);
-	// "" and "/" keep every project.
+	// Project keeps the sessions of the project this directory is in,
+	// however it is written ("/home/u/./app/" is /home/u/app): the nearest
+	// directory at or above it that sessions were started in (so that a
+	// search from a subdirectory covers its project), or the directory
+	// itself when there is none; and the sessions of the directories
+	// under that. "" and "/" keep every project.
 	Project string
 	// Archived adds the sessions the user cleared (/clear): for each, its
 	// newest archived bottle, unless the session was resumed and has a
@@ -96,8 +99,11 @@ func (ix *Index) Search(ctx context.Context, text string, scope Scope) ([]Hit, e
 	// writes, after which the hits that checked out are returned.
 	for range 3 {
 		var cands []candidate
-		if err := ix.do(ctx, func() (err error) {
-			cands, err = ix.candidates(ps, scope)
+		if err := ix.do(ctx, func() error {
+			in, _, err := ix.projectScope(scope)
+			if err == nil {
+				cands, err = ix.candidates(ps, in)
+			}
 			return err
 		}); err != nil {
 			return nil, err
@@ -321,11 +327,15 @@ func (ix *Index) Sessions(ctx context.Context, scope Scope) ([]Session, error) {
 	if err := ix.refresh(ctx); err != nil {
 		return nil, err
 	}
-	args := append(scope.timeArgs(), scope.args()...)
-	args = append(args, scope.limit())
 	var out []Session
 	err := ix.do(ctx, func() error {
 		out = out[:0]
+		in, _, err := ix.projectScope(scope)
+		if err != nil {
+			return err
+		}
+		args := append(in.timeArgs(), in.args()...)
+		args = append(args, in.limit())
 		return ix.query(sessionsSQL, func(s *sqlite3.Stmt) error {
 			ses := Session{ID: s.ColumnText(0), Archived: s.ColumnBool(1), Project: s.ColumnText(2), Mode: render.Mode(s.ColumnText(3)),
 				FirstPrompt: s.ColumnText(6), Turns: s.ColumnInt(7), Compactions: s.ColumnInt(8),
@@ -352,10 +362,14 @@ func (ix *Index) CountSessions(ctx context.Context, scope Scope) (int, error) {
 	}
 	n := 0
 	err := ix.do(ctx, func() error {
+		in, _, err := ix.projectScope(scope)
+		if err != nil {
+			return err
+		}
 		return ix.query(`SELECT count(*) FROM bottles b WHERE `+timeSQL+` AND `+scopeSQL, func(s *sqlite3.Stmt) error {
 			n = s.ColumnInt(0)
 			return nil
-		}, append(scope.timeArgs(), scope.args()...)...)
+		}, append(in.timeArgs(), in.args()...)...)
 	})
 	return n, err
 }
