@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +52,9 @@ const (
 	// number of blocks of any bottles directory.
 	buildTop = 1 << 32
 )
+
+// aboveNames sorts after the name of any bottle (they are ASCII).
+const aboveNames = "\x7f"
 
 // fileKey orders bottles as a build takes them in: by modification time,
 // then by name.
@@ -126,9 +128,12 @@ func (ix *Index) createGen(gen int) error {
 		removeGen(path)
 		return fmt.Errorf("create index: %w", err)
 	}
-	var size int64
+	// Every bottle there is now is ahead of the frontier, the build's;
+	// those written from now on are behind it (newer), indexed as ever.
+	var size, newest int64
 	for _, st := range disk {
 		size += st.size
+		newest = max(newest, st.mtime)
 	}
 	c, err := openConn(path)
 	if err != nil {
@@ -137,9 +142,9 @@ func (ix *Index) createGen(gen int) error {
 	}
 	// A bulk load: FTS5 buffers 16 MiB of terms before it writes a
 	// segment, and merges none until the end (finishBuild).
-	err = c.Exec(schema + fmt.Sprintf(`INSERT INTO build VALUES (1, %d, '', %d, %d, %d, 0);
+	err = c.Exec(schema + fmt.Sprintf(`INSERT INTO build VALUES (1, %d, '%s', %d, %d, %d, 0);
 		INSERT INTO text (text, rank) VALUES ('hashsize', %d);
-		INSERT INTO text (text, rank) VALUES ('automerge', 0);`, int64(math.MaxInt64), buildTop, len(disk), size, pendingMax))
+		INSERT INTO text (text, rank) VALUES ('automerge', 0);`, newest, aboveNames, buildTop, len(disk), size, pendingMax))
 	if cerr := c.Close(); err == nil {
 		err = cerr
 	}

@@ -375,3 +375,29 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 		t.Errorf("the request is still there: %v", err)
 	}
 }
+
+// TestWrittenDuringBuildFoundAtOnce: a bottle written after a build began
+// is indexed by the next query, before the build gets to the older ones,
+// even when the build has committed nothing yet.
+func TestWrittenDuringBuildFoundAtOnce(t *testing.T) {
+	const n = 3
+	data := buildCorpus(t, n)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := Open(ctx, data, Options{Location: time.UTC, Progress: func(int64, int64) { cancel() }}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v", err)
+	}
+	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	writeBottles(t, data, talk{id: "s-new", cwd: "/p", start: day, turns: [][2]string{{"brand new uniqfresh", "ok"}}}.bottle(t))
+	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: time.Second})
+	if len(search(t, ix, "uniqfresh", Scope{})) != 1 || len(found(t, ix, n)) != 0 {
+		t.Errorf("the new bottle is not found alone")
+	}
+	if st := building(t, ix); st == nil || st.Indexed != 1 || st.Total != n+1 || !st.Active {
+		t.Errorf("build state %+v, want 1 of %d", st, n+1)
+	}
+}
