@@ -509,6 +509,10 @@ func (ix *Index) build(ctx context.Context, failed int, force bool) error {
 			return err
 		}
 	}
+	// Stopped already: the generation in use stays as it is.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if ix.notify != nil {
 		ix.notify()
 	}

@@ -414,6 +414,9 @@ type Stats struct {
 	Blocks      int
 	Bytes       int64 // size of the database file
 	BottleBytes int64 // size of the bottles indexed
+	// Build is how far the build of the index got while it is unfinished
+	// (nil once it is complete).
+	Build *BuildState
 }
 
 // Stats reports what the index holds.
@@ -451,6 +454,9 @@ func (ix *Index) stats() (Stats, error) {
 			return nil
 		})
 	if err != nil {
+		return st, err
+	}
+	if st.Build, err = ix.buildState(); err != nil {
 		return st, err
 	}
 	if info, err := statFile(st.Path); err == nil {

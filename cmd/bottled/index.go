@@ -31,7 +31,7 @@ func runIndex(ctx context.Context, cmd *cli.Command) error {
 	}
 	rebuild := cmd.Bool("rebuild")
 	start := time.Now()
-	ix, err := openIndex(ctx, cmd, d, rebuild)
+	ix, err := openIndex(ctx, cmd, d, 0, rebuild)
 	if err != nil {
 		return err
 	}

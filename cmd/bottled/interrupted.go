@@ -26,6 +26,10 @@ func buildInterrupted(ctx context.Context, d dirs, rebuild, waited bool) error {
 		return interrupted(ctx, "%s: there is no search index yet; the next search, or bottled index, builds it", what)
 	case err != nil:
 		return interrupted(ctx, "%s: %v", what, err)
+	case st.Build != nil:
+		// A build commits as it goes, newest sessions first.
+		return interrupted(ctx, "%s: it keeps what it did, the newest %s of %s; the next search, or bottled index, goes on",
+			what, number(st.Build.Indexed), sessions(st.Build.Total))
 	case rebuild:
 		return interrupted(ctx, "%s: the index in use is the one from before: %d bottles of %d sessions (bottled index --rebuild builds it anew)",
 			what, st.Bottles, st.Sessions)

@@ -23,9 +23,12 @@ func searchCommand() *cli.Command {
 		Usage:     "search the bottles of this project's sessions",
 		ArgsUsage: "QUERY",
 		Description: "Finds the messages and observations that hold every word of QUERY (and every \"quoted\n" +
-			"phrase\"), best first, in the bottles of the current directory's project (and the\n" +
-			"directories under it), or of every project with --all. Cleared sessions are left out\n" +
-			"unless --archived. Exit status: 0 hits, 1 no hits, 2 bad usage.",
+			"phrase\"), best first, in the bottles of the current directory's project (the nearest\n" +
+			"directory at or above it that sessions were started in, and the directories under it),\n" +
+			"or of every project with --all. Cleared sessions are left out unless --archived. Words of\n" +
+			"Chinese, Japanese and Korean are found inside sentences. While the search index is first\n" +
+			"built, a search answers from the newest sessions indexed so far and says so on stderr.\n" +
+			"Exit status: 0 hits, 1 no hits, 2 bad usage.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "search every project"},
 			&cli.BoolFlag{Name: "archived", Usage: "include sessions cleared with /clear"},
@@ -48,6 +51,14 @@ type hitJSON struct {
 	Project  string `json:"project"`
 	Archived bool   `json:"archived"`
 	Snippet  string `json:"snippet"`
+	// Partial is set while the index is still being built: the search
+	// covered the newest Indexed of Total sessions.
+	Partial *partialJSON `json:"partial,omitempty"`
+}
+
+type partialJSON struct {
+	Indexed int `json:"indexed"`
+	Total   int `json:"total"`
 }
 
 func runSearch(ctx context.Context, cmd *cli.Command) error {
@@ -73,7 +84,7 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	if scope.Until, err = index.ParseTime(cmd.String("until"), now, time.Local); err != nil {
 		return usagef("--until: %v", err)
 	}
-	ix, err := openIndex(ctx, cmd, d, false)
+	ix, err := openIndex(ctx, cmd, d, searchBuildFor, false)
 	if err != nil {
 		return err
 	}
@@ -85,10 +96,20 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return syncError(ctx, err)
 	}
+	ext, err := ix.Extent(ctx, scope)
+	if err != nil {
+		return err
+	}
+	var partial *partialJSON
+	if note := buildNote(ext.Build, "searched"); note != "" {
+		fmt.Fprintln(cmd.Root().ErrWriter, "bottled: "+note)
+		partial = &partialJSON{Indexed: ext.Build.Indexed, Total: ext.Build.Total}
+	}
 	if cmd.Bool("json") {
 		out := make([]hitJSON, 0, len(hits))
 		for _, h := range hits {
-			j := hitJSON{Session: h.Session, Bottle: h.Bottle, Line: h.Line, Speaker: h.Kind.String(), Project: h.Project, Archived: h.Archived, Snippet: h.Snippet}
+			j := hitJSON{Session: h.Session, Bottle: h.Bottle, Line: h.Line, Speaker: h.Kind.String(), Project: h.Project, Archived: h.Archived,
+				Snippet: h.Snippet, Partial: partial}
 			if !h.Time.IsZero() {
 				j.Time = h.Time.Format(time.RFC3339)
 			}
@@ -103,6 +124,12 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 		writeHits(cmd, hits, cmd.Bool("all"))
 	}
 	if len(hits) == 0 {
+		if !cmd.Bool("json") { // the empty array is the answer
+			asked := searchAsked{all: cmd.Bool("all"), archived: cmd.Bool("archived"), bounded: cmd.String("since") != "" || cmd.String("until") != ""}
+			for _, line := range noHits(ext, asked) {
+				fmt.Fprintln(cmd.Root().ErrWriter, line)
+			}
+		}
 		return exitError{code: exitFailed}
 	}
 	return nil
@@ -122,14 +149,20 @@ func workScope(cmd *cli.Command) (index.Scope, error) {
 	return scope, nil
 }
 
+// searchBuildFor bounds how long a search that finds the index unbuilt
+// (or its build left unfinished, with no process at it) spends building
+// before it answers from the newest sessions indexed so far: long enough
+// for a few hundred MB of bottles, short of a wait people give up on. What
+// it built is kept; the next search, "bottled index" or the daemon goes on.
+const searchBuildFor = 3 * time.Second
+
 // snippetWidth bounds a snippet in the human output: one terminal line
 // with the columns before it.
 const snippetWidth = 90
 
 func writeHits(cmd *cli.Command, hits []index.Hit, all bool) {
 	if len(hits) == 0 {
-		fmt.Fprintln(cmd.Root().ErrWriter, "no hits")
-		return
+		return // runSearch says what was searched
 	}
 	tw := tabwriter.NewWriter(cmd.Root().Writer, 0, 0, 2, ' ', 0)
 	head := "WHEN\tWHO\tSESSION\tLINE\t"
@@ -160,12 +193,13 @@ func writeHits(cmd *cli.Command, hits []index.Hit, all bool) {
 }
 
 // openIndex opens the search index, saying on stderr when it has to be
-// built first, or builds it anew (rebuild).
-func openIndex(ctx context.Context, cmd *cli.Command, d dirs, rebuild bool) (*index.Index, error) {
-	opts := index.Options{Location: time.Local, Rebuild: rebuild, Progress: progressPrinter(cmd.Root().ErrWriter, time.Now)}
+// built first (for at most buildFor, 0 to the end; the newest sessions
+// first), or builds it anew (rebuild).
+func openIndex(ctx context.Context, cmd *cli.Command, d dirs, buildFor time.Duration, rebuild bool) (*index.Index, error) {
+	opts := index.Options{Location: time.Local, BuildFor: buildFor, Rebuild: rebuild, Progress: progressPrinter(cmd.Root().ErrWriter, time.Now)}
 	if !rebuild {
 		opts.Building = func() {
-			fmt.Fprintf(cmd.Root().ErrWriter, "bottled: building the search index from %s (once)…\n", d.data)
+			fmt.Fprintf(cmd.Root().ErrWriter, "bottled: building the search index from %s (once), the newest sessions first…\n", d.data)
 		}
 	}
 	waited := false

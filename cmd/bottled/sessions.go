@@ -66,7 +66,7 @@ func runSessions(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	ix, err := openIndex(ctx, cmd, d, false)
+	ix, err := openIndex(ctx, cmd, d, searchBuildFor, false)
 	if err != nil {
 		return err
 	}
@@ -74,6 +74,11 @@ func runSessions(ctx context.Context, cmd *cli.Command) error {
 	list, err := ix.Sessions(ctx, scope)
 	if err != nil {
 		return syncError(ctx, err)
+	}
+	if b, err := ix.Building(ctx); err == nil {
+		if note := buildNote(b, "listed"); note != "" {
+			fmt.Fprintln(cmd.Root().ErrWriter, "bottled: "+note)
+		}
 	}
 	out := cmd.Root().Writer
 	switch {

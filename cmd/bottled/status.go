@@ -209,7 +209,7 @@ func searchLine(s watch.Search, now time.Time) string {
 		if s.Total > 0 {
 			line += fmt.Sprintf(": %.0f of %.0f MB of bottles", float64(s.Done)/1e6, float64(s.Total)/1e6)
 		}
-		return line + " (searches wait for it)"
+		return line + " (searches answer from the newest sessions indexed so far)"
 	case watch.SearchUnavailable:
 		return fmt.Sprintf("index unavailable since %s: %s · next try in %s (bottles are written as usual)", since, s.Error, age(max(s.Retry.Sub(now), 0)))
 	}
