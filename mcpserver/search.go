@@ -50,15 +50,77 @@ func (s *Server) scope(all, archived bool, limit int) index.Scope {
 	return sc
 }
 
-func (s *Server) scopeName(sc index.Scope) string {
-	where := "all projects"
-	if sc.Project != "" {
-		where = "this project (" + sc.Project + ")"
+// scopeName names what a search or list in sc covered: this project (the
+// one the server's directory is in, as ext says), or all projects.
+func (s *Server) scopeName(sc index.Scope, ext index.Extent) string {
+	var where string
+	switch {
+	case sc.Project == "":
+		where = "all projects"
+	case ext.InProject:
+		where = "this project (" + ext.Project + ")"
+	default:
+		where = "the sessions under " + ext.Project
 	}
 	if sc.Archived {
 		where += ", cleared sessions included"
 	}
 	return where
+}
+
+// noHits says what a search that found nothing searched, and how to
+// widen it.
+func (s *Server) noHits(query string, sc index.Scope, args searchArgs, ext index.Extent) string {
+	var b strings.Builder
+	if sc.Project != "" && !ext.InProject && ext.Sessions == 0 {
+		fmt.Fprintf(&b, "No hits for %q here: no session was started in %s, above it or under it", query, ext.Project)
+	} else {
+		fmt.Fprintf(&b, "No hits for %q in %s: %s", query, s.scopeName(sc, ext), sessionCount(ext.Sessions, "session"))
+		if sc.Project != "" && !ext.InProject {
+			b.WriteString(" (none was started in it or above it)")
+		}
+	}
+	if ext.Cleared > 0 {
+		fmt.Fprintf(&b, ", %s left out", sessionCount(ext.Cleared, "cleared session"))
+	}
+	bounded := args.Since != "" || args.Until != ""
+	if bounded {
+		b.WriteString(", since/until applied")
+	}
+	b.WriteString(".")
+	var wider []string
+	if !args.All && ext.All > ext.Sessions {
+		wider = append(wider, fmt.Sprintf("all:true (every project: %s)", sessionCount(ext.All, "session")))
+	}
+	if ext.Cleared > 0 {
+		wider = append(wider, fmt.Sprintf("archived:true (the %s too)", sessionCount(ext.Cleared, "cleared session")))
+	}
+	if bounded {
+		wider = append(wider, "no since/until")
+	}
+	if len(wider) > 0 {
+		b.WriteString(" Wider: " + strings.Join(wider, ", ") + ".")
+	}
+	return b.String()
+}
+
+// buildNote says how much of the bottles a search or a list covered
+// while the index is still being built ("Searched …; search again …"),
+// "" when it covered them all.
+func buildNote(b *index.BuildState, did, again string) string {
+	if b == nil || b.Indexed >= b.Total {
+		return ""
+	}
+	return fmt.Sprintf("%s the newest %d of %s (%d%%): the search index is still being built; %s again later for the rest.\n",
+		did, b.Indexed, sessionCount(b.Total, "session"), b.Percent(), again)
+}
+
+// sessionCount is "1 session", "3 sessions".
+func sessionCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, args searchArgs) (*sdk.CallToolResult, any, error) {
@@ -82,15 +144,17 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, args search
 	if err != nil {
 		return nil, nil, err
 	}
+	ext, err := ix.Extent(ctx, sc)
+	if err != nil {
+		return nil, nil, err
+	}
 	var out strings.Builder
+	out.WriteString(buildNote(ext.Build, "Searched", "search"))
 	if len(hits) == 0 {
-		fmt.Fprintf(&out, "No hits for %q in %s.", args.Query, s.scopeName(sc))
-		if !args.All || !args.Archived {
-			out.WriteString(" Wider: all:true, archived:true.")
-		}
+		out.WriteString(s.noHits(args.Query, sc, args, ext))
 		return textResult(out.String()), nil, nil
 	}
-	fmt.Fprintf(&out, "%d hit(s) for %q in %s, best first:\n", len(hits), args.Query, s.scopeName(sc))
+	fmt.Fprintf(&out, "%d hit(s) for %q in %s, best first:\n", len(hits), args.Query, s.scopeName(sc, ext))
 	current := s.current()
 	for i, h := range hits {
 		fmt.Fprintf(&out, "%d. %s · %s · %s · line %d%s", i+1, h.Session, stamp(h.Time, s.cfg.Location), h.Kind, h.Line,
@@ -111,15 +175,20 @@ func (s *Server) sessions(ctx context.Context, _ *sdk.CallToolRequest, args sess
 	if err != nil {
 		return nil, nil, err
 	}
+	ext, err := ix.Extent(ctx, sc)
+	if err != nil {
+		return nil, nil, err
+	}
 	var out strings.Builder
+	out.WriteString(buildNote(ext.Build, "Listed", "list"))
 	if len(list) == 0 {
-		fmt.Fprintf(&out, "No sessions with a bottle in %s.", s.scopeName(sc))
+		fmt.Fprintf(&out, "No sessions with a bottle in %s.", s.scopeName(sc, ext))
 		if !args.All || !args.Archived {
 			out.WriteString(" Wider: all:true, archived:true.")
 		}
 		return textResult(out.String()), nil, nil
 	}
-	fmt.Fprintf(&out, "%d session(s) of %s, newest first:\n", len(list), s.scopeName(sc))
+	fmt.Fprintf(&out, "%d session(s) of %s, newest first:\n", len(list), s.scopeName(sc, ext))
 	current := s.current()
 	for _, ses := range list {
 		fmt.Fprintf(&out, "- %s · started %s · last %s · %d turn(s) · %d compaction(s) · %s%s",

@@ -28,10 +28,16 @@ const (
 	// DefaultRenderTimeout bounds rendering a stale or missing bottle
 	// before a read, as the SessionStart hook's inline render.
 	DefaultRenderTimeout = 5 * time.Second
-	// indexWait is how long a search waits for the index to open (or be
-	// built) before saying it is not ready yet: long enough for the
-	// common case, short of Claude Code's patience.
+	// indexWait is how long a search waits for the index to open before
+	// saying it is not ready yet: long enough for the common case, short
+	// of Claude Code's patience.
 	indexWait = 15 * time.Second
+	// indexBuildFor bounds the building an opening does before the index
+	// answers, when it must be built (or its build was left unfinished
+	// and no process is at it): then searches answer from the newest
+	// sessions indexed so far, saying so, while the server goes on
+	// building in the background.
+	indexBuildFor = 2 * time.Second
 )
 
 // Config is what the server needs to know.
@@ -72,12 +78,14 @@ type Server struct {
 	cfg     Config
 	tracker *sources.SessionTracker
 
-	// The index is opened (and built if need be) in the background, on
-	// the first search or list. mu guards attempt (the opening in flight
-	// or the last one) and closed. A failed attempt is replaced by a new
-	// one at the next call, so that a fault fixed meanwhile (a full disk)
-	// does not leave search broken for the rest of the Claude Code
-	// session. openCtx ends the openers, which opener counts, at Close.
+	// The index is opened in the background, on the first search or
+	// list, and an unfinished build of it continued there (Index.Build)
+	// while the tools answer from it. mu guards attempt (the opening in
+	// flight or the last one) and closed. A failed attempt is replaced by
+	// a new one at the next call, so that a fault fixed meanwhile (a full
+	// disk) does not leave search broken for the rest of the Claude Code
+	// session. openCtx ends the openers (and their builds), which opener
+	// counts, at Close.
 	mu      sync.Mutex
 	attempt *openAttempt
 	closed  bool
@@ -173,11 +181,13 @@ func (s *Server) index(ctx context.Context) (*index.Index, error) {
 	}
 }
 
+// openIndex opens the index for attempt a, then finishes its build if it
+// is unfinished (waiting while another process builds it), until ctx ends.
 func (s *Server) openIndex(ctx context.Context, a *openAttempt) {
-	defer close(a.done)
-	ix, err := index.Open(ctx, s.cfg.DataDir, index.Options{Location: s.cfg.Location})
+	ix, err := index.Open(ctx, s.cfg.DataDir, index.Options{Location: s.cfg.Location, BuildFor: indexBuildFor})
 	if err != nil {
 		a.err = fmt.Errorf("open the search index: %w", err)
+		close(a.done)
 		return
 	}
 	// Without a watch every query looks at every bottle's file; slower,
@@ -186,4 +196,8 @@ func (s *Server) openIndex(ctx context.Context, a *openAttempt) {
 		s.cfg.Log.Warn("watch bottles", "err", err)
 	}
 	a.ix = ix
+	close(a.done)
+	if err := ix.Build(ctx); err != nil && ctx.Err() == nil {
+		s.cfg.Log.Warn("build the search index", "err", err)
+	}
 }

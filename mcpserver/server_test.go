@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -428,5 +430,97 @@ func TestToolDefinitionsSmall(t *testing.T) {
 	// About 4 bytes a token for this English and JSON; 600 tokens.
 	if len(data) > 2400 {
 		t.Errorf("tool definitions are %d bytes", len(data))
+	}
+}
+
+// writeTalk renders and writes a session's bottle: one user message and
+// its answer, at at, its file modified then.
+func (e *env) writeTalk(t *testing.T, id, cwd, user string, at time.Time) {
+	t.Helper()
+	sp := &sources.Spine{SessionID: id, CWD: cwd, Started: at, Entries: []sources.Entry{
+		{Kind: sources.EntryUser, Text: user, Time: at},
+		{Kind: sources.EntryAssistant, Text: "ok", Time: at.Add(time.Minute)},
+	}}
+	b, err := render.Render(render.Input{SessionID: id, Spine: sp, Now: testNow, Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := render.BottlesDir(e.data)
+	if _, err := render.Write(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(render.BottlePath(dir, id), at, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSearchToolSaysWhatItSearched: started in a subdirectory of a
+// project, the server searches that project; a search without hits says
+// what it searched and how to widen it; a hit's line is the line of the
+// word, also one matched after folding.
+func TestSearchToolSaysWhatItSearched(t *testing.T) {
+	e := newEnv(t, "", "/home/u/app/cmd")
+	e.writeTalk(t, "s-app", "/home/u/app", "first line\nsecond line\nthe Café is open", testNow)
+	e.writeTalk(t, "s-cleared", "/home/u/app", "an old one", testNow.Add(time.Hour))
+	e.writeTalk(t, "s-lib", "/home/u/lib", "the library", testNow.Add(2*time.Hour))
+	if _, err := render.Archive(render.BottlesDir(e.data), "s-cleared", testNow); err != nil {
+		t.Fatal(err)
+	}
+	text := e.ok(t, "search", map[string]any{"query": "cafe"})
+	m := regexp.MustCompile(`1 hit\(s\) for "cafe" in this project \(/home/u/app\), best first:\n1\. s-app · .* · user · line (\d+)\n`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("search from a subdirectory: %q", text)
+	}
+	data, err := os.ReadFile(render.BottlePath(render.BottlesDir(e.data), "s-app"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(m[1]); strings.Split(string(data), "\n")[n-1] != "the Café is open" {
+		t.Errorf("hit at line %d, not the word's", n)
+	}
+	text = e.ok(t, "search", map[string]any{"query": "nothing-like-this"})
+	const want = `No hits for "nothing-like-this" in this project (/home/u/app): 1 session, 1 cleared session left out. ` +
+		`Wider: all:true (every project: 2 sessions), archived:true (the 1 cleared session too).`
+	if text != want {
+		t.Errorf("no hits:\n%s\nwant\n%s", text, want)
+	}
+	text = e.ok(t, "search", map[string]any{"query": "nothing-like-this", "all": true, "archived": true, "since": "2026-01-01"})
+	if want := `No hits for "nothing-like-this" in all projects, cleared sessions included: 3 sessions, since/until applied. Wider: no since/until.`; text != want {
+		t.Errorf("no hits, all:\n%s\nwant\n%s", text, want)
+	}
+}
+
+// TestSearchToolWhileBuilding: while the index is being built (by another
+// process, here), search and sessions answer from what is indexed and say
+// how much that is.
+func TestSearchToolWhileBuilding(t *testing.T) {
+	e := newEnv(t, "", "/home/u/app")
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	for i := range 3 {
+		e.writeTalk(t, fmt.Sprintf("s-old-%d", i), "/home/u/app", "the walrus", old.Add(time.Duration(i)*time.Hour))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, err := index.Open(ctx, e.data, index.Options{Progress: func(int64, int64) { cancel() }}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(index.Dir(e.data), "lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	e.writeTalk(t, "s-new", "/home/u/app", "the pelican", time.Now())
+	const note = "Searched the newest 1 of 4 sessions (25%): the search index is still being built; search again later for the rest.\n"
+	if text := e.ok(t, "search", map[string]any{"query": "pelican"}); !strings.HasPrefix(text, note) || !strings.Contains(text, "s-new") {
+		t.Errorf("search while building: %q", text)
+	}
+	if text := e.ok(t, "search", map[string]any{"query": "walrus"}); !strings.HasPrefix(text, note+"No hits") {
+		t.Errorf("search while building, no hits: %q", text)
+	}
+	const listed = "Listed the newest 1 of 4 sessions (25%): the search index is still being built; list again later for the rest.\n"
+	if text := e.ok(t, "sessions", map[string]any{}); !strings.HasPrefix(text, listed) || !strings.Contains(text, "s-new") {
+		t.Errorf("sessions while building: %q", text)
 	}
 }
