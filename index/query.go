@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -21,9 +22,6 @@ const maxTerms = 16
 // the phrase of its bigrams.
 type phrase struct {
 	tokens []string
-	// prefix marks a last token that is one CJK character, which matches
-	// every token that starts with it.
-	prefix bool
 }
 
 // parseQuery cuts a query into phrases: each "quoted" part is one phrase
@@ -47,7 +45,6 @@ func parseQuery(s string) []phrase {
 			var p phrase
 			scanTokens(part, true, func(t token) bool {
 				p.tokens = append(p.tokens, t.term(part))
-				p.prefix = t.single
 				return true
 			})
 			add(p)
@@ -62,7 +59,7 @@ func parseQuery(s string) []phrase {
 				p = phrase{}
 			}
 			p.tokens = append(p.tokens, t.term(part))
-			p.prefix, end = t.single, t.end
+			end = t.end
 			return true
 		})
 		add(p)
@@ -96,11 +93,7 @@ func matchExpr(ps []phrase) string {
 
 // expr is the phrase as an FTS5 string.
 func (p phrase) expr() string {
-	s := `"` + strings.ReplaceAll(strings.Join(p.tokens, " "), `"`, `""`) + `"`
-	if p.prefix {
-		s += "*"
-	}
-	return s
+	return `"` + strings.ReplaceAll(strings.Join(p.tokens, " "), `"`, `""`) + `"`
 }
 
 // snippetRunes bounds a hit's snippet.
@@ -127,20 +120,15 @@ func locate(text []byte, ps []phrase) int {
 		at[len(at)-1] = append(at[len(at)-1], tok{t.term(s), t.start})
 		return true
 	})
-	holds := func(pos int, want string, prefix bool) bool {
-		for _, t := range at[pos] {
-			if t.term == want || prefix && strings.HasPrefix(t.term, want) {
-				return true
-			}
-		}
-		return false
+	holds := func(pos int, want string) bool {
+		return slices.ContainsFunc(at[pos], func(t tok) bool { return t.term == want })
 	}
 	matches := func(p phrase, pos int) bool {
 		if pos+len(p.tokens) > len(at) {
 			return false
 		}
 		for k, want := range p.tokens {
-			if !holds(pos+k, want, p.prefix && k == len(p.tokens)-1) {
+			if !holds(pos+k, want) {
 				return false
 			}
 		}
@@ -155,7 +143,7 @@ func locate(text []byte, ps []phrase) int {
 	}
 	for pos := range at {
 		for _, p := range ps {
-			if holds(pos, p.tokens[0], p.prefix && len(p.tokens) == 1) {
+			if holds(pos, p.tokens[0]) {
 				return at[pos][0].start
 			}
 		}

@@ -6,10 +6,8 @@ import (
 	"testing"
 )
 
-// phraseOf is the phrase of tokens ws; prefixed marks its last as a prefix.
+// phraseOf is the phrase of tokens ws.
 func phraseOf(ws ...string) phrase { return phrase{tokens: ws} }
-
-func prefixed(p phrase) phrase { p.prefix = true; return p }
 
 func TestParseQuery(t *testing.T) {
 	cases := []struct {
@@ -26,14 +24,13 @@ func TestParseQuery(t *testing.T) {
 		{`"" *** ( )`, nil, ``},
 		// Folded as the index folds: case and diacritics.
 		{"Ünïcode café ÉTÉ", []phrase{phraseOf("unicode"), phraseOf("cafe"), phraseOf("ete")}, `"unicode" "cafe" "ete"`},
-		// A run of CJK characters is the phrase of its bigrams; one
-		// character alone is a prefix.
+		// A run of CJK characters is the phrase of its bigrams.
 		{"日本語", []phrase{phraseOf("日本", "本語")}, `"日本 本語"`},
 		{"稳定 性能", []phrase{phraseOf("稳定"), phraseOf("性能")}, `"稳定" "性能"`},
-		{"稳", []phrase{prefixed(phraseOf("稳"))}, `"稳"*`},
-		{"用redis缓存", []phrase{prefixed(phraseOf("用")), phraseOf("redis"), phraseOf("缓存")}, `"用"* "redis" "缓存"`},
+		{"稳", []phrase{phraseOf("稳")}, `"稳"`},
+		{"用redis缓存", []phrase{phraseOf("用"), phraseOf("redis"), phraseOf("缓存")}, `"用" "redis" "缓存"`},
 		{`"用redis缓存"`, []phrase{phraseOf("用", "redis", "缓存")}, `"用 redis 缓存"`},
-		{`"redis 用"`, []phrase{prefixed(phraseOf("redis", "用"))}, `"redis 用"*`},
+		{`"redis 用"`, []phrase{phraseOf("redis", "用")}, `"redis 用"`},
 		{"안정적입니다", []phrase{phraseOf("안정", "정적", "적입", "입니", "니다")}, `"안정 정적 적입 입니 니다"`},
 		{"コーヒー", []phrase{phraseOf("コー", "ーヒ", "ヒー")}, `"コー ーヒ ヒー"`},
 	}

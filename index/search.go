@@ -172,8 +172,8 @@ func (ix *Index) phraseDocs(ps []phrase) ([]int64, error) {
 	}
 	for i, p := range ps {
 		out[i] = math.MaxInt64
-		for k, tok := range p.tokens {
-			one := phrase{tokens: []string{tok}, prefix: p.prefix && k == len(p.tokens)-1}
+		for _, tok := range p.tokens {
+			one := phrase{tokens: []string{tok}}
 			var n, low int64
 			err := ix.query(`SELECT count(*), coalesce(min(r), 0) FROM (SELECT rowid AS r FROM text WHERE text MATCH ? ORDER BY rowid DESC LIMIT ?)`,
 				func(s *sqlite3.Stmt) error {
