@@ -43,10 +43,13 @@ import (
 // Tunables of a build.
 const (
 	// buildChunk is how many bytes of bottles a build takes in per
-	// transaction: a few hundred milliseconds of work, so that the daemon's
-	// updates and other processes' syncs, which wait for it, are not held
-	// up for long, and big enough that the commits cost little (each also
-	// leaves FTS5 a segment, merged at the end).
+	// transaction: about a second of work at the 20 MB/s a build runs at
+	// (on the 2-core machine of README's figures), so that searches see
+	// the build move, and the daemon's updates and other processes'
+	// syncs, which wait for the transaction, are held up far less than
+	// busyTimeout; big enough that commits cost little (each leaves FTS5
+	// a segment, merged at the end), as FTS5 writes one per pendingMax of
+	// terms anyway.
 	buildChunk = 16 << 20
 	// buildTop is where a build's row numbers count down from: above the
 	// number of blocks of any bottles directory.

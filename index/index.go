@@ -101,8 +101,9 @@ type Options struct {
 	Waiting func()
 	// Progress, if set, is called after each bottle a build or a sync
 	// indexes, with the bytes of bottles indexed so far and the bytes it
-	// has to index in all, so that a long one can show how far it got.
-	// It is called with the index busy: it must not use the index.
+	// has to index in all (for a build, by every process that worked at
+	// it), so that a long one can show how far it got. It is called with
+	// the index busy: it must not use the index.
 	Progress func(done, total int64)
 	// Rebuild makes Open build the index anew from the bottles even if
 	// the one there is usable.
