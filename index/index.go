@@ -17,7 +17,9 @@
 // the assistant's text of a turn, one observation line, one summary. A
 // bottle that grew by a turn is updated by its changed blocks only: blocks
 // are matched by a checksum of their bytes, so unchanged ones are never
-// tokenized again.
+// tokenized again. Words are cut by bottled's own tokenizer, the same for
+// documents and queries: unicode61's rules, and bigrams in Chinese,
+// Japanese and Korean (see tokenize.go).
 package index
 
 import (
