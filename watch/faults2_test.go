@@ -503,7 +503,7 @@ func TestFaultIndexDeletedUnderTheDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventuallyWithin(t, 5*time.Minute, "the index is back", ready(cleared))
-	if out, code := runBottledExit(t, claude, data, "", "index"); code != 0 || !strings.Contains(out, "holds     1 bottles") {
+	if out, code := runBottledExit(t, claude, data, "", "index"); code != 0 || !strings.Contains(out, "holds     1 bottle of 1 session") {
 		t.Errorf("bottled index: exit %d\n%s", code, out)
 	}
 }

@@ -42,15 +42,15 @@ func runIndex(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	if rebuild {
-		fmt.Fprintf(cmd.Root().Writer, "rebuilt in %s (%.0f MB of bottles, %.0f MB/s)\n", took.Round(time.Millisecond),
-			float64(st.BottleBytes)/1e6, float64(st.BottleBytes)/1e6/max(took.Seconds(), 1e-9))
+		fmt.Fprintf(cmd.Root().Writer, "rebuilt in %s (%s of bottles, %s)\n", took.Round(time.Millisecond),
+			size(st.BottleBytes), rate(st.BottleBytes, took.Seconds()))
 	}
 	stale, err := ix.Stale(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.Root().Writer, "index     %s (%.1f MB)\n", st.Path, float64(st.Bytes)/1e6)
-	fmt.Fprintf(cmd.Root().Writer, "holds     %d bottles of %d sessions, %d blocks\n", st.Bottles, st.Sessions, st.Blocks)
-	fmt.Fprintf(cmd.Root().Writer, "behind    %d bottles changed since indexed (the next search takes them in)\n", len(stale))
+	fmt.Fprintf(cmd.Root().Writer, "index     %s (%s)\n", st.Path, size(st.Bytes))
+	fmt.Fprintf(cmd.Root().Writer, "holds     %s of %s, %s\n", count(st.Bottles, "bottle"), count(st.Sessions, "session"), count(st.Blocks, "block"))
+	fmt.Fprintf(cmd.Root().Writer, "behind    %s changed since indexed (the next search takes them in)\n", count(len(stale), "bottle"))
 	return nil
 }

@@ -31,10 +31,10 @@ func buildInterrupted(ctx context.Context, d dirs, rebuild, waited bool) error {
 		return interrupted(ctx, "%s: it keeps what it did, the newest %s of %s; the next search, or bottled index, goes on",
 			what, number(st.Build.Indexed), sessions(st.Build.Total))
 	case rebuild:
-		return interrupted(ctx, "%s: the index in use is the one from before: %d bottles of %d sessions (bottled index --rebuild builds it anew)",
-			what, st.Bottles, st.Sessions)
+		return interrupted(ctx, "%s: the index in use is the one from before: %s of %s (bottled index --rebuild builds it anew)",
+			what, count(st.Bottles, "bottle"), count(st.Sessions, "session"))
 	}
-	return interrupted(ctx, "%s: the index in use holds %d bottles of %d sessions", what, st.Bottles, st.Sessions)
+	return interrupted(ctx, "%s: the index in use holds %s of %s", what, count(st.Bottles, "bottle"), count(st.Sessions, "session"))
 }
 
 // syncError is the error of a query of the index, which first takes in the

@@ -73,7 +73,11 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %v (rendered from the transcript alone)\n", dbErr)
 	}
 	if b.Malformed > 0 {
-		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %d transcript lines could not be read and were left out\n", b.Malformed)
+		lines := count(b.Malformed, "transcript line") + " could not be read and were left out"
+		if b.Malformed == 1 {
+			lines = "1 transcript line could not be read and was left out"
+		}
+		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %s\n", lines)
 	}
 	if u := b.State.Unknown; u != nil {
 		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: the transcript holds what this bottled does not know (written by a newer Claude Code?): %s\n", u)

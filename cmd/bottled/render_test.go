@@ -165,7 +165,7 @@ func TestRenderReportsMalformedAndArchived(t *testing.T) {
 	f.WriteString(`{"type":"quantum-checkpoint","sessionId":"` + sessionID + `"}` + "\n")
 	f.Close()
 	code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...)
-	if code != 0 || !strings.Contains(errOut, "1 transcript lines could not be read") {
+	if code != 0 || !strings.Contains(errOut, "1 transcript line could not be read and was left out") {
 		t.Errorf("code %d, stderr %q; want a warning about the malformed line", code, errOut)
 	}
 	if !strings.Contains(errOut, "does not know") || !strings.Contains(errOut, "record types quantum-checkpoint×1") {

@@ -228,9 +228,9 @@ func progressPrinter(w io.Writer, now func() time.Time) func(done, total int64) 
 	return func(done, total int64) {
 		switch now := now(); {
 		case done >= total && said:
-			fmt.Fprintf(w, "bottled: indexed all %.0f MB of bottles; finishing…\n", float64(total)/1e6)
+			fmt.Fprintf(w, "bottled: indexed all %s of bottles; finishing…\n", size(total))
 		case done < total && now.After(next):
-			fmt.Fprintf(w, "bottled: indexed %.0f of %.0f MB of bottles…\n", float64(done)/1e6, float64(total)/1e6)
+			fmt.Fprintf(w, "bottled: indexed %s of bottles…\n", sizeOf(done, total))
 			next, said = now.Add(progressEvery), true
 		}
 	}

@@ -74,7 +74,7 @@ func TestIndexCommand(t *testing.T) {
 		t.Fatalf("render: %s", errOut)
 	}
 	gen := func(n string) string { return filepath.Join(e.data, "bottled-index", n+".db") }
-	const holds = "holds     1 bottles of 1 sessions, 2 blocks"
+	const holds = "holds     1 bottle of 1 session, 2 blocks"
 	// No index yet: --rebuild builds the first generation, and only it.
 	code, out, errOut := bottled(t, nil, append(flags, "index", "--rebuild")...)
 	if code != 0 || !strings.Contains(out, "rebuilt in") || !strings.Contains(out, holds) || !strings.Contains(out, gen("1")) ||
@@ -110,8 +110,8 @@ func TestProgressPrinter(t *testing.T) {
 		clock = clock.Add(s.after)
 		progress(s.done, s.total)
 	}
-	want := "bottled: indexed 300 of 1000 MB of bottles…\nbottled: indexed 600 of 1000 MB of bottles…\n" +
-		"bottled: indexed all 1000 MB of bottles; finishing…\n"
+	want := "bottled: indexed 300 MB of 1.0 GB of bottles…\nbottled: indexed 600 MB of 1.0 GB of bottles…\n" +
+		"bottled: indexed all 1.0 GB of bottles; finishing…\n"
 	if out.String() != want {
 		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
 	}

@@ -199,11 +199,3 @@ func noSessions(ctx context.Context, ix *index.Index, scope index.Scope, d dirs)
 	}
 	return b.String(), nil
 }
-
-// count is "1 session", "3 sessions".
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}

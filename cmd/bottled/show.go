@@ -133,7 +133,7 @@ func lineRange(data []byte, from, to int, id string) ([]byte, error) {
 		to = n
 	}
 	if from > n {
-		return nil, usagef("--from %d is past the end of the bottle of %s (%d lines)", from, id, n)
+		return nil, usagef("--from %d is past the end of the bottle of %s (%s)", from, id, count(n, "line"))
 	}
 	end := len(data)
 	if to < n {
