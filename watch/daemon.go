@@ -55,7 +55,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -109,9 +108,10 @@ type Config struct {
 	CacheBytes int64 // bytes of parse state kept (see cache.go)
 	Version    string
 	Logger     *slog.Logger
-	// Progress, if set, receives a progress bar for the start-up catch-up
-	// (a terminal); otherwise progress is logged.
-	Progress io.Writer
+	// Progress, if set, is the terminal that shows a progress bar for the
+	// start-up catch-up, and that Logger must write to (see Terminal);
+	// otherwise progress is logged.
+	Progress *Terminal
 	// Now returns the current time; time.Now if nil.
 	Now func() time.Time
 }
@@ -316,6 +316,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	// Stopping: the renders in flight finish (with the database still
 	// open), then the watchers, which ctx has already told to stop.
 	d.drain()
+	d.progress.close()
 	bg.Wait()
 	dbw.close()
 	d.closeIndex()

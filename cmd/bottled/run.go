@@ -49,12 +49,19 @@ func runDaemon(ctx context.Context, cmd *cli.Command) error {
 		level = slog.LevelDebug
 	}
 	opts := &slog.HandlerOptions{Level: level}
+	// On a terminal, the catch-up's progress bar and the log share it.
+	logs := cmd.Root().ErrWriter
+	var term *watch.Terminal
+	if f, ok := logs.(*os.File); ok && isTerminal(f) {
+		term = watch.NewTerminal(f)
+		logs = term
+	}
 	var logger *slog.Logger
 	switch cmd.String("log-format") {
 	case "text":
-		logger = slog.New(slog.NewTextHandler(cmd.Root().ErrWriter, opts))
+		logger = slog.New(slog.NewTextHandler(logs, opts))
 	case "json":
-		logger = slog.New(slog.NewJSONHandler(cmd.Root().ErrWriter, opts))
+		logger = slog.New(slog.NewJSONHandler(logs, opts))
 	default:
 		return usagef("--log-format must be text or json, not %q", cmd.String("log-format"))
 	}
@@ -72,10 +79,7 @@ func runDaemon(ctx context.Context, cmd *cli.Command) error {
 		ClaudeDir: d.claude, DataDir: d.data,
 		Debounce: cmd.Duration("debounce"), MaxWait: cmd.Duration("max-wait"), Rescan: cmd.Duration("rescan"),
 		Workers: cmd.Int("workers"), MaxCached: cmd.Int("max-cached"), CacheBytes: int64(cmd.Int("cache-mb")) << 20,
-		Version: version.String(), Logger: logger,
-	}
-	if f, ok := cmd.Root().ErrWriter.(*os.File); ok && isTerminal(f) {
-		cfg.Progress = f
+		Version: version.String(), Logger: logger, Progress: term,
 	}
 	daemon := watch.New(cfg)
 	// SIGHUP, which a daemon takes as a cue to look at everything again,
