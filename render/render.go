@@ -104,6 +104,12 @@ func Render(in Input) (*Bottle, error) {
 	return bottle, nil
 }
 
+// Nothing reports whether Render would return ErrNothing for in, without
+// rendering: the test of Render's first switch.
+func Nothing(in Input) bool {
+	return (in.Spine == nil || !hasContent(in.Spine)) && in.Memory.Empty()
+}
+
 // hasContent reports whether a spine has a message to show.
 func hasContent(sp *sources.Spine) bool {
 	for _, e := range sp.Entries {

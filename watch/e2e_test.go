@@ -743,3 +743,70 @@ func TestDaemonRebuildsALostIndex(t *testing.T) {
 		return err == nil && strings.Count(d.stderr.String(), "search index ready") == 2
 	})
 }
+
+// TestDaemonLeavesEmptySessionsAlone runs the daemon beside sessions that
+// have had no message, such as the one `/clear` opens: one there before it
+// started (its catch-up), one that appears while it runs. Status counts
+// them empty, not missing, and the daemon does not render them again and
+// again: once one has been quiet long enough for the rescan to check it,
+// rescans pass without a render.
+func TestDaemonLeavesEmptySessionsAlone(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const before, during = "e3e30000-0000-4000-8000-000000000001", "e3e30000-0000-4000-8000-000000000002"
+	old := time.Now().Add(-time.Hour)
+	path := transcriptIn(t, claude, "-home-dev-app", before)
+	appendFile(t, path, synth.Rec{Session: before, At: old, CWD: "/home/dev/app"}.Cleared("c"))
+	os.Chtimes(path, old, old)
+	d := startDaemon(t, claude, data)
+	path = transcriptIn(t, claude, "-home-dev-app", during)
+	appendFile(t, path, synth.Rec{Session: during, At: time.Now(), CWD: "/home/dev/app"}.Cleared("c"))
+	written := time.Now()
+
+	var st *watch.Status
+	renders := func() int { return st.Renders.Written + st.Renders.Unchanged + st.Renders.Failed }
+	eventually(t, "status counts both sessions empty", func() bool {
+		var err error
+		st, err = d.status()
+		return err == nil && st.CatchUp.Over && st.Bottles != nil && st.Bottles.Empty == 2 && st.Bottles.Missing == 0
+	})
+	// The rescan leaves a transcript written in the last checkQuiet (5 s)
+	// to its events; after that, it checks it once.
+	eventually(t, "the second session is quiet for the rescan", func() bool { return time.Since(written) > 6*time.Second })
+	waitRescans := func(n int) {
+		t.Helper()
+		from := -1
+		eventually(t, fmt.Sprintf("%d more rescans", n), func() bool {
+			var err error
+			if st, err = d.status(); err != nil {
+				return false
+			}
+			if from < 0 {
+				from = st.Rescans
+			}
+			return st.Rescans >= from+n
+		})
+	}
+	waitRescans(2)
+	for _, id := range []string{before, during} {
+		d.waitSettled(id, time.Time{}) // the render a rescan asked for is done
+	}
+	var err error
+	if st, err = d.status(); err != nil {
+		t.Fatal(err)
+	}
+	base := renders()
+	waitRescans(3)
+	if n := renders() - base; n != 0 {
+		t.Errorf("%d renders in 3 rescans of sessions with nothing to render, want none", n)
+	}
+	out := runBottled(t, claude, data, "", "status")
+	if !strings.Contains(out, "0 missing · 2 empty (of 2 transcripts)") {
+		t.Errorf("status:\n%s", out)
+	}
+	for _, id := range []string{before, during} {
+		if d.bottle(id) != "" {
+			t.Errorf("a bottle of %s, which has nothing to render", id)
+		}
+	}
+}

@@ -533,8 +533,14 @@ type stamped struct {
 // meanwhile (a check may read a transcript in full), and reports the stale
 // ones. If the previous rescan's checks are still running, these wait for
 // the next rescan.
+//
+// A rescan is counted in status once its checks are done.
 func (f *fsWatch) checkFresh(ctx context.Context, transcripts []stamped) {
-	if len(transcripts) == 0 || !f.checking.CompareAndSwap(false, true) {
+	if len(transcripts) == 0 {
+		f.rescanned()
+		return
+	}
+	if !f.checking.CompareAndSwap(false, true) {
 		return
 	}
 	f.checks.Go(func() {
@@ -548,8 +554,12 @@ func (f *fsWatch) checkFresh(ctx context.Context, transcripts []stamped) {
 				f.d.send(ctx, change{id: id, path: t.path, at: f.d.cfg.Now(), rescan: true, verify: rewritten})
 			}
 		}
+		f.rescanned()
 	})
 }
+
+// rescanned counts a rescan finished, checks included.
+func (f *fsWatch) rescanned() { f.d.rec.update(func(st *Status) { st.Rescans++ }) }
 
 // scanDir reports every transcript in a new project directory.
 func (f *fsWatch) scanDir(ctx context.Context, dir string) {

@@ -70,6 +70,7 @@ const (
 // result is what a render reports to the loop.
 type result struct {
 	id                     string
+	transcript             string // the session's transcript, "" if none
 	since, began, finished time.Time
 	catchUp                bool
 	checked                bool // catch-up found no render needed (outcome says why)
@@ -103,6 +104,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			d.mu.Unlock()
 		}
 	}
+	res.transcript = path
 	if d.observerSession(path, "") {
 		res.outcome = outcomeObserver
 		return res

@@ -43,9 +43,13 @@ type Status struct {
 	Search  Search  `json:"search"`
 	Renders Renders `json:"renders"`
 	CatchUp CatchUp `json:"catchUp"`
-	// Errors are the most recent failures, newest first.
+	// Rescans counts the periodic checks of every transcript and bottle
+	// (Config.Rescan) finished since start.
+	Rescans int `json:"rescans"`
+	// Errors are the most recent failures, newest first (never null).
 	Errors []Failure `json:"errors"`
-	// Recent are the most recently changed sessions, newest first.
+	// Recent are the sessions changed or rendered last, newest first
+	// (never null).
 	Recent []SessionStatus `json:"recent"`
 	// Bottles is what the daemon knows of every transcript's bottle, in
 	// the shape of a disk survey (Source "daemon").
@@ -122,13 +126,17 @@ type Failure struct {
 
 // SessionStatus is the state of one session's bottle.
 type SessionStatus struct {
-	Session    string    `json:"session"`
-	Transcript string    `json:"transcript,omitempty"`
-	Changed    time.Time `json:"changed"`            // last change seen
-	Rendered   time.Time `json:"rendered,omitempty"` // last render that finished
-	Mode       string    `json:"mode,omitempty"`
-	Outcome    string    `json:"outcome,omitempty"` // written, unchanged, kept-full, archived, nothing, observer, failed
-	Pending    bool      `json:"pending"`           // a change is not rendered yet
+	Session string `json:"session"`
+	// Transcript is the session's transcript (absent when it has none).
+	Transcript string `json:"transcript,omitempty"`
+	// Changed is when the daemon last saw a change to the session's
+	// sources; absent for a session the start-up catch-up rendered and
+	// nothing changed since (the change came while the daemon was down).
+	Changed  time.Time `json:"changed,omitzero"`
+	Rendered time.Time `json:"rendered,omitzero"` // last render that finished
+	Mode     string    `json:"mode,omitempty"`
+	Outcome  string    `json:"outcome,omitempty"` // written, unchanged, kept-full, archived, nothing, observer, held, failed
+	Pending  bool      `json:"pending"`           // a change is not rendered yet
 	// Unknown is what the last render met in the transcript that bottled
 	// does not know (nil when nothing).
 	Unknown *sources.Unknown `json:"unknown,omitempty"`
@@ -220,6 +228,9 @@ func (r *recorder) rendered(id string, res result) {
 	defer r.mu.Unlock()
 	s := r.session(id)
 	s.Rendered, s.Outcome, s.Pending = res.finished, res.outcome, res.pendingAfter
+	if res.transcript != "" {
+		s.Transcript = res.transcript
+	}
 	if res.mode != "" {
 		s.Mode, s.Unknown = res.mode, res.unknown
 	}
@@ -278,7 +289,7 @@ func (r *recorder) copyLocked() stateCopy {
 	c := stateCopy{st: r.st, latencies: slices.Clone(r.latencies), survey: r.survey, sessions: maps.Clone(r.sessions)}
 	c.st.Roots = slices.Clone(c.st.Roots)
 	c.st.Unwatched = slices.Clone(c.st.Unwatched)
-	c.st.Errors = slices.Clone(c.st.Errors)
+	c.st.Errors = append([]Failure{}, c.st.Errors...) // [] rather than null
 	return c
 }
 
@@ -301,7 +312,8 @@ func (c stateCopy) status() Status {
 	return st
 }
 
-// recent returns the keepRecent sessions that changed last, newest first.
+// recent returns the keepRecent sessions that changed or were rendered
+// last, newest first.
 func recent(sessions map[string]*sessionRecord) []SessionStatus {
 	var all []*sessionRecord
 	for _, s := range sessions {
@@ -309,10 +321,16 @@ func recent(sessions map[string]*sessionRecord) []SessionStatus {
 			all = append(all, s)
 		}
 	}
+	latest := func(s *sessionRecord) time.Time {
+		if s.Rendered.After(s.Changed) {
+			return s.Rendered
+		}
+		return s.Changed
+	}
 	all = firstK(all, keepRecent, func(a, b *sessionRecord) int {
-		return cmp.Or(b.Changed.Compare(a.Changed), strings.Compare(a.Session, b.Session))
+		return cmp.Or(latest(b).Compare(latest(a)), strings.Compare(a.Session, b.Session))
 	})
-	var recent []SessionStatus
+	recent := []SessionStatus{}
 	for _, s := range all {
 		recent = append(recent, s.SessionStatus)
 	}
@@ -367,8 +385,19 @@ func listenStatus(dataDir string) (*unixListener, error) {
 }
 
 // ErrNotRunning reports that no daemon answers on the data directory's
-// socket.
+// socket; Query's error is then a *NotRunningError, which says why.
 var ErrNotRunning = errors.New("no bottled daemon is running")
+
+// NotRunningError says why no daemon answers on a data directory's socket.
+// It matches ErrNotRunning.
+type NotRunningError struct {
+	Socket string // the socket's path
+	Why    string // "no socket at …", or "nothing answers at …"
+}
+
+func (e *NotRunningError) Error() string { return ErrNotRunning.Error() + ": " + e.Why }
+
+func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
 
 // ErrBusy reports that the daemon runs but answered as many status
 // requests as it takes at once until the query's deadline.
@@ -410,10 +439,14 @@ func Query(ctx context.Context, dataDir string) (*Status, error) {
 
 // query asks once.
 func query(ctx context.Context, dataDir string) (*Status, error) {
-	conn, err := dialUnix(filepath.Join(dataDir, SocketFile))
+	path := filepath.Join(dataDir, SocketFile)
+	conn, err := dialUnix(path)
 	switch {
-	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED):
-		return nil, fmt.Errorf("%w for %s", ErrNotRunning, dataDir)
+	case errors.Is(err, os.ErrNotExist):
+		return nil, &NotRunningError{Socket: path, Why: "no socket at " + path}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		// A daemon killed before it could remove it leaves its socket.
+		return nil, &NotRunningError{Socket: path, Why: "nothing answers at " + path}
 	case errors.Is(err, syscall.EAGAIN):
 		return nil, fmt.Errorf("%w: its socket's queue is full", ErrBusy)
 	case err != nil:

@@ -79,7 +79,7 @@ func TestRecorderSessions(t *testing.T) {
 		{id(n + 2), "stale", "not checked yet"},
 	} {
 		f, why := seen[tc.id].freshness()
-		if f.String() != tc.fresh || why != tc.why {
+		if f != tc.fresh || why != tc.why {
 			t.Errorf("%s: %s (%s), want %s (%s)", tc.id, f, why, tc.fresh, tc.why)
 		}
 	}
@@ -112,5 +112,36 @@ func TestFirstK(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRecorderCatchUpRenders: a session the catch-up rendered is listed in
+// Recent with its transcript and no change time (none was seen), newest
+// render first among changes; one with nothing to render is empty, not
+// missing; and the snapshot's lists are empty, not nil, before anything
+// happened.
+func TestRecorderCatchUpRenders(t *testing.T) {
+	r := newRecorder(Status{})
+	if st := r.snapshot(); st.Errors == nil || st.Recent == nil {
+		t.Errorf("errors %#v, recent %#v before anything happened; want empty lists", st.Errors, st.Recent)
+	}
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	const changed, caughtUp, empty = "5e550000-0000-4000-8000-000000000001", "5e550000-0000-4000-8000-000000000002", "5e550000-0000-4000-8000-000000000003"
+	r.changed(changed, "/t/"+changed+".jsonl", t0)
+	r.rendered(changed, result{finished: t0.Add(time.Second), outcome: outcomeWritten, mode: "full"})
+	r.rendered(caughtUp, result{transcript: "/t/" + caughtUp + ".jsonl", finished: t0.Add(2 * time.Second), outcome: outcomeWritten, mode: "full", catchUp: true})
+	r.rendered(empty, result{transcript: "/t/" + empty + ".jsonl", finished: t0.Add(-time.Second), outcome: outcomeNothing, catchUp: true})
+	st := r.snapshot()
+	if len(st.Recent) != 3 || st.Recent[0].Session != caughtUp || st.Recent[1].Session != changed {
+		t.Fatalf("Recent = %+v; want the catch-up's render, then the change, then the empty session", st.Recent)
+	}
+	if s := st.Recent[0]; s.Transcript != "/t/"+caughtUp+".jsonl" || !s.Changed.IsZero() {
+		t.Errorf("the catch-up's render is listed as %+v; want its transcript, no change time", s)
+	}
+	var seen map[string]*sessionRecord
+	r.survey = func(s map[string]*sessionRecord) *Survey { seen = s; return &Survey{} }
+	r.snapshotWithSurvey()
+	if f, why := seen[empty].freshness(); f != FreshnessEmpty || why != "" {
+		t.Errorf("a session with nothing to render is %s (%s), want empty", f, why)
 	}
 }

@@ -22,6 +22,10 @@ type Survey struct {
 	Fresh       int    `json:"fresh"`
 	Stale       int    `json:"stale"`
 	Missing     int    `json:"missing"`
+	// Empty are transcripts with nothing to render (a session that has
+	// had no message yet, such as the one /clear opens): they have no
+	// bottle and need none, until a message comes.
+	Empty int `json:"empty"`
 	// Orphans are bottles whose transcript is gone (kept, or reconstructed).
 	Orphans int `json:"orphans"`
 	// Archived are transcripts of cleared sessions: their bottle is in the
@@ -32,9 +36,20 @@ type Survey struct {
 	Observer int `json:"observer"`
 	// DB is the claude-mem database as seen from here.
 	DB DB `json:"db"`
-	// Sessions are the most recently written transcripts, newest first.
+	// Sessions are every transcript counted in Transcripts, newest
+	// first (never null).
 	Sessions []SessionCheck `json:"sessions"`
 }
+
+// States of a session's bottle in a survey (SessionCheck.Freshness):
+// render.Freshness's, and FreshnessEmpty.
+const (
+	FreshnessFresh    = "fresh"
+	FreshnessStale    = "stale"
+	FreshnessMissing  = "missing"
+	FreshnessArchived = "archived" // cleared with /clear; the bottle is in the archive
+	FreshnessEmpty    = "empty"    // nothing to render: no bottle, and none needed
+)
 
 // SessionCheck is one session's bottle against its sources.
 type SessionCheck struct {
@@ -42,22 +57,28 @@ type SessionCheck struct {
 	Transcript string    `json:"transcript"`
 	Modified   time.Time `json:"modified"` // transcript's last write
 	Mode       string    `json:"mode,omitempty"`
-	Freshness  string    `json:"freshness"` // fresh, stale, missing, archived
+	Freshness  string    `json:"freshness"` // fresh, stale, missing, archived, empty
 	Why        string    `json:"why,omitempty"`
 	// Unknown is what the bottle's transcripts held that bottled does not
 	// know, as recorded in the bottle.
 	Unknown *sources.Unknown `json:"unknown,omitempty"`
 }
 
-// surveyRecent is how many sessions a survey lists.
-const surveyRecent = 10
+// emptyCheckBytes bounds the transcripts a disk survey reads in full to
+// tell a session with nothing to render from one whose bottle is missing:
+// a session that has had no message holds a few records (a /clear, hook
+// outputs with claude-mem's context: a few KB to tens of KB), and reading
+// 1 MiB takes milliseconds; a bigger transcript without a bottle is
+// counted missing without being read (the daemon, which renders it, tells
+// the two apart whatever the size).
+const emptyCheckBytes = 1 << 20
 
 // TakeSurvey checks every transcript under claudeDir against its bottle in
 // dataDir, reading claude-mem's database when there is one. It reads only
 // the end of each transcript (render.VerifyTail); a change made in place
 // further back is the daemon's to find.
 func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error) {
-	sv := &Survey{Source: "disk", DB: DB{Path: sources.MemoryFile(dataDir)}}
+	sv := &Survey{Source: "disk", DB: DB{Path: sources.MemoryFile(dataDir)}, Sessions: []SessionCheck{}}
 	db, err := sources.OpenMemoryDB(ctx, sv.DB.Path)
 	switch {
 	case err == nil:
@@ -79,7 +100,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	// Without the daemon, only the observer sessions in claude-mem's own
 	// project directory are known as such.
 	all := sv.list(modified, func(path string) bool { return sources.IsObserverSession(path, "", dataDir) })
-	for i, f := range all {
+	for _, f := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -87,18 +108,42 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if err != nil {
 			fresh, why = render.Stale, err.Error()
 		}
+		state := fresh.String()
+		if fresh == render.Missing && err == nil && st == nil && emptySession(ctx, f, db) {
+			state, why = FreshnessEmpty, ""
+		}
 		c := SessionCheck{Why: why}
 		if st != nil {
 			c.Mode, c.Unknown = string(st.Mode), st.Unknown
 		}
-		sv.count(i, f, fresh, c)
+		sv.count(f, state, c)
 	}
 	sv.countBottles(bottles, all)
 	return sv, nil
 }
 
-// list returns the transcripts (path → last write), the surveyRecent
-// newest first and in order, the others after them in any order; it leaves
+// emptySession reports whether the session of f, which has no bottle, has
+// nothing to render (see emptyCheckBytes), as the render would find: no
+// message in its transcripts, no prompt or observation in claude-mem's
+// database (db, nil if none).
+func emptySession(ctx context.Context, f dated, db *sources.MemoryDB) bool {
+	info, err := sources.StatRegular(f.path)
+	if err != nil || info.Size() > emptyCheckBytes {
+		return false
+	}
+	if db != nil {
+		if mem, err := db.Session(ctx, f.id); err != nil || !mem.Empty() {
+			return false // records to render, or none can be read to tell
+		}
+	}
+	l, err := render.Load(ctx, render.Request{SessionID: f.id, Transcript: f.path})
+	if err != nil || l.TranscriptErr != nil {
+		return false
+	}
+	return render.Nothing(l.Input(f.id))
+}
+
+// list returns the transcripts (path → last write) newest first, leaving
 // out claude-mem's observer sessions (those observer says are), which it
 // counts, and sets Transcripts.
 func (sv *Survey) list(modified map[string]time.Time, observer func(path string) bool) []dated {
@@ -110,29 +155,30 @@ func (sv *Survey) list(modified map[string]time.Time, observer func(path string)
 		}
 		all = append(all, dated{id: sources.SessionOf(path), path: path, mod: mod})
 	}
-	firstK(all, surveyRecent, newer)
+	newestFirst(all)
 	sv.Transcripts = len(all)
 	return all
 }
 
-// count adds the freshness of list's i-th transcript to the totals, and
-// lists it among the most recent (the first surveyRecent) with what c says
-// (mode, reason, unknown).
-func (sv *Survey) count(i int, f dated, fresh render.Freshness, c SessionCheck) {
-	switch fresh {
-	case render.Fresh:
+// count adds a transcript's state (one of the Freshness constants) to the
+// totals, and lists it with what c says (mode, reason, unknown); it is
+// called newest first.
+func (sv *Survey) count(f dated, state string, c SessionCheck) {
+	switch state {
+	case FreshnessFresh:
 		sv.Fresh++
-	case render.Stale:
+	case FreshnessStale:
 		sv.Stale++
-	case render.Cleared:
+	case FreshnessArchived:
 		sv.Archived++
+	case FreshnessEmpty:
+		sv.Empty++
 	default:
+		state = FreshnessMissing
 		sv.Missing++
 	}
-	if i < surveyRecent {
-		c.Session, c.Transcript, c.Modified, c.Freshness = f.id, f.path, f.mod, fresh.String()
-		sv.Sessions = append(sv.Sessions, c)
-	}
+	c.Session, c.Transcript, c.Modified, c.Freshness = f.id, f.path, f.mod, state
+	sv.Sessions = append(sv.Sessions, c)
 }
 
 // countBottles counts the bottles in dir whose session has no
@@ -166,35 +212,36 @@ func (d *Daemon) survey(fw *fsWatch, sessions map[string]*sessionRecord) *Survey
 	observers := maps.Clone(d.observers)
 	d.mu.Unlock()
 	all := sv.list(modified, func(path string) bool { return observers[sources.SessionOf(path)] })
-	for i, f := range all {
+	sv.Sessions = make([]SessionCheck, 0, len(all))
+	for _, f := range all {
 		s := sessions[f.id]
-		fresh, why := s.freshness()
+		state, why := s.freshness()
 		c := SessionCheck{Why: why}
 		if s != nil {
 			c.Mode, c.Unknown = s.Mode, s.Unknown
 		}
-		sv.count(i, f, fresh, c)
+		sv.count(f, state, c)
 	}
 	sv.countBottles(d.bottles, all)
 	return sv
 }
 
 // freshness is what a session's last check or render says of its bottle
-// (nil: none yet).
-func (s *sessionRecord) freshness() (render.Freshness, string) {
+// (nil: none yet): one of the Freshness constants, and why.
+func (s *sessionRecord) freshness() (string, string) {
 	switch {
 	case s == nil:
-		return render.Stale, "not checked yet"
+		return FreshnessStale, "not checked yet"
 	case s.Pending:
-		return render.Stale, "changes not rendered yet"
+		return FreshnessStale, "changes not rendered yet"
 	case s.outcome == outcomeFailed:
-		return render.Stale, s.why
+		return FreshnessStale, s.why
 	case s.outcome == outcomeHeld:
-		return render.Stale, "claude-mem's database cannot be read"
+		return FreshnessStale, "claude-mem's database cannot be read"
 	case s.outcome == outcomeNothing:
-		return render.Missing, "nothing to render"
+		return FreshnessEmpty, ""
 	case s.outcome == render.Archived.String():
-		return render.Cleared, "cleared"
+		return FreshnessArchived, "cleared"
 	}
-	return render.Fresh, ""
+	return FreshnessFresh, ""
 }
