@@ -6,15 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/inject"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
 
@@ -22,10 +26,17 @@ func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
 		Usage: "show what the daemon and the bottles are doing",
-		Description: "Asks the running daemon for its state and what it knows of every bottle (fresh, stale\n" +
-			"or missing). Without a daemon, says so and checks every transcript's bottle against its\n" +
-			"sources on disk instead.\n" +
-			"--json prints one object: {\"daemon\": <daemon status or null>, \"daemonError\": …, \"disk\": <survey>}.",
+		Description: "Asks the running daemon for its state and what it knows of every bottle (fresh, stale,\n" +
+			"missing, archived by /clear, or empty: a session with nothing to render yet). Without a\n" +
+			"daemon, says so on the first line and checks every transcript's bottle against its sources\n" +
+			"on disk instead. Exit status: 0 reported, with or without a daemon; 1 when Claude Code's\n" +
+			"directory, its projects/, the data directory or its bottles/ is not a directory; 2 bad usage.\n" +
+			"The text lists the newest sessions; --json lists them all. --json prints one object:\n" +
+			"  \"daemon\":      the daemon's status, null when none answers\n" +
+			"  \"daemonError\": why there is no daemon status (absent when there is one)\n" +
+			"  \"disk\":        every transcript's bottle, as the daemon knows it or checked on disk\n" +
+			"  \"install\":     what Claude Code's settings.json says about bottled\n" +
+			"Every field is described in the README.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (the format is stable; see the README)"},
 		},
@@ -37,11 +48,12 @@ func statusCommand() *cli.Command {
 type statusReport struct {
 	Daemon      *watch.Status `json:"daemon"`
 	DaemonError string        `json:"daemonError,omitempty"`
-	daemonErr   error         // DaemonError's error
-	daemonPID   int           // the pid holding the daemon's lock, if any
 	Disk        *watch.Survey `json:"disk"`
 	// Install is what Claude Code's settings say about bottled.
 	Install inject.Installation `json:"install"`
+
+	daemonErr error // DaemonError's error
+	daemonPID int   // the pid holding the daemon's lock, if any
 }
 
 func runStatus(ctx context.Context, cmd *cli.Command) error {
@@ -50,6 +62,9 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 	}
 	d, err := dirsOf(cmd)
 	if err != nil {
+		return err
+	}
+	if err := checkDirs(d); err != nil {
 		return err
 	}
 	var rep statusReport
@@ -77,40 +92,17 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 	return nil
 }
 
+// recentShown is how many sessions the text lists; --json lists them all.
+const recentShown = 10
+
 func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(label, format string, a ...any) { fmt.Fprintf(w, "%s\t%s\n", label, fmt.Sprintf(format, a...)) }
 	disk := rep.Disk
 	if st := rep.Daemon; st != nil {
-		row("daemon", "running · pid %d · up %s · version %s", st.PID, age(now.Sub(st.Started)), st.Version)
-		var roots []string
-		for _, r := range st.Roots {
-			state := "watched"
-			if !r.Watched {
-				state = "waiting for it"
-			}
-			roots = append(roots, r.Path+" ("+state+")")
-		}
-		row("watching", "%s · %d projects · %d transcripts", strings.Join(roots, " · "), st.Projects, st.Sessions)
-		if n := len(st.Unwatched); n > 0 {
-			row("", "%d directories not watched (see the daemon's log; the inotify limit?): changes there wait for the rescan", n)
-		}
-		if st.Blocked != "" {
-			row("blocked", "no bottle can be written: %s", st.Blocked)
-		}
-		row("database", "%s", dbLine(st.DB))
-		row("search", "%s", searchLine(st.Search, now))
-		r := st.Renders
-		latency := "no change rendered yet"
-		if r.Samples > 0 {
-			latency = fmt.Sprintf("change to bottle p50 %s p90 %s p99 %s", ms(r.P50ms), ms(r.P90ms), ms(r.P99ms))
-		}
-		row("renders", "%d written · %d unchanged · %d failed · %s", r.Written, r.Unchanged, r.Failed, latency)
-		if cu := st.CatchUp; !cu.Over {
-			row("catch-up", "%d of %d transcripts checked", cu.Done, cu.Total)
-		}
+		printDaemon(row, st, now)
 	} else {
-		row("daemon", "%s; what follows is read from disk", daemonProblem(rep))
+		row("daemon", "%s", noDaemonLine(rep))
 		row("database", "%s", dbLine(disk.DB))
 	}
 	if in := rep.Install; in.Problem != "" {
@@ -118,8 +110,7 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 	} else {
 		row("install", "hooks registered in %s · Claude Code reads bottles without asking", in.Settings)
 	}
-	row("bottles", "%d fresh · %d stale · %d missing · %d cleared and archived (of %d transcripts) · %d without transcript%s",
-		disk.Fresh, disk.Stale, disk.Missing, disk.Archived, disk.Transcripts, disk.Orphans, observerNote(disk.Observer))
+	row("bottles", "%s", bottlesLine(disk))
 	if st := rep.Daemon; st != nil {
 		for i, e := range st.Errors {
 			if i == 3 {
@@ -134,23 +125,153 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 		}
 	}
 	w.Flush()
-	if len(disk.Sessions) == 0 {
+	printSessions(out, disk.Sessions, now)
+}
+
+// printDaemon writes the rows that come from the daemon's status.
+func printDaemon(row func(label, format string, a ...any), st *watch.Status, now time.Time) {
+	row("daemon", "running · pid %d · up %s · version %s", st.PID, age(now.Sub(st.Started)), st.Version)
+	var roots []string
+	for _, r := range st.Roots {
+		state := "watched"
+		if !r.Watched {
+			state = "waiting for it"
+		}
+		roots = append(roots, r.Path+" ("+state+")")
+	}
+	row("watching", "%s · %s · %s", strings.Join(roots, " · "), count(st.Projects, "project"), count(st.Sessions, "transcript"))
+	if n := len(st.Unwatched); n > 0 {
+		row("", "%s not watched (see the daemon's log; the inotify limit?): changes there wait for the rescan", countAs(n, "directory", "directories"))
+	}
+	if st.Blocked != "" {
+		row("blocked", "no bottle can be written: %s", st.Blocked)
+	}
+	row("database", "%s", dbLine(st.DB))
+	row("search", "%s", searchLine(st.Search, now))
+	r := st.Renders
+	latency := "no change rendered yet"
+	if r.Samples > 0 {
+		latency = fmt.Sprintf("change to bottle p50 %s p90 %s p99 %s", ms(r.P50ms), ms(r.P90ms), ms(r.P99ms))
+	}
+	row("renders", "%d written · %d unchanged · %d failed · %s", r.Written, r.Unchanged, r.Failed, latency)
+	if cu := st.CatchUp; !cu.Over {
+		row("catch-up", "%d of %s checked", cu.Done, count(cu.Total, "transcript"))
+	}
+}
+
+// noDaemonLine says why there is no daemon status (see daemonProblem),
+// that the rest is read from disk, and, when none runs, how to start one.
+func noDaemonLine(rep *statusReport) string {
+	line := daemonProblem(rep) + ": what follows is read from disk"
+	if rep.daemonPID == 0 && !errors.Is(rep.daemonErr, watch.ErrBusy) {
+		line += "; start it with `bottled run` or `bottled install`"
+	}
+	return line
+}
+
+// daemonProblem says whether no daemon runs (and why none answers), or
+// one runs (its pid) but is too busy to answer or did not answer: a
+// running daemon is never said not to run.
+func daemonProblem(rep *statusReport) string {
+	running := "running"
+	if rep.daemonPID > 0 {
+		running = fmt.Sprintf("running (pid %d)", rep.daemonPID)
+	}
+	var nr *watch.NotRunningError
+	switch {
+	case errors.Is(rep.daemonErr, watch.ErrBusy):
+		return fmt.Sprintf("%s but too busy to answer status (%s)", running, rep.DaemonError)
+	case rep.daemonPID == 0 && errors.As(rep.daemonErr, &nr):
+		return "not running (" + nr.Why + ")"
+	case rep.daemonPID == 0:
+		return fmt.Sprintf("not running (%s)", rep.DaemonError)
+	case errors.Is(rep.daemonErr, watch.ErrNotRunning):
+		return running + " but its socket is gone (it makes it again within a second)"
+	}
+	return fmt.Sprintf("%s but did not answer status (%s)", running, rep.DaemonError)
+}
+
+// bottlesLine counts the bottles by state; the states other than
+// fresh, stale and missing are named only when there are some.
+func bottlesLine(disk *watch.Survey) string {
+	parts := []string{fmt.Sprintf("%d fresh", disk.Fresh), fmt.Sprintf("%d stale", disk.Stale), fmt.Sprintf("%d missing", disk.Missing)}
+	if disk.Archived > 0 {
+		parts = append(parts, fmt.Sprintf("%d cleared and archived", disk.Archived))
+	}
+	if disk.Empty > 0 {
+		parts = append(parts, fmt.Sprintf("%d empty", disk.Empty))
+	}
+	line := strings.Join(parts, " · ") + " (of " + count(disk.Transcripts, "transcript") + ")"
+	if disk.Orphans > 0 {
+		line += fmt.Sprintf(" · %s without transcript", count(disk.Orphans, "bottle"))
+	}
+	return line + observerNote(disk.Observer)
+}
+
+// printSessions lists the newest sessions, and says how to see them all.
+func printSessions(out io.Writer, sessions []watch.SessionCheck, now time.Time) {
+	if len(sessions) == 0 {
 		return
 	}
-	fmt.Fprintln(out, "\nrecent sessions")
-	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	for _, s := range disk.Sessions {
+	if len(sessions) > recentShown {
+		fmt.Fprintf(out, "\nrecent sessions (the newest %d of %d; bottled status --json lists them all)\n", recentShown, len(sessions))
+	} else {
+		fmt.Fprintln(out, "\nrecent sessions")
+	}
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	for _, s := range sessions[:min(recentShown, len(sessions))] {
 		mode := s.Mode
 		if mode == "" {
 			mode = "—"
 		}
 		fresh := s.Freshness
-		if s.Why != "" && s.Freshness != "fresh" {
+		if s.Why != "" && s.Freshness != watch.FreshnessFresh {
 			fresh += " (" + s.Why + ")"
 		}
 		fmt.Fprintf(w, "  %s\t%s ago\t%s\t%s\t%s\n", s.Session, age(now.Sub(s.Modified)), mode, fresh, filepath.Base(filepath.Dir(s.Transcript)))
 	}
 	w.Flush()
+}
+
+// checkDirs refuses directories that are files (or anything but a
+// directory): every transcript and bottle would be reported unreadable,
+// one by one, for what is one mistake. A directory that does not exist
+// is fine: nothing was written there yet.
+func checkDirs(d dirs) error {
+	for _, c := range []struct{ path, what, fix string }{
+		{d.claude, "Claude Code's directory", "give --claude-dir (or CLAUDE_CONFIG_DIR) the directory Claude Code uses"},
+		{sources.ProjectsDir(d.claude), "Claude Code's projects directory", "Claude Code keeps its transcripts there: move what is there away"},
+		{d.data, "the data directory", "give --data-dir (or CLAUDE_MEM_DATA_DIR) a directory, or move what is there away"},
+		{render.BottlesDir(d.data), "the bottles directory", "bottled keeps its bottles there: move what is there away"},
+	} {
+		info, err := os.Stat(c.path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, syscall.ENOTDIR):
+			// Something above it is not a directory (a symlink's target):
+			// the one above was checked first.
+		case err != nil:
+			return exitError{code: exitFailed, msg: fmt.Sprintf("%s %s cannot be read: %v", c.what, c.path, err)}
+		case !info.IsDir():
+			return exitError{code: exitFailed, msg: fmt.Sprintf("%s %s is not a directory (%s): %s", c.what, c.path, kind(info), c.fix)}
+		}
+	}
+	return nil
+}
+
+// kind names what a file that is not a directory is.
+func kind(info fs.FileInfo) string {
+	switch m := info.Mode(); {
+	case m.IsRegular():
+		return "a file"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file either"
 }
 
 // observerNote mentions claude-mem's own sessions, which get no bottle.
@@ -164,25 +285,6 @@ func observerNote(n int) string {
 	return fmt.Sprintf(" · %d observer sessions (claude-mem's own, not bottled)", n)
 }
 
-// daemonProblem says why there is no daemon status: none runs, or one
-// runs (its pid holds the lock) but is too busy to answer status, has
-// lost its socket a moment ago, or did not answer (stopped, say).
-func daemonProblem(rep *statusReport) string {
-	running := "running"
-	if rep.daemonPID > 0 {
-		running = fmt.Sprintf("running (pid %d)", rep.daemonPID)
-	}
-	switch {
-	case errors.Is(rep.daemonErr, watch.ErrBusy):
-		return fmt.Sprintf("%s but too busy to answer status (%s)", running, rep.DaemonError)
-	case rep.daemonPID == 0:
-		return fmt.Sprintf("not running (%s)", rep.DaemonError)
-	case errors.Is(rep.daemonErr, watch.ErrNotRunning):
-		return running + " but its socket is gone (it makes it again within a second)"
-	}
-	return fmt.Sprintf("%s but did not answer status (%s)", running, rep.DaemonError)
-}
-
 func dbLine(db watch.DB) string {
 	line := db.Path + " · not opened yet"
 	switch {
@@ -194,7 +296,7 @@ func dbLine(db watch.DB) string {
 		line = fmt.Sprintf("%s · %s", db.Path, db.Error)
 	}
 	if db.Held > 0 {
-		line += fmt.Sprintf(" · %d bottles kept as they are until it can be read", db.Held)
+		line += " · " + count(db.Held, "bottle") + " kept as they are until it can be read"
 	}
 	return line
 }
@@ -207,7 +309,7 @@ func searchLine(s watch.Search, now time.Time) string {
 	case watch.SearchOpening:
 		line := "index being built or brought up to date since " + since
 		if s.Total > 0 {
-			line += fmt.Sprintf(": %.0f of %.0f MB of bottles", float64(s.Done)/1e6, float64(s.Total)/1e6)
+			line += ": " + sizeOf(s.Done, s.Total) + " of bottles"
 		}
 		return line + " (searches answer from the newest sessions indexed so far)"
 	case watch.SearchUnavailable:

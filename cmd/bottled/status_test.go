@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -122,7 +126,7 @@ func TestStatusWithDaemon(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for _, want := range []string{"pid", "watching", "projects/ (watched)", "1 projects · 1 transcripts", "renders"} {
+	for _, want := range []string{"pid", "watching", "projects/ (watched)", "1 project · 1 transcript", "renders"} {
 		if want == "projects/ (watched)" {
 			want = filepath.Join(e.claude, "projects") + " (watched)"
 		}
@@ -143,7 +147,9 @@ func TestSearchLine(t *testing.T) {
 		{watch.Search{State: watch.SearchOpening, Since: now.Add(-time.Minute)},
 			"index being built or brought up to date since 2026-12-01 09:59 (searches answer from the newest sessions indexed so far)"},
 		{watch.Search{State: watch.SearchOpening, Since: now, Done: 512e6, Total: 1090e6},
-			"index being built or brought up to date since 2026-12-01 10:00: 512 of 1090 MB of bottles (searches answer from the newest sessions indexed so far)"},
+			"index being built or brought up to date since 2026-12-01 10:00: 512 MB of 1.1 GB of bottles (searches answer from the newest sessions indexed so far)"},
+		{watch.Search{State: watch.SearchOpening, Since: now, Done: 300e3, Total: 800e3},
+			"index being built or brought up to date since 2026-12-01 10:00: 300 of 800 KB of bottles (searches answer from the newest sessions indexed so far)"},
 		{watch.Search{State: watch.SearchUnavailable, Since: now.Add(-time.Hour), Error: "disk full", Retry: now.Add(90 * time.Second)},
 			"index unavailable since 2026-12-01 09:00: disk full · next try in 1m (bottles are written as usual)"},
 		{watch.Search{State: watch.SearchUnavailable, Since: now, Error: "disk full", Retry: now.Add(-time.Second)},
@@ -166,6 +172,7 @@ func TestDaemonProblem(t *testing.T) {
 		want string
 	}{
 		{fmt.Errorf("%w for /d", watch.ErrNotRunning), 0, "not running (no bottled daemon is running for /d)"},
+		{&watch.NotRunningError{Socket: "/d/bottled.sock", Why: "no socket at /d/bottled.sock"}, 0, "not running (no socket at /d/bottled.sock)"},
 		{fmt.Errorf("%w: try again", watch.ErrBusy), 42, "running (pid 42) but too busy to answer status (the bottled daemon is too busy to answer status: try again)"},
 		{fmt.Errorf("read daemon status: %w", os.ErrDeadlineExceeded), 42, "running (pid 42) but did not answer status (read daemon status: i/o timeout)"},
 		{fmt.Errorf("%w for /d", watch.ErrNotRunning), 42, "running (pid 42) but its socket is gone (it makes it again within a second)"},
@@ -173,6 +180,324 @@ func TestDaemonProblem(t *testing.T) {
 		rep := &statusReport{DaemonError: tc.err.Error(), daemonErr: tc.err, daemonPID: tc.pid}
 		if got := daemonProblem(rep); got != tc.want {
 			t.Errorf("%v, pid %d:\n got %s\nwant %s", tc.err, tc.pid, got, tc.want)
+		}
+	}
+}
+
+// statusJSON runs status --json and decodes it; it fails the test unless
+// status exits 0.
+func statusJSON(t *testing.T, flags []string) (report map[string]any, raw string) {
+	t.Helper()
+	code, out, errOut := bottled(t, nil, append(flags, "status", "--json")...)
+	if code != 0 {
+		t.Fatalf("status --json: code %d, stderr %q", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("status --json is not JSON: %v\n%s", err, out)
+	}
+	return report, out
+}
+
+// writeSession writes a transcript of session id in the project directory
+// of e, modified at mod.
+func writeSession(t *testing.T, e env, id, records string, mod time.Time) string {
+	t.Helper()
+	path := filepath.Join(e.claude, "projects", "-home-dev-app", id+".jsonl")
+	if err := os.WriteFile(path, []byte(records), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestStatusEmptySession puts beside a rendered session the one that
+// `/clear` opens, which has had no message yet: it has nothing to render,
+// so it is counted empty, not missing, by the disk survey and by the
+// daemon.
+func TestStatusEmptySession(t *testing.T) {
+	e := newEnv(t, true)
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	const empty = "e0e0e0e0-0000-4000-8000-000000000001"
+	writeSession(t, e, empty, synth.Rec{Session: empty, At: time.Now(), CWD: "/home/dev/app"}.Cleared("c"), time.Now())
+	if code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...); code != 0 {
+		t.Fatal(errOut)
+	}
+	check := func(t *testing.T, source string) {
+		t.Helper()
+		rep, raw := statusJSON(t, flags)
+		disk := rep["disk"].(map[string]any)
+		if disk["source"] != source || disk["empty"] != 1.0 || disk["missing"] != 0.0 || disk["fresh"] != 1.0 || disk["transcripts"] != 2.0 {
+			t.Errorf("%s: disk counts: want 2 transcripts, 1 fresh, 1 empty, 0 missing:\n%s", source, raw)
+		}
+		for _, s := range disk["sessions"].([]any) {
+			if s := s.(map[string]any); s["session"] == empty && s["freshness"] != "empty" {
+				t.Errorf("%s: the empty session is %v (%v), want empty", source, s["freshness"], s["why"])
+			}
+		}
+		_, out, _ := bottled(t, nil, append(flags, "status")...)
+		if !strings.Contains(out, "1 fresh · 0 stale · 0 missing · 1 empty (of 2 transcripts)") || strings.Contains(out, "missing (") {
+			t.Errorf("%s: status:\n%s", source, out)
+		}
+	}
+	t.Run("disk", func(t *testing.T) { check(t, "disk") })
+	t.Run("daemon", func(t *testing.T) {
+		startInProcess(t, e)
+		waitStatus(t, flags, "the daemon's catch-up is over", func(rep map[string]any) bool {
+			d, _ := rep["daemon"].(map[string]any)
+			return d != nil && d["catchUp"].(map[string]any)["over"] == true
+		})
+		check(t, "daemon")
+	})
+}
+
+// startInProcess runs the daemon on e in this process, with a debounce
+// short enough for tests, and returns what stops it and waits for it
+// (once; the test's end stops it too).
+func startInProcess(t *testing.T, e env) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		done <- watch.New(watch.Config{ClaudeDir: e.claude, DataDir: e.data, Debounce: 20 * time.Millisecond}).Run(ctx)
+	}()
+	stop = sync.OnceFunc(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	})
+	t.Cleanup(stop)
+	return stop
+}
+
+// waitStatus polls status --json until ok holds, failing after a generous
+// deadline (a busy machine; nothing here measures time).
+func waitStatus(t *testing.T, flags []string, what string, ok func(map[string]any) bool) map[string]any {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(testDeadline); ; time.Sleep(20 * time.Millisecond) {
+		code, out, _ := bottled(t, nil, append(flags, "status", "--json")...)
+		var rep map[string]any
+		if code == 0 && json.Unmarshal([]byte(out), &rep) == nil && ok(rep) {
+			return rep
+		}
+		last = out
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting until %s; last status:\n%s", testDeadline, what, last)
+		}
+	}
+}
+
+// testDeadline bounds the wait for a condition: generous, since a shared
+// machine under load is slow, and nothing waits that long when it works.
+const testDeadline = 2 * time.Minute
+
+// TestStatusNotADirectory gives status a file where a directory should be:
+// it says which, and what to do, in one line, and exits 1, instead of
+// reporting every bottle unreadable.
+func TestStatusNotADirectory(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		file func(e env) string // the path made a file
+		says string
+	}{
+		{"data dir", func(e env) string { return e.data }, "the data directory"},
+		{"claude dir", func(e env) string { return e.claude }, "Claude Code's directory"},
+		{"projects", func(e env) string { return filepath.Join(e.claude, "projects") }, "Claude Code's projects directory"},
+		{"bottles", func(e env) string { return filepath.Join(e.data, "bottles") }, "the bottles directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, false)
+			path := tc.file(e)
+			os.RemoveAll(path)
+			os.MkdirAll(filepath.Dir(path), 0o700)
+			if err := os.WriteFile(path, []byte("not a directory"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, json := range []bool{false, true} {
+				args := []string{"--claude-dir", e.claude, "--data-dir", e.data, "status"}
+				if json {
+					args = append(args, "--json")
+				}
+				code, out, errOut := bottled(t, nil, args...)
+				want := "bottled: " + tc.says + " " + path + " is not a directory (a file): "
+				if code != 1 || out != "" || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+					t.Errorf("json %v: code %d, stdout %q, stderr %q; want 1, nothing, one line starting %q", json, code, out, errOut, want)
+				}
+			}
+		})
+	}
+}
+
+// TestStatusNoDaemonFirstLine: without a daemon, status still exits 0, and
+// its first line says there is none, why, that the rest is read from disk,
+// and how to start one.
+func TestStatusNoDaemonFirstLine(t *testing.T) {
+	e := newEnv(t, true)
+	code, out, _ := bottled(t, nil, "--claude-dir", e.claude, "--data-dir", e.data, "status")
+	first, _, _ := strings.Cut(out, "\n")
+	want := "daemon    not running (no socket at " + filepath.Join(e.data, watch.SocketFile) + "): what follows is read from disk; start it with `bottled run` or `bottled install`"
+	if code != 0 || first != want {
+		t.Errorf("code %d, first line\n %q\nwant\n %q", code, first, want)
+	}
+}
+
+// TestStatusListsEverySession: --json lists every session under
+// disk.sessions, newest first; the text lists the newest few and says how
+// to see them all.
+func TestStatusListsEverySession(t *testing.T) {
+	e := newEnv(t, false)
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	const n = 25
+	t0 := time.Now().Add(-time.Hour)
+	for i := range n {
+		id := fmt.Sprintf("a11a0000-0000-4000-8000-%012d", i)
+		writeSession(t, e, id, strings.ReplaceAll(transcript, sessionID, id), t0.Add(time.Duration(i)*time.Minute))
+	}
+	rep, raw := statusJSON(t, flags)
+	sessions := rep["disk"].(map[string]any)["sessions"].([]any)
+	if len(sessions) != n {
+		t.Fatalf("disk.sessions lists %d sessions, want all %d:\n%s", len(sessions), n, raw)
+	}
+	for i, s := range sessions {
+		if want := fmt.Sprintf("a11a0000-0000-4000-8000-%012d", n-1-i); s.(map[string]any)["session"] != want {
+			t.Errorf("sessions[%d] = %v, want %s (newest first)", i, s.(map[string]any)["session"], want)
+		}
+	}
+	_, out, _ := bottled(t, nil, append(flags, "status")...)
+	if !strings.Contains(out, "recent sessions (the newest 10 of 25; bottled status --json lists them all)") || strings.Count(out, "a11a0000-") != 10 {
+		t.Errorf("status text:\n%s", out)
+	}
+}
+
+// nulls lists where v, decoded JSON, holds a null, but at skip.
+func nulls(v any, at string, skip map[string]bool) []string {
+	var found []string
+	switch v := v.(type) {
+	case nil:
+		if !skip[at] {
+			found = append(found, at)
+		}
+	case map[string]any:
+		for k, x := range v {
+			found = append(found, nulls(x, at+"."+k, skip)...)
+		}
+	case []any:
+		for i, x := range v {
+			found = append(found, nulls(x, fmt.Sprintf("%s[%d]", at, i), skip)...)
+		}
+	}
+	return found
+}
+
+// TestStatusJSONWithDaemon reads status --json from a daemon that rendered
+// a session at its catch-up: no null but a missing daemon ("errors" is
+// [] without errors), no zero time, and the catch-up's entry in recent
+// names its transcript.
+func TestStatusJSONWithDaemon(t *testing.T) {
+	e := newEnv(t, true)
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	stop := startInProcess(t, e)
+	rep := waitStatus(t, flags, "the catch-up rendered the session", func(rep map[string]any) bool {
+		d, _ := rep["daemon"].(map[string]any)
+		recent, _ := d["recent"].([]any)
+		return d != nil && d["catchUp"].(map[string]any)["over"] == true && len(recent) == 1
+	})
+	raw, _ := json.Marshal(rep)
+	if n := nulls(rep, "", nil); len(n) > 0 {
+		t.Errorf("nulls at %q:\n%s", n, raw)
+	}
+	if strings.Contains(string(raw), "0001-01-01") {
+		t.Errorf("a zero time:\n%s", raw)
+	}
+	s := rep["daemon"].(map[string]any)["recent"].([]any)[0].(map[string]any)
+	if want := filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl"); s["session"] != sessionID || s["transcript"] != want {
+		t.Errorf("recent[0] = %v; want session %s, transcript %s", s, sessionID, want)
+	}
+	// Without a daemon, only "daemon" is null.
+	stop()
+	waitStatus(t, flags, "the daemon is gone", func(rep map[string]any) bool { return rep["daemon"] == nil })
+	rep, out := statusJSON(t, flags)
+	if n := nulls(rep, "", map[string]bool{".daemon": true}); len(n) > 0 {
+		t.Errorf("without a daemon, nulls at %q:\n%s", n, out)
+	}
+}
+
+// jsonFields lists the JSON names of t's fields and of the structs they
+// hold, recursively.
+func jsonFields(t reflect.Type, into map[string]bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || t == reflect.TypeFor[time.Time]() {
+		return
+	}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		into[name] = true
+		jsonFields(f.Type, into)
+	}
+}
+
+// TestStatusHelpNamesTopLevelFields: status --help names every top-level
+// field of --json.
+func TestStatusHelpNamesTopLevelFields(t *testing.T) {
+	_, out, _ := bottled(t, nil, "status", "--help")
+	for f := range reflect.TypeFor[statusReport]().Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && !strings.Contains(out, `"`+name+`"`) {
+			t.Errorf("status --help does not name the field %q:\n%s", name, out)
+		}
+	}
+}
+
+// TestStatusREADMEFields compares the README's description of status
+// --json with the code: every field it names is one the code writes, and
+// every field the code writes is named (those of "unknown" in the
+// paragraph after the block).
+func TestStatusREADMEFields(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "`--json` prints one object")
+	block, after, ok2 := strings.Cut(rest, "\n```\n\n")
+	_, unknown, ok3 := strings.Cut(after, "`unknown` (absent when empty)")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("the README has no status --json block followed by a paragraph on unknown")
+	}
+	quoted := regexp.MustCompile(`"([A-Za-z][A-Za-z0-9]*)"`)
+	named := map[string]bool{}
+	for line := range strings.Lines(block) {
+		line, _, _ = strings.Cut(line, "//") // comments quote values, not fields
+		for _, m := range quoted.FindAllStringSubmatch(line, -1) {
+			named[m[1]] = true
+		}
+	}
+	para, _, _ := strings.Cut(unknown, "\n\n")
+	for _, m := range regexp.MustCompile("`\\{([^`]*)\\}`").FindAllStringSubmatch(para, -1) {
+		for _, f := range quoted.FindAllStringSubmatch(m[1], -1) {
+			named[f[1]] = true
+		}
+	}
+	code := map[string]bool{}
+	jsonFields(reflect.TypeFor[statusReport](), code)
+	delete(code, "bottles") // the daemon's survey: status moves it to "disk"
+	for f := range code {
+		if !named[f] {
+			t.Errorf("the README does not name the field %q", f)
+		}
+	}
+	for f := range named {
+		if !code[f] {
+			t.Errorf("the README names %q, which status --json does not write", f)
 		}
 	}
 }
