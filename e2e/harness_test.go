@@ -150,14 +150,16 @@ func newWorldNoDaemon(t testing.TB, script standin.Script) *world {
 	return w
 }
 
-// stopDaemon stops the daemon with SIGTERM and waits for it.
+// stopDaemon stops the daemon with SIGTERM and waits for it, within a
+// deadline generous enough for the renders in flight, which it lets
+// finish, on a busy machine.
 func (w *world) stopDaemon() {
 	w.t.Helper()
 	w.daemon.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-w.daemon.done:
-	case <-time.After(10 * time.Second):
-		w.t.Fatal("the daemon did not stop within 10 s of SIGTERM")
+	case <-time.After(waitDeadline):
+		w.t.Fatalf("the daemon did not stop within %v of SIGTERM", waitDeadline)
 	}
 }
 
@@ -167,7 +169,7 @@ func (w *world) startDaemon() {
 	w.t.Helper()
 	w.daemon = w.start("run", "--verbose", "--debounce", "40ms", "--max-wait", "200ms", "--rescan", "1s")
 	w.eventually("the daemon answers on its socket", func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 		defer cancel()
 		_, err := watch.Query(ctx, w.data)
 		return err == nil
@@ -360,12 +362,20 @@ func (w *world) waitBottle(id, what string, ok func(string) bool) string {
 	return last
 }
 
+// waitDeadline bounds every wait for a condition: far beyond what any
+// takes when it holds, for a busy machine (nothing here is timed).
+// statusTimeout bounds one status query, which a poll tries again.
+const (
+	waitDeadline  = 2 * time.Minute
+	statusTimeout = 10 * time.Second
+)
+
 func (w *world) eventually(what string, cond func() bool) {
 	w.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitDeadline)
 	for !cond() {
 		if time.Now().After(deadline) {
-			w.t.Fatalf("timed out waiting until %s", what)
+			w.t.Fatalf("timed out after %v waiting until %s", waitDeadline, what)
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
@@ -413,7 +423,7 @@ func lastTurn(rs []*standin.Request) (*standin.Request, error) {
 func (w *world) waitSettled(id string, since time.Time) {
 	w.t.Helper()
 	w.eventually("the daemon settles session "+id, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 		defer cancel()
 		st, err := watch.Query(ctx, w.data)
 		if err != nil {
@@ -473,7 +483,7 @@ func (w *world) startScreen(args ...string) *screen {
 func (s *screen) close() {
 	pid, _ := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "-t", "main", "#{pane_pid}")))
 	exec.Command("tmux", "-L", s.socket, "kill-server").Run()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitDeadline)
 	for pid > 0 && syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -489,10 +499,14 @@ func (s *screen) tmux(args ...string) string {
 	return string(out)
 }
 
-// typeLine types text at the prompt and presses Enter.
+// typeLine types text at the prompt and presses Enter once the screen
+// shows the text typed: an Enter that came with the text would be taken
+// as part of a paste.
 func (s *screen) typeLine(text string) {
+	s.w.t.Helper()
+	shown := strings.Count(s.capture(), text)
 	s.tmux("send-keys", "-t", "main", "-l", text)
-	time.Sleep(300 * time.Millisecond) // the screen takes pasted text before Enter
+	s.w.eventually(fmt.Sprintf("the prompt shows %q", text), func() bool { return strings.Count(s.capture(), text) > shown })
 	s.tmux("send-keys", "-t", "main", "Enter")
 }
 

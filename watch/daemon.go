@@ -314,7 +314,11 @@ func (d *Daemon) Run(parent context.Context) error {
 	bg.Go(func() { d.syncBottles(ctx) })
 	d.loop(ctx)
 	// Stopping: the renders in flight finish (with the database still
-	// open), then the watchers, which ctx has already told to stop.
+	// open), then the watchers, which ctx has already told to stop. No
+	// render starts after this line of the log.
+	if n := d.sched.inFlight(); n > 0 {
+		d.log.Info("stopping once the renders in flight finish", "renders", n)
+	}
 	d.drain()
 	d.progress.close()
 	bg.Wait()

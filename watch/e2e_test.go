@@ -121,14 +121,25 @@ func launchDaemon(t testing.TB, claude, data string, prep func(*exec.Cmd), extra
 	return d
 }
 
+// statusTimeout bounds a status query: generous, for a daemon on a busy
+// machine (a query that fails is tried again by the callers that poll).
+const statusTimeout = 10 * time.Second
+
 func (d *daemon) status() (*watch.Status, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 	defer cancel()
 	return watch.Query(ctx, d.data)
 }
 
+// stopDeadline bounds how long a daemon takes to exit after SIGTERM: it
+// lets the renders in flight finish, each bounded by the daemon's render
+// timeout (2 min), which a busy machine running the race detector can
+// approach with large transcripts. What a test checks of a stop is what
+// the daemon did (see TestDaemonSIGTERMWhileBusy), never how long it took.
+const stopDeadline = 3 * time.Minute
+
 // stop sends SIGTERM and returns the exit code.
-func (d *daemon) stop(timeout time.Duration) int {
+func (d *daemon) stop() int {
 	d.t.Helper()
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -141,8 +152,8 @@ func (d *daemon) stop(timeout time.Duration) int {
 			d.t.Fatal(err)
 		}
 		return 0
-	case <-time.After(timeout):
-		d.t.Fatalf("daemon did not exit within %v of SIGTERM", timeout)
+	case <-time.After(stopDeadline):
+		d.t.Fatalf("daemon did not exit within %v of SIGTERM", stopDeadline)
 		return -1
 	}
 }
@@ -175,6 +186,23 @@ func (d *daemon) waitContains(id string, texts ...string) string {
 	})
 }
 
+// waitRescans waits until the daemon has finished n more rescans (their
+// checks of the bottles included) than it had when called.
+func (d *daemon) waitRescans(n int) {
+	d.t.Helper()
+	from := -1
+	eventually(d.t, fmt.Sprintf("%d more rescans", n), func() bool {
+		st, err := d.status()
+		if err != nil {
+			return false
+		}
+		if from < 0 {
+			from = st.Rescans
+		}
+		return st.Rescans >= from+n
+	})
+}
+
 // waitSettled waits until the daemon has seen a change to the session at
 // or after since and has nothing pending for it: every change up to now is
 // reflected on disk.
@@ -195,11 +223,16 @@ func (d *daemon) waitSettled(id string, since time.Time) {
 }
 
 // eventually polls cond until it holds, failing the test after a generous
-// deadline (shared CI machines are slow; nothing here measures time).
+// deadline (shared CI machines are slow, and the race detector slows the
+// daemon several times over; nothing here measures time).
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	eventuallyWithin(t, 20*time.Second, what, cond)
+	eventuallyWithin(t, waitDeadline, what, cond)
 }
+
+// waitDeadline is how long eventually waits: far beyond what any
+// condition takes when it holds.
+const waitDeadline = 2 * time.Minute
 
 func eventuallyWithin(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
@@ -275,7 +308,7 @@ func TestDaemonFollowsTranscripts(t *testing.T) {
 	if strings.Contains(b, "E2E-P1") {
 		t.Errorf("bottle still shows the content from before the rewrite")
 	}
-	if code := d.stop(10 * time.Second); code != 0 {
+	if code := d.stop(); code != 0 {
 		t.Errorf("exit code %d after SIGTERM, want 0", code)
 	}
 }
@@ -354,8 +387,10 @@ func TestDaemonCatchUp(t *testing.T) {
 }
 
 // TestDaemonSIGTERMWhileBusy stops the daemon in the middle of a catch-up
-// of large transcripts: it exits 0 promptly, and every bottle on disk is
-// whole (no temporary files, every size matching its recorded state).
+// of large transcripts: it starts no render after SIGTERM (it says how many
+// are in flight, and no more bottles are written after that), exits 0,
+// and every bottle on disk is whole (no temporary files, every size
+// matching its recorded state).
 func TestDaemonSIGTERMWhileBusy(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
@@ -386,8 +421,18 @@ func TestDaemonSIGTERMWhileBusy(t *testing.T) {
 	if !busy {
 		t.Fatalf("catch-up was over before SIGTERM; the test no longer stops a busy daemon")
 	}
-	if code := d.stop(10 * time.Second); code != 0 {
+	if code := d.stop(); code != 0 {
 		t.Fatalf("exit code %d, want 0", code)
+	}
+	log := d.stderr.String()
+	_, after, ok := strings.Cut(log, `msg="stopping once the renders in flight finish" renders=`)
+	var inFlight int
+	if !ok {
+		t.Fatalf("the daemon did not say it was stopping with renders in flight:\n%s", log)
+	}
+	fmt.Sscanf(after, "%d", &inFlight)
+	if written := strings.Count(after, `msg="bottle written"`); inFlight < 1 || inFlight > 4 || written > inFlight {
+		t.Errorf("%d renders in flight at SIGTERM (workers: 4), then %d bottles written: a render started after SIGTERM", inFlight, written)
 	}
 	dir := render.BottlesDir(data)
 	entries, err := os.ReadDir(dir)
@@ -773,21 +818,7 @@ func TestDaemonLeavesEmptySessionsAlone(t *testing.T) {
 	// The rescan leaves a transcript written in the last checkQuiet (5 s)
 	// to its events; after that, it checks it once.
 	eventually(t, "the second session is quiet for the rescan", func() bool { return time.Since(written) > 6*time.Second })
-	waitRescans := func(n int) {
-		t.Helper()
-		from := -1
-		eventually(t, fmt.Sprintf("%d more rescans", n), func() bool {
-			var err error
-			if st, err = d.status(); err != nil {
-				return false
-			}
-			if from < 0 {
-				from = st.Rescans
-			}
-			return st.Rescans >= from+n
-		})
-	}
-	waitRescans(2)
+	d.waitRescans(2)
 	for _, id := range []string{before, during} {
 		d.waitSettled(id, time.Time{}) // the render a rescan asked for is done
 	}
@@ -796,7 +827,10 @@ func TestDaemonLeavesEmptySessionsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := renders()
-	waitRescans(3)
+	d.waitRescans(3)
+	if st, err = d.status(); err != nil {
+		t.Fatal(err)
+	}
 	if n := renders() - base; n != 0 {
 		t.Errorf("%d renders in 3 rescans of sessions with nothing to render, want none", n)
 	}

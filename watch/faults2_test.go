@@ -113,7 +113,7 @@ func TestFaultLongStateLine(t *testing.T) {
 		st, err := d.status()
 		return err == nil && st.Bottles != nil && st.Bottles.Transcripts == 19 && st.Bottles.Fresh == 19
 	})
-	if code := d.stop(10 * time.Second); code != 0 {
+	if code := d.stop(); code != 0 {
 		t.Fatalf("daemon exit code %d", code)
 	}
 	sv := diskSurvey(t, claude, data)

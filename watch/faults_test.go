@@ -475,7 +475,7 @@ func TestFaultRescanFindsStaleBottles(t *testing.T) {
 	}
 	appendFile(t, filepath.Join(claude, "projects", "-p", ids[1]+".jsonl"), userRec(ids[1], "u2", "a1", "RESCAN-P2 again"))
 	d.waitContains(ids[1], "RESCAN-P2 again")
-	time.Sleep(1100 * time.Millisecond) // a rescan passes
+	d.waitRescans(2) // one whole rescan has checked the bottles since
 	if err := os.Remove(render.BottlePath(render.BottlesDir(data), ids[0])); err != nil {
 		t.Fatal(err)
 	}
@@ -531,7 +531,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		d := startDaemon(t, claude, data, "--rescan", "1h") // events only
 		d.waitContains(id, secret)
 		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
-		time.Sleep(50 * time.Millisecond) // another tick of the file clock
+		fileClockTick(t, path)
 		redact(t, path, at)
 		d.waitBottle(id, "the secret leaves the bottle", noSecret)
 		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
@@ -562,7 +562,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		if !strings.Contains(d.bottle(id), secret) || !indexHolds(t, data, secret) {
 			t.Fatal("the bottle and the index do not hold the secret to begin with")
 		}
-		time.Sleep(50 * time.Millisecond)
+		fileClockTick(t, path)
 		redact(t, path, at)
 		d = startDaemon(t, claude, data, "--rescan", "1h") // its catch-up only
 		d.waitBottle(id, "the secret leaves the bottle", noSecret)
@@ -580,7 +580,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		runBottled(t, claude, data, "", "render", id)
 		// Another tick of the file clock; then a daemon that follows
 		// events only.
-		time.Sleep(50 * time.Millisecond)
+		fileClockTick(t, path)
 		d := startDaemon(t, claude, data, "--rescan", "1h")
 		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
 		redact(t, path, at)
@@ -617,7 +617,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 			if !indexHolds(t, data, secret) {
 				t.Fatalf("%s: the index does not hold the secret to begin with", writer)
 			}
-			time.Sleep(50 * time.Millisecond)
+			fileClockTick(t, path)
 			redact(t, path, at)
 			if writer == "hook" {
 				cli(`{"session_id":"`+id+`","transcript_path":"`+path+`","source":"compact"}`, "hook", "session-start")
@@ -646,7 +646,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		if !strings.Contains(d.bottle(id), secret) {
 			t.Fatal("the bottle does not show the secret to begin with")
 		}
-		time.Sleep(50 * time.Millisecond)
+		fileClockTick(t, path)
 		redact(t, path, at)
 		cli(`{"session_id":"`+id+`","transcript_path":"`+path+`","source":"compact"}`, "hook", "session-start")
 		if b := d.bottle(id); !noSecret(b) {
@@ -664,7 +664,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		restore()
 		os.Remove(render.BottlePath(render.BottlesDir(data), id))
 		cli("", "render", id)
-		time.Sleep(50 * time.Millisecond)
+		fileClockTick(t, path)
 		redact(t, path, at)
 		cli("", "render", id)
 		if b := d.bottle(id); !noSecret(b) {
@@ -711,7 +711,7 @@ func TestFaultInotifyLimit(t *testing.T) {
 	for _, id := range ids {
 		d.waitContains(id, "LIMIT-P2 still followed")
 	}
-	time.Sleep(time.Second) // a few more rescans
+	d.waitRescans(3)
 	log := d.stderr.String()
 	if n := strings.Count(log, "no space left on device"); n > 0 {
 		t.Errorf("the log says %d times %q, which reads like a full disk", n, "no space left on device")
@@ -816,6 +816,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		appendFile(t, path, userRec(id, "u1", "", "DELETED-P1 go"))
 		d := startDaemon(t, claude, data)
 		d.waitContains(id, "DELETED-P1 go")
+		waitAtRest(t, d, id)
 		if err := os.RemoveAll(data); err != nil {
 			t.Fatal(err)
 		}
@@ -828,7 +829,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 			t.Errorf("a second daemon: %v %s; want it refused", err, out)
 		}
 		d.waitContains(id, "DELETED-P1 go")
-		if code := d.stop(10 * time.Second); code != 0 {
+		if code := d.stop(); code != 0 {
 			t.Errorf("exit code %d after SIGTERM, want 0", code)
 		}
 	})
@@ -836,26 +837,56 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		t.Parallel()
 		claude, data := dirs(t)
 		first := startDaemon(t, claude, data)
+		waitAtRest(t, first)
 		if err := os.RemoveAll(data); err != nil {
 			t.Fatal(err)
 		}
 		second := launchDaemon(t, claude, data, nil)
-		time.Sleep(3 * time.Second) // both had time to notice
-		running := 0
-		for _, d := range []*daemon{first, second} {
-			select {
-			case <-d.exited:
-				if !strings.Contains(d.stderr.String(), "another bottled daemon") {
-					t.Errorf("a daemon stopped without saying it was because of another:\n%s", d.stderr.String())
+		// One of them stops, saying another daemon runs (the second at
+		// start if the first made its lock again before, else the first
+		// when it finds the second's lock); the other keeps the directory.
+		var stopped, kept *daemon
+		eventually(t, "one of the two daemons stops", func() bool {
+			for _, pair := range [][2]*daemon{{first, second}, {second, first}} {
+				select {
+				case err := <-pair[0].exited:
+					pair[0].exited <- err // for the cleanup
+					stopped, kept = pair[0], pair[1]
+					return true
+				default:
 				}
-			default:
-				running++
 			}
+			return false
+		})
+		if !strings.Contains(stopped.stderr.String(), "another bottled daemon") {
+			t.Errorf("a daemon stopped without saying it was because of another:\n%s", stopped.stderr.String())
 		}
-		if running != 1 {
-			t.Errorf("%d daemons run on one data directory, want 1", running)
+		eventually(t, "the other answers on the directory's socket", func() bool {
+			st, err := kept.status()
+			return err == nil && st.PID == kept.cmd.Process.Pid
+		})
+		select {
+		case err := <-kept.exited:
+			t.Errorf("both daemons stopped; the second: %v\n%s", err, kept.stderr.String())
+		default:
 		}
 	})
+}
+
+// waitAtRest waits until the daemon writes nothing in its data directory:
+// its search index is ready and the sessions given are settled (rendered
+// and indexed). Deleting the directory earlier races the daemon making
+// its index: rm -rf then fails ("directory not empty"), which is not what
+// the tests of a deletion are about.
+func waitAtRest(t *testing.T, d *daemon, ids ...string) {
+	t.Helper()
+	eventually(t, "the search index is ready", func() bool {
+		st, err := d.status()
+		return err == nil && st.Search.State == watch.SearchReady && st.CatchUp.Over
+	})
+	for _, id := range ids {
+		d.waitSettled(id, time.Time{})
+	}
 }
 
 // TestFaultSIGHUP sends SIGHUP to a daemon in the middle of a catch-up: it
@@ -907,7 +938,7 @@ func TestFaultSIGHUP(t *testing.T) {
 		_, err := os.Stat(left)
 		return os.IsNotExist(err)
 	})
-	if code := d.stop(10 * time.Second); code != 0 {
+	if code := d.stop(); code != 0 {
 		t.Errorf("exit code %d after SIGTERM, want 0", code)
 	}
 	entries, _ := os.ReadDir(bottles)
@@ -957,7 +988,7 @@ func TestFaultStatusAsksTheDaemon(t *testing.T) {
 	if len(sv.Sessions) != 3 || sv.Sessions[0].Freshness != "fresh" {
 		t.Errorf("sessions = %+v", sv.Sessions)
 	}
-	d.stop(10 * time.Second)
+	d.stop()
 	if sv = survey(); sv.Source != "disk" || sv.Fresh != 3 {
 		t.Errorf("without the daemon: %+v; want the disk's survey", sv)
 	}
@@ -977,4 +1008,24 @@ func indexHolds(t *testing.T, dataDir, word string) bool {
 		}
 	}
 	return false
+}
+
+// fileClockTick waits until a file written now gets a later modification
+// time than the file at path has, so that a change made next is told from
+// the write before by its time (file times move with the kernel's clock
+// tick, a few milliseconds, and coarser on some file systems).
+func fileClockTick(t *testing.T, path string) {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(t.TempDir(), "clock")
+	eventually(t, "the file clock moves past "+filepath.Base(path)+"'s time", func() bool {
+		if err := os.WriteFile(probe, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p, err := os.Stat(probe)
+		return err == nil && p.ModTime().After(info.ModTime())
+	})
 }

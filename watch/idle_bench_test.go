@@ -103,7 +103,7 @@ func BenchmarkIdle(b *testing.B) {
 	for _, e := range after.Errors {
 		b.Errorf("daemon error: %s %s: %s", e.Time.Format(time.RFC3339Nano), e.Session, e.Error)
 	}
-	if code := d.stop(10 * time.Second); code != 0 {
+	if code := d.stop(); code != 0 {
 		b.Errorf("daemon exit code %d after SIGTERM, want 0", code)
 	}
 

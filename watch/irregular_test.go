@@ -173,7 +173,7 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 			if !strings.Contains(d.bottle(s2), "ODD-A1 done.") {
 				t.Errorf("the bottle of %s lost what it showed:\n%s", s2, d.bottle(s2))
 			}
-			if code := d.stop(10 * time.Second); code != 0 {
+			if code := d.stop(); code != 0 {
 				t.Errorf("exit code %d after SIGTERM, want 0", code)
 			}
 			statusWithin(t, claude, data) // without the daemon: from the disk

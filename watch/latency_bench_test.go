@@ -173,7 +173,7 @@ func BenchmarkChangeToBottle(b *testing.B) {
 	}
 	b.StopTimer()
 	st, stErr := d.status()
-	if code := d.stop(10 * time.Second); code != 0 {
+	if code := d.stop(); code != 0 {
 		b.Errorf("daemon exit code %d after SIGTERM, want 0", code)
 	}
 	w.Close()

@@ -89,7 +89,7 @@ func benchMemory(b *testing.B, gen func(path, id string) string) {
 		appendTook := time.Since(appended)
 		time.Sleep(*memIdle)
 		idle, hwm := memoryKB(b, pid, "VmRSS"), memoryKB(b, pid, "VmHWM")
-		if code := d.stop(30 * time.Second); code != 0 {
+		if code := d.stop(); code != 0 {
 			b.Errorf("daemon exit code %d after SIGTERM, want 0", code)
 		}
 		b.Logf("%.0f MB transcript: catch-up %v, append rendered in %v; RSS %d kB after catch-up, %d kB after %v idle, peak %d kB",

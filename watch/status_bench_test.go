@@ -67,7 +67,7 @@ func BenchmarkStatus(b *testing.B) {
 		}
 		wg.Wait()
 		burst := time.Since(start)
-		d.stop(30 * time.Second)
+		d.stop()
 		cpuS, wallS := median()
 		b.ReportMetric(0, "ns/op")
 		b.ReportMetric(float64(cpuD.Microseconds())/1000, "daemon-cpu-ms")
@@ -145,7 +145,7 @@ func BenchmarkStatusFlood(b *testing.B) {
 		elapsed := time.Since(began)
 		f.stop()
 		grew := memoryKB(b, pid, "VmHWM") - before
-		d.stop(time.Minute)
+		d.stop()
 
 		b.ReportMetric(0, "ns/op")
 		b.ReportMetric(ms(quiet), "change-ms")

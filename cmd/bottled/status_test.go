@@ -114,7 +114,7 @@ func TestStatusWithDaemon(t *testing.T) {
 		}
 	}()
 	var out string
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testDeadline)
 	for {
 		var code int
 		code, out, _ = bottled(t, nil, append(flags, "status")...)
