@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/internal/standin"
 	"github.com/bottled-dev/bottled/internal/testbin"
 	"github.com/bottled-dev/bottled/render"
@@ -58,7 +59,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	claudeBin, claudeWhy = findClaude()
-	return m.Run()
+	return skips.Main(m) // m.Run, then what was skipped (see internal/skips)
 }
 
 func findClaude() (path, why string) {
@@ -85,6 +86,7 @@ func requireClaude(t testing.TB) {
 	if os.Getenv(EnvRequire) == "1" {
 		t.Fatalf("Claude Code is required (%s=1): %s", EnvRequire, claudeWhy)
 	}
+	skips.Note(t, "Claude Code", "put claude on PATH or set "+EnvClaude+"; .ci/run installs the tested release")
 	t.Skipf("Claude Code not found: %s", claudeWhy)
 }
 
@@ -453,6 +455,7 @@ func (w *world) startScreen(args ...string) *screen {
 		if os.Getenv(EnvRequire) == "1" {
 			w.t.Fatalf("tmux is required for the interactive-screen test (%s=1): %v", EnvRequire, err)
 		}
+		skips.Note(w.t, "tmux", "install it (apt install tmux, brew install tmux)")
 		w.t.Skipf("no tmux: %v", err)
 	}
 	w.runs++

@@ -81,6 +81,8 @@ import (
 	"time"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
+
+	"github.com/bottled-dev/bottled/internal/skips"
 )
 
 // Environment variables read by [Locate] and [Require].
@@ -192,6 +194,7 @@ func Require(tb testing.TB) Writer {
 		if os.Getenv(EnvRequire) == "1" {
 			tb.Fatalf("%v (%s=1: not skipping)", err, EnvRequire)
 		}
+		skips.Note(tb, "bun and claude-mem", "run .ci/run, which installs them into "+cacheDir()+", or set "+EnvBun+" and "+EnvClaudeMem)
 		tb.Skip(err)
 	}
 	return w
