@@ -383,13 +383,14 @@ func (w *world) eventually(what string, cond func() bool) {
 	}
 }
 
-// archived lists the archived bottles of a session.
+// archived lists the paths of the archived bottles of a session.
 func (w *world) archived(id string) []string {
 	var out []string
-	entries, _ := os.ReadDir(render.ArchiveDir(render.BottlesDir(w.data)))
+	dir := render.ArchiveDir(render.BottlesDir(w.data))
+	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if s, ok := render.ArchivedSession(e.Name()); ok && s == id {
-			out = append(out, e.Name())
+			out = append(out, filepath.Join(dir, e.Name())) // as a pointer names it
 		}
 	}
 	return out
