@@ -36,10 +36,21 @@ type Survey struct {
 	Observer int `json:"observer"`
 	// DB is the claude-mem database as seen from here.
 	DB DB `json:"db"`
-	// Sessions are every transcript counted in Transcripts, newest
-	// first (never null).
+	// Sessions are the transcripts counted in Transcripts, newest first
+	// (never null): every one in a disk survey, the newest daemonListed
+	// in the daemon's; Unlisted counts the others (see daemonListed).
 	Sessions []SessionCheck `json:"sessions"`
+	Unlisted int            `json:"unlisted,omitempty"`
 }
+
+// daemonListed is how many sessions the daemon's survey lists. Its status
+// answer must stay small enough for a client's socket buffer to take at
+// once (a few KB; see serve.go), so that however many clients ask, and
+// however slowly they read, none holds a connection for long: listing
+// every session would make it megabytes with 10,000 of them (and each
+// status call 10 times as costly). A disk survey, which the status
+// command makes itself, lists every session (bottled status --all).
+const daemonListed = 10
 
 // States of a session's bottle in a survey (SessionCheck.Freshness):
 // render.Freshness's, and FreshnessEmpty.
@@ -99,7 +110,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	}
 	// Without the daemon, only the observer sessions in claude-mem's own
 	// project directory are known as such.
-	all := sv.list(modified, func(path string) bool { return sources.IsObserverSession(path, "", dataDir) })
+	all := sv.list(modified, func(path string) bool { return sources.IsObserverSession(path, "", dataDir) }, -1)
 	for _, f := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -116,7 +127,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if st != nil {
 			c.Mode, c.Unknown = string(st.Mode), st.Unknown
 		}
-		sv.count(f, state, c)
+		sv.count(f, state, c, true)
 	}
 	sv.countBottles(bottles, all)
 	return sv, nil
@@ -143,10 +154,12 @@ func emptySession(ctx context.Context, f dated, db *sources.MemoryDB) bool {
 	return render.Nothing(l.Input(f.id))
 }
 
-// list returns the transcripts (path → last write) newest first, leaving
-// out claude-mem's observer sessions (those observer says are), which it
-// counts, and sets Transcripts.
-func (sv *Survey) list(modified map[string]time.Time, observer func(path string) bool) []dated {
+// list returns the transcripts (path → last write), leaving out
+// claude-mem's observer sessions (those observer says are), which it
+// counts, and sets Transcripts: all newest first, or, with listed ≥ 0,
+// the listed newest first and in order, the others after them in any
+// order (which costs a pass rather than a sort).
+func (sv *Survey) list(modified map[string]time.Time, observer func(path string) bool, listed int) []dated {
 	var all []dated
 	for path, mod := range modified {
 		if observer(path) {
@@ -155,15 +168,19 @@ func (sv *Survey) list(modified map[string]time.Time, observer func(path string)
 		}
 		all = append(all, dated{id: sources.SessionOf(path), path: path, mod: mod})
 	}
-	newestFirst(all)
+	if listed < 0 {
+		newestFirst(all)
+	} else {
+		firstK(all, listed, newer)
+	}
 	sv.Transcripts = len(all)
 	return all
 }
 
 // count adds a transcript's state (one of the Freshness constants) to the
-// totals, and lists it with what c says (mode, reason, unknown); it is
-// called newest first.
-func (sv *Survey) count(f dated, state string, c SessionCheck) {
+// totals, and lists it with what c says (mode, reason, unknown), or counts
+// it unlisted; it is called newest first.
+func (sv *Survey) count(f dated, state string, c SessionCheck, listed bool) {
 	switch state {
 	case FreshnessFresh:
 		sv.Fresh++
@@ -176,6 +193,10 @@ func (sv *Survey) count(f dated, state string, c SessionCheck) {
 	default:
 		state = FreshnessMissing
 		sv.Missing++
+	}
+	if !listed {
+		sv.Unlisted++
+		return
 	}
 	c.Session, c.Transcript, c.Modified, c.Freshness = f.id, f.path, f.mod, state
 	sv.Sessions = append(sv.Sessions, c)
@@ -202,7 +223,7 @@ func (sv *Survey) countBottles(dir string, all []dated) {
 // session's last check or render. Nothing of the transcripts is read, so
 // status costs the same with 5,000 of them as with 5.
 func (d *Daemon) survey(fw *fsWatch, sessions map[string]*sessionRecord) *Survey {
-	sv := &Survey{Source: "daemon"}
+	sv := &Survey{Source: "daemon", Sessions: []SessionCheck{}}
 	seen := fw.transcripts()
 	modified := make(map[string]time.Time, len(seen))
 	for path, stamp := range seen {
@@ -211,16 +232,15 @@ func (d *Daemon) survey(fw *fsWatch, sessions map[string]*sessionRecord) *Survey
 	d.mu.Lock()
 	observers := maps.Clone(d.observers)
 	d.mu.Unlock()
-	all := sv.list(modified, func(path string) bool { return observers[sources.SessionOf(path)] })
-	sv.Sessions = make([]SessionCheck, 0, len(all))
-	for _, f := range all {
+	all := sv.list(modified, func(path string) bool { return observers[sources.SessionOf(path)] }, daemonListed)
+	for i, f := range all {
 		s := sessions[f.id]
 		state, why := s.freshness()
 		c := SessionCheck{Why: why}
 		if s != nil {
 			c.Mode, c.Unknown = s.Mode, s.Unknown
 		}
-		sv.count(f, state, c)
+		sv.count(f, state, c, i < daemonListed)
 	}
 	sv.countBottles(d.bottles, all)
 	return sv

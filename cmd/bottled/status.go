@@ -31,7 +31,10 @@ func statusCommand() *cli.Command {
 			"daemon, says so on the first line and checks every transcript's bottle against its sources\n" +
 			"on disk instead. Exit status: 0 reported, with or without a daemon; 1 when Claude Code's\n" +
 			"directory, its projects/, the data directory or its bottles/ is not a directory; 2 bad usage.\n" +
-			"The text lists the newest sessions; --json lists them all. --json prints one object:\n" +
+			"The text lists the ten newest sessions. The daemon's answer lists the ten newest too (so\n" +
+			"that it stays small whatever the number of sessions); --all lists every session, each\n" +
+			"checked on disk as without a daemon (a fifth of a second for 5,000 sessions).\n" +
+			"--json prints one object:\n" +
 			"  \"daemon\":      the daemon's status, null when none answers\n" +
 			"  \"daemonError\": why there is no daemon status (absent when there is one)\n" +
 			"  \"disk\":        every transcript's bottle, as the daemon knows it or checked on disk\n" +
@@ -39,6 +42,7 @@ func statusCommand() *cli.Command {
 			"Every field is described in the README.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (the format is stable; see the README)"},
+			&cli.BoolFlag{Name: "all", Usage: "list every session, each checked on disk"},
 		},
 		Action: runStatus,
 	}
@@ -74,12 +78,16 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		rep.DaemonError, rep.daemonErr, rep.daemonPID = err.Error(), err, watch.LockHolder(d.data)
 	}
-	if rep.Daemon != nil && rep.Daemon.Bottles != nil {
+	all := cmd.Bool("all")
+	if rep.Daemon != nil && rep.Daemon.Bottles != nil && !all {
 		// The daemon checked every bottle and follows every change: ask
 		// it, rather than read every transcript again.
-		rep.Disk, rep.Daemon.Bottles = rep.Daemon.Bottles, nil
+		rep.Disk = rep.Daemon.Bottles
 	} else if rep.Disk, err = watch.TakeSurvey(ctx, d.claude, d.data); err != nil {
 		return err
+	}
+	if rep.Daemon != nil {
+		rep.Daemon.Bottles = nil // it is Disk, or Disk replaces it
 	}
 	home, _ := os.UserHomeDir()
 	rep.Install = inject.CheckInstallation(filepath.Join(d.claude, "settings.json"), d.data, home)
@@ -88,14 +96,19 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printStatus(cmd.Root().Writer, d, &rep, time.Now())
+	shown := recentShown
+	if all {
+		shown = len(rep.Disk.Sessions)
+	}
+	printStatus(cmd.Root().Writer, d, &rep, shown, time.Now())
 	return nil
 }
 
-// recentShown is how many sessions the text lists; --json lists them all.
+// recentShown is how many sessions the text lists without --all.
 const recentShown = 10
 
-func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
+// printStatus writes the report as text, with the shown newest sessions.
+func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.Time) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(label, format string, a ...any) { fmt.Fprintf(w, "%s\t%s\n", label, fmt.Sprintf(format, a...)) }
 	disk := rep.Disk
@@ -125,7 +138,7 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, now time.Time) {
 		}
 	}
 	w.Flush()
-	printSessions(out, disk.Sessions, now)
+	printSessions(out, disk, shown, now)
 }
 
 // printDaemon writes the rows that come from the daemon's status.
@@ -208,18 +221,20 @@ func bottlesLine(disk *watch.Survey) string {
 	return line + observerNote(disk.Observer)
 }
 
-// printSessions lists the newest sessions, and says how to see them all.
-func printSessions(out io.Writer, sessions []watch.SessionCheck, now time.Time) {
+// printSessions lists the shown newest sessions, and says how to see
+// them all when some are left out.
+func printSessions(out io.Writer, disk *watch.Survey, shown int, now time.Time) {
+	sessions := disk.Sessions[:min(shown, len(disk.Sessions))]
 	if len(sessions) == 0 {
 		return
 	}
-	if len(sessions) > recentShown {
-		fmt.Fprintf(out, "\nrecent sessions (the newest %d of %d; bottled status --json lists them all)\n", recentShown, len(sessions))
+	if len(sessions) < disk.Transcripts {
+		fmt.Fprintf(out, "\nrecent sessions (the newest %d of %d; bottled status --all lists them all)\n", len(sessions), disk.Transcripts)
 	} else {
 		fmt.Fprintln(out, "\nrecent sessions")
 	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	for _, s := range sessions[:min(recentShown, len(sessions))] {
+	for _, s := range sessions {
 		mode := s.Mode
 		if mode == "" {
 			mode = "—"

@@ -184,11 +184,11 @@ func TestDaemonProblem(t *testing.T) {
 	}
 }
 
-// statusJSON runs status --json and decodes it; it fails the test unless
-// status exits 0.
-func statusJSON(t *testing.T, flags []string) (report map[string]any, raw string) {
+// statusJSON runs status --json (then extra) and decodes it; it fails the
+// test unless status exits 0.
+func statusJSON(t *testing.T, flags []string, extra ...string) (report map[string]any, raw string) {
 	t.Helper()
-	code, out, errOut := bottled(t, nil, append(flags, "status", "--json")...)
+	code, out, errOut := bottled(t, nil, append(append(flags, "status", "--json"), extra...)...)
 	if code != 0 {
 		t.Fatalf("status --json: code %d, stderr %q", code, errOut)
 	}
@@ -344,32 +344,62 @@ func TestStatusNoDaemonFirstLine(t *testing.T) {
 	}
 }
 
-// TestStatusListsEverySession: --json lists every session under
-// disk.sessions, newest first; the text lists the newest few and says how
-// to see them all.
+// TestStatusListsEverySession: without a daemon, --json lists every
+// session under disk.sessions, newest first; the daemon's answer lists the
+// newest ten and counts the others unlisted, and --all lists every one,
+// checked on disk, daemon or not. The text lists the newest ten and says
+// how to see them all.
 func TestStatusListsEverySession(t *testing.T) {
 	e := newEnv(t, false)
 	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
 	const n = 25
 	t0 := time.Now().Add(-time.Hour)
+	id := func(i int) string { return fmt.Sprintf("a11a0000-0000-4000-8000-%012d", i) }
 	for i := range n {
-		id := fmt.Sprintf("a11a0000-0000-4000-8000-%012d", i)
-		writeSession(t, e, id, strings.ReplaceAll(transcript, sessionID, id), t0.Add(time.Duration(i)*time.Minute))
+		writeSession(t, e, id(i), strings.ReplaceAll(transcript, sessionID, id(i)), t0.Add(time.Duration(i)*time.Minute))
 	}
-	rep, raw := statusJSON(t, flags)
-	sessions := rep["disk"].(map[string]any)["sessions"].([]any)
-	if len(sessions) != n {
-		t.Fatalf("disk.sessions lists %d sessions, want all %d:\n%s", len(sessions), n, raw)
-	}
-	for i, s := range sessions {
-		if want := fmt.Sprintf("a11a0000-0000-4000-8000-%012d", n-1-i); s.(map[string]any)["session"] != want {
-			t.Errorf("sessions[%d] = %v, want %s (newest first)", i, s.(map[string]any)["session"], want)
+	check := func(t *testing.T, rep map[string]any, raw, source string, listed int) {
+		t.Helper()
+		disk := rep["disk"].(map[string]any)
+		sessions := disk["sessions"].([]any)
+		unlisted, _ := disk["unlisted"].(float64)
+		if disk["source"] != source || len(sessions) != listed || int(unlisted) != n-listed {
+			t.Fatalf("disk: source %v, %d sessions listed, %v unlisted; want %s, %d and %d:\n%s", disk["source"], len(sessions), unlisted, source, listed, n-listed, raw)
+		}
+		for i, s := range sessions {
+			if s.(map[string]any)["session"] != id(n-1-i) {
+				t.Errorf("sessions[%d] = %v, want %s (newest first)", i, s.(map[string]any)["session"], id(n-1-i))
+			}
 		}
 	}
-	_, out, _ := bottled(t, nil, append(flags, "status")...)
-	if !strings.Contains(out, "recent sessions (the newest 10 of 25; bottled status --json lists them all)") || strings.Count(out, "a11a0000-") != 10 {
-		t.Errorf("status text:\n%s", out)
+	text := func(t *testing.T, args []string, shown int, header string) {
+		t.Helper()
+		_, out, _ := bottled(t, nil, append(flags, args...)...)
+		if !strings.Contains(out, header) || strings.Count(out, "a11a0000-") != shown {
+			t.Errorf("%v: want %d sessions under %q:\n%s", args, shown, header, out)
+		}
 	}
+	t.Run("disk", func(t *testing.T) {
+		rep, raw := statusJSON(t, flags)
+		check(t, rep, raw, "disk", n)
+		text(t, []string{"status"}, 10, "recent sessions (the newest 10 of 25; bottled status --all lists them all)")
+	})
+	t.Run("daemon", func(t *testing.T) {
+		startInProcess(t, e)
+		rep := waitStatus(t, flags, "the daemon's catch-up is over", func(rep map[string]any) bool {
+			d, _ := rep["daemon"].(map[string]any)
+			return d != nil && d["catchUp"].(map[string]any)["over"] == true
+		})
+		raw, _ := json.Marshal(rep)
+		check(t, rep, string(raw), "daemon", 10)
+		rep, out := statusJSON(t, flags, "--all")
+		check(t, rep, out, "disk", n)
+		if rep["daemon"] == nil {
+			t.Errorf("status --all leaves out the daemon's status:\n%s", out)
+		}
+		text(t, []string{"status"}, 10, "recent sessions (the newest 10 of 25; bottled status --all lists them all)")
+		text(t, []string{"status", "--all"}, n, "recent sessions\n")
+	})
 }
 
 // nulls lists where v, decoded JSON, holds a null, but at skip.
