@@ -183,13 +183,15 @@ type Daemon struct {
 	// freshness remembers which bottles were found fresh, for the rescan.
 	freshness *freshCache
 
-	// mu guards paths, links, linkScanned and observers, which renders and
+	// mu guards paths, links, linkScans and observers, which renders and
 	// the fs reader share.
-	mu          sync.Mutex
-	paths       map[string]string // session → transcript path
-	links       map[string]string // session → the session it continued in
-	linkScanned map[string]bool   // project dirs whose tails were read for links
-	observers   map[string]bool   // sessions that are claude-mem's observer's own
+	mu    sync.Mutex
+	paths map[string]string // session → transcript path
+	links map[string]string // session → the session it continued in
+	// linkScans are the project dirs whose tails are read for links,
+	// each closed once they are (see scanLinks).
+	linkScans map[string]chan struct{}
+	observers map[string]bool // sessions that are claude-mem's observer's own
 
 	// Owned by the loop.
 	sched    *scheduler
@@ -247,7 +249,7 @@ func New(cfg Config) *Daemon {
 		held:        map[string]bool{},
 		paths:       map[string]string{},
 		links:       map[string]string{},
-		linkScanned: map[string]bool{},
+		linkScans:   map[string]chan struct{}{},
 		observers:   map[string]bool{},
 		sched:       newScheduler(cfg.Debounce, cfg.MaxWait),
 		sessions:    map[string]*session{},

@@ -292,14 +292,24 @@ func (d *Daemon) predecessorPaths(id, dir string) []string {
 // scanLinks reads the tails of a project directory's transcripts for
 // continued-in links, once per directory; links learned from parse state
 // since take precedence.
+//
+// Renders of sessions in the same directory that come meanwhile (the
+// catch-up's workers start on a directory together) wait for that read:
+// one that went on without the links would render a chain's last session
+// without its predecessors, and nothing would render it again.
 func (d *Daemon) scanLinks(dir string) {
 	d.mu.Lock()
-	done := d.linkScanned[dir]
-	d.linkScanned[dir] = true
+	scan, started := d.linkScans[dir]
+	if !started {
+		scan = make(chan struct{})
+		d.linkScans[dir] = scan
+	}
 	d.mu.Unlock()
-	if done {
+	if started {
+		<-scan
 		return
 	}
+	defer close(scan)
 	found, err := sources.Links(dir)
 	if err != nil {
 		return
