@@ -46,6 +46,11 @@ func TestIncrementalRenderEqualsOneShot(t *testing.T) {
 				n := min(len(data)-off, 1+rng.IntN(max(len(data)/40, 64)))
 				appendTo(t, path, data[off:off+n])
 				off += n
+				if off == len(data) {
+					// The last render and the one-shot one both see the
+					// file's time settled, so both record it in the state.
+					waitSettled(t, path)
+				}
 				if res := d.renderSession(context.Background(), s, false); res.err != nil {
 					t.Fatal(res.err)
 				}
@@ -68,6 +73,25 @@ func TestIncrementalRenderEqualsOneShot(t *testing.T) {
 				t.Fatalf("the daemon's incremental bottle differs from the one-shot render")
 			}
 		})
+	}
+}
+
+// waitSettled waits until the file's modification time is old enough that
+// a reader records it in a bottle's state (sources.Settled): which it is
+// when read depends on the clock otherwise, and the state line with it.
+func waitSettled(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sources.Settled(info.ModTime(), time.Now()) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's time never settled", path)
+		}
 	}
 }
 
