@@ -34,12 +34,12 @@ func SessionStartFrom(ctx context.Context, cfg Config, r io.Reader) ([]byte, err
 // SessionEndFrom reads a SessionEnd payload from r and answers it (see
 // SessionEnd) within SessionEndTimeout from its call.
 func SessionEndFrom(ctx context.Context, cfg Config, r io.Reader) error {
-	_, err := bounded(ctx, SessionEndTimeout, func(context.Context) ([]byte, error) {
+	_, err := bounded(ctx, SessionEndTimeout, func(ctx context.Context) ([]byte, error) {
 		p, err := ReadPayload(r)
 		if err != nil {
 			return nil, err
 		}
-		return nil, SessionEnd(cfg, p)
+		return nil, SessionEnd(ctx, cfg, p)
 	})
 	return err
 }

@@ -65,15 +65,7 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 		return nil, nil
 	}
 	dir := render.BottlesDir(cfg.DataDir)
-	transcript := p.transcriptFor(cfg.ClaudeDir)
-	if transcript != "" {
-		if _, err := sources.StatRegular(transcript); err != nil {
-			transcript = "" // gone, or not a transcript
-		}
-	}
-	if transcript == "" {
-		transcript, _ = sources.FindTranscript(cfg.ClaudeDir, p.SessionID)
-	}
+	transcript := transcriptOf(cfg, p)
 	if sources.IsObserverSession(transcript, p.CWD, cfg.DataDir) {
 		return nil, nil // claude-mem's own session: not bottled
 	}
@@ -195,18 +187,86 @@ func openMemory(ctx context.Context, cfg Config) *sources.MemoryDB {
 	return db
 }
 
+// transcriptOf is the session's transcript: the payload's when it is one
+// under Claude Code's projects directory, else the one found there; "" if
+// there is none.
+func transcriptOf(cfg Config, p *Payload) string {
+	transcript := p.transcriptFor(cfg.ClaudeDir)
+	if transcript != "" {
+		if _, err := sources.StatRegular(transcript); err != nil {
+			transcript = "" // gone, or not a transcript
+		}
+	}
+	if transcript == "" {
+		transcript, _ = sources.FindTranscript(cfg.ClaudeDir, p.SessionID)
+	}
+	return transcript
+}
+
 // SessionEnd answers the SessionEnd hook: when the session ends because
 // the user cleared it (/clear), its bottle is archived, so that the next
 // compaction in that terminal does not point to a conversation the user
-// put away. Other reasons leave the bottle alone.
-func SessionEnd(cfg Config, p *Payload) error {
+// put away. Other reasons leave the bottle alone. The bottle archived is
+// the newer of the one on disk and one rendered from the sources now
+// (see latestBottle).
+func SessionEnd(ctx context.Context, cfg Config, p *Payload) error {
 	cfg.defaults()
 	if p.Reason != "clear" {
 		return nil
 	}
-	moved, err := render.Archive(render.BottlesDir(cfg.DataDir), p.SessionID, cfg.Now())
+	transcript := transcriptOf(cfg, p)
+	if sources.IsObserverSession(transcript, p.CWD, cfg.DataDir) {
+		return nil // claude-mem's own session: not bottled
+	}
+	b := latestBottle(ctx, cfg, p.SessionID, transcript)
+	moved, err := render.ArchiveLatest(render.BottlesDir(cfg.DataDir), p.SessionID, cfg.Now(), b)
 	if err == nil && moved != "" {
 		cfg.Log.Info("archived bottle of cleared session", "session", p.SessionID, "to", moved)
 	}
 	return err
+}
+
+// archiveRender bounds the render SessionEnd makes before archiving: half
+// of SessionEndTimeout (and at most half the time the hook has left),
+// leaving the rest to archive. A transcript of a few MB renders in tens of
+// milliseconds; a longer one that does not render in time leaves the
+// bottle on disk to be archived as it is.
+const archiveRender = SessionEndTimeout / 2
+
+// latestBottle renders the session from its sources as they are now,
+// without writing it, for the archive, or returns nil if that cannot be
+// done within archiveRender (or there is nothing to render). The daemon
+// renders a moment after each write (later on a busy machine), so the
+// bottle on disk may lack the last turn; archived as it is, the daemon's
+// next render, finding content the archive lacks, would bring the cleared
+// session back as live.
+func latestBottle(ctx context.Context, cfg Config, session, transcript string) *render.Bottle {
+	budget := archiveRender
+	if deadline, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(deadline)/2)
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	done := make(chan *render.Bottle, 1)
+	// Left behind at the deadline, the render writes nothing: it ends
+	// with ctx (its database reads) or with the hook's process, which
+	// exits right after the archive.
+	go func() {
+		db := openMemory(ctx, cfg)
+		if db != nil {
+			defer db.Close()
+		}
+		req := render.Request{SessionID: session, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, Memory: db}
+		b, err := render.FromDisk(ctx, req, cfg.Now(), time.Local)
+		if err != nil {
+			b = nil
+		}
+		done <- b
+	}()
+	select {
+	case b := <-done:
+		return b
+	case <-ctx.Done():
+		return nil
+	}
 }

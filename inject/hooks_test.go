@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -242,7 +243,7 @@ func TestSessionEnd(t *testing.T) {
 			}
 			p := e.payload("")
 			p.HookEventName, p.Reason = "SessionEnd", reason
-			if err := SessionEnd(e.cfg(), p); err != nil {
+			if err := SessionEnd(context.Background(), e.cfg(), p); err != nil {
 				t.Fatal(err)
 			}
 			_, err := os.Stat(e.bottle())
@@ -261,7 +262,7 @@ func TestSessionEnd(t *testing.T) {
 	}
 	t.Run("no bottle", func(t *testing.T) {
 		e := newEnv(t)
-		if err := SessionEnd(e.cfg(), &Payload{SessionID: e.id, Reason: "clear"}); err != nil {
+		if err := SessionEnd(context.Background(), e.cfg(), &Payload{SessionID: e.id, Reason: "clear"}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -275,7 +276,7 @@ func TestArchivedStaysArchived(t *testing.T) {
 	if _, err := SessionStart(context.Background(), e.cfg(), e.payload("compact")); err != nil {
 		t.Fatal(err)
 	}
-	if err := SessionEnd(e.cfg(), &Payload{SessionID: e.id, Reason: "clear"}); err != nil {
+	if err := SessionEnd(context.Background(), e.cfg(), &Payload{SessionID: e.id, Reason: "clear"}); err != nil {
 		t.Fatal(err)
 	}
 	renderWrite := func() render.Outcome {
@@ -414,6 +415,44 @@ func TestSessionStartLeavesObserverSessionsAlone(t *testing.T) {
 			}
 			if _, err := os.Stat(e.bottle()); !os.IsNotExist(err) {
 				t.Errorf("cwd %s: a bottle was written", p.CWD)
+			}
+		})
+	}
+}
+
+// TestSessionEndArchivesTheLastTurn clears a session whose bottle on disk
+// is a turn behind (the daemon renders a debounce after each write, later
+// on a busy machine): the archive holds the last turn, and a render of the
+// sources as they are, as the daemon's next one, leaves the session
+// archived rather than bringing it back as live. A session cleared before
+// any bottle was written is archived too.
+func TestSessionEndArchivesTheLastTurn(t *testing.T) {
+	for _, bottled := range []bool{true, false} {
+		t.Run(fmt.Sprintf("bottle on disk %v", bottled), func(t *testing.T) {
+			e := newEnv(t)
+			if bottled {
+				if _, err := SessionStart(context.Background(), e.cfg(), e.payload("compact")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.append(t, user("u2", "a1", "HOOK-P2 and the exporter")+assistant("a2", "u2", "m2", "HOOK-A2 The exporter too."))
+			p := e.payload("")
+			p.HookEventName, p.Reason = "SessionEnd", "clear"
+			if err := SessionEnd(context.Background(), e.cfg(), p); err != nil {
+				t.Fatal(err)
+			}
+			archived := render.ArchivedPath(render.BottlesDir(e.data), e.id)
+			b, _ := os.ReadFile(archived)
+			if !strings.Contains(string(b), "HOOK-A2 The exporter too.") {
+				t.Fatalf("the archive (%q) lacks the last turn:\n%s", archived, b)
+			}
+			_, out, err := render.WriteFromDisk(context.Background(), render.BottlesDir(e.data),
+				render.Request{SessionID: e.id, Transcript: e.transcript, ClaudeDir: e.claude}, time.Now, time.Local)
+			if err != nil || out != render.Archived {
+				t.Errorf("a render of the cleared session: %v, %v; want it left archived", out, err)
+			}
+			if _, err := os.Stat(e.bottle()); !os.IsNotExist(err) {
+				t.Errorf("the cleared session has a live bottle again (stat err %v)", err)
 			}
 		})
 	}

@@ -139,8 +139,18 @@ func newestArchived(dir, session string) (string, *State) {
 // under the same lock as writes so that it cannot cross a render or
 // another archive. It returns the new path, or "" if there was no bottle.
 func Archive(dir, session string, now time.Time) (string, error) {
+	return ArchiveLatest(dir, session, now, nil)
+}
+
+// ArchiveLatest is Archive of whichever is newer of the bottle on disk and
+// b, a bottle of the session rendered from the sources just now (nil if
+// none): b when it may replace the one on disk (see Write) or there is
+// none. A bottle on disk a turn behind the sources (the daemon renders a
+// moment after each write) archived as it is would make the next render,
+// finding content the archive lacks, bring the cleared session back.
+func ArchiveLatest(dir, session string, now time.Time, b *Bottle) (string, error) {
 	src := BottlePath(dir, session)
-	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) && b == nil {
 		return "", nil
 	}
 	if err := EnsureDir(dir); err != nil {
@@ -163,6 +173,9 @@ func Archive(dir, session string, now time.Time) (string, error) {
 		names[i] = e.Name()
 	}
 	dst := filepath.Join(ArchiveDir(dir), archiveName(names, session, now))
+	if b != nil && newerThanOnDisk(dir, src, b) {
+		return dst, archiveBottle(dir, src, dst, b)
+	}
 	if err := os.Rename(src, dst); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil // archived or removed by someone else meanwhile
@@ -173,4 +186,43 @@ func Archive(dir, session string, now time.Time) (string, error) {
 		return dst, err
 	}
 	return dst, syncDir(dir)
+}
+
+// newerThanOnDisk reports whether b may replace the bottle at src, or,
+// there being none, whether it shows what the session's newest archive
+// does not; the caller holds the lock.
+func newerThanOnDisk(dir, src string, b *Bottle) bool {
+	cur, err := ReadState(src)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		_, arch := newestArchived(dir, b.State.Session)
+		return arch == nil || !stillCurrent(arch, &b.State)
+	case errors.Is(err, ErrNoState):
+		return true
+	case err != nil:
+		return false
+	}
+	return judge(cur, &b.State, dbNow(dir)) == Written
+}
+
+// archiveBottle writes b as the archived bottle dst and removes the bottle
+// at src; the caller holds the lock. Until the removal, a crash leaves
+// the session's bottle live beside its archive, as if it had not been
+// cleared.
+func archiveBottle(dir, src, dst string, b *Bottle) error {
+	tmp, err := writeTemp(dir, b.State.Session, b.Bytes, true) // removed by CleanTemp if a crash leaves it
+	if err != nil {
+		return fmt.Errorf("archive bottle: %w", err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("archive bottle: %w", err)
+	}
+	if err := os.Remove(src); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("archive bottle: %w", err)
+	}
+	if err := syncDir(ArchiveDir(dir)); err != nil {
+		return err
+	}
+	return syncDir(dir)
 }
