@@ -446,6 +446,7 @@ func (w *world) waitSettled(id string, since time.Time) {
 type screen struct {
 	w      *world
 	socket string // tmux -L name: a server of the test's own
+	debug  string // Claude Code's --debug-file
 }
 
 // startScreen starts `claude args…` interactively in a 200×50 terminal.
@@ -462,6 +463,7 @@ func (w *world) startScreen(args ...string) *screen {
 	w.runs++
 	s := &screen{w: w, socket: fmt.Sprintf("bottled-e2e-%d-%d", os.Getpid(), w.runs)}
 	debug := filepath.Join(w.home, fmt.Sprintf("claude-debug-%02d.log", w.runs))
+	s.debug = debug
 	words := []string{shellWord(claudeBin), "--debug-file", shellWord(debug)}
 	for _, a := range args {
 		words = append(words, shellWord(a))

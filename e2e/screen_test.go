@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +12,10 @@ import (
 var permissionDialogs = []string{"Allow this read", "Do you want to proceed", "outside the working director"}
 
 var pointerPath = regexp.MustCompile(`bottled keeps the record of this session in (\S+)`)
+
+// resumeHookRan is what Claude Code's debug log says once a SessionStart
+// hook of a resume has answered.
+var resumeHookRan = regexp.MustCompile(`Hooks: SessionStart:resume .*finished`)
 
 // TestInteractiveScreen drives the interactive screen under tmux: a turn,
 // /compact, the model reading the bottle through the plan with no
@@ -42,6 +47,14 @@ func TestInteractiveScreen(t *testing.T) {
 	w.api.SetScript(reply("Answer after resuming the cleared session."))
 	r := w.startScreen("--resume", id)
 	r.waitFor("Continue from the bottle.") // the resumed conversation is on screen
+	// The prompt is typed once the resume's hook has answered: typed
+	// before, it can reach the transcript first, and then the session
+	// has gained content, its bottle is live again, and the pointer from
+	// the compaction already names it (no new pointer is due).
+	w.eventually("the resume's SessionStart hook ran", func() bool {
+		b, _ := os.ReadFile(r.debug)
+		return resumeHookRan.Match(b)
+	})
 	n = w.api.Count()
 	r.typeLine("Where were we?")
 	r.waitFor("Answer after resuming the cleared session.", permissionDialogs...)
