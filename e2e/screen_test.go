@@ -37,6 +37,12 @@ func TestInteractiveScreen(t *testing.T) {
 	s.typeLine("Continue from the bottle.")
 	s.waitFor("I have read the bottle.", permissionDialogs...)
 	checkReads(t, w.api.Since(n), p, "Screen answer one.")
+	// The screen shows an answer as it streams, before Claude Code has
+	// written its record: a /clear typed then can end the session first,
+	// and the record, arriving after the archive, is new content that
+	// rightly brings the bottle back as live. So /clear waits for the
+	// answer to be in the bottle.
+	w.settled(id, "I have read the bottle.")
 
 	s.typeLine("/clear")
 	w.eventually("the cleared session's bottle is archived", func() bool { return len(w.archived(id)) == 1 })
