@@ -72,36 +72,6 @@ type Spine struct {
 	Unknown Unknown `json:"unknown,omitzero"`
 }
 
-// FileState records how much of one transcript file a spine reflects.
-type FileState struct {
-	Session string `json:"session"`
-	Path    string `json:"path"`
-	// ID identifies the file (device and inode), so that a file replaced
-	// under the same name is not mistaken for the one that was read.
-	ID FileID `json:"id"`
-	// Offset is the byte offset just past the last complete line read.
-	Offset int64 `json:"offset"`
-	// Tail is the CRC-32 of the (up to) 4 KiB before Offset: with ID and
-	// Offset it tells cheaply whether the file still ends the way it did
-	// where it was read to.
-	Tail uint32 `json:"tail"`
-	// Sum is the CRC-32 of every byte before Offset: reading the file
-	// again tells whether anything before the offset changed (a secret
-	// redacted in place, say), wherever it is.
-	Sum uint32 `json:"sum"`
-	// Mod is the file's modification time (Unix nanoseconds) when it was
-	// read, if it was already old enough then that any later write must
-	// change it (file system clocks are coarse); else 0. While the file
-	// still has this time, nothing was written to it since.
-	Mod int64 `json:"mod,omitempty"`
-}
-
-// FileID identifies a file independently of its name.
-type FileID struct {
-	Dev uint64 `json:"dev"`
-	Ino uint64 `json:"ino"`
-}
-
 // Memory is what claude-mem's database holds about one Claude Code session.
 type Memory struct {
 	ContentSessionID string `json:"contentSessionId"`
