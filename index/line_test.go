@@ -20,10 +20,10 @@ func TestHitLine(t *testing.T) {
 		{Kind: sources.EntryAssistant, Time: at(1), Text: "line one\n服务很稳定\n\nこのプログラムは安定しています"},
 		{Kind: sources.EntryUser, Time: at(2), Text: "retry once\nthen\nthe retry loop again"},
 	}}
-	mem := &sources.Memory{ContentSessionID: "lines", Observations: []sources.Observation{
+	mem := &sources.ClaudeMem{ContentSessionID: "lines", Observations: []sources.Observation{
 		{ID: 7, Title: "Rewrote the tokenizer", Narrative: "Bigrams for the whole corpus", PromptNumber: 1, Created: at(1)},
 	}}
-	b, err := render.Render(render.Input{SessionID: "lines", Spine: sp, Memory: mem, Now: testNow, Location: time.UTC})
+	b, err := render.Render(render.Input{SessionID: "lines", Spine: sp, ClaudeMem: mem, Now: testNow, Location: time.UTC})
 	if err != nil {
 		t.Fatal(err)
 	}

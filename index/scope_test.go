@@ -318,7 +318,7 @@ func TestProjectSpellings(t *testing.T) {
 		writeBottles(t, data, s.bottle(t))
 	}
 	recon, err := render.Render(render.Input{SessionID: "s-recon", Now: testNow, Location: time.UTC,
-		Memory: &sources.Memory{ContentSessionID: "s-recon", Project: "app", Started: day,
+		ClaudeMem: &sources.ClaudeMem{ContentSessionID: "s-recon", Project: "app", Started: day,
 			Prompts: []sources.Prompt{{ID: 1, Number: 1, Text: "a retry loop from memory", Created: day}}}})
 	if err != nil {
 		t.Fatal(err)

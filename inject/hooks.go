@@ -90,7 +90,7 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	req := render.Request{SessionID: p.SessionID, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, Memory: db}
+	req := render.Request{SessionID: p.SessionID, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db}
 	b, rendered, err := render.Ensure(ctx, dir, cur, req, render.VerifyHook, cfg.Now, time.Local)
 	if err != nil {
 		return nil, err
@@ -174,12 +174,12 @@ func replacedSpan(st *render.State, live sources.LiveContext, transcript string,
 // A database its writer keeps locked makes a reader wait; the open waits
 // at most half the hook's deadline, which leaves the other half to answer
 // without it.
-func openMemory(ctx context.Context, cfg Config) *sources.MemoryDB {
+func openMemory(ctx context.Context, cfg Config) *sources.ClaudeMemDB {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout/2)
 	defer cancel()
-	db, err := sources.OpenMemoryDB(ctx, sources.MemoryFile(cfg.DataDir))
+	db, err := sources.OpenClaudeMemDB(ctx, sources.ClaudeMemFile(cfg.DataDir))
 	if err != nil {
-		if !errors.Is(err, sources.ErrNoMemoryDB) {
+		if !errors.Is(err, sources.ErrNoClaudeMemDB) {
 			cfg.Log.Warn("claude-mem database unreadable", "err", err)
 		}
 		return nil
@@ -256,7 +256,7 @@ func latestBottle(ctx context.Context, cfg Config, session, transcript string) *
 		if db != nil {
 			defer db.Close()
 		}
-		req := render.Request{SessionID: session, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, Memory: db}
+		req := render.Request{SessionID: session, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db}
 		b, err := render.FromDisk(ctx, req, cfg.Now(), time.Local)
 		if err != nil {
 			b = nil

@@ -141,7 +141,7 @@ func TestPointerSmallBottleIsOneRead(t *testing.T) {
 func TestPointerReconstructed(t *testing.T) {
 	e := newEnv(t)
 	os.Remove(e.transcript)
-	in := render.Input{SessionID: e.id, Now: time.Now(), Memory: &sources.Memory{
+	in := render.Input{SessionID: e.id, Now: time.Now(), ClaudeMem: &sources.ClaudeMem{
 		ContentSessionID: e.id, Project: "app",
 		Prompts:   []sources.Prompt{{ID: 1, Number: 1, Text: "RECON-P1 rebuild the index"}},
 		Summaries: []sources.Summary{{ID: 1, Request: "RECON-REQ Rebuild the search index", PromptNumber: 1}},

@@ -23,7 +23,7 @@ func TestWriteRefusesCrossedRender(t *testing.T) {
 	root := t.TempDir()
 	data := filepath.Join(root, "data")
 	dir := BottlesDir(data)
-	dbPath := sources.MemoryFile(data)
+	dbPath := sources.ClaudeMemFile(data)
 	const sid = "c7055ed0-0000-4000-8000-000000000001"
 	path := filepath.Join(root, "claude", "projects", "-p", sid+".jsonl")
 	c := &rdbChain{sid: sid}
@@ -36,12 +36,12 @@ func TestWriteRefusesCrossedRender(t *testing.T) {
 		memwriter.Op{"op": "register", "content": sid, "memory": "mem-" + sid},
 		memwriter.Op{"op": "prompt", "content": sid, "number": 1, "text": "CROSS-P1 fix the retry loop"},
 		memwriter.Op{"op": "observation", "content": sid, "prompt_number": 1, "type": "change", "title": "CROSS-OBS1 ran the tests", "narrative": "All passed."})
-	db, err := sources.OpenMemoryDB(t.Context(), dbPath)
+	db, err := sources.OpenClaudeMemDB(t.Context(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	memory := func() *sources.Memory {
+	memory := func() *sources.ClaudeMem {
 		m, err := db.Session(t.Context(), sid)
 		if err != nil || m == nil {
 			t.Fatalf("read memory: %v", err)
@@ -55,8 +55,8 @@ func TestWriteRefusesCrossedRender(t *testing.T) {
 		}
 		return tr
 	}
-	bottle := func(tr *sources.Transcript, m *sources.Memory) *Bottle {
-		b, err := Render(Input{SessionID: sid, Spine: sources.BuildSpine(sid, []*sources.Transcript{tr}), Memory: m, Now: time.Now()})
+	bottle := func(tr *sources.Transcript, m *sources.ClaudeMem) *Bottle {
+		b, err := Render(Input{SessionID: sid, Spine: sources.BuildSpine(sid, []*sources.Transcript{tr}), ClaudeMem: m, Now: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}

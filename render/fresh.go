@@ -32,18 +32,18 @@ func (f Freshness) String() string {
 	return [...]string{"fresh", "stale", "missing", "archived"}[f]
 }
 
-// MemoryNow returns a session's claude-mem cursor as it is now, nil if the
-// database does not know the session. A nil MemoryNow means there is no
+// ClaudeMemNow returns a session's claude-mem cursor as it is now, nil if the
+// database does not know the session. A nil ClaudeMemNow means there is no
 // database to compare with.
-type MemoryNow func() (*sources.MemoryCursor, error)
+type ClaudeMemNow func() (*sources.ClaudeMemCursor, error)
 
-// CursorNow is the MemoryNow that reads a session's cursor from db, or nil
+// CursorNow is the ClaudeMemNow that reads a session's cursor from db, or nil
 // when there is no database.
-func CursorNow(ctx context.Context, db *sources.MemoryDB, session string) MemoryNow {
+func CursorNow(ctx context.Context, db *sources.ClaudeMemDB, session string) ClaudeMemNow {
 	if db == nil {
 		return nil
 	}
-	return func() (*sources.MemoryCursor, error) {
+	return func() (*sources.ClaudeMemCursor, error) {
 		cur, known, err := db.Cursor(ctx, session)
 		if err != nil || !known {
 			return nil, err
@@ -82,7 +82,7 @@ const WhyRewritten = "transcript rewritten"
 // it had. Transcripts of at most verify bytes are read again in full when
 // they were written since (see VerifyAll). The reason is a few words for
 // logs and status.
-func CheckState(st *State, transcript string, memNow MemoryNow, verify int64) (Freshness, string, error) {
+func CheckState(st *State, transcript string, memNow ClaudeMemNow, verify int64) (Freshness, string, error) {
 	if st.Format != Format {
 		return Stale, "bottle of an older format", nil
 	}
@@ -119,11 +119,11 @@ func CheckState(st *State, transcript string, memNow MemoryNow, verify int64) (F
 	switch {
 	case cur == nil:
 		return Fresh, "", nil // rows are never deleted; the bottle has what there was
-	case st.Memory == nil:
+	case st.ClaudeMem == nil:
 		if cur.Prompt > 0 || cur.Observation > 0 || cur.Summary > 0 {
 			return Stale, "new claude-mem records", nil
 		}
-	case *st.Memory != *cur:
+	case *st.ClaudeMem != *cur:
 		return Stale, "new claude-mem records", nil
 	}
 	return Fresh, "", nil
@@ -132,7 +132,7 @@ func CheckState(st *State, transcript string, memNow MemoryNow, verify int64) (F
 // Check compares the bottle of session in dir with the sources now (see
 // CheckState). A session without a live bottle whose archived bottle is
 // still current is Cleared, with the archived bottle's state.
-func Check(dir, session, transcript string, memNow MemoryNow, verify int64) (Freshness, *State, string, error) {
+func Check(dir, session, transcript string, memNow ClaudeMemNow, verify int64) (Freshness, *State, string, error) {
 	st, err := ReadState(BottlePath(dir, session))
 	f, st, _, why, err := check(dir, session, st, err, transcript, memNow, verify)
 	return f, st, why, err
@@ -141,7 +141,7 @@ func Check(dir, session, transcript string, memNow MemoryNow, verify int64) (Fre
 // check is Check of a bottle state already read (st, or the error reading
 // it), which also returns the path of the bottle judged: the live one, or
 // the archived one when Cleared.
-func check(dir, session string, st *State, readErr error, transcript string, memNow MemoryNow, verify int64) (Freshness, *State, string, string, error) {
+func check(dir, session string, st *State, readErr error, transcript string, memNow ClaudeMemNow, verify int64) (Freshness, *State, string, string, error) {
 	path := BottlePath(dir, session)
 	switch {
 	case errors.Is(readErr, fs.ErrNotExist):
@@ -226,7 +226,7 @@ func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify i
 	if cur != nil {
 		st, readErr = cur.State, nil
 	}
-	f, _, path, _, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.Memory, req.SessionID), verify)
+	f, _, path, _, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.ClaudeMem, req.SessionID), verify)
 	if err == nil {
 		switch f {
 		case Fresh:

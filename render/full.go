@@ -70,9 +70,9 @@ func (r *renderer) full() (pre, body *doc) {
 		u := sp.Unknown
 		r.state.Unknown = &u
 	}
-	if r.in.Memory != nil {
-		c := r.in.Memory.Cursor
-		r.state.Memory = &c
+	if r.in.ClaudeMem != nil {
+		c := r.in.ClaudeMem.Cursor
+		r.state.ClaudeMem = &c
 	}
 	segs := segments(sp)
 	var turns []*turn
@@ -81,7 +81,7 @@ func (r *renderer) full() (pre, body *doc) {
 			turns = append(turns, s.turn)
 		}
 	}
-	if m := r.in.Memory; m != nil {
+	if m := r.in.ClaudeMem; m != nil {
 		placeObservations(turns, m)
 	}
 

@@ -79,7 +79,7 @@ func FuzzBottleStructure(f *testing.F) {
 			{Kind: sources.EntryUser, Time: at(0), Text: user1 + "\nP1"},
 			{Kind: sources.EntryAssistant, Time: at(2), Text: said},
 			{Kind: sources.EntryUser, Time: at(4), Text: user2 + "\nP2"},
-		}}, Memory: &sources.Memory{ContentSessionID: "s", Observations: []sources.Observation{o}}}
+		}}, ClaudeMem: &sources.ClaudeMem{ContentSessionID: "s", Observations: []sources.Observation{o}}}
 		wantFull := bottleShape{users: 2, rules: 2, outline: 1}
 		if text(user1+"\nP1") != "" { // the first message, unless all private
 			wantFull.original = 1
@@ -92,7 +92,7 @@ func FuzzBottleStructure(f *testing.F) {
 		}
 		checkShape(t, "full", full, wantFull)
 
-		rec := Input{SessionID: "s", Now: goldenNow, Memory: &sources.Memory{ContentSessionID: "s",
+		rec := Input{SessionID: "s", Now: goldenNow, ClaudeMem: &sources.ClaudeMem{ContentSessionID: "s",
 			Prompts:      []sources.Prompt{{ID: 1, Number: 1, Text: user1 + "\nP1", Created: at(0)}, {ID: 2, Number: 2, Text: user2 + "\nP2", Created: at(4)}},
 			Observations: []sources.Observation{{ID: 7, Title: obs, Narrative: obs, PromptNumber: 1, Created: at(1)}},
 			Summaries:    []sources.Summary{sum}}}

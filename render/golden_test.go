@@ -67,8 +67,8 @@ func loadCase(t *testing.T, dir string) Input {
 	t.Helper()
 	in := Input{Now: goldenNow, Location: time.UTC, SessionID: expectedSession(t, dir)}
 	if data, err := os.ReadFile(filepath.Join(dir, "memory.json")); err == nil {
-		in.Memory = &sources.Memory{}
-		if err := json.Unmarshal(data, in.Memory); err != nil {
+		in.ClaudeMem = &sources.ClaudeMem{}
+		if err := json.Unmarshal(data, in.ClaudeMem); err != nil {
 			t.Fatalf("memory.json: %v", err)
 		}
 	}

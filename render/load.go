@@ -18,10 +18,10 @@ type Request struct {
 	// Transcript is the transcript's path; "" looks it up under ClaudeDir.
 	Transcript string
 	ClaudeDir  string
-	// Memory is claude-mem's database; nil when there is none, and then
+	// ClaudeMem is claude-mem's database; nil when there is none, and then
 	// MemoryErr may say why (the error opening it).
-	Memory    *sources.MemoryDB
-	MemoryErr error
+	ClaudeMem    *sources.ClaudeMemDB
+	ClaudeMemErr error
 	// Expect are states of the transcripts recorded before (by the bottle
 	// a render replaces), checked as they are read (Loaded.Rewritten);
 	// WriteFromDisk reads them from the bottle when nil.
@@ -31,9 +31,9 @@ type Request struct {
 // Loaded is what was found on disk for a session, and why the rest was not.
 type Loaded struct {
 	Chain         []*sources.Transcript // the session's transcript, predecessors first
-	Memory        *sources.Memory
+	ClaudeMem     *sources.ClaudeMem
 	TranscriptErr error // why Chain is empty
-	MemoryErr     error // why Memory is nil
+	ClaudeMemErr  error // why ClaudeMem is nil
 }
 
 // Load reads a session's transcript chain and its claude-mem records.
@@ -49,15 +49,15 @@ func Load(ctx context.Context, req Request) (*Loaded, error) {
 	if l.TranscriptErr == nil {
 		l.Chain, l.TranscriptErr = sources.ReadChain(req.SessionID, path, req.Expect...)
 	}
-	if req.Memory == nil {
-		l.MemoryErr = req.MemoryErr
-		if l.MemoryErr == nil {
-			l.MemoryErr = sources.ErrNoMemoryDB
+	if req.ClaudeMem == nil {
+		l.ClaudeMemErr = req.ClaudeMemErr
+		if l.ClaudeMemErr == nil {
+			l.ClaudeMemErr = sources.ErrNoClaudeMemDB
 		}
 	} else {
-		l.Memory, l.MemoryErr = req.Memory.Session(ctx, req.SessionID)
-		if l.MemoryErr == nil && l.Memory == nil {
-			l.MemoryErr = fmt.Errorf("claude-mem has no records of session %s", req.SessionID)
+		l.ClaudeMem, l.ClaudeMemErr = req.ClaudeMem.Session(ctx, req.SessionID)
+		if l.ClaudeMemErr == nil && l.ClaudeMem == nil {
+			l.ClaudeMemErr = fmt.Errorf("claude-mem has no records of session %s", req.SessionID)
 		}
 	}
 	return l, ctx.Err()
@@ -117,7 +117,7 @@ func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time
 			// marker the index keeps the old words in its files only.
 			AskPurge(dir)
 		}
-		if err != nil || out != Crossed || attempt == MaxCrossed || req.Memory == nil {
+		if err != nil || out != Crossed || attempt == MaxCrossed || req.ClaudeMem == nil {
 			return b, out, err
 		}
 	}
@@ -125,7 +125,7 @@ func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time
 
 // Input turns what was loaded into the renderer's input.
 func (l *Loaded) Input(sessionID string) Input {
-	in := Input{SessionID: sessionID, Memory: l.Memory}
+	in := Input{SessionID: sessionID, ClaudeMem: l.ClaudeMem}
 	if len(l.Chain) > 0 {
 		in.Spine = sources.BuildSpine(sessionID, l.Chain)
 	}
@@ -153,11 +153,11 @@ func (l *Loaded) Why() string {
 		parts = append(parts, "its transcript has no messages")
 	}
 	switch {
-	case errors.Is(l.MemoryErr, sources.ErrNoMemoryDB):
+	case errors.Is(l.ClaudeMemErr, sources.ErrNoClaudeMemDB):
 		parts = append(parts, "no claude-mem database")
-	case l.MemoryErr != nil:
-		parts = append(parts, l.MemoryErr.Error())
-	case l.Memory.Empty():
+	case l.ClaudeMemErr != nil:
+		parts = append(parts, l.ClaudeMemErr.Error())
+	case l.ClaudeMem.Empty():
 		parts = append(parts, "claude-mem stored no prompt or observation for it")
 	}
 	return strings.Join(parts, "; ")

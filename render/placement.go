@@ -17,7 +17,7 @@ import (
 //  3. its time falls after the start of a turn and before the next.
 //
 // Within a turn observations are ordered by time, then id.
-func placeObservations(turns []*turn, m *sources.Memory) {
+func placeObservations(turns []*turn, m *sources.ClaudeMem) {
 	if len(turns) == 0 || len(m.Observations) == 0 {
 		return
 	}

@@ -27,17 +27,17 @@ var rdbNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 // renders it.
 func rdbLoad(t *testing.T, claudeDir, dbPath, sid string) (*Loaded, *Bottle) {
 	t.Helper()
-	db, err := sources.OpenMemoryDB(t.Context(), dbPath)
+	db, err := sources.OpenClaudeMemDB(t.Context(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	l, err := Load(t.Context(), Request{SessionID: sid, ClaudeDir: claudeDir, Memory: db})
+	l, err := Load(t.Context(), Request{SessionID: sid, ClaudeDir: claudeDir, ClaudeMem: db})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if l.MemoryErr != nil || l.Memory == nil {
-		t.Fatalf("Load: no memory: %v", l.MemoryErr)
+	if l.ClaudeMemErr != nil || l.ClaudeMem == nil {
+		t.Fatalf("Load: no memory: %v", l.ClaudeMemErr)
 	}
 	in := l.Input(sid)
 	in.Now, in.Location = rdbNow, time.UTC
@@ -79,9 +79,9 @@ func rdbOrder(t *testing.T, bottle []byte, items ...string) {
 }
 
 // rdbCursor is the memory cursor the bottle's state should record.
-func rdbCursor(t *testing.T, dbPath, memory string, prompt, obs, summary, links int64) sources.MemoryCursor {
+func rdbCursor(t *testing.T, dbPath, memory string, prompt, obs, summary, links int64) sources.ClaudeMemCursor {
 	t.Helper()
-	return sources.MemoryCursor{DB: rdbFileID(t, dbPath), MemorySessionID: memory, Prompt: prompt,
+	return sources.ClaudeMemCursor{DB: rdbFileID(t, dbPath), MemorySessionID: memory, Prompt: prompt,
 		Observation: obs, Summary: summary, ToolUseLinks: links}
 }
 
@@ -171,10 +171,10 @@ func TestRealDBReconstructed(t *testing.T) {
 		}
 	}
 	// The capped prompt, as claude-mem stored it, then the marker.
-	if len(l.Memory.Prompts) != 4 {
-		t.Fatalf("loaded %d prompts, want 4", len(l.Memory.Prompts))
+	if len(l.ClaudeMem.Prompts) != 4 {
+		t.Fatalf("loaded %d prompts, want 4", len(l.ClaudeMem.Prompts))
 	}
-	stored := l.Memory.Prompts[3].Text
+	stored := l.ClaudeMem.Prompts[3].Text
 	if utf16Len(stored) != 4000 || !strings.HasSuffix(stored, "…") || !strings.HasPrefix(long, strings.TrimSuffix(stored, "…")) {
 		t.Fatalf("precondition: claude-mem stored the long prompt as %d UTF-16 units, want 4000 ending in …", utf16Len(stored))
 	}
@@ -195,11 +195,11 @@ func TestRealDBReconstructed(t *testing.T) {
 		"**User**", "RECON-LONG", "[truncated at 4000 chars]", fmt.Sprintf("[#%d]", res[8].ID))
 
 	want := rdbCursor(t, dbPath, memID, res[7].ID, max(res[3].ID, res[8].ID, res[9].ID), res[4].ID, 0)
-	if b.State.Memory == nil || *b.State.Memory != want {
-		t.Errorf("state memory cursor %+v, want %+v", b.State.Memory, want)
+	if b.State.ClaudeMem == nil || *b.State.ClaudeMem != want {
+		t.Errorf("state memory cursor %+v, want %+v", b.State.ClaudeMem, want)
 	}
-	if *b.State.Memory != l.Memory.Cursor {
-		t.Errorf("state memory cursor %+v differs from the session's cursor %+v", b.State.Memory, l.Memory.Cursor)
+	if *b.State.ClaudeMem != l.ClaudeMem.Cursor {
+		t.Errorf("state memory cursor %+v differs from the session's cursor %+v", b.State.ClaudeMem, l.ClaudeMem.Cursor)
 	}
 	rdbStateInFile(t, b)
 
@@ -347,8 +347,8 @@ func TestRealDBFull(t *testing.T) {
 	rdbNoSecret(t, bottle)
 
 	wantCursor := rdbCursor(t, dbPath, memID, res[6].ID, max(obsTool, obsPrompt, obsTime), res[10].ID, 1)
-	if b.State.Memory == nil || *b.State.Memory != wantCursor {
-		t.Errorf("state memory cursor %+v, want %+v", b.State.Memory, wantCursor)
+	if b.State.ClaudeMem == nil || *b.State.ClaudeMem != wantCursor {
+		t.Errorf("state memory cursor %+v, want %+v", b.State.ClaudeMem, wantCursor)
 	}
 	if len(b.State.Transcripts) != 1 || b.State.Transcripts[0].Offset != int64(tr.Len()) {
 		t.Errorf("state transcripts %+v, want one read to offset %d", b.State.Transcripts, tr.Len())
@@ -371,8 +371,8 @@ func TestRealDBFull(t *testing.T) {
 	if turn := rdbTurn(t, b2.Bytes, "FULL-ONE"); !strings.Contains(turn, fmt.Sprintf("- [#%d] OBS-TIME", obsTime)) {
 		t.Errorf("once linked to toolu_F1, observation #%d is not under the first turn:\n%s", obsTime, turn)
 	}
-	if m := b2.State.Memory; m == nil || m.ToolUseLinks != 2 || m.Observation != b.State.Memory.Observation {
-		t.Errorf("cursor after a link alone %+v, want 2 links and observation %d", m, b.State.Memory.Observation)
+	if m := b2.State.ClaudeMem; m == nil || m.ToolUseLinks != 2 || m.Observation != b.State.ClaudeMem.Observation {
+		t.Errorf("cursor after a link alone %+v, want 2 links and observation %d", m, b.State.ClaudeMem.Observation)
 	}
 	rdbCheckAdvance(t, filepath.Join(dir, "bottles-link"), b, b2)
 
@@ -383,7 +383,7 @@ func TestRealDBFull(t *testing.T) {
 	if turn := rdbTurn(t, b3.Bytes, "FULL-TWO"); !strings.Contains(turn, fmt.Sprintf("- [#%d] OBS-LATE wrote the test — Observed late\n", more[0].ID)) {
 		t.Errorf("re-rendered bottle lacks the new observation #%d under the second turn:\n%s", more[0].ID, turn)
 	}
-	if m := b3.State.Memory; m == nil || m.ToolUseLinks != 2 || m.Observation != more[0].ID {
+	if m := b3.State.ClaudeMem; m == nil || m.ToolUseLinks != 2 || m.Observation != more[0].ID {
 		t.Errorf("cursor after a new observation %+v, want 2 links and observation %d", m, more[0].ID)
 	}
 	rdbCheckAdvance(t, filepath.Join(dir, "bottles-more"), b2, b3)
@@ -394,10 +394,10 @@ func TestRealDBFull(t *testing.T) {
 func rdbCheckAdvance(t *testing.T, dir string, older, newer *Bottle) {
 	t.Helper()
 	if !newer.State.Covers(&older.State) {
-		t.Errorf("the newer state does not cover the older:\nnewer %+v\nolder %+v", newer.State.Memory, older.State.Memory)
+		t.Errorf("the newer state does not cover the older:\nnewer %+v\nolder %+v", newer.State.ClaudeMem, older.State.ClaudeMem)
 	}
 	if older.State.Covers(&newer.State) {
-		t.Errorf("the older state covers the newer: the state did not advance:\nolder %+v\nnewer %+v", older.State.Memory, newer.State.Memory)
+		t.Errorf("the older state covers the newer: the state did not advance:\nolder %+v\nnewer %+v", older.State.ClaudeMem, newer.State.ClaudeMem)
 	}
 	path := BottlePath(dir, older.State.Session)
 	steps := []struct {

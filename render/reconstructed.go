@@ -13,12 +13,12 @@ import (
 // are all that is verbatim; summaries are shown, quoted and labelled as
 // generated, never as the assistant's words.
 func (r *renderer) reconstructed() (pre, body *doc) {
-	m := r.in.Memory
+	m := r.in.ClaudeMem
 	r.project = oneLine(text(m.Project))
 	r.started = m.Started
 	r.when = timeFormatter{loc: r.in.Location}
 	c := m.Cursor
-	r.state.Memory = &c
+	r.state.ClaudeMem = &c
 
 	type group struct {
 		prompt    *sources.Prompt
@@ -145,7 +145,7 @@ func summaryQuote(s sources.Summary) string {
 
 // reconstructedTask is the latest summary's request when it covers the
 // last prompt, else the last prompt.
-func reconstructedTask(m *sources.Memory) string {
+func reconstructedTask(m *sources.ClaudeMem) string {
 	var last *sources.Prompt
 	for i := range m.Prompts {
 		if text(m.Prompts[i].Text) != "" {

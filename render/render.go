@@ -54,8 +54,8 @@ type Input struct {
 	SessionID string
 	// Spine is the transcript's spine; nil when the transcript is gone.
 	Spine *sources.Spine
-	// Memory is claude-mem's record of the session; nil when it has none.
-	Memory *sources.Memory
+	// ClaudeMem is claude-mem's record of the session; nil when it has none.
+	ClaudeMem *sources.ClaudeMem
 	// Now is the render time written in the header.
 	Now time.Time
 	// Location is the time zone times are shown in (UTC if nil).
@@ -86,7 +86,7 @@ func Render(in Input) (*Bottle, error) {
 	case in.Spine != nil && hasContent(in.Spine):
 		r.state.Mode = ModeFull
 		pre, body = r.full()
-	case !in.Memory.Empty():
+	case !in.ClaudeMem.Empty():
 		r.state.Mode = ModeReconstructed
 		pre, body = r.reconstructed()
 	default:
@@ -107,7 +107,7 @@ func Render(in Input) (*Bottle, error) {
 // Nothing reports whether Render would return ErrNothing for in, without
 // rendering: the test of Render's first switch.
 func Nothing(in Input) bool {
-	return (in.Spine == nil || !hasContent(in.Spine)) && in.Memory.Empty()
+	return (in.Spine == nil || !hasContent(in.Spine)) && in.ClaudeMem.Empty()
 }
 
 // hasContent reports whether a spine has a message to show.

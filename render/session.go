@@ -200,7 +200,7 @@ type ReadRequest struct {
 func EnsureRead(ctx context.Context, r ReadRequest) (*Current, error) {
 	dir, id := BottlesDir(r.DataDir), r.SessionID
 	transcript, _ := sources.FindTranscript(r.ClaudeDir, id)
-	db, dbErr := sources.OpenMemoryDB(ctx, sources.MemoryFile(r.DataDir))
+	db, dbErr := sources.OpenClaudeMemDB(ctx, sources.ClaudeMemFile(r.DataDir))
 	if dbErr == nil {
 		defer db.Close()
 	} else {
@@ -215,7 +215,7 @@ func EnsureRead(ctx context.Context, r ReadRequest) (*Current, error) {
 		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
 		defer cancel()
 	}
-	req := Request{SessionID: id, Transcript: transcript, ClaudeDir: r.ClaudeDir, Memory: db, MemoryErr: dbErr}
+	req := Request{SessionID: id, Transcript: transcript, ClaudeDir: r.ClaudeDir, ClaudeMem: db, ClaudeMemErr: dbErr}
 	b, _, err := Ensure(ctx, dir, cur, req, VerifyHook, r.Now, r.Location)
 	if err == nil {
 		return b, nil

@@ -38,8 +38,8 @@ type State struct {
 	Rendered time.Time `json:"rendered"`
 	// Transcripts are the files read, oldest first (a chain has several).
 	Transcripts []sources.FileState `json:"transcripts,omitempty"`
-	// Memory is the database cursor the records were read at, if any.
-	Memory *sources.MemoryCursor `json:"memory,omitempty"`
+	// ClaudeMem is the database cursor the records were read at, if any.
+	ClaudeMem *sources.ClaudeMemCursor `json:"memory,omitempty"`
 	// Lines and Bytes are the size of the whole bottle.
 	Lines int `json:"lines"`
 	Bytes int `json:"bytes"`
@@ -174,14 +174,14 @@ func (s *State) covers(o *State, gone bool, db currentDB) bool {
 			return false
 		}
 	}
-	return memoryCovers(s.Memory, o.Memory, db)
+	return memoryCovers(s.ClaudeMem, o.ClaudeMem, db)
 }
 
 // memoryCovers reports whether database cursor a reflects every row b
 // does. No cursor, or one without rows, is covered by anything: a bottle
 // rendered while the database did not know the session (or could not be
 // read) shows nothing from it.
-func memoryCovers(a, b *sources.MemoryCursor, db currentDB) bool {
+func memoryCovers(a, b *sources.ClaudeMemCursor, db currentDB) bool {
 	if !hasRows(b) {
 		return true
 	}
@@ -201,6 +201,6 @@ func memoryCovers(a, b *sources.MemoryCursor, db currentDB) bool {
 }
 
 // hasRows reports whether a cursor saw anything of the session.
-func hasRows(c *sources.MemoryCursor) bool {
+func hasRows(c *sources.ClaudeMemCursor) bool {
 	return c != nil && (c.MemorySessionID != "" || c.Prompt > 0 || c.Observation > 0 || c.Summary > 0 || c.ToolUseLinks > 0)
 }

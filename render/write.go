@@ -188,7 +188,7 @@ func dbNow(dir string) currentDB {
 	return func() (sources.FileID, bool) {
 		if !done {
 			done = true
-			if info, err := os.Stat(sources.MemoryFile(filepath.Dir(dir))); err == nil {
+			if info, err := os.Stat(sources.ClaudeMemFile(filepath.Dir(dir))); err == nil {
 				id, ok = sources.FileIDOf(info), true
 			}
 		}
@@ -207,7 +207,7 @@ func stillCurrent(arch, next *State) bool {
 			transcript = f.Path
 		}
 	}
-	fresh, _, err := CheckState(arch, transcript, func() (*sources.MemoryCursor, error) { return next.Memory, nil }, VerifyTail)
+	fresh, _, err := CheckState(arch, transcript, func() (*sources.ClaudeMemCursor, error) { return next.ClaudeMem, nil }, VerifyTail)
 	return err == nil && fresh == Fresh
 }
 

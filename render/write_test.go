@@ -13,7 +13,7 @@ import (
 
 // bottleAt renders a minimal full bottle whose transcript was read to
 // offset, with an optional memory cursor.
-func bottleAt(t *testing.T, id string, offset int64, mem *sources.MemoryCursor, mode Mode) *Bottle {
+func bottleAt(t *testing.T, id string, offset int64, mem *sources.ClaudeMemCursor, mode Mode) *Bottle {
 	t.Helper()
 	in := Input{SessionID: id, Now: goldenNow}
 	switch mode {
@@ -21,13 +21,13 @@ func bottleAt(t *testing.T, id string, offset int64, mem *sources.MemoryCursor, 
 		in.Spine = &sources.Spine{SessionID: id, Entries: []sources.Entry{{Kind: sources.EntryUser, Text: "hello at " + string(rune('a'+offset%26))}},
 			Files: []sources.FileState{{Session: id, Path: "/p/" + id + ".jsonl", ID: sources.FileID{Dev: 1, Ino: 2}, Offset: offset}}}
 	case ModeReconstructed:
-		in.Memory = &sources.Memory{ContentSessionID: id, Prompts: []sources.Prompt{{ID: 1, Number: 1, Text: "stored prompt"}}}
+		in.ClaudeMem = &sources.ClaudeMem{ContentSessionID: id, Prompts: []sources.Prompt{{ID: 1, Number: 1, Text: "stored prompt"}}}
 	}
 	if mem != nil {
-		if in.Memory == nil {
-			in.Memory = &sources.Memory{ContentSessionID: id}
+		if in.ClaudeMem == nil {
+			in.ClaudeMem = &sources.ClaudeMem{ContentSessionID: id}
 		}
-		in.Memory.Cursor = *mem
+		in.ClaudeMem.Cursor = *mem
 	}
 	b, err := Render(in)
 	if err != nil {
@@ -37,8 +37,8 @@ func bottleAt(t *testing.T, id string, offset int64, mem *sources.MemoryCursor, 
 }
 
 func TestWriteNeverMovesBackwards(t *testing.T) {
-	cur := func(obs int64) *sources.MemoryCursor {
-		return &sources.MemoryCursor{DB: sources.FileID{Ino: 9}, Observation: obs}
+	cur := func(obs int64) *sources.ClaudeMemCursor {
+		return &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 9}, Observation: obs}
 	}
 	tests := []struct {
 		name        string
@@ -73,7 +73,7 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 		{"a cursor of another database file is not taken for the one there is",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
 			func(t *testing.T) *Bottle {
-				return bottleAt(t, "s", 100, &sources.MemoryCursor{DB: sources.FileID{Ino: 10}, Observation: 1}, ModeFull)
+				return bottleAt(t, "s", 100, &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 10}, Observation: 1}, ModeFull)
 			}, Crossed, true},
 		{"full is never replaced by reconstructed",
 			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) },
@@ -115,15 +115,15 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 func TestWriteReplacedDatabase(t *testing.T) {
 	data := t.TempDir()
 	dir := filepath.Join(data, "bottles")
-	if err := os.WriteFile(sources.MemoryFile(data), []byte("a database"), 0o600); err != nil {
+	if err := os.WriteFile(sources.ClaudeMemFile(data), []byte("a database"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	info, err := os.Stat(sources.MemoryFile(data))
+	info, err := os.Stat(sources.ClaudeMemFile(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := &sources.MemoryCursor{DB: sources.FileID{Ino: 1}, MemorySessionID: "m-old", Observation: 871}
-	now := &sources.MemoryCursor{DB: sources.FileIDOf(info), MemorySessionID: "m-new", Observation: 1}
+	old := &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 1}, MemorySessionID: "m-old", Observation: 871}
+	now := &sources.ClaudeMemCursor{DB: sources.FileIDOf(info), MemorySessionID: "m-new", Observation: 1}
 	if got, err := Write(dir, bottleAt(t, "s", 100, old, ModeFull)); err != nil || got != Written {
 		t.Fatalf("first Write = %v, %v", got, err)
 	}
@@ -225,7 +225,7 @@ func TestCleanTemp(t *testing.T) {
 
 func TestReadState(t *testing.T) {
 	dir := t.TempDir()
-	b := bottleAt(t, "s", 42, &sources.MemoryCursor{Prompt: 3}, ModeFull)
+	b := bottleAt(t, "s", 42, &sources.ClaudeMemCursor{Prompt: 3}, ModeFull)
 	if _, err := Write(dir, b); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestReadState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.Covers(&b.State) || !b.State.Covers(st) || st.Transcripts[0].Offset != 42 || st.Memory.Prompt != 3 {
+	if !st.Covers(&b.State) || !b.State.Covers(st) || st.Transcripts[0].Offset != 42 || st.ClaudeMem.Prompt != 3 {
 		t.Errorf("state read back = %+v, want %+v", st, b.State)
 	}
 	for name, content := range map[string]string{

@@ -1,7 +1,7 @@
 // Package sources owns reading the two durable records a Claude Code session
 // leaves on disk: the transcript JSONL that Claude Code appends to, and the
 // claude-mem SQLite database that the claude-mem worker writes. It produces
-// the session model both describe (a Spine from the transcript, a Memory from
+// the session model both describe (a Spine from the transcript, a ClaudeMem from
 // the database) and knows nothing about bottles or markdown.
 //
 // Both readers are strictly passive. Transcripts are read, never written; the
@@ -72,8 +72,8 @@ type Spine struct {
 	Unknown Unknown `json:"unknown,omitzero"`
 }
 
-// Memory is what claude-mem's database holds about one Claude Code session.
-type Memory struct {
+// ClaudeMem is what claude-mem's database holds about one Claude Code session.
+type ClaudeMem struct {
 	ContentSessionID string `json:"contentSessionId"`
 	MemorySessionID  string `json:"memorySessionId,omitempty"`
 	Project          string `json:"project,omitempty"`
@@ -86,7 +86,7 @@ type Memory struct {
 	// made of it (from the tool_uses table, when the schema has one).
 	ToolUses map[string]int64 `json:"toolUses,omitempty"`
 	// Cursor is the per-session row maxima the records were read at.
-	Cursor MemoryCursor `json:"cursor"`
+	Cursor ClaudeMemCursor `json:"cursor"`
 }
 
 // Prompt is a row of user_prompts: a user message as claude-mem stored it
@@ -130,11 +130,11 @@ type Summary struct {
 	Created      time.Time `json:"created"`
 }
 
-// MemoryCursor is the state of one session's rows in the database: the
+// ClaudeMemCursor is the state of one session's rows in the database: the
 // largest row ids, the registered memory session id and the number of
 // tool_uses rows already linked to an observation. Rows are only ever
 // appended, so a cursor that is no larger in any field saw no newer data.
-type MemoryCursor struct {
+type ClaudeMemCursor struct {
 	// DB identifies the database file, so that cursors of a database that
 	// was deleted and created again are not compared with the old one's.
 	DB              FileID `json:"db"`
@@ -148,6 +148,6 @@ type MemoryCursor struct {
 // Empty reports whether the memory holds nothing a bottle can be
 // reconstructed from: no prompt and no observation. (Summaries alone are
 // generated prose with nothing verbatim to anchor them.)
-func (m *Memory) Empty() bool {
+func (m *ClaudeMem) Empty() bool {
 	return m == nil || (len(m.Prompts) == 0 && len(m.Observations) == 0)
 }

@@ -169,7 +169,7 @@ type Daemon struct {
 	guard    *guard        // set by Run
 	batch    *render.Batch // writes bottles, syncing them a moment later
 
-	db    atomic.Pointer[sources.MemoryDB] // nil until the database can be opened
+	db    atomic.Pointer[sources.ClaudeMemDB] // nil until the database can be opened
 	dbw   *dbWatch
 	index atomic.Pointer[index.Index] // nil until the search index is open
 	// lostIndex is the index checkIndex last found gone, so that it says
@@ -256,7 +256,7 @@ func New(cfg Config) *Daemon {
 		rec: newRecorder(Status{
 			Version: cfg.Version, PID: os.Getpid(),
 			ClaudeDir: cfg.ClaudeDir, DataDir: cfg.DataDir,
-			DB: DB{Path: sources.MemoryFile(cfg.DataDir)},
+			DB: DB{Path: sources.ClaudeMemFile(cfg.DataDir)},
 		}),
 	}
 	d.status = newStatusServer(d.rec.snapshotWithSurvey, cfg.Now, cfg.Logger)

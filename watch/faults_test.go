@@ -50,7 +50,7 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 	}
 	f.Close()
 	appendFile(t, path, userRec(id, "u0", "", "RACE-P0 start"))
-	db := sources.MemoryFile(data)
+	db := sources.ClaudeMemFile(data)
 	w.Write(t, db,
 		memwriter.Op{"op": "session", "content": id, "project": "race", "prompt": "RACE-P0 start"},
 		memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
@@ -117,7 +117,7 @@ func describe(st *render.State) string {
 	for _, f := range st.Transcripts {
 		parts = append(parts, fmt.Sprintf("offset %d", f.Offset))
 	}
-	if m := st.Memory; m != nil {
+	if m := st.ClaudeMem; m != nil {
 		parts = append(parts, fmt.Sprintf("observation %d prompt %d", m.Observation, m.Prompt))
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
@@ -134,7 +134,7 @@ func TestFaultCatchUpKeepsObservations(t *testing.T) {
 	t.Parallel()
 	w := memwriter.Require(t)
 	claude, data := dirs(t)
-	db := sources.MemoryFile(data)
+	db := sources.ClaudeMemFile(data)
 	const id, gone = "ca7c0000-0000-4000-8000-00000000000a", "ca7c0000-0000-4000-8000-00000000000b"
 	path := transcriptIn(t, claude, "-home-dev-app", id)
 	appendFile(t, path, userRec(id, "u1", "", "CATCH-P1 profile the importer")+assistantRec(id, "a1", "u1", "m1", "CATCH-A1 Profiled."))
@@ -211,7 +211,7 @@ func TestFaultLostDatabase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			claude, data := dirs(t)
-			db := sources.MemoryFile(data)
+			db := sources.ClaudeMemFile(data)
 			ids := []string{"10570000-0000-4000-8000-00000000000a", "10570000-0000-4000-8000-00000000000b"}
 			var ops []memwriter.Op
 			for _, id := range ids {

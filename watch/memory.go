@@ -32,8 +32,8 @@ type dbWatch struct {
 	ready chan struct{}
 
 	path    string
-	db      *sources.MemoryDB
-	watch   *sources.MemoryWatch
+	db      *sources.ClaudeMemDB
+	watch   *sources.ClaudeMemWatch
 	id      sources.FileID // identity of the file db has open
 	cur     sources.ChangeCursor
 	existed bool // the database existed when the daemon started
@@ -55,7 +55,7 @@ const (
 )
 
 func newDBWatch(d *Daemon) *dbWatch {
-	return &dbWatch{d: d, pokes: make(chan struct{}, 1), ready: make(chan struct{}), path: sources.MemoryFile(d.cfg.DataDir)}
+	return &dbWatch{d: d, pokes: make(chan struct{}, 1), ready: make(chan struct{}), path: sources.ClaudeMemFile(d.cfg.DataDir)}
 }
 
 // poke asks for a check soon; it never blocks.
@@ -136,7 +136,7 @@ func (w *dbWatch) check(ctx context.Context) {
 // file is no longer a claude-mem database closes it; others (a busy
 // writer) are reported and the next check tries again.
 func (w *dbWatch) failed(err error) {
-	if errors.Is(err, sources.ErrMemoryShape) {
+	if errors.Is(err, sources.ErrClaudeMemShape) {
 		w.close()
 	}
 	w.set(err)
@@ -147,7 +147,7 @@ func (w *dbWatch) failed(err error) {
 // the renders after its return, cover the past); if it appeared later,
 // from its first row.
 func (w *dbWatch) open(ctx context.Context, info os.FileInfo) bool {
-	db, err := sources.OpenMemoryDB(ctx, w.path)
+	db, err := sources.OpenClaudeMemDB(ctx, w.path)
 	if err != nil {
 		w.set(err)
 		return false
@@ -179,7 +179,7 @@ func (w *dbWatch) set(err error) {
 	state, reason := dbOpen, ""
 	switch {
 	case err == nil && w.db != nil:
-	case errors.Is(err, os.ErrNotExist), errors.Is(err, sources.ErrNoMemoryDB):
+	case errors.Is(err, os.ErrNotExist), errors.Is(err, sources.ErrNoClaudeMemDB):
 		state, reason = dbAbsent, "no claude-mem database"
 		if w.seen {
 			reason = "claude-mem database deleted"

@@ -21,7 +21,7 @@ type session struct {
 	// mem is the session's claude-mem records as last read, for renders
 	// while the database cannot be read: the bottle keeps its
 	// observations and still follows the transcript.
-	mem *sources.Memory
+	mem *sources.ClaudeMem
 	// verify: read the transcripts again in full before the next render
 	// (set by the loop when it starts the render).
 	verify bool
@@ -172,7 +172,7 @@ func (d *Daemon) written(ctx context.Context, s *session, b *render.Bottle, path
 // (and sets res.outcome) when there is nothing to render or the session
 // (its transcript at path) is claude-mem's own, and the database it read
 // (nil if none).
-func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *result) (*render.Bottle, *sources.MemoryDB, error) {
+func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *result) (*render.Bottle, *sources.ClaudeMemDB, error) {
 	var live []*sources.Transcript
 	update := (*sources.Transcript).Update
 	if s.verify {
@@ -211,11 +211,11 @@ func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *r
 			// from the bottle; try again later instead.
 			return nil, nil, err
 		}
-		in.Memory, s.mem = mem, mem
+		in.ClaudeMem, s.mem = mem, mem
 	case s.mem != nil:
 		// The database cannot be read now: the records last read keep
 		// the bottle's observations (Write refuses a bottle without them).
-		in.Memory = s.mem
+		in.ClaudeMem = s.mem
 	}
 	b, err := render.Render(in)
 	if errors.Is(err, render.ErrNothing) {

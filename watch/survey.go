@@ -89,14 +89,14 @@ const emptyCheckBytes = 1 << 20
 // the end of each transcript (render.VerifyTail); a change made in place
 // further back is the daemon's to find.
 func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error) {
-	sv := &Survey{Source: "disk", DB: DB{Path: sources.MemoryFile(dataDir)}, Sessions: []SessionCheck{}}
-	db, err := sources.OpenMemoryDB(ctx, sv.DB.Path)
+	sv := &Survey{Source: "disk", DB: DB{Path: sources.ClaudeMemFile(dataDir)}, Sessions: []SessionCheck{}}
+	db, err := sources.OpenClaudeMemDB(ctx, sv.DB.Path)
 	switch {
 	case err == nil:
 		defer db.Close()
 		sv.DB.Reachable = true
 		sv.DB.SchemaVersion, _ = db.SchemaVersion(ctx)
-	case errors.Is(err, sources.ErrNoMemoryDB):
+	case errors.Is(err, sources.ErrNoClaudeMemDB):
 		sv.DB.Error = "no claude-mem database"
 	default:
 		sv.DB.Error = err.Error()
@@ -137,7 +137,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 // nothing to render (see emptyCheckBytes), as the render would find: no
 // message in its transcripts, no prompt or observation in claude-mem's
 // database (db, nil if none).
-func emptySession(ctx context.Context, f dated, db *sources.MemoryDB) bool {
+func emptySession(ctx context.Context, f dated, db *sources.ClaudeMemDB) bool {
 	info, err := sources.StatRegular(f.path)
 	if err != nil || info.Size() > emptyCheckBytes {
 		return false

@@ -145,7 +145,7 @@ func TestHookAnswersWithinItsDeadline(t *testing.T) {
 func lockMemory(t *testing.T, dataDir string) {
 	t.Helper()
 	w := memwriter.Require(t)
-	path := sources.MemoryFile(dataDir)
+	path := sources.ClaudeMemFile(dataDir)
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		t.Fatal(err)
 	}

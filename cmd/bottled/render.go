@@ -46,11 +46,11 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	} else if !sources.ValidSessionID(id) {
 		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
 	}
-	db, dbErr := sources.OpenMemoryDB(ctx, sources.MemoryFile(d.data))
+	db, dbErr := sources.OpenClaudeMemDB(ctx, sources.ClaudeMemFile(d.data))
 	if dbErr == nil {
 		defer db.Close()
 	}
-	req := render.Request{SessionID: id, Transcript: cmd.String("transcript"), ClaudeDir: d.claude, Memory: db, MemoryErr: dbErr}
+	req := render.Request{SessionID: id, Transcript: cmd.String("transcript"), ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr}
 	dir := render.BottlesDir(d.data)
 	var (
 		b       *render.Bottle
@@ -69,7 +69,7 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	case err != nil:
 		return err
 	}
-	if dbErr != nil && !errors.Is(dbErr, sources.ErrNoMemoryDB) {
+	if dbErr != nil && !errors.Is(dbErr, sources.ErrNoClaudeMemDB) {
 		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %v (rendered from the transcript alone)\n", dbErr)
 	}
 	if b.Malformed > 0 {

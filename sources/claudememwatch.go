@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// ChangeCursor marks how far a MemoryWatch has seen the database: the
+// ChangeCursor marks how far a ClaudeMemWatch has seen the database: the
 // largest row ids of the tables a bottle reads, and the sessions still
 // waiting for their memory session id (claude-mem registers it after the
 // first prompt; observations can only follow it).
@@ -17,13 +17,13 @@ type ChangeCursor struct {
 	Unregistered                                   []int64 // sdk_sessions ids
 }
 
-// MemoryWatch tells which sessions gained rows in claude-mem's database. It
+// ClaudeMemWatch tells which sessions gained rows in claude-mem's database. It
 // holds one connection for its lifetime, because SQLite's data_version is
 // per connection, but never a transaction between calls.
 //
-// A MemoryWatch is not safe for concurrent use.
-type MemoryWatch struct {
-	m       *MemoryDB
+// A ClaudeMemWatch is not safe for concurrent use.
+type ClaudeMemWatch struct {
+	m       *ClaudeMemDB
 	conn    *sql.Conn
 	last    int64 // data_version at the previous Changed
 	version int   // schema ledger version seen by the last Since or Cursor
@@ -32,25 +32,25 @@ type MemoryWatch struct {
 // SchemaVersion is claude-mem's schema version as of the last Since or
 // Cursor. (A database that appeared while the daemon watched may still be
 // migrating when it is first opened.)
-func (w *MemoryWatch) SchemaVersion() int { return w.version }
+func (w *ClaudeMemWatch) SchemaVersion() int { return w.version }
 
 // Watch pins a connection for change detection. Close it when done.
-func (m *MemoryDB) Watch(ctx context.Context) (*MemoryWatch, error) {
+func (m *ClaudeMemDB) Watch(ctx context.Context) (*ClaudeMemWatch, error) {
 	conn, err := m.db.Conn(ctx)
 	if err != nil {
 		return nil, m.wrap(err)
 	}
-	w := &MemoryWatch{m: m, conn: conn, last: -1}
+	w := &ClaudeMemWatch{m: m, conn: conn, last: -1}
 	return w, nil
 }
 
 // Close releases the pinned connection.
-func (w *MemoryWatch) Close() error { return w.conn.Close() }
+func (w *ClaudeMemWatch) Close() error { return w.conn.Close() }
 
 // Changed reports whether another connection committed since the last
 // call (the first call reports true). A checkpoint also counts, so a true
 // is a hint to look, not proof of new rows.
-func (w *MemoryWatch) Changed(ctx context.Context) (bool, error) {
+func (w *ClaudeMemWatch) Changed(ctx context.Context) (bool, error) {
 	var v int64
 	if err := w.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
 		return false, w.m.wrap(err)
@@ -62,7 +62,7 @@ func (w *MemoryWatch) Changed(ctx context.Context) (bool, error) {
 
 // Cursor returns the database's current maxima: a starting point from
 // which Since reports only what is written afterwards.
-func (w *MemoryWatch) Cursor(ctx context.Context) (ChangeCursor, error) {
+func (w *ClaudeMemWatch) Cursor(ctx context.Context) (ChangeCursor, error) {
 	_, cur, err := w.since(ctx, nil)
 	return cur, err
 }
@@ -70,11 +70,11 @@ func (w *MemoryWatch) Cursor(ctx context.Context) (ChangeCursor, error) {
 // Since returns the content session ids (Claude Code sessions) that own
 // rows written after cur — prompts, observations, summaries, tool uses, or
 // a memory session id registered late — and the cursor to pass next time.
-func (w *MemoryWatch) Since(ctx context.Context, cur ChangeCursor) ([]string, ChangeCursor, error) {
+func (w *ClaudeMemWatch) Since(ctx context.Context, cur ChangeCursor) ([]string, ChangeCursor, error) {
 	return w.since(ctx, &cur)
 }
 
-func (w *MemoryWatch) since(ctx context.Context, cur *ChangeCursor) ([]string, ChangeCursor, error) {
+func (w *ClaudeMemWatch) since(ctx context.Context, cur *ChangeCursor) ([]string, ChangeCursor, error) {
 	tx, err := w.conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, ChangeCursor{}, w.m.wrap(err)

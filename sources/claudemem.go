@@ -12,15 +12,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"; never import .../embed
 )
 
 var (
-	// ErrNoMemoryDB reports that claude-mem's database does not exist.
-	ErrNoMemoryDB = errors.New("no claude-mem database")
-	// ErrMemoryShape reports a file that is not a claude-mem database bottled
+	// ErrNoClaudeMemDB reports that claude-mem's database does not exist.
+	ErrNoClaudeMemDB = errors.New("no claude-mem database")
+	// ErrClaudeMemShape reports a file that is not a claude-mem database bottled
 	// can read: not SQLite, or without the tables and columns it joins on.
-	ErrMemoryShape = errors.New("unreadable claude-mem database")
+	ErrClaudeMemShape = errors.New("unreadable claude-mem database")
 )
 
 const (
@@ -38,15 +39,15 @@ const (
 	observerProject = "observer-sessions"
 )
 
-// MemoryFile is the database file inside claude-mem's data directory.
-func MemoryFile(dataDir string) string { return filepath.Join(dataDir, "claude-mem.db") }
+// ClaudeMemFile is the database file inside claude-mem's data directory.
+func ClaudeMemFile(dataDir string) string { return filepath.Join(dataDir, "claude-mem.db") }
 
-// MemoryDB reads claude-mem's database. It is read-only: the connection is
+// ClaudeMemDB reads claude-mem's database. It is read-only: the connection is
 // opened with mode=ro, never checkpoints, and holds no transaction between
 // calls, so claude-mem's writer is never held up.
 //
-// A MemoryDB is safe for concurrent use.
-type MemoryDB struct {
+// A ClaudeMemDB is safe for concurrent use.
+type ClaudeMemDB struct {
 	path string
 	db   *sql.DB
 
@@ -58,21 +59,21 @@ type MemoryDB struct {
 	cookie int64
 }
 
-// OpenMemoryDB opens the database at path read-only and checks that it has
+// OpenClaudeMemDB opens the database at path read-only and checks that it has
 // the shape of a claude-mem database. It returns an error wrapping
 // ErrNoMemoryDB or ErrMemoryShape when that is the problem.
-func OpenMemoryDB(ctx context.Context, path string) (*MemoryDB, error) {
+func OpenClaudeMemDB(ctx context.Context, path string) (*ClaudeMemDB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open memory db %s: %w", path, err)
 	}
 	if info, err := os.Stat(abs); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w at %s", ErrNoMemoryDB, abs)
+			return nil, fmt.Errorf("%w at %s", ErrNoClaudeMemDB, abs)
 		}
 		return nil, fmt.Errorf("open memory db %s: %w", abs, err)
 	} else if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a file", ErrMemoryShape, abs)
+		return nil, fmt.Errorf("%w: %s is not a file", ErrClaudeMemShape, abs)
 	}
 	q := url.Values{}
 	q.Set("mode", "ro")
@@ -82,7 +83,7 @@ func OpenMemoryDB(ctx context.Context, path string) (*MemoryDB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open memory db %s: %w", abs, err)
 	}
-	m := &MemoryDB{path: abs, db: db}
+	m := &ClaudeMemDB{path: abs, db: db}
 	if _, err := m.schema(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -91,10 +92,10 @@ func OpenMemoryDB(ctx context.Context, path string) (*MemoryDB, error) {
 }
 
 // Path is the database file's absolute path.
-func (m *MemoryDB) Path() string { return m.path }
+func (m *ClaudeMemDB) Path() string { return m.path }
 
 // Close closes the connection.
-func (m *MemoryDB) Close() error { return m.db.Close() }
+func (m *ClaudeMemDB) Close() error { return m.db.Close() }
 
 // schema describes the columns a database has, under the names bottled
 // uses. claude-mem renamed columns (v17) and added others over ~60
@@ -119,7 +120,7 @@ type schema struct {
 	toolUses bool // tool_uses with observation_id
 }
 
-func (m *MemoryDB) schema(ctx context.Context) (*schema, error) {
+func (m *ClaudeMemDB) schema(ctx context.Context) (*schema, error) {
 	conn, err := m.db.Conn(ctx)
 	if err != nil {
 		return nil, m.wrap(err)
@@ -130,7 +131,7 @@ func (m *MemoryDB) schema(ctx context.Context) (*schema, error) {
 
 // schemaIn returns the database's schema as q sees it, from the cache when
 // the schema cookie has not moved.
-func (m *MemoryDB) schemaIn(ctx context.Context, q querier) (*schema, error) {
+func (m *ClaudeMemDB) schemaIn(ctx context.Context, q querier) (*schema, error) {
 	var cookie int64
 	if err := q.QueryRowContext(ctx, "PRAGMA schema_version").Scan(&cookie); err != nil {
 		return nil, m.wrap(err)
@@ -179,12 +180,12 @@ func readSchema(ctx context.Context, q querier, path string) (*schema, error) {
 		return nil, shapeErr(path, err)
 	}
 	if len(s.sessCols) == 0 {
-		return nil, fmt.Errorf("%w: %s has no sdk_sessions table", ErrMemoryShape, path)
+		return nil, fmt.Errorf("%w: %s has no sdk_sessions table", ErrClaudeMemShape, path)
 	}
 	s.sessContent = pick(s.sessCols, "content_session_id", "claude_session_id")
 	s.sessMemory = pick(s.sessCols, "memory_session_id", "sdk_session_id")
 	if s.sessContent == "" || s.sessMemory == "" || !s.sessCols["id"] {
-		return nil, fmt.Errorf("%w: %s: sdk_sessions lacks the session id columns", ErrMemoryShape, path)
+		return nil, fmt.Errorf("%w: %s: sdk_sessions lacks the session id columns", ErrClaudeMemShape, path)
 	}
 	s.sessPlatform = s.sessCols["platform_source"]
 	if s.promptCols, err = cols("user_prompts"); err != nil {
@@ -224,13 +225,14 @@ func pick(cols map[string]bool, names ...string) string {
 }
 
 func shapeErr(path string, err error) error {
-	return fmt.Errorf("%w: %s: %v", ErrMemoryShape, path, err)
+	return fmt.Errorf("%w: %s: %v", ErrClaudeMemShape, path, err)
 }
 
-// wrap gives a driver error context, classifying "not a database" as a
-// shape problem.
-func (m *MemoryDB) wrap(err error) error {
-	if strings.Contains(err.Error(), "not a database") || strings.Contains(err.Error(), "malformed") {
+// wrap gives a driver error context, classifying a file that is not a
+// database, or a damaged one, as a shape problem (by SQLite's error code,
+// as the index does).
+func (m *ClaudeMemDB) wrap(err error) error {
+	if errors.Is(err, sqlite3.NOTADB) || errors.Is(err, sqlite3.CORRUPT) {
 		return shapeErr(m.path, err)
 	}
 	return fmt.Errorf("read memory db %s: %w", m.path, err)
@@ -244,7 +246,7 @@ type querier interface {
 
 // SchemaVersion returns the highest version in claude-mem's schema ledger
 // (0 if the database has none).
-func (m *MemoryDB) SchemaVersion(ctx context.Context) (int, error) {
+func (m *ClaudeMemDB) SchemaVersion(ctx context.Context) (int, error) {
 	s, err := m.schema(ctx)
 	if err != nil {
 		return 0, err
@@ -255,7 +257,7 @@ func (m *MemoryDB) SchemaVersion(ctx context.Context) (int, error) {
 // Session reads what the database holds about a Claude Code session, in
 // one short read-only transaction. It returns nil, nil if the database
 // does not know the session.
-func (m *MemoryDB) Session(ctx context.Context, contentSessionID string) (*Memory, error) {
+func (m *ClaudeMemDB) Session(ctx context.Context, contentSessionID string) (*ClaudeMem, error) {
 	tx, err := m.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, m.wrap(err)
@@ -320,12 +322,12 @@ func (r *sessionReader) session(content string) (*sessionRow, error) {
 	return &row, nil
 }
 
-func (r *sessionReader) read(content string) (*Memory, error) {
+func (r *sessionReader) read(content string) (*ClaudeMem, error) {
 	row, err := r.session(content)
 	if row == nil || err != nil {
 		return nil, err
 	}
-	mem := &Memory{ContentSessionID: content, MemorySessionID: row.memID, Project: row.project, Started: row.started}
+	mem := &ClaudeMem{ContentSessionID: content, MemorySessionID: row.memID, Project: row.project, Started: row.started}
 	mem.Cursor = r.baseCursor(row)
 	if err := r.prompts(mem, content, row.dbID); err != nil {
 		return nil, err
@@ -346,31 +348,31 @@ func (r *sessionReader) read(content string) (*Memory, error) {
 	return mem, nil
 }
 
-func (r *sessionReader) baseCursor(row *sessionRow) MemoryCursor {
-	c := MemoryCursor{MemorySessionID: row.memID}
+func (r *sessionReader) baseCursor(row *sessionRow) ClaudeMemCursor {
+	c := ClaudeMemCursor{MemorySessionID: row.memID}
 	if info, err := os.Stat(r.path); err == nil {
 		c.DB = FileIDOf(info)
 	}
 	return c
 }
 
-// Cursor returns a session's row maxima, the same MemoryCursor Session
+// Cursor returns a session's row maxima, the same ClaudeMemCursor Session
 // reports, without reading the rows. It returns false if the database does
 // not know the session.
-func (m *MemoryDB) Cursor(ctx context.Context, contentSessionID string) (MemoryCursor, bool, error) {
+func (m *ClaudeMemDB) Cursor(ctx context.Context, contentSessionID string) (ClaudeMemCursor, bool, error) {
 	tx, err := m.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return MemoryCursor{}, false, m.wrap(err)
+		return ClaudeMemCursor{}, false, m.wrap(err)
 	}
 	defer tx.Rollback() // read-only: nothing to commit
 	s, err := m.schemaIn(ctx, tx)
 	if err != nil {
-		return MemoryCursor{}, false, err
+		return ClaudeMemCursor{}, false, err
 	}
 	r := sessionReader{ctx: ctx, tx: tx, s: s, path: m.path}
 	row, err := r.session(contentSessionID)
 	if row == nil || err != nil {
-		return MemoryCursor{}, false, m.wrapNil(err)
+		return ClaudeMemCursor{}, false, m.wrapNil(err)
 	}
 	c := r.baseCursor(row)
 	var queries []struct {
@@ -404,14 +406,14 @@ func (m *MemoryDB) Cursor(ctx context.Context, contentSessionID string) (MemoryC
 	for _, q := range queries {
 		var v sql.NullInt64
 		if err := tx.QueryRowContext(ctx, q.query, q.args...).Scan(&v); err != nil {
-			return MemoryCursor{}, false, m.wrap(err)
+			return ClaudeMemCursor{}, false, m.wrap(err)
 		}
 		*q.dst = v.Int64
 	}
 	return c, true, nil
 }
 
-func (m *MemoryDB) wrapNil(err error) error {
+func (m *ClaudeMemDB) wrapNil(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -435,7 +437,7 @@ func capped(cols map[string]bool, name string, n int) string {
 	return fmt.Sprintf("substr(%s, 1, %d)", name, n)
 }
 
-func (r *sessionReader) prompts(mem *Memory, content string, dbID int64) error {
+func (r *sessionReader) prompts(mem *ClaudeMem, content string, dbID int64) error {
 	s := r.s
 	if s.promptContent == "" && !s.promptSessDB {
 		return nil // no user_prompts table (claude-mem < 4.2.3)
@@ -476,7 +478,7 @@ func (r *sessionReader) prompts(mem *Memory, content string, dbID int64) error {
 	return rows.Err()
 }
 
-func (r *sessionReader) observations(mem *Memory) error {
+func (r *sessionReader) observations(mem *ClaudeMem) error {
 	s := r.s
 	if s.obsMemory == "" {
 		return nil
@@ -509,7 +511,7 @@ func (r *sessionReader) observations(mem *Memory) error {
 	return rows.Err()
 }
 
-func (r *sessionReader) summaries(mem *Memory) error {
+func (r *sessionReader) summaries(mem *ClaudeMem) error {
 	s := r.s
 	if s.sumMemory == "" {
 		return nil
@@ -545,7 +547,7 @@ func (r *sessionReader) summaries(mem *Memory) error {
 	return rows.Err()
 }
 
-func (r *sessionReader) toolUses(mem *Memory, content string) error {
+func (r *sessionReader) toolUses(mem *ClaudeMem, content string) error {
 	rows, err := r.tx.QueryContext(r.ctx,
 		`SELECT tool_use_id, observation_id FROM tool_uses WHERE content_session_id = ? AND observation_id IS NOT NULL ORDER BY id`,
 		content)

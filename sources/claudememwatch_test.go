@@ -25,7 +25,7 @@ func TestMemoryWatch(t *testing.T) {
 	}
 	w.Write(t, path, session("old"), register("old"), session("late"))
 
-	db, err := OpenMemoryDB(ctx, path)
+	db, err := OpenClaudeMemDB(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestCursorMatchesSession(t *testing.T) {
 		memwriter.Op{"op": "session", "content": "b", "project": "p", "prompt": "no memory id yet"},
 		memwriter.Op{"op": "prompt", "content": "b", "number": 1, "text": "no memory id yet"},
 	)
-	db, err := OpenMemoryDB(ctx, path)
+	db, err := OpenClaudeMemDB(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,12 +33,12 @@ func memQueryInt(t *testing.T, db *sql.DB, query string, args ...any) int64 {
 	return v
 }
 
-// memOpen opens path with OpenMemoryDB and closes it when the test ends.
-func memOpen(t *testing.T, path string) *MemoryDB {
+// memOpen opens path with OpenClaudeMemDB and closes it when the test ends.
+func memOpen(t *testing.T, path string) *ClaudeMemDB {
 	t.Helper()
-	m, err := OpenMemoryDB(t.Context(), path)
+	m, err := OpenClaudeMemDB(t.Context(), path)
 	if err != nil {
-		t.Fatalf("OpenMemoryDB(%s): %v", path, err)
+		t.Fatalf("OpenClaudeMemDB(%s): %v", path, err)
 	}
 	t.Cleanup(func() { m.Close() })
 	return m
@@ -102,8 +102,8 @@ func memCompareLines(t *testing.T, what string, got, want []string) {
 	}
 }
 
-// memCheck compares a Memory with the expected one, field by field.
-func memCheck(t *testing.T, got, want *Memory) {
+// memCheck compares a ClaudeMem with the expected one, field by field.
+func memCheck(t *testing.T, got, want *ClaudeMem) {
 	t.Helper()
 	if got == nil {
 		t.Fatalf("Session(%s) = nil, want a memory", want.ContentSessionID)
@@ -220,7 +220,7 @@ func TestMemoryFromRealClaudeMem(t *testing.T) {
 		if ms := started.UnixMilli(); ms < before || ms > after {
 			t.Errorf("started_at_epoch %d outside the writer's run [%d, %d]", ms, before, after)
 		}
-		want := &Memory{
+		want := &ClaudeMem{
 			ContentSessionID: sidA, MemorySessionID: memA, Project: "proj-a", Started: started,
 			Prompts: []Prompt{
 				{ID: res[4].ID, Number: 1, Text: prompt1, Created: memPromptCreated(t, sqlDB, res[4].ID)},
@@ -240,7 +240,7 @@ func TestMemoryFromRealClaudeMem(t *testing.T) {
 					Completed: "capped", NextSteps: "tests", Notes: "n", PromptNumber: 1, Created: time.UnixMilli(memT0 + 3500).UTC()},
 			},
 			ToolUses: map[string]int64{"toolu_A1": res[11].ID},
-			Cursor: MemoryCursor{
+			Cursor: ClaudeMemCursor{
 				DB: dbID, MemorySessionID: memA,
 				Prompt: res[9].ID, Observation: max(res[10].ID, res[11].ID, res[13].ID, res[14].ID),
 				Summary: max(res[15].ID, res[16].ID), ToolUseLinks: 1,
@@ -275,7 +275,7 @@ func TestMemoryFromRealClaudeMem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := &Memory{
+		want := &ClaudeMem{
 			ContentSessionID: sidB, MemorySessionID: memB, Project: "proj-b", Started: memStarted(t, sqlDB, sidB),
 			Prompts: []Prompt{
 				{ID: res[5].ID, Number: 1, Text: "B first", Created: memPromptCreated(t, sqlDB, res[5].ID)},
@@ -287,7 +287,7 @@ func TestMemoryFromRealClaudeMem(t *testing.T) {
 			},
 			Summaries: []Summary{{ID: res[17].ID, Request: "B's summary", PromptNumber: 1, Created: time.UnixMilli(memT0 + 4000).UTC()}},
 			ToolUses:  map[string]int64{"toolu_B1": res[20].ID},
-			Cursor: MemoryCursor{DB: dbID, MemorySessionID: memB, Prompt: res[18].ID, Observation: res[20].ID,
+			Cursor: ClaudeMemCursor{DB: dbID, MemorySessionID: memB, Prompt: res[18].ID, Observation: res[20].ID,
 				Summary: res[17].ID, ToolUseLinks: 1},
 		}
 		memCheck(t, got, want)
@@ -298,10 +298,10 @@ func TestMemoryFromRealClaudeMem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := &Memory{
+		want := &ClaudeMem{
 			ContentSessionID: sidC, Project: "proj-c", Started: memStarted(t, sqlDB, sidC),
 			Prompts: []Prompt{{ID: res[22].ID, Number: 1, Text: "C only", Created: memPromptCreated(t, sqlDB, res[22].ID)}},
-			Cursor:  MemoryCursor{DB: dbID, Prompt: res[22].ID},
+			Cursor:  ClaudeMemCursor{DB: dbID, Prompt: res[22].ID},
 		}
 		memCheck(t, got, want)
 	})
@@ -377,7 +377,7 @@ func TestMemoryReadsWALAndNeverWrites(t *testing.T) {
 	dbHash, walHash := memHash(t, dbPath), memHash(t, walPath)
 	names := memDirNames(t, dir)
 
-	m, err := OpenMemoryDB(t.Context(), dbPath)
+	m, err := OpenClaudeMemDB(t.Context(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +495,7 @@ func TestMemoryLegacySchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	memCheck(t, got, &Memory{
+	memCheck(t, got, &ClaudeMem{
 		ContentSessionID: "legacy-1", MemorySessionID: "sdk-1", Project: "old", Started: time.UnixMilli(t0).UTC(),
 		Prompts: []Prompt{
 			{ID: 11, Number: 1, Text: "first legacy prompt", Created: time.UnixMilli(t0 + 100).UTC()},
@@ -506,7 +506,7 @@ func TestMemoryLegacySchema(t *testing.T) {
 			{ID: 500, Type: "feature", Title: "Added X", Subtitle: "x.go", Narrative: "X is new. More.", PromptNumber: 1, Created: time.UnixMilli(t0 + 300).UTC()},
 		},
 		Summaries: []Summary{{ID: 70, Request: "do X", Completed: "did X", PromptNumber: 2, Created: time.UnixMilli(t0 + 400).UTC()}},
-		Cursor:    MemoryCursor{DB: memFileID(t, path), MemorySessionID: "sdk-1", Prompt: 13, Observation: 501, Summary: 70},
+		Cursor:    ClaudeMemCursor{DB: memFileID(t, path), MemorySessionID: "sdk-1", Prompt: 13, Observation: 501, Summary: 70},
 	})
 
 	if got, err := m.Session(t.Context(), "legacy-observer"); got != nil || err != nil {
@@ -538,6 +538,19 @@ func TestMemoryErrors(t *testing.T) {
 		}
 		return p
 	}
+	// damaged is a claude-mem database whose schema page was overwritten:
+	// SQLite reports it corrupt (SQLITE_CORRUPT), not "not a database".
+	damaged := func(name string) string {
+		p := sqlite(name, `CREATE TABLE sdk_sessions (id INTEGER PRIMARY KEY, content_session_id TEXT, memory_session_id TEXT, platform_source TEXT);`)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 100; i < 200 && i < len(data); i++ {
+			data[i] = 0xff
+		}
+		return write(name, data)
+	}
 	subdir := filepath.Join(dir, "a-directory")
 	if err := os.Mkdir(subdir, 0o700); err != nil {
 		t.Fatal(err)
@@ -548,13 +561,14 @@ func TestMemoryErrors(t *testing.T) {
 		path string
 		want error
 	}{
-		{"missing file", filepath.Join(dir, "missing", "claude-mem.db"), ErrNoMemoryDB},
-		{"not sqlite", write("text.db", []byte(strings.Repeat("this is not a database\n", 400))), ErrMemoryShape},
-		{"short non-sqlite file", write("short.db", []byte("hello")), ErrMemoryShape},
-		{"empty file", write("empty.db", nil), ErrMemoryShape},
-		{"no sdk_sessions", sqlite("other.db", `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('x');`), ErrMemoryShape},
-		{"sdk_sessions without session ids", sqlite("noids.db", `CREATE TABLE sdk_sessions (id INTEGER PRIMARY KEY, project TEXT);`), ErrMemoryShape},
-		{"directory", subdir, ErrMemoryShape},
+		{"missing file", filepath.Join(dir, "missing", "claude-mem.db"), ErrNoClaudeMemDB},
+		{"not sqlite", write("text.db", []byte(strings.Repeat("this is not a database\n", 400))), ErrClaudeMemShape},
+		{"short non-sqlite file", write("short.db", []byte("hello")), ErrClaudeMemShape},
+		{"empty file", write("empty.db", nil), ErrClaudeMemShape},
+		{"no sdk_sessions", sqlite("other.db", `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('x');`), ErrClaudeMemShape},
+		{"sdk_sessions without session ids", sqlite("noids.db", `CREATE TABLE sdk_sessions (id INTEGER PRIMARY KEY, project TEXT);`), ErrClaudeMemShape},
+		{"directory", subdir, ErrClaudeMemShape},
+		{"damaged database", damaged("damaged.db"), ErrClaudeMemShape},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -563,18 +577,18 @@ func TestMemoryErrors(t *testing.T) {
 			if statErr == nil && before.Mode().IsRegular() {
 				hash = memHash(t, tt.path)
 			}
-			m, err := OpenMemoryDB(context.Background(), tt.path)
+			m, err := OpenClaudeMemDB(context.Background(), tt.path)
 			if err == nil {
 				m.Close()
-				t.Fatalf("OpenMemoryDB(%s) succeeded, want %v", tt.path, tt.want)
+				t.Fatalf("OpenClaudeMemDB(%s) succeeded, want %v", tt.path, tt.want)
 			}
 			if m != nil {
-				t.Errorf("OpenMemoryDB returned a MemoryDB with error %v", err)
+				t.Errorf("OpenClaudeMemDB returned a ClaudeMemDB with error %v", err)
 			}
 			if !errors.Is(err, tt.want) {
 				t.Errorf("error %q is not %q", err, tt.want)
 			}
-			for _, other := range []error{ErrNoMemoryDB, ErrMemoryShape} {
+			for _, other := range []error{ErrNoClaudeMemDB, ErrClaudeMemShape} {
 				if other != tt.want && errors.Is(err, other) {
 					t.Errorf("error %q is also %q", err, other)
 				}
