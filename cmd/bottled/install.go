@@ -13,9 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bottled-dev/bottled/agent"
 	"github.com/urfave/cli/v3"
-
-	"github.com/bottled-dev/bottled/watch"
 )
 
 func installCommand() *cli.Command {
@@ -58,7 +57,7 @@ type setup struct {
 	ctx      context.Context
 	command  []string // the binary and its global flags
 	settings string
-	agent    watch.Agent
+	agent    agent.Agent
 	dryRun   bool
 	name     string // install or uninstall
 	out      io.Writer
@@ -93,7 +92,7 @@ func setupOf(ctx context.Context, cmd *cli.Command) (*setup, error) {
 		ctx:      ctx,
 		command:  command,
 		settings: filepath.Join(d.claude, "settings.json"),
-		agent:    watch.Agent{Command: command, Home: home, DataDir: d.data, GOOS: runtime.GOOS, UID: os.Getuid()},
+		agent:    agent.Agent{Command: command, Home: home, DataDir: d.data, GOOS: runtime.GOOS, UID: os.Getuid()},
 		dryRun:   cmd.Bool("dry-run"),
 		name:     cmd.Name,
 		out:      cmd.Root().Writer,
@@ -150,7 +149,7 @@ func runInstall(ctx context.Context, cmd *cli.Command) error {
 	if err := s.checkSettings(); err != nil {
 		return err
 	}
-	agent, err := s.checkAgentFile()
+	found, err := s.checkAgentFile()
 	if err != nil {
 		return err
 	}
@@ -161,15 +160,15 @@ func runInstall(ctx context.Context, cmd *cli.Command) error {
 	if err := s.installSettings(mcp); err != nil {
 		return err
 	}
-	return s.installAgent(agent, cmd.Bool("no-start"))
+	return s.installAgent(found, cmd.Bool("no-start"))
 }
 
 // checkAgentFile refuses an agent file install would not replace: one
 // bottled did not write, or a symbolic link.
-func (s *setup) checkAgentFile() (watch.AgentFile, error) {
+func (s *setup) checkAgentFile() (agent.Found, error) {
 	af, err := s.agent.Inspect()
 	switch {
-	case errors.Is(err, watch.ErrUnsupported):
+	case errors.Is(err, agent.ErrUnsupported):
 		return af, nil
 	case err != nil:
 		return af, exitError{code: exitFailed, msg: err.Error()}
@@ -184,7 +183,7 @@ func (s *setup) checkAgentFile() (watch.AgentFile, error) {
 
 // installAgent writes the login agent's file, unless it is up to date,
 // and starts the agent unless noStart.
-func (s *setup) installAgent(af watch.AgentFile, noStart bool) error {
+func (s *setup) installAgent(af agent.Found, noStart bool) error {
 	if af.Path == "" {
 		_, err := s.agent.File()
 		s.say("login agent: %v", err)
@@ -194,12 +193,12 @@ func (s *setup) installAgent(af watch.AgentFile, noStart bool) error {
 		s.say("login agent: %s is up to date", af.Path)
 	} else {
 		if !s.dryRun {
-			if _, err := s.agent.WriteAgentFile(); err != nil {
+			if _, err := s.agent.Write(); err != nil {
 				return err
 			}
 		}
 		mode := ""
-		if af.Exists && af.Mode != watch.AgentFileMode {
+		if af.Exists && af.Mode != agent.FileMode {
 			mode = fmt.Sprintf(" (it was mode %04o)", af.Mode)
 		}
 		s.say("login agent: %s %s%s", s.verb("wrote", "would write"), af.Path, mode)
@@ -241,7 +240,7 @@ func runUninstall(ctx context.Context, cmd *cli.Command) error {
 func (s *setup) uninstallAgent() error {
 	af, err := s.agent.Inspect()
 	switch {
-	case errors.Is(err, watch.ErrUnsupported):
+	case errors.Is(err, agent.ErrUnsupported):
 		return nil
 	case err != nil:
 		return exitError{code: exitFailed, msg: err.Error()}

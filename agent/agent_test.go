@@ -1,4 +1,4 @@
-package watch
+package agent
 
 import (
 	"encoding/xml"
@@ -93,7 +93,7 @@ func TestWriteAgentFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.before(t, file, outside)
-			_, err := a.WriteAgentFile()
+			_, err := a.Write()
 			if b, _ := os.ReadFile(outside); string(b) != "mine\n" {
 				t.Errorf("a file outside the agent's directory was written: %q", b)
 			}

@@ -1,4 +1,9 @@
-package watch
+// Package agent owns bottled's login agent, registered at install time:
+// the systemd user unit on Linux and the LaunchAgent on macOS that start
+// the daemon (bottled run) when the user logs in, the commands that load
+// and unload it, and reading and writing its file (the user's alone,
+// never through a symbolic link).
+package agent
 
 import (
 	"errors"
@@ -137,13 +142,13 @@ func (a Agent) AfterRemove() [][]string {
 // IsOurs reports whether an existing agent file was written by bottled.
 func IsOurs(content []byte) bool { return strings.Contains(string(content), agentMarker) }
 
-// AgentFileMode is the agent file's mode: the file is the user's alone, as
+// FileMode is the agent file's mode: the file is the user's alone, as
 // one that others could write would let them run commands as the user at
 // every login. A file of another mode is written again.
-const AgentFileMode fs.FileMode = 0o600
+const FileMode fs.FileMode = 0o600
 
-// AgentFile is what is at the agent's file.
-type AgentFile struct {
+// Found is what is at the agent's file.
+type Found struct {
 	Path   string
 	Exists bool
 	// Link is where a symbolic link at Path points, "" if Path is not one.
@@ -151,18 +156,18 @@ type AgentFile struct {
 	Link string
 	Mode fs.FileMode // of the file read
 	// Ours: bottled wrote the file. Current: it holds exactly the
-	// definition, with AgentFileMode.
+	// definition, with FileMode.
 	Ours, Current bool
 }
 
 // Inspect reads what is at the agent's file, without blocking on anything
 // that is not a regular file.
-func (a Agent) Inspect() (AgentFile, error) {
+func (a Agent) Inspect() (Found, error) {
 	file, err := a.File()
 	if err != nil {
-		return AgentFile{}, err
+		return Found{}, err
 	}
-	af := AgentFile{Path: file}
+	af := Found{Path: file}
 	info, err := os.Lstat(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return af, nil
@@ -194,14 +199,14 @@ func (a Agent) Inspect() (AgentFile, error) {
 	}
 	af.Mode = info.Mode().Perm()
 	af.Ours = IsOurs(content)
-	af.Current = af.Link == "" && af.Mode == AgentFileMode && string(content) == a.Definition()
+	af.Current = af.Link == "" && af.Mode == FileMode && string(content) == a.Definition()
 	return af, nil
 }
 
-// WriteAgentFile writes the definition, creating its directory (and, on
-// macOS, the log directory). The file is written anew, AgentFileMode, and
+// Write writes the definition, creating its directory (and, on
+// macOS, the log directory). The file is written anew, FileMode, and
 // renamed into place: a symbolic link there is refused, not followed.
-func (a Agent) WriteAgentFile() (string, error) {
+func (a Agent) Write() (string, error) {
 	file, err := a.File()
 	if err != nil {
 		return "", err
