@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/bottled-dev/bottled/internal/fakecred"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 )
@@ -56,7 +57,7 @@ func FuzzRedact(f *testing.F) {
 	fuzzSeeds(f)
 	rules := redact.Builtin()
 	f.Fuzz(func(t *testing.T, seed uint64, which uint8, before, after string, sepA, sepB uint8) {
-		creds := newFakes(seed).every()
+		creds := fakecred.New(seed).Every()
 		c := creds[int(which)%len(creds)]
 		before, after = without(before, c.Secret), without(after, c.Secret)
 		head := before + separators[int(sepA)%len(separators)]
@@ -87,7 +88,7 @@ func FuzzStripThenRedact(f *testing.F) {
 	rules := redact.Builtin()
 	const private = "PRIVATE-Z9Q"
 	f.Fuzz(func(t *testing.T, seed uint64, which uint8, before, after string, cut, sep uint8) {
-		creds := newFakes(seed).every()
+		creds := fakecred.New(seed).Every()
 		c := creds[int(which)%len(creds)]
 		before, after = without(without(before, c.Secret), private), without(without(after, c.Secret), private)
 		before, after = without(before, "<private"), without(after, "</private")

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bottled-dev/bottled/internal/fakecred"
 	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/redact"
 )
@@ -33,7 +34,7 @@ var reviewed = map[string]int{}
 // and the real text around it stay as it was.
 func TestRealTranscripts(t *testing.T) {
 	rules := redact.Builtin()
-	creds := newFakes(17).every()
+	creds := fakecred.New(17).Every()
 	got := map[string]int{}
 	strs, inserted := 0, 0
 	for _, path := range realTranscripts(t) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bottled-dev/bottled/internal/fakecred"
 	"github.com/bottled-dev/bottled/redact"
 )
 
@@ -13,7 +14,7 @@ import (
 // around it kept byte for byte.
 func TestEveryKindInEveryContext(t *testing.T) {
 	rules := redact.Builtin()
-	for _, c := range newFakes(1).every() {
+	for _, c := range fakecred.New(1).Every() {
 		contexts := []struct{ name, before, after string }{
 			{"alone", "", ""},
 			{"prompt", "Use this one: ", ", and do not print it again.\n"},
@@ -44,16 +45,16 @@ func TestEveryKindInEveryContext(t *testing.T) {
 // TestContexts checks the rules that keep the context around a secret:
 // commands, headers, URLs, assignments in their usual syntaxes.
 func TestContexts(t *testing.T) {
-	f := newFakes(2)
-	tok := f.str(b64url, 40)
-	pw := f.str(alnum, 14)
-	gh := f.github('p').Text
-	jwt := f.jwt().Text
-	b64cred := f.str(b64, 28) + "=="
-	hexSecret := f.str(hexa, 40)
-	uuid := f.str(hexa, 8) + "-" + f.str(hexa, 4) + "-4" + f.str(hexa, 3) + "-a" + f.str(hexa, 3) + "-" + f.str(hexa, 12)
-	awsSecret := f.str(b64, 40)
-	key := f.privateKey("EC ", 3).Text
+	f := fakecred.New(2)
+	tok := f.Str(fakecred.B64URL, 40)
+	pw := f.Str(fakecred.Alnum, 14)
+	gh := f.GitHub('p').Text
+	jwt := f.JWT().Text
+	b64cred := f.Str(fakecred.B64, 28) + "=="
+	hexSecret := f.Str(fakecred.Hex, 40)
+	uuid := f.Str(fakecred.Hex, 8) + "-" + f.Str(fakecred.Hex, 4) + "-4" + f.Str(fakecred.Hex, 3) + "-a" + f.Str(fakecred.Hex, 3) + "-" + f.Str(fakecred.Hex, 12)
+	awsSecret := f.Str(fakecred.B64, 40)
+	key := f.PrivateKey("EC ", 3).Text
 	keyNoEnd := key[:strings.Index(key, "-----END")]
 	R := func(kind string) string { return "[redacted: " + kind + "]" }
 	tests := []struct{ name, in, want string }{
@@ -87,7 +88,7 @@ func TestContexts(t *testing.T) {
 		{"password with @", "mysql://root:p@" + pw + "@db/x", "mysql://root:" + R("password") + "@db/x"},
 		{"mongodb+srv", "mongodb+srv://app:" + pw + "@cluster0.example.net/?retryWrites=true",
 			"mongodb+srv://app:" + R("password") + "@cluster0.example.net/?retryWrites=true"},
-		{"export openai", "export OPENAI_API_KEY=" + f.openAIProject().Text, "export OPENAI_API_KEY=" + R("OpenAI API key")},
+		{"export openai", "export OPENAI_API_KEY=" + f.OpenAIProject().Text, "export OPENAI_API_KEY=" + R("OpenAI API key")},
 		{"env generic", "DJANGO_SECRET_KEY=" + pw + "x9$#q\nDEBUG=0", "DJANGO_SECRET_KEY=" + R("secret") + "\nDEBUG=0"},
 		{"json token", `{"token": "` + hexSecret + `", "user": "ci"}`, `{"token": "` + R("secret") + `", "user": "ci"}`},
 		{"json camel", `{"apiKey":"` + tok + `"}`, `{"apiKey":"` + R("secret") + `"}`},
@@ -121,7 +122,7 @@ func TestContexts(t *testing.T) {
 			"SECRET_KEY='" + R("secret") + "'"},
 		{"passphrase of words", "password: correct-horse-battery-staple-9", "password: " + R("password")},
 		{"two tokens", gh + " " + gh, R("GitHub token") + " " + R("GitHub token")},
-		{"slack webhook in curl", "curl -X POST " + f.slackWebhook().Text + " -d '{}'",
+		{"slack webhook in curl", "curl -X POST " + f.SlackWebhook().Text + " -d '{}'",
 			"curl -X POST https://hooks.slack.com/services/" + R("Slack webhook") + " -d '{}'"},
 	}
 	rules := redact.Builtin()
@@ -137,18 +138,18 @@ func TestContexts(t *testing.T) {
 // TestLookAlikes are strings that resemble credentials and are none: they
 // must come out unchanged.
 func TestLookAlikes(t *testing.T) {
-	f := newFakes(3)
-	sha := f.str(hexa, 40)
-	sha256 := f.str(hexa, 64)
-	uuid := f.str(hexa, 8) + "-" + f.str(hexa, 4) + "-4" + f.str(hexa, 3) + "-a" + f.str(hexa, 3) + "-" + f.str(hexa, 12)
+	f := fakecred.New(3)
+	sha := f.Str(fakecred.Hex, 40)
+	sha256 := f.Str(fakecred.Hex, 64)
+	uuid := f.Str(fakecred.Hex, 8) + "-" + f.Str(fakecred.Hex, 4) + "-4" + f.Str(fakecred.Hex, 3) + "-a" + f.Str(fakecred.Hex, 3) + "-" + f.Str(fakecred.Hex, 12)
 	tests := []string{
 		"commit " + sha + "\nAuthor: A <a@example.com>",
 		"git checkout " + sha[:12] + " && git log " + sha,
 		"session " + uuid + " resumed",
 		`{"sessionId": "` + uuid + `", "uuid": "` + uuid + `"}`,
 		sha256 + "  bottled-linux-amd64.tar.gz",
-		"sha512-" + f.str(b64, 86) + "==",
-		`"integrity": "sha512-` + f.str(b64, 86) + `=="`,
+		"sha512-" + f.Str(fakecred.B64, 86) + "==",
+		`"integrity": "sha512-` + f.Str(fakecred.B64, 86) + `=="`,
 		"echo SGVsbG8sIHdvcmxkISBUaGlzIGlzIG9yZGluYXJ5IHRleHQu | base64 -d",
 		"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
 		"pip install scikit-learn  # the sk-learn package",
@@ -189,22 +190,22 @@ func TestLookAlikes(t *testing.T) {
 		"const token = localStorage.getItem('token')",
 		"password: str = Field(..., min_length=8)",
 		"password_min_length = 12",
-		"PASSWORD_HASH=" + f.str(b64, 40),
-		"key_id = " + f.str(alnum, 20),
-		"public_key = " + f.str(b64, 44),
+		"PASSWORD_HASH=" + f.Str(fakecred.B64, 40),
+		"key_id = " + f.Str(fakecred.Alnum, 20),
+		"public_key = " + f.Str(fakecred.B64, 44),
 		"cache_key: " + sha,
-		"next_page_token: " + f.str(b64url, 40),
+		"next_page_token: " + f.Str(fakecred.B64URL, 40),
 		"max_tokens: 8192, prompt_tokens: 1234",
 		"the key point is: 42 requests a second",
-		"keyboard: " + f.str(hexa, 20),
+		"keyboard: " + f.Str(fakecred.Hex, 20),
 		"SSH_KEY=/home/user/.ssh/id_ed25519",
 		"PWD=/home/user/src/bottled",
 		"cat ~/.aws/credentials",
 		"npm install @anthropic-ai/claude-code npm_config_cache",
-		"-----BEGIN PUBLIC KEY-----\n" + f.str(b64, 64) + "\n-----END PUBLIC KEY-----",
-		"-----BEGIN CERTIFICATE-----\n" + f.str(b64, 64) + "\n-----END CERTIFICATE-----",
+		"-----BEGIN PUBLIC KEY-----\n" + f.Str(fakecred.B64, 64) + "\n-----END PUBLIC KEY-----",
+		"-----BEGIN CERTIFICATE-----\n" + f.Str(fakecred.B64, 64) + "\n-----END CERTIFICATE-----",
 		"-----BEGIN RSA PRIVATE KEY-----\n-----END RSA PRIVATE KEY-----",
-		"pk_live_" + f.str(alnum, 24),
+		"pk_live_" + f.Str(fakecred.Alnum, 24),
 		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 is the base64 of a JWT header",
 		"model: claude-sonnet-4-5-20250929",
 		"tokenizer = AutoTokenizer.from_pretrained(name)",
@@ -212,7 +213,7 @@ func TestLookAlikes(t *testing.T) {
 		"password: required",
 		"the password is shown once; the token expires",
 		"[redacted: GitHub token] and [redacted: password]",
-		"risk-assessment-2024-q3 and desk-" + f.str(alnum, 30),
+		"risk-assessment-2024-q3 and desk-" + f.Str(fakecred.Alnum, 30),
 		"bearer tokens are sent as Bearer followed by the token",
 		// Seen in the real transcripts: GitHub Actions' cache keys, and a
 		// Go struct printed with one.
@@ -254,7 +255,7 @@ func TestNoCandidateAllocatesNothing(t *testing.T) {
 // placeholder, alone or as a value, which makes Redact idempotent.
 func TestPlaceholdersMatchNothing(t *testing.T) {
 	rules := redact.Builtin()
-	for _, c := range newFakes(4).every() {
+	for _, c := range fakecred.New(4).Every() {
 		p := redact.Placeholder(c.Kind)
 		for _, s := range []string{p, "token=" + p, `"password": "` + p + `"`, "Authorization: Bearer " + p,
 			"https://u:" + p + "@h/", "-----BEGIN RSA PRIVATE KEY-----\n" + p} {
@@ -272,8 +273,8 @@ func TestPlaceholdersMatchNothing(t *testing.T) {
 // TestFind reports where each credential was, by byte offsets into the
 // input, in order.
 func TestFind(t *testing.T) {
-	f := newFakes(5)
-	gh, npm := f.github('s').Text, f.npm().Text
+	f := fakecred.New(5)
+	gh, npm := f.GitHub('s').Text, f.NPM().Text
 	in := "a " + gh + " b " + npm
 	got := redact.Builtin().Find(in)
 	want := []redact.Finding{{Start: 2, End: 2 + len(gh), Kind: "GitHub token"},
@@ -287,7 +288,7 @@ func TestFind(t *testing.T) {
 // forgetting to pass rules can never turn redaction off.
 func TestNilRulesAreBuiltin(t *testing.T) {
 	var rules *redact.Rules
-	c := newFakes(6).github('p')
+	c := fakecred.New(6).GitHub('p')
 	if got := rules.Redact(c.Text); got != c.Want {
 		t.Errorf("nil Rules: %q", got)
 	}
@@ -302,7 +303,7 @@ func TestNilRulesAreBuiltin(t *testing.T) {
 func TestManySeeds(t *testing.T) {
 	rules := redact.Builtin()
 	for seed := uint64(100); seed < 1100; seed++ {
-		for _, c := range newFakes(seed).every() {
+		for _, c := range fakecred.New(seed).Every() {
 			if got := rules.Redact("x " + c.Text + " y"); got != "x "+c.Want+" y" {
 				t.Fatalf("seed %d: Redact(%q) = %q", seed, c.Text, got)
 			}

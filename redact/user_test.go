@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bottled-dev/bottled/internal/fakecred"
 	"github.com/bottled-dev/bottled/redact"
 )
 
@@ -70,10 +71,10 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestUserRules(t *testing.T) {
-	f := newFakes(7)
-	acme := "acme_" + f.str(alnum, 32)
-	session := f.str(hexa, 40)
-	gh := f.github('p').Text
+	f := fakecred.New(7)
+	acme := "acme_" + f.Str(fakecred.Alnum, 32)
+	session := f.Str(fakecred.Hex, 40)
+	gh := f.GitHub('p').Text
 	user, err := redact.Parse([]byte("Acme token: acme_[A-Za-z0-9]{32}\nAcme session: ACME_SESSION=(?P<secret>[0-9a-f]{40})\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func segments(sp *sources.Spine) []segment {
 // turns they belong to.
 func (r *renderer) full() (pre, body *doc) {
 	sp := r.in.Spine
-	r.project = oneLine(text(sp.CWD))
+	r.project = oneLine(r.text(sp.CWD))
 	r.started = sp.Started
 	r.when = timeFormatter{loc: r.in.Location}
 	r.state.Transcripts = sp.Files
@@ -88,7 +88,7 @@ func (r *renderer) full() (pre, body *doc) {
 	first := ""
 	for _, t := range turns {
 		if t.user != nil {
-			first = userText(t.user)
+			first = r.userText(t.user)
 			break
 		}
 	}
@@ -116,7 +116,7 @@ func (r *renderer) full() (pre, body *doc) {
 	}
 	for i := len(turns) - 1; i >= 0; i-- {
 		if turns[i].user != nil {
-			if msg := userText(turns[i].user); msg != "" {
+			if msg := r.userText(turns[i].user); msg != "" {
 				r.state.Task = firstWords(msg, taskMax)
 				break
 			}
@@ -170,7 +170,7 @@ func (r *renderer) compactionMarker(body *doc, s segment, leg int) {
 
 // userText is a user message as the bottle shows it: stripped, with a
 // placeholder per image.
-func userText(e *sources.Entry) string { return withImages(text(e.Text), e.Images) }
+func (r *renderer) userText(e *sources.Entry) string { return withImages(r.text(e.Text), e.Images) }
 
 func withImages(msg string, images int) string {
 	if images > 0 {
@@ -185,7 +185,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 	var said []string
 	var saidAt time.Time
 	for _, a := range t.assistant {
-		if msg := text(a.Text); msg != "" {
+		if msg := r.text(a.Text); msg != "" {
 			if len(said) == 0 {
 				saidAt = a.Time
 			}
@@ -194,7 +194,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 	}
 	msg, stripped := "", ""
 	if t.user != nil {
-		stripped = text(t.user.Text)
+		stripped = r.text(t.user.Text)
 		msg = withImages(stripped, t.user.Images)
 		if msg == "" {
 			msg = "*(private)*"
@@ -238,7 +238,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 func (r *renderer) observations(body *doc, obs []sources.Observation) {
 	var lines []string
 	for _, o := range obs {
-		if l := observationLine(o); l != "" {
+		if l := r.observationLine(o); l != "" {
 			lines = append(lines, l)
 		}
 	}
@@ -253,17 +253,17 @@ func (r *renderer) observations(body *doc, obs []sources.Observation) {
 }
 
 // observationLine is "[#id] title — first clause of narrative".
-func observationLine(o sources.Observation) string {
-	title := oneLine(text(o.Title))
-	narrative := text(o.Narrative)
+func (r *renderer) observationLine(o sources.Observation) string {
+	title := oneLine(r.text(o.Title))
+	narrative := r.text(o.Narrative)
 	if title == "" && narrative == "" {
 		// A legacy row keeps everything in text: its first line is the title.
-		legacy := text(o.Text)
+		legacy := r.text(o.Text)
 		first, rest, _ := strings.Cut(legacy, "\n")
 		title, narrative = oneLine(first), rest
 	}
 	if title == "" {
-		title = oneLine(text(o.Subtitle))
+		title = oneLine(r.text(o.Subtitle))
 	}
 	clause := firstClause(narrative)
 	switch {

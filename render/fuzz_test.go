@@ -81,13 +81,14 @@ func FuzzBottleStructure(f *testing.F) {
 			{Kind: sources.EntryUser, Time: at(4), Text: user2 + "\nP2"},
 		}}, ClaudeMem: &sources.ClaudeMem{ContentSessionID: "s", Observations: []sources.Observation{o}}}
 		wantFull := bottleShape{users: 2, rules: 2, outline: 1}
-		if text(user1+"\nP1") != "" { // the first message, unless all private
+		r := &renderer{}
+		if r.text(user1+"\nP1") != "" { // the first message, unless all private
 			wantFull.original = 1
 		}
-		if text(said) != "" {
+		if r.text(said) != "" {
 			wantFull.assistants = 1
 		}
-		if observationLine(o) != "" {
+		if r.observationLine(o) != "" {
 			wantFull.happened = 1
 		}
 		checkShape(t, "full", full, wantFull)
@@ -97,7 +98,7 @@ func FuzzBottleStructure(f *testing.F) {
 			Observations: []sources.Observation{{ID: 7, Title: obs, Narrative: obs, PromptNumber: 1, Created: at(1)}},
 			Summaries:    []sources.Summary{sum}}}
 		wantRec := bottleShape{users: 2, rules: 2, outline: 1, original: wantFull.original, happened: wantFull.happened}
-		if summaryQuote(sum) != "" {
+		if r.summaryQuote(sum) != "" {
 			wantRec.summaries = 1
 		}
 		checkShape(t, "reconstructed", rec, wantRec)

@@ -131,4 +131,4 @@ func matchPrompts(turns []*turn, prompts []sources.Prompt) map[int64]int {
 
 // normalize reduces a message to what both sources agree on: stripped of
 // claude-mem's tags and with whitespace collapsed.
-func normalize(s string) string { return oneLine(text(s)) }
+func normalize(s string) string { return oneLine(stripped(s)) }

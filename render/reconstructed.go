@@ -14,7 +14,7 @@ import (
 // generated, never as the assistant's words.
 func (r *renderer) reconstructed() (pre, body *doc) {
 	m := r.in.ClaudeMem
-	r.project = oneLine(text(m.Project))
+	r.project = oneLine(r.text(m.Project))
 	r.started = m.Started
 	r.when = timeFormatter{loc: r.in.Location}
 	c := m.Cursor
@@ -70,7 +70,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 	first := ""
 	for _, g := range groups {
 		if g.prompt != nil {
-			first = promptText(g.prompt)
+			first = r.promptText(g.prompt)
 			break
 		}
 	}
@@ -86,8 +86,8 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 		body.blank()
 		if p := g.prompt; p != nil {
 			clock := r.when.format(p.Created)
-			msg := promptText(p)
-			r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, label: outlineLabel(text(p.Text), 0)})
+			msg := r.promptText(p)
+			r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, label: outlineLabel(r.text(p.Text), 0)})
 			if msg == "" {
 				msg = "*(private)*"
 			}
@@ -97,20 +97,20 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 		}
 		r.observations(body, g.obs)
 		for _, s := range g.summaries {
-			if q := summaryQuote(s); q != "" {
+			if q := r.summaryQuote(s); q != "" {
 				body.line(q)
 				body.blank()
 			}
 		}
 	}
-	r.state.Task = reconstructedTask(m)
+	r.state.Task = r.reconstructedTask(m)
 	return pre, body
 }
 
 // promptText is a stored prompt as the bottle shows it, marking where
 // claude-mem (or bottled's own read cap) cut it.
-func promptText(p *sources.Prompt) string {
-	msg := text(p.Text)
+func (r *renderer) promptText(p *sources.Prompt) string {
+	msg := r.text(p.Text)
 	switch {
 	case msg == "":
 		return ""
@@ -124,14 +124,14 @@ func promptText(p *sources.Prompt) string {
 
 // summaryQuote is a summary as a quoted block under summaryHeading, which
 // says plainly that the text is claude-mem's, not the assistant's.
-func summaryQuote(s sources.Summary) string {
+func (r *renderer) summaryQuote(s sources.Summary) string {
 	fields := []struct{ name, value string }{
 		{"Request", s.Request}, {"Investigated", s.Investigated}, {"Learned", s.Learned},
 		{"Completed", s.Completed}, {"Next steps", s.NextSteps}, {"Notes", s.Notes},
 	}
 	var b strings.Builder
 	for _, f := range fields {
-		v := text(f.value)
+		v := r.text(f.value)
 		if v == "" {
 			continue
 		}
@@ -145,21 +145,21 @@ func summaryQuote(s sources.Summary) string {
 
 // reconstructedTask is the latest summary's request when it covers the
 // last prompt, else the last prompt.
-func reconstructedTask(m *sources.ClaudeMem) string {
+func (r *renderer) reconstructedTask(m *sources.ClaudeMem) string {
 	var last *sources.Prompt
 	for i := range m.Prompts {
-		if text(m.Prompts[i].Text) != "" {
+		if stripped(m.Prompts[i].Text) != "" {
 			last = &m.Prompts[i]
 		}
 	}
 	for i := len(m.Summaries) - 1; i >= 0; i-- {
 		s := m.Summaries[i]
-		if req := text(s.Request); req != "" && (last == nil || s.PromptNumber >= last.Number) {
+		if req := r.text(s.Request); req != "" && (last == nil || s.PromptNumber >= last.Number) {
 			return firstWords(req, taskMax)
 		}
 	}
 	if last != nil {
-		return firstWords(text(last.Text), taskMax)
+		return firstWords(r.text(last.Text), taskMax)
 	}
 	return ""
 }

@@ -41,6 +41,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -60,6 +61,9 @@ type Input struct {
 	Now time.Time
 	// Location is the time zone times are shown in (UTC if nil).
 	Location *time.Location
+	// Rules redact credentials from every string shown (nil: the built-in
+	// rules; redaction is never off). State.Redact records their ID.
+	Rules *redact.Rules
 }
 
 // Bottle is a rendered bottle.
@@ -113,7 +117,7 @@ func Nothing(in Input) bool {
 // hasContent reports whether a spine has a message to show.
 func hasContent(sp *sources.Spine) bool {
 	for _, e := range sp.Entries {
-		if e.Kind != sources.EntryCompaction && (text(e.Text) != "" || e.Images > 0) {
+		if e.Kind != sources.EntryCompaction && (stripped(e.Text) != "" || e.Images > 0) {
 			return true
 		}
 	}
@@ -221,6 +225,7 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 		r.state.Legs = append(r.state.Legs, offset+l)
 	}
 	r.state.Format = Format
+	r.state.Redact = r.in.Rules.ID()
 	r.state.Session = r.in.SessionID
 	r.state.Rendered = r.in.Now.UTC()
 	r.state.Lines = top.lines + pre.lines + body.lines

@@ -36,6 +36,10 @@ type State struct {
 	Session  string    `json:"session"`
 	Mode     Mode      `json:"mode"`
 	Rendered time.Time `json:"rendered"`
+	// Redact is the ID of the redaction rules the bottle was made by
+	// (redact.Rules.ID): a bottle made by other rules (by a bottled from
+	// before redaction, none) is stale, and is made again.
+	Redact string `json:"redact"`
 	// Transcripts are the files read, oldest first (a chain has several).
 	Transcripts []sources.FileState `json:"transcripts,omitempty"`
 	// ClaudeMem is the database cursor the records were read at, if any.

@@ -5,6 +5,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/bottled-dev/bottled/redact"
 )
 
 // clean makes source text safe to put in a markdown file: invalid UTF-8
@@ -25,9 +27,33 @@ func clean(s string) string {
 	return s
 }
 
-// text prepares any source string for the bottle: cleaned, then through the
-// tag stripper. Every string a bottle shows goes through here.
-func text(s string) string { return StripTags(clean(s)) }
+// Text prepares a source string for the bottle: cleaned, through the tag
+// stripper, then through redaction by rules (nil: the built-in rules).
+// Every string a bottle shows goes through here, before anything clips it
+// or puts it on one line, so that a credential is never cut below the
+// length that identifies it.
+//
+// Redaction runs after the stripper, which can join a credential that a
+// removed element split; when the stripper removed an element, it runs
+// before it too, because removing one can also join a credential to the
+// word before or after it ("0<system-reminder>…</system-reminder>npm_…"),
+// and a token touching a letter or digit is not taken for one.
+func Text(rules *redact.Rules, s string) string {
+	c := clean(s)
+	st := StripTags(c)
+	if len(st) != len(strings.TrimSpace(c)) {
+		st = StripTags(rules.Redact(c))
+	}
+	return rules.Redact(st)
+}
+
+// text is Text with the rules of the bottle being rendered.
+func (r *renderer) text(s string) string { return Text(r.in.Rules, s) }
+
+// stripped is a source string cleaned and through the tag stripper, not
+// redacted: for tests of a string that the bottle does not show (is there
+// anything to show, do two messages say the same).
+func stripped(s string) string { return StripTags(clean(s)) }
 
 // oneLine collapses all whitespace runs (newlines included) to one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
