@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -39,6 +40,19 @@ func (c *Config) defaults() {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+}
+
+// rules reads the redaction rules of the data directory for a render. A
+// patterns file that cannot be used is said in the log (the hook prints
+// nothing else), and the hook goes on with the built-in rules and the
+// patterns that can be used: it never fails for it, and never renders
+// without redaction.
+func (c *Config) rules() *redact.Rules {
+	rules, err := render.LoadRules(c.DataDir)
+	if err != nil {
+		c.Log.Warn("some redaction patterns cannot be used", "err", err)
+	}
+	return rules
 }
 
 // output is the JSON Claude Code reads from a SessionStart hook.
@@ -90,7 +104,7 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	req := render.Request{SessionID: p.SessionID, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db}
+	req := render.Request{SessionID: p.SessionID, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db, Rules: cfg.rules()}
 	b, rendered, err := render.Ensure(ctx, dir, cur, req, render.VerifyHook, cfg.Now, time.Local)
 	if err != nil {
 		return nil, err
@@ -256,7 +270,7 @@ func latestBottle(ctx context.Context, cfg Config, session, transcript string) *
 		if db != nil {
 			defer db.Close()
 		}
-		req := render.Request{SessionID: session, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db}
+		req := render.Request{SessionID: session, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db, Rules: cfg.rules()}
 		b, err := render.FromDisk(ctx, req, cfg.Now(), time.Local)
 		if err != nil {
 			b = nil

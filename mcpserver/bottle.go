@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -30,9 +31,22 @@ func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *
 		id = current
 	}
 	cur, err := render.EnsureRead(ctx, render.ReadRequest{SessionID: id, ClaudeDir: s.cfg.ClaudeDir, DataDir: s.cfg.DataDir,
-		Timeout: s.cfg.RenderTimeout, Now: s.cfg.Now, Location: s.cfg.Location})
+		Timeout: s.cfg.RenderTimeout, Now: s.cfg.Now, Location: s.cfg.Location, Rules: s.rules()})
 	if err != nil {
 		return "", nil, err
 	}
 	return id, cur, nil
+}
+
+// rules reads the redaction rules of the data directory for a render (the
+// user may change the patterns file while the server runs). A file that
+// cannot be used is logged, and the server goes on with the built-in rules
+// and the patterns that can be used, as the daemon does: a tool never
+// fails for it, and never renders without redaction.
+func (s *Server) rules() *redact.Rules {
+	rules, err := render.LoadRules(s.cfg.DataDir)
+	if err != nil {
+		s.cfg.Log.Warn("some redaction patterns cannot be used", "err", err)
+	}
+	return rules
 }

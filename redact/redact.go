@@ -73,6 +73,14 @@ func (r *Rules) ID() string {
 	return r.id
 }
 
+// UserPatterns is how many of the user's patterns the rules hold.
+func (r *Rules) UserPatterns() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.user)
+}
+
 // Redact returns s with every credential replaced by the placeholder of
 // its kind. A string without a credential is returned as it is, without
 // an allocation.

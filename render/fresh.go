@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -68,6 +69,12 @@ const (
 	// the daemon's to check.
 	VerifyHook int64 = 8 << 20
 )
+
+// WhyRules is the reason Check gives for a bottle made by redaction rules
+// other than the ones in use (by a bottled from before redaction, or
+// before the user's patterns changed): it is made again, and what the old
+// one held is purged from the search index.
+const WhyRules = "bottle made by other redaction rules"
 
 // WhyRewritten is the reason CheckState gives for a transcript that no
 // longer holds the bytes its bottle read (truncated, replaced, or changed
@@ -130,18 +137,20 @@ func CheckState(st *State, transcript string, memNow ClaudeMemNow, verify int64)
 }
 
 // Check compares the bottle of session in dir with the sources now (see
-// CheckState). A session without a live bottle whose archived bottle is
-// still current is Cleared, with the archived bottle's state.
-func Check(dir, session, transcript string, memNow ClaudeMemNow, verify int64) (Freshness, *State, string, error) {
+// CheckState), and with the redaction rules in use: a live bottle made by
+// other rules is Stale (WhyRules). A session without a live bottle whose
+// archived bottle is still current is Cleared, with the archived bottle's
+// state.
+func Check(dir, session, transcript string, memNow ClaudeMemNow, verify int64, rules *redact.Rules) (Freshness, *State, string, error) {
 	st, err := ReadState(BottlePath(dir, session))
-	f, st, _, why, err := check(dir, session, st, err, transcript, memNow, verify)
+	f, st, _, why, err := check(dir, session, st, err, transcript, memNow, verify, rules)
 	return f, st, why, err
 }
 
 // check is Check of a bottle state already read (st, or the error reading
 // it), which also returns the path of the bottle judged: the live one, or
 // the archived one when Cleared.
-func check(dir, session string, st *State, readErr error, transcript string, memNow ClaudeMemNow, verify int64) (Freshness, *State, string, string, error) {
+func check(dir, session string, st *State, readErr error, transcript string, memNow ClaudeMemNow, verify int64, rules *redact.Rules) (Freshness, *State, string, string, error) {
 	path := BottlePath(dir, session)
 	switch {
 	case errors.Is(readErr, fs.ErrNotExist):
@@ -159,6 +168,9 @@ func check(dir, session string, st *State, readErr error, transcript string, mem
 	}
 	if damaged(path, func() (time.Time, bool) { return crashed(dir) }) {
 		return Stale, st, path, "written just before a crash of the machine", nil
+	}
+	if st.Redact != rules.ID() {
+		return Stale, st, path, WhyRules, nil
 	}
 	f, why, err := CheckState(st, transcript, memNow, verify)
 	return f, st, path, why, err
@@ -226,7 +238,7 @@ func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify i
 	if cur != nil {
 		st, readErr = cur.State, nil
 	}
-	f, _, path, _, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.ClaudeMem, req.SessionID), verify)
+	f, _, path, _, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.ClaudeMem, req.SessionID), verify, req.Rules)
 	if err == nil {
 		switch f {
 		case Fresh:

@@ -63,7 +63,7 @@ func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
-			got, _, why, err := Check(bottles, id, path, nil, VerifyAll)
+			got, _, why, err := Check(bottles, id, path, nil, VerifyAll, nil)
 			if err != nil || got != tc.want {
 				t.Errorf("Check = %v (%s), err %v; want %v", got, why, err, tc.want)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -26,6 +27,8 @@ type Request struct {
 	// a render replaces), checked as they are read (Loaded.Rewritten);
 	// WriteFromDisk reads them from the bottle when nil.
 	Expect []sources.FileState
+	// Rules redact the bottle (nil: the built-in rules; see LoadRules).
+	Rules *redact.Rules
 }
 
 // Loaded is what was found on disk for a session, and why the rest was not.
@@ -78,7 +81,7 @@ func fromDisk(ctx context.Context, req Request, now time.Time, loc *time.Locatio
 		return nil, false, err
 	}
 	in := l.Input(req.SessionID)
-	in.Now, in.Location = now, loc
+	in.Now, in.Location, in.Rules = now, loc, req.Rules
 	b, err := Render(in)
 	if errors.Is(err, ErrNothing) {
 		return nil, false, fmt.Errorf("%w for session %s: %s", ErrNothing, req.SessionID, l.Why())
@@ -96,10 +99,13 @@ const MaxCrossed = 3
 // rendering again while another writer's bottle crosses the new one. It
 // returns the last bottle rendered and what Write did with it. A bottle
 // that replaces one made from transcript bytes that are gone now (a
-// redaction) leaves the purge marker (AskPurge).
+// redaction), or one made by other redaction rules, leaves the purge
+// marker (AskPurge): the search index must forget what the old one said.
 func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time.Time, loc *time.Location) (*Bottle, Outcome, error) {
-	if req.Expect == nil {
-		if st, err := ReadState(BottlePath(dir, req.SessionID)); err == nil {
+	otherRules := false
+	if st, err := ReadState(BottlePath(dir, req.SessionID)); err == nil {
+		otherRules = st.Redact != req.Rules.ID()
+		if req.Expect == nil {
 			req.Expect = st.Transcripts
 		}
 	}
@@ -112,7 +118,7 @@ func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time
 			return nil, 0, fmt.Errorf("render %s: %w", req.SessionID, err)
 		}
 		out, err := Write(dir, b)
-		if err == nil && out == Written && rewritten {
+		if err == nil && out == Written && (rewritten || otherRules) {
 			// Best effort: the bottle is right either way; without the
 			// marker the index keeps the old words in its files only.
 			AskPurge(dir)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -185,6 +186,8 @@ type ReadRequest struct {
 	Timeout  time.Duration
 	Now      func() time.Time
 	Location *time.Location
+	// Rules redact a bottle rendered (nil: the built-in rules).
+	Rules *redact.Rules
 }
 
 // EnsureRead returns the session's bottle for reading, as the SessionStart
@@ -215,7 +218,7 @@ func EnsureRead(ctx context.Context, r ReadRequest) (*Current, error) {
 		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
 		defer cancel()
 	}
-	req := Request{SessionID: id, Transcript: transcript, ClaudeDir: r.ClaudeDir, ClaudeMem: db, ClaudeMemErr: dbErr}
+	req := Request{SessionID: id, Transcript: transcript, ClaudeDir: r.ClaudeDir, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: r.Rules}
 	b, _, err := Ensure(ctx, dir, cur, req, VerifyHook, r.Now, r.Location)
 	if err == nil {
 		return b, nil

@@ -124,6 +124,11 @@ func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) 
 // be lost). When each bottle read one source further than the other, the
 // verdict is Crossed and the caller renders again.
 //
+// A bottle made by other redaction rules (State.Redact) is replaced by
+// one that covers its sources (it may hold what the rules in use redact);
+// when next does not cover it, the verdict is Crossed, and a render from
+// the sources as they are now covers it.
+//
 // What cur claims is only believed while the files still hold what it
 // read: a transcript rewritten since (truncated, replaced, changed near
 // its offset, or changed anywhere when next read it to the same offset
@@ -138,6 +143,12 @@ func judge(cur, next *State, db currentDB) Outcome {
 		return KeptFull
 	case cur.Mode != next.Mode:
 		return Written
+	}
+	if cur.Redact != next.Redact {
+		if next.covers(cur, true, db) {
+			return Written
+		}
+		return Crossed
 	}
 	v := Crossed
 	switch {

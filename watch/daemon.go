@@ -64,6 +64,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -182,6 +183,11 @@ type Daemon struct {
 	purgeFailures int
 	// freshness remembers which bottles were found fresh, for the rescan.
 	freshness *freshCache
+	// rules are the redaction rules renders use (see loadRules), and
+	// rulesStamp the patterns file's stamp when they were read (the fs
+	// watcher's rescan owns it, after Run read it first).
+	rules      atomic.Pointer[redact.Rules]
+	rulesStamp fileStamp
 
 	// mu guards paths, links, linkScans and observers, which renders and
 	// the fs reader share.
@@ -290,6 +296,7 @@ func (d *Daemon) Run(parent context.Context) error {
 		d.log.Warn("the machine went down while bottles were being written; those written just before are rendered again")
 	}
 	d.cleanTemp()
+	d.loadRules()
 	fw := newFSWatch(d)
 	defer fw.close()
 	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })

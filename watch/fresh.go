@@ -136,7 +136,7 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp, 
 	if tailFirst {
 		verify = render.VerifyTail
 	}
-	f, st, why, err := render.Check(d.bottles, id, path, mem, verify)
+	f, st, why, err := render.Check(d.bottles, id, path, mem, verify, d.rulesNow())
 	if err != nil || (f != render.Fresh && f != render.Cleared) {
 		return "", why == render.WhyRewritten
 	}

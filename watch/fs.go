@@ -471,6 +471,7 @@ func watchLimitMessage(rescan time.Duration) string {
 func (f *fsWatch) rescan(ctx context.Context) {
 	f.guard()
 	f.ensureRoots()
+	f.d.loadRules()
 	dir, _ := stampOf(f.d.bottles)
 	same := dir != (fileStamp{}) && dir == f.bottlesDir
 	if !same || f.tempsLeft {

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -29,7 +30,12 @@ type session struct {
 	// the bottle is written, the search index must forget what the
 	// rewrite removed (see forgetRemoved).
 	rewrote bool
-	bytes   int64 // the memory it holds, as of its last render (set by the loop)
+	// madeBy is the ID of the redaction rules the bottle on disk was
+	// made by, as far as the daemon knows ("" if it knows of none): a
+	// bottle made by other rules that it replaces may have held what the
+	// rules now redact, which the search index must forget too.
+	madeBy string
+	bytes  int64 // the memory it holds, as of its last render (set by the loop)
 }
 
 // size estimates the memory a session's parse state and records hold.
@@ -139,6 +145,10 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			res.outcome = outcomeHeld
 			return res
 		case out == render.Written:
+			if s.madeBy != "" && s.madeBy != b.State.Redact {
+				s.rewrote = true
+			}
+			s.madeBy = b.State.Redact
 			d.written(ctx, s, b, path, before)
 			d.forgetRemoved(ctx, s, nil)
 			return res
@@ -194,7 +204,7 @@ func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *r
 			res.continued = append(res.continued, next)
 		}
 	}
-	in := render.Input{SessionID: s.id, Now: d.cfg.Now(), Location: time.Local}
+	in := render.Input{SessionID: s.id, Now: d.cfg.Now(), Location: time.Local, Rules: d.rulesNow()}
 	if len(live) > 0 {
 		in.Spine = sources.BuildSpine(s.id, live)
 		if d.observerSession(path, in.Spine.CWD) {
@@ -241,6 +251,7 @@ func (d *Daemon) expectBottle(s *session) {
 	if err != nil {
 		return
 	}
+	s.madeBy = cmp.Or(st.Redact, "none")
 	for _, t := range s.chain {
 		for _, fs := range st.Transcripts {
 			t.Expect(fs)

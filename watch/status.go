@@ -38,11 +38,13 @@ type Status struct {
 	// Blocked says why no bottle can be written now (the bottles
 	// directory is a symbolic link, which bottled does not follow); empty
 	// while bottles are written.
-	Blocked string  `json:"blocked,omitempty"`
-	DB      DB      `json:"db"`
-	Search  Search  `json:"search"`
-	Renders Renders `json:"renders"`
-	CatchUp CatchUp `json:"catchUp"`
+	Blocked string `json:"blocked,omitempty"`
+	// Redaction is what the daemon redacts bottles with.
+	Redaction Redaction `json:"redaction"`
+	DB        DB        `json:"db"`
+	Search    Search    `json:"search"`
+	Renders   Renders   `json:"renders"`
+	CatchUp   CatchUp   `json:"catchUp"`
 	// Rescans counts the periodic checks of every transcript and bottle
 	// (Config.Rescan) finished since start.
 	Rescans int `json:"rescans"`
@@ -73,6 +75,17 @@ type DB struct {
 	// Held counts the bottles kept as they are because they show records
 	// the database cannot give now (the daemon only).
 	Held int `json:"held,omitempty"`
+}
+
+// Redaction says which rules redact the bottles: the built-in ones and
+// the user's patterns from the file Patterns, if it exists. Error says
+// why the file, or some of its lines, cannot be used (bottles are then
+// redacted with the built-in rules and the lines that can be used).
+type Redaction struct {
+	Rules    string `json:"rules"` // the rules' ID, as bottles' state lines record it
+	Patterns string `json:"patterns"`
+	User     int    `json:"userPatterns"` // how many of the user's patterns are in use
+	Error    string `json:"error,omitempty"`
 }
 
 // Search is the state of bottled's search index as the daemon keeps it.

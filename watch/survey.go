@@ -17,11 +17,14 @@ type Survey struct {
 	// against its sources (TakeSurvey), or "daemon", what the running
 	// daemon knows (it checked them all at start and follows every
 	// change).
-	Source      string `json:"source"`
-	Transcripts int    `json:"transcripts"`
-	Fresh       int    `json:"fresh"`
-	Stale       int    `json:"stale"`
-	Missing     int    `json:"missing"`
+	Source string `json:"source"`
+	// Redaction is what a bottle rendered now is redacted with (the disk
+	// survey only; the daemon's status says what it renders with).
+	Redaction   *Redaction `json:"redaction,omitempty"`
+	Transcripts int        `json:"transcripts"`
+	Fresh       int        `json:"fresh"`
+	Stale       int        `json:"stale"`
+	Missing     int        `json:"missing"`
 	// Empty are transcripts with nothing to render (a session that has
 	// had no message yet, such as the one /clear opens): they have no
 	// bottle and need none, until a message comes.
@@ -101,6 +104,8 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	default:
 		sv.DB.Error = err.Error()
 	}
+	rules, redaction := LoadRedaction(dataDir)
+	sv.Redaction = &redaction
 	bottles := render.BottlesDir(dataDir)
 	modified := map[string]time.Time{}
 	for _, p := range sources.ListTranscripts(claudeDir) {
@@ -115,7 +120,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fresh, st, why, err := render.Check(bottles, f.id, f.path, render.CursorNow(ctx, db, f.id), render.VerifyTail)
+		fresh, st, why, err := render.Check(bottles, f.id, f.path, render.CursorNow(ctx, db, f.id), render.VerifyTail, rules)
 		if err != nil {
 			fresh, why = render.Stale, err.Error()
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -46,11 +47,15 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	} else if !sources.ValidSessionID(id) {
 		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
 	}
+	rules, err := d.rules()
+	if err != nil {
+		return err
+	}
 	db, dbErr := sources.OpenClaudeMemDB(ctx, sources.ClaudeMemFile(d.data))
 	if dbErr == nil {
 		defer db.Close()
 	}
-	req := render.Request{SessionID: id, Transcript: cmd.String("transcript"), ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr}
+	req := render.Request{SessionID: id, Transcript: cmd.String("transcript"), ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: rules}
 	dir := render.BottlesDir(d.data)
 	var (
 		b       *render.Bottle
@@ -104,4 +109,16 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\n", path, b.State.Mode)
 	}
 	return nil
+}
+
+// rules reads the redaction rules of the data directory for a command
+// that renders. A patterns file that cannot be used stops the command,
+// with what is wrong and where: a command is run by someone who can fix it
+// (the daemon and the hook go on with the rules that can be used).
+func (d dirs) rules() (*redact.Rules, error) {
+	rules, err := render.LoadRules(d.data)
+	if err != nil {
+		return nil, exitError{code: exitFailed, msg: err.Error()}
+	}
+	return rules, nil
 }

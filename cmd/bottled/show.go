@@ -68,8 +68,12 @@ func runShow(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	rules, err := d.rules()
+	if err != nil {
+		return err
+	}
 	cur, err := render.EnsureRead(ctx, render.ReadRequest{SessionID: id, ClaudeDir: d.claude, DataDir: d.data,
-		Timeout: cmd.Duration("timeout"), Now: time.Now, Location: time.Local})
+		Timeout: cmd.Duration("timeout"), Now: time.Now, Location: time.Local, Rules: rules})
 	if err != nil {
 		if cur, err = notRendered(ctx, cmd, arg, id, cur, err); err != nil {
 			return err

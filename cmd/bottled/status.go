@@ -117,6 +117,9 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.T
 	} else {
 		row("daemon", "%s", noDaemonLine(rep))
 		row("database", "%s", dbLine(disk.DB))
+		if disk.Redaction != nil {
+			row("redact", "%s", redactionLine(*disk.Redaction))
+		}
 	}
 	if in := rep.Install; in.Problem != "" {
 		row("install", "%s: %s", in.Settings, in.Problem)
@@ -160,6 +163,7 @@ func printDaemon(row func(label, format string, a ...any), st *watch.Status, now
 		row("blocked", "no bottle can be written: %s", st.Blocked)
 	}
 	row("database", "%s", dbLine(st.DB))
+	row("redact", "%s", redactionLine(st.Redaction))
 	row("search", "%s", searchLine(st.Search, now))
 	r := st.Renders
 	latency := "no change rendered yet"
@@ -170,6 +174,20 @@ func printDaemon(row func(label, format string, a ...any), st *watch.Status, now
 	if cu := st.CatchUp; !cu.Over {
 		row("catch-up", "%d of %s checked", cu.Done, count(cu.Total, "transcript"))
 	}
+}
+
+// redactionLine says which rules redact the bottles, and what is wrong
+// with the user's patterns file.
+func redactionLine(r watch.Redaction) string {
+	line := "built-in rules"
+	if r.User > 0 {
+		line += " and " + count(r.User, "pattern") + " of " + r.Patterns
+	}
+	line += " (rules " + r.Rules + ")"
+	if r.Error != "" {
+		line += " · ERROR " + r.Error
+	}
+	return line
 }
 
 // noDaemonLine says why there is no daemon status (see daemonProblem),

@@ -1,0 +1,185 @@
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/sources"
+)
+
+// TestLoadRules reads patterns files: none, good, with bad lines, and one
+// that cannot be read. The rules are never nil; an error names the line
+// and says what bottled does meanwhile.
+func TestLoadRules(t *testing.T) {
+	acme := []redact.Rule{{Kind: "Acme token", Pattern: `acme_[0-9a-f]{32}`}}
+	withAcme, err := redact.Builtin().With(acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		file    string // "" for none; "/" for a directory in its place
+		wantID  string
+		wantErr []string
+	}{
+		{name: "no file", wantID: redact.Builtin().ID()},
+		{name: "comments only", file: "# nothing yet\n\n", wantID: redact.Builtin().ID()},
+		{name: "a pattern", file: "# Acme\nAcme token: acme_[0-9a-f]{32}\n", wantID: withAcme.ID()},
+		{name: "a bad line among good ones", file: "Acme token: acme_[0-9a-f]{32}\nBroken: acme_[\n",
+			wantID: withAcme.ID(), wantErr: []string{"line 2", "Broken", "built-in rules and the file's other patterns"}},
+		{name: "no colon", file: "just a regexp [0-9]+\n", wantID: redact.Builtin().ID(), wantErr: []string{"line 1", "no colon"}},
+		{name: "unreadable", file: "/", wantID: redact.Builtin().ID(), wantErr: []string{"redact-patterns", "built-in rules alone"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data := t.TempDir()
+			switch tc.file {
+			case "":
+			case "/":
+				if err := os.Mkdir(RulesFile(data), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				if err := os.WriteFile(RulesFile(data), []byte(tc.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rules, err := LoadRules(data)
+			if rules == nil {
+				t.Fatal("nil rules")
+			}
+			if rules.ID() != tc.wantID {
+				t.Errorf("rules %s, want %s", rules.ID(), tc.wantID)
+			}
+			if (err != nil) != (tc.wantErr != nil) {
+				t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestOtherRulesAreStale writes a bottle as a bottled from before
+// redaction did (a GitHub token in it, no "redact" in its state) and one
+// made by other rules: the check finds each stale, Write replaces it with
+// a bottle made by the rules in use, which holds no token, and leaves the
+// purge marker, so that the index forgets what the old bottle said.
+func TestOtherRulesAreStale(t *testing.T) {
+	const id = "7c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5"
+	cred := fakecred.New(5).GitHub('p')
+	user, err := redact.Builtin().With([]redact.Rule{{Kind: "Acme token", Pattern: `acme_[0-9a-f]{32}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		old  func(b *Bottle) []byte
+	}{
+		{"before redaction", func(b *Bottle) []byte {
+			old, err := fakecred.Unredacted(b.Bytes, cred)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return old
+		}},
+		{"other rules", func(b *Bottle) []byte { return b.Bytes }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, id+".jsonl")
+			at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+			rec := func(uuid, parent string) synth.Rec {
+				at = at.Add(time.Second)
+				return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: at, CWD: "/w"}
+			}
+			src := rec("u1", "").User("RULES-P1 push with "+cred.Text) + rec("a1", "u1").Assistant("m1", "RULES-A1 Pushed.")
+			if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			bottles := filepath.Join(dir, "bottles")
+			req := Request{SessionID: id, Transcript: path}
+			if tc.name == "other rules" {
+				req.Rules = user
+			}
+			b, err := FromDisk(t.Context(), req, goldenNow, time.UTC)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := EnsureDir(bottles); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(BottlePath(bottles, id), tc.old(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f, _, why, err := Check(bottles, id, path, nil, VerifyAll, nil)
+			if err != nil || f != Stale || why != WhyRules {
+				t.Fatalf("Check = %v (%s), err %v; want stale (%s)", f, why, err, WhyRules)
+			}
+			if _, asked := TakePurge(bottles); asked {
+				t.Fatal("purge asked before the bottle was replaced")
+			}
+			cur, err := ReadCurrent(bottles, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, rendered, err := Ensure(t.Context(), bottles, cur, Request{SessionID: id, Transcript: path}, VerifyHook, time.Now, time.UTC)
+			if err != nil || !rendered {
+				t.Fatalf("Ensure rendered %v, err %v", rendered, err)
+			}
+			disk, err := os.ReadFile(BottlePath(bottles, id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, data := range [][]byte{got.Data, disk} {
+				if strings.Contains(string(data), cred.Secret) || !strings.Contains(string(data), "[redacted: GitHub token]") {
+					t.Fatalf("the token is still in the bottle:\n%s", data)
+				}
+			}
+			if got.State.Redact != redact.Builtin().ID() {
+				t.Errorf("state says redact %q", got.State.Redact)
+			}
+			if _, asked := TakePurge(bottles); !asked {
+				t.Error("no purge asked: the index would keep what the old bottle said")
+			}
+			if f, _, why, err := Check(bottles, id, path, nil, VerifyAll, nil); err != nil || f != Fresh {
+				t.Errorf("after the render, Check = %v (%s), err %v", f, why, err)
+			}
+		})
+	}
+}
+
+// TestJudgeOtherRules: a bottle made by other rules gives way to one that
+// covers its sources, and crosses one that does not (the render is done
+// again from the sources now), whatever else they say.
+func TestJudgeOtherRules(t *testing.T) {
+	mk := func(redact string, offset int64) *State {
+		return &State{Format: Format, Session: "s", Mode: ModeFull, Redact: redact,
+			Transcripts: []sources.FileState{{Session: "s", Offset: offset}}}
+	}
+	tests := []struct {
+		cur, next *State
+		want      Outcome
+	}{
+		{mk("", 100), mk("1", 100), Written},
+		{mk("", 100), mk("1", 200), Written},
+		{mk("", 200), mk("1", 100), Crossed},
+		{mk("1+abc", 100), mk("1", 100), Written},
+		{mk("1", 100), mk("1", 100), Covered},
+	}
+	for _, tc := range tests {
+		if got := judge(tc.cur, tc.next, nil); got != tc.want {
+			t.Errorf("judge(%q at %d, %q at %d) = %v, want %v", tc.cur.Redact, tc.cur.Transcripts[0].Offset,
+				tc.next.Redact, tc.next.Transcripts[0].Offset, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package watch_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/render"
+)
+
+// TestDaemonRedactsOlderBottles upgrades a data directory written by a
+// bottled from before redaction: a bottle holding a GitHub token and a
+// JWT (no "redact" in its state line) and a search index built from it,
+// whose files hold them. Once the daemon has run, neither the bottle nor
+// any file of the index (WAL included) holds them, the marker of the
+// purge is gone, and a search for the words around them still finds the
+// session.
+func TestDaemonRedactsOlderBottles(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "0ld0b077-1e00-4000-8000-000000000017"
+	gen := fakecred.New(17)
+	gh, jwt := gen.GitHub('p'), gen.JWT()
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	appendFile(t, path, userRec(id, "u1", "", "OLDBOTTLE-P1 push with "+gh.Text+" please")+
+		assistantRec(id, "a1", "u1", "m1", "OLDBOTTLE-A1 Pushed; the session cookie was "+jwt.Text+" then"))
+	writeOldBottle(t, data, id, path, gh, jwt)
+	ix, err := index.Open(context.Background(), data, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	for _, c := range []fakecred.Credential{gh, jwt} {
+		if !indexHoldsAny(t, data, c.Secret) {
+			t.Fatalf("the index built from the old bottle does not hold the %s: the test cannot tell", c.Kind)
+		}
+	}
+
+	d := startDaemon(t, claude, data)
+	d.waitBottle(id, "the bottle made again by the rules in use", func(b string) bool {
+		st, err := render.StateOf([]byte(b))
+		return err == nil && st.Redact == redact.Builtin().ID()
+	})
+	bottle := d.bottle(id)
+	for _, c := range []fakecred.Credential{gh, jwt} {
+		if strings.Contains(bottle, c.Secret) || !strings.Contains(bottle, redact.Placeholder(c.Kind)) {
+			t.Errorf("the bottle keeps the %s:\n%s", c.Kind, bottle)
+		}
+	}
+	eventually(t, "the credentials leave the index's files", func() bool {
+		return !indexHoldsAny(t, data, gh.Secret) && !indexHoldsAny(t, data, jwt.Secret)
+	})
+	eventually(t, "the purge marker goes", func() bool {
+		_, err := os.Lstat(render.PurgeMarker(render.BottlesDir(data)))
+		return errors.Is(err, fs.ErrNotExist)
+	})
+	out, code := runBottledExit(t, claude, data, "", "search", "--all", "OLDBOTTLE-P1")
+	if code != 0 || !strings.Contains(out, id[:8]) || strings.Contains(out, gh.Secret) {
+		t.Errorf("search after the upgrade: exit %d\n%s", code, out)
+	}
+	st, err := d.status()
+	if err != nil || st.Redaction.Rules != redact.Builtin().ID() || st.Redaction.Error != "" {
+		t.Errorf("status says redaction %+v (err %v)", st.Redaction, err)
+	}
+}
+
+// TestDaemonBadPatternsFile starts the daemon with a patterns file one of
+// whose lines is no regular expression: it goes on with the built-in rules
+// and the file's good pattern, says so in its log and in status, and
+// bottles are redacted by them.
+func TestDaemonBadPatternsFile(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := "# ours\nAcme token: acme_[0-9a-f]{32}\nBroken: acme_[\n"
+	if err := os.WriteFile(render.RulesFile(data), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const id = "bad0p477-e200-4000-8000-000000000017"
+	gen := fakecred.New(18)
+	gh, acme := gen.GitHub('o'), "acme_"+gen.Str(fakecred.Hex, 32)
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	appendFile(t, path, userRec(id, "u1", "", "BADFILE-P1 use "+gh.Text+" and "+acme)+
+		assistantRec(id, "a1", "u1", "m1", "BADFILE-A1 Done."))
+	d := startDaemon(t, claude, data)
+	bottle := d.waitContains(id, "BADFILE-A1 Done.")
+	if strings.Contains(bottle, gh.Secret) || strings.Contains(bottle, acme) || !strings.Contains(bottle, "[redacted: Acme token]") {
+		t.Errorf("the bottle is not redacted by the built-in rules and the good pattern:\n%s", bottle)
+	}
+	st, err := d.status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := st.Redaction; r.User != 1 || !strings.Contains(r.Error, "line 3") || !strings.Contains(r.Error, "Broken") {
+		t.Errorf("status says redaction %+v", r)
+	}
+	eventually(t, "the log names the bad line", func() bool {
+		return strings.Contains(d.stderr.String(), "redaction patterns") && strings.Contains(d.stderr.String(), "line 3")
+	})
+}
+
+// writeOldBottle writes the bottle of the session as a bottled from
+// before redaction wrote it: the credentials as they were typed, and no
+// "redact" in its state line.
+func writeOldBottle(t *testing.T, data, id, path string, creds ...fakecred.Credential) {
+	t.Helper()
+	b, err := render.FromDisk(context.Background(), render.Request{SessionID: id, Transcript: path}, time.Now(), time.Local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := b.Bytes
+	for _, c := range creds {
+		if old, err = fakecred.Unredacted(old, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := render.BottlesDir(data)
+	if err := render.EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(render.BottlePath(dir, id), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range creds {
+		if !strings.Contains(string(old), c.Secret) {
+			t.Fatalf("the old bottle lacks the %s", c.Kind)
+		}
+	}
+}
+
+// indexHoldsAny reports whether a file of the index directory holds the
+// secret, or a telling part of it as the tokenizer keeps it: any 16 bytes
+// of it, as they are or folded to lower case.
+func indexHoldsAny(t *testing.T, dataDir, secret string) bool {
+	t.Helper()
+	dir := index.Dir(dataDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const telling = 16
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		raw, low := string(b), strings.ToLower(string(b))
+		for i := 0; i+telling <= len(secret); i++ {
+			w := secret[i : i+telling]
+			if strings.Contains(raw, w) || strings.Contains(low, strings.ToLower(w)) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,56 @@
+package watch
+
+import (
+	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/render"
+)
+
+// LoadRedaction reads the redaction rules of a data directory (see
+// render.LoadRules), and says what they are and what is wrong with the
+// user's patterns file, as status shows it. The rules are never nil.
+func LoadRedaction(dataDir string) (*redact.Rules, Redaction) {
+	rules, err := render.LoadRules(dataDir)
+	r := Redaction{Rules: rules.ID(), Patterns: render.RulesFile(dataDir), User: rules.UserPatterns()}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return rules, r
+}
+
+// loadRules reads the redaction rules the daemon renders with when the
+// patterns file changed since it last did (or at the first call), and
+// reports whether they are other rules than before. Other rules make
+// every bottle stale (render.WhyRules): the freshness cache is forgotten,
+// so that the rescan checks them all. A file that cannot be used is said
+// in the log and in status, once per change of the file; the daemon goes
+// on with the built-in rules and the lines that can be used. Called at
+// start and by the rescan, one at a time.
+func (d *Daemon) loadRules() bool {
+	path := render.RulesFile(d.cfg.DataDir)
+	stamp, _ := stampOf(path)
+	if old := d.rules.Load(); old != nil && stamp == d.rulesStamp {
+		return false
+	}
+	d.rulesStamp = stamp
+	rules, status := LoadRedaction(d.cfg.DataDir)
+	d.rec.update(func(st *Status) { st.Redaction = status })
+	if status.Error != "" {
+		d.log.Warn("some redaction patterns cannot be used; bottles are redacted with the built-in rules and the patterns that can", "err", status.Error)
+	}
+	old := d.rules.Swap(rules)
+	if old == nil || old.ID() == rules.ID() {
+		return false
+	}
+	d.log.Info("the redaction rules changed: every bottle is made again, and the search index purged of what the old ones held",
+		"rules", rules.ID(), "patterns", path, "user_patterns", rules.UserPatterns())
+	d.freshness.forget()
+	return true
+}
+
+// rulesNow are the rules renders use now.
+func (d *Daemon) rulesNow() *redact.Rules {
+	if r := d.rules.Load(); r != nil {
+		return r
+	}
+	return redact.Builtin()
+}
