@@ -30,7 +30,8 @@ func showCommand() *cli.Command {
 			"with a warning. A cleared session's archived bottle is printed as it is, saying so on\n" +
 			"stderr. --from and --to print only those lines of the bottle (1-based, inclusive: the\n" +
 			"line numbers of its outline and of search hits). Exit status: 0 printed, 1 no bottle and\n" +
-			"nothing to render (the reason is printed), 2 bad usage, 130 stopped by Ctrl-C.",
+			"nothing to render (the reason is printed) or a <data-dir>/redact-patterns that cannot be\n" +
+			"used (the line is named), 2 bad usage, 130 stopped by Ctrl-C.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "from", Usage: "print from line `N` of the bottle (default: the first)", HideDefault: true},
 			&cli.IntFlag{Name: "to", Usage: "print up to line `M` (default, or past the end: to the end)", HideDefault: true},
