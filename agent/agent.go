@@ -15,7 +15,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // Agent is bottled's login agent: the daemon, started when the user logs
@@ -179,20 +180,17 @@ func (a Agent) Inspect() (Found, error) {
 	if info.Mode()&fs.ModeSymlink != 0 {
 		af.Link, _ = os.Readlink(file)
 	}
-	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) { // a dangling link
+	f, info, err := safefile.OpenFollow(file)
+	var irregular *safefile.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // a dangling link
 		return af, nil
-	}
-	if err != nil {
+	case errors.As(err, &irregular):
+		return af, fmt.Errorf("%s is not a regular file (%v): move it away and run bottled again", file, irregular.Mode.Type())
+	case err != nil:
 		return af, err
 	}
 	defer f.Close()
-	if info, err = f.Stat(); err != nil {
-		return af, err
-	}
-	if !info.Mode().IsRegular() {
-		return af, fmt.Errorf("%s is not a regular file (%v): move it away and run bottled again", file, info.Mode().Type())
-	}
 	content, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return af, fmt.Errorf("read %s: %w", file, err)
@@ -216,30 +214,15 @@ func (a Agent) Write() (string, error) {
 		return "", fmt.Errorf("%s is a symbolic link to %s, and bottled does not write through links: remove it and run install again", file, link)
 	}
 	if a.GOOS == "darwin" {
-		if err := os.MkdirAll(filepath.Join(a.DataDir, "logs"), 0o700); err != nil {
+		if err := safefile.MkdirPrivate(filepath.Join(a.DataDir, "logs")); err != nil {
 			return "", err
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+"-*") // 0600
-	if err != nil {
+	if err := safefile.Write(file, []byte(a.Definition())); err != nil {
 		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.WriteString(a.Definition())
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		return "", fmt.Errorf("write %s: %w", file, err)
 	}
 	return file, nil
 }

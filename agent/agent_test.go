@@ -2,12 +2,15 @@ package agent
 
 import (
 	"encoding/xml"
+	"errors"
 	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden agent files in testdata/agent")
@@ -112,6 +115,64 @@ func TestWriteAgentFile(t *testing.T) {
 			}
 			if b, _ := os.ReadFile(file); string(b) != a.Definition() {
 				t.Errorf("agent file holds %q", b)
+			}
+		})
+	}
+}
+
+// TestWriteLogsDir: on macOS the LaunchAgent logs into the data
+// directory's logs/, which Write makes owner-only; one that is a symbolic
+// link is refused, what it points to left as it was.
+func TestWriteLogsDir(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		before func(t *testing.T, logs, outside string)
+		fails  bool
+	}{
+		{"no logs directory", func(*testing.T, string, string) {}, false},
+		{"a world-readable one", func(t *testing.T, logs, _ string) {
+			if err := os.Mkdir(logs, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(logs, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a symbolic link", func(t *testing.T, logs, outside string) {
+			if err := os.Symlink(outside, logs); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			a := Agent{Command: []string{"/bin/bottled"}, Home: home, DataDir: filepath.Join(home, ".claude-mem"), GOOS: "darwin"}
+			logs := filepath.Join(a.DataDir, "logs")
+			outside := filepath.Join(home, "elsewhere")
+			for _, d := range []string{a.DataDir, outside} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Chmod(outside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tc.before(t, logs, outside)
+			_, err := a.Write()
+			if info, _ := os.Stat(outside); info.Mode().Perm() != 0o755 {
+				t.Errorf("the link's target became %v", info.Mode().Perm())
+			}
+			if tc.fails {
+				if !errors.Is(err, safefile.ErrLinkedDir) {
+					t.Errorf("err %v, want the link refused", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info, err := os.Lstat(logs); err != nil || !info.IsDir() || info.Mode().Perm() != 0o700 {
+				t.Errorf("logs %v (%v), want a 0700 directory", info.Mode(), err)
 			}
 		})
 	}

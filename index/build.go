@@ -13,6 +13,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // Building. A first build takes about a minute per gigabyte of bottles, so
@@ -174,7 +175,7 @@ func (ix *Index) createGen(gen int) error {
 	if !asked {
 		return nil
 	}
-	if err := syncDir(ix.dir); err != nil {
+	if err := safefile.SyncDir(ix.dir); err != nil {
 		return err
 	}
 	return req.Done()

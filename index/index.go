@@ -39,6 +39,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -169,8 +170,8 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 		chunk:    opts.chunk,
 	}
 	// Owner-only, and never through a symbolic link: the index's files
-	// are written there (render.EnsureDir).
-	if err := render.EnsureDir(ix.dir); err != nil {
+	// are written there (safefile.MkdirPrivate).
+	if err := safefile.MkdirPrivate(ix.dir); err != nil {
 		return nil, err
 	}
 	ix.mu.Lock()
@@ -483,7 +484,7 @@ const (
 func (ix *Index) build(ctx context.Context, failed int, force bool) error {
 	until := ix.deadline()
 	ix.closeConn()
-	if err := render.EnsureDir(ix.dir); err != nil {
+	if err := safefile.MkdirPrivate(ix.dir); err != nil {
 		return err
 	}
 	var ready func() bool
@@ -526,57 +527,9 @@ func (ix *Index) build(ctx context.Context, failed int, force bool) error {
 	return ix.fill(ctx, until, true)
 }
 
-// syncFile flushes a file's contents to disk.
-func syncFile(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("sync index: %w", err)
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync index: %w", err)
-	}
-	return nil
-}
-
-// syncDir makes a directory's entries durable (the switch to a new
-// generation, the removal of the old ones).
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync index dir: %w", err)
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync index dir: %w", err)
-	}
-	return nil
-}
-
-// writeCurrent points "current" at gen, atomically.
+// writeCurrent points "current" at gen, atomically and durably.
 func writeCurrent(dir string, gen int) error {
-	tmp, err := os.CreateTemp(dir, ".current-*")
-	if err != nil {
-		return fmt.Errorf("switch index: %w", err)
-	}
-	_, err = tmp.WriteString(strconv.Itoa(gen) + "\n")
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, currentFile))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := safefile.Write(filepath.Join(dir, currentFile), []byte(strconv.Itoa(gen)+"\n")); err != nil {
 		return fmt.Errorf("switch index: %w", err)
 	}
 	return nil

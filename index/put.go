@@ -15,6 +15,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -69,7 +70,7 @@ func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 // mean equal bottles.
 func (ix *Index) readBottle(name string, written []byte) ([]byte, fileState, error) {
 	f, err := render.OpenBottle(filepath.Join(ix.bottles, filepath.FromSlash(name)))
-	if errors.Is(err, render.ErrNotRegular) {
+	if errors.Is(err, safefile.ErrNotRegular) {
 		// Not followed (a link may point anywhere): as if it were gone.
 		return nil, fileState{}, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
 	}

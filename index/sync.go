@@ -13,6 +13,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // Sync brings the index in line with the bottles on disk: bottles written,
@@ -299,7 +300,7 @@ func (ix *Index) purgeLocked() error {
 	}
 	path := ix.genPath(ix.gen)
 	for _, p := range []string{path, path + "-wal"} {
-		if err := syncFile(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := safefile.SyncFile(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // watcher notes which bottles change, so that a long-lived reader (the MCP
@@ -38,7 +39,7 @@ func (ix *Index) Watch() error {
 	}
 	for _, sub := range []string{"", archivePrefix} {
 		dir := filepath.Join(ix.bottles, filepath.FromSlash(sub))
-		if err := render.EnsureDir(dir); err != nil {
+		if err := safefile.MkdirPrivate(dir); err != nil {
 			fw.Close()
 			return err
 		}

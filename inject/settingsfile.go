@@ -10,8 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // How bottled edits settings.json, which Claude Code writes too, in place
@@ -175,24 +176,19 @@ func readSettled(ctx context.Context, path string) (snapshot, error) {
 // blocking on anything else (a FIFO would block an open for reading) and
 // without following a link at path (settingsTarget resolved it).
 func readSettings(path string) (snapshot, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, info, err := safefile.Open(path)
+	var irregular *safefile.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return snapshot{}, nil
-	}
-	if errors.Is(err, syscall.ELOOP) {
+	case errors.As(err, &irregular) && irregular.Link():
 		return snapshot{}, fmt.Errorf("%s became a symbolic link while bottled read it: run bottled again", path)
-	}
-	if err != nil {
+	case errors.As(err, &irregular):
+		return snapshot{}, fmt.Errorf("%s is not a regular file (%v): bottled only edits a regular file there (bottled left it unchanged)", path, irregular.Mode.Type())
+	case err != nil:
 		return snapshot{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return snapshot{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !info.Mode().IsRegular() {
-		return snapshot{}, fmt.Errorf("%s is not a regular file (%v): bottled only edits a regular file there (bottled left it unchanged)", path, info.Mode().Type())
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
 	if err == nil && len(data) > maxSettingsSize {
 		err = fmt.Errorf("over %d MiB, too large for a settings file", maxSettingsSize>>20)
@@ -207,6 +203,15 @@ func readSettings(path string) (snapshot, error) {
 // still the file snap read, backing snap up at bak, and reports whether it
 // did.
 func replaceIfUnchanged(path, bak string, snap snapshot, data []byte) (bool, error) {
+	replaced, err := replace(path, bak, snap, data)
+	if replaced && err == nil {
+		err = safefile.SyncDir(filepath.Dir(path)) // the new name, durable
+	}
+	return replaced, err
+}
+
+// replace is replaceIfUnchanged but for the directory's sync.
+func replace(path, bak string, snap snapshot, data []byte) (bool, error) {
 	if !snap.exists {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return false, err
@@ -292,7 +297,7 @@ func backUp(bak string, snap snapshot) error {
 	if len(bytes.TrimSpace(snap.data)) == 0 {
 		return nil
 	}
-	if err := writePrivate(bak, snap.data); err != nil {
+	if err := safefile.Write(bak, snap.data); err != nil {
 		return fmt.Errorf("back up to %s: %w", bak, err)
 	}
 	return nil
@@ -301,39 +306,9 @@ func backUp(bak string, snap snapshot) error {
 // writeTemp writes data, synced, to a new 0600 file in dir and returns its
 // name and what a read of it finds.
 func writeTemp(dir string, data []byte) (string, snapshot, error) {
-	f, err := os.CreateTemp(dir, ".settings-*.json")
+	name, info, err := safefile.WriteTemp(dir, ".settings-*.json", data, true)
 	if err != nil {
 		return "", snapshot{}, err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	var info fs.FileInfo
-	if err == nil {
-		info, err = f.Stat()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", snapshot{}, err
-	}
-	return f.Name(), snapshot{exists: true, data: data, info: info}, nil
-}
-
-// writePrivate replaces the file at path with data, in a new 0600 file:
-// whatever was at path (a file of another mode, a link) is replaced, not
-// written through.
-func writePrivate(path string, data []byte) error {
-	tmp, _, err := writeTemp(filepath.Dir(path), data)
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return name, snapshot{exists: true, data: data, info: info}, nil
 }

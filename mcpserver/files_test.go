@@ -9,6 +9,7 @@ import (
 
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -53,7 +54,7 @@ func TestReadRefusesLinkedBottles(t *testing.T) {
 			if tc.archived {
 				link = filepath.Join(render.ArchiveDir(dir), "20261130T120000Z-"+id+".1.md")
 			}
-			if err := render.EnsureDir(filepath.Dir(link)); err != nil {
+			if err := safefile.MkdirPrivate(filepath.Dir(link)); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.Symlink(outside, link); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -153,10 +154,10 @@ func ArchiveLatest(dir, session string, now time.Time, b *Bottle) (string, error
 	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) && b == nil {
 		return "", nil
 	}
-	if err := EnsureDir(dir); err != nil {
+	if err := safefile.MkdirPrivate(dir); err != nil {
 		return "", err
 	}
-	if err := EnsureDir(ArchiveDir(dir)); err != nil {
+	if err := safefile.MkdirPrivate(ArchiveDir(dir)); err != nil {
 		return "", err
 	}
 	unlock, err := lockDir(dir)
@@ -182,10 +183,10 @@ func ArchiveLatest(dir, session string, now time.Time, b *Bottle) (string, error
 		}
 		return "", fmt.Errorf("archive bottle: %w", err)
 	}
-	if err := syncDir(ArchiveDir(dir)); err != nil {
+	if err := safefile.SyncDir(ArchiveDir(dir)); err != nil {
 		return dst, err
 	}
-	return dst, syncDir(dir)
+	return dst, safefile.SyncDir(dir)
 }
 
 // newerThanOnDisk reports whether b may replace the bottle at src, or,
@@ -221,8 +222,8 @@ func archiveBottle(dir, src, dst string, b *Bottle) error {
 	if err := os.Remove(src); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("archive bottle: %w", err)
 	}
-	if err := syncDir(ArchiveDir(dir)); err != nil {
+	if err := safefile.SyncDir(ArchiveDir(dir)); err != nil {
 		return err
 	}
-	return syncDir(dir)
+	return safefile.SyncDir(dir)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // TestArchiveOrder: a session's newest archive is the one archived last,
@@ -32,10 +34,10 @@ func TestArchiveOrder(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "bottles")
-			if err := EnsureDir(dir); err != nil {
+			if err := safefile.MkdirPrivate(dir); err != nil {
 				t.Fatal(err)
 			}
-			if err := EnsureDir(ArchiveDir(dir)); err != nil {
+			if err := safefile.MkdirPrivate(ArchiveDir(dir)); err != nil {
 				t.Fatal(err)
 			}
 			for _, name := range tc.legacy {

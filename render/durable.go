@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // Durability. A bottle is a cache: every reader validates it from its state
@@ -177,11 +179,11 @@ func (b *Batch) begin() error {
 		}
 	}
 	if !b.marked && !b.recovery {
-		if err := EnsureDir(b.dir); err != nil {
+		if err := safefile.MkdirPrivate(b.dir); err != nil {
 			return err
 		}
 		data, _ := json.Marshal(marker{Boot: bootID(), Since: time.Now()})
-		if err := writeFileSynced(filepath.Join(b.dir, markerName), data); err != nil {
+		if err := safefile.Write(filepath.Join(b.dir, markerName), data); err != nil {
 			return err
 		}
 		b.marked = true
@@ -199,12 +201,12 @@ func (b *Batch) Sync() error {
 	b.mu.Unlock()
 	var errs []error
 	for path := range pending {
-		if err := syncFile(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := safefile.SyncFile(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
 	if len(pending) > 0 {
-		errs = append(errs, syncDir(b.dir))
+		errs = append(errs, safefile.SyncDir(b.dir))
 	}
 	if err := errors.Join(errs...); err != nil {
 		b.mu.Lock()
@@ -223,33 +225,5 @@ func (b *Batch) Sync() error {
 		return fmt.Errorf("remove %s: %w", markerName, err)
 	}
 	b.marked = false
-	return syncDir(b.dir)
-}
-
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync bottle %s: %w", path, err)
-	}
-	return nil
-}
-
-// writeFileSynced writes a small file durably: a synced temporary file
-// renamed into place, then the directory synced, so that a crash leaves
-// the old file or the new one, never part of it.
-func writeFileSynced(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := writeTemp(dir, filepath.Base(path), data, true)
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return syncDir(dir)
+	return safefile.SyncDir(b.dir)
 }

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // Redactions and the search index. When a bottle is rendered again because
@@ -42,7 +44,7 @@ func AskPurge(dir string) error {
 		return err
 	}
 	defer unlock()
-	return writeFileSynced(PurgeMarker(dir), []byte(hex.EncodeToString(token[:])+"\n"))
+	return safefile.Write(PurgeMarker(dir), []byte(hex.EncodeToString(token[:])+"\n"))
 }
 
 // A PurgeRequest is the marker as a purge took it.
@@ -80,5 +82,5 @@ func (r PurgeRequest) Done() error {
 	if err != nil {
 		return fmt.Errorf("remove the purge marker: %w", err)
 	}
-	return syncDir(r.dir)
+	return safefile.SyncDir(r.dir)
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -21,7 +22,7 @@ func BottlePath(dir, sessionID string) string { return filepath.Join(dir, sessio
 
 // tempPrefix starts the names of bottles being written; a crash can leave
 // such files behind, and CleanTemp removes them.
-const tempPrefix = ".tmp-"
+const tempPrefix = safefile.TempPrefix
 
 // Outcome says what Write did.
 type Outcome int
@@ -69,7 +70,7 @@ func Write(dir string, b *Bottle) (Outcome, error) {
 // write is Write; with durable false it syncs nothing, for a Batch, which
 // also says whether a crash may have damaged bottles.
 func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) (Outcome, error) {
-	if err := EnsureDir(dir); err != nil {
+	if err := safefile.MkdirPrivate(dir); err != nil {
 		return 0, err
 	}
 	tmp, err := writeTemp(dir, b.State.Session, b.Bytes, durable)
@@ -112,7 +113,7 @@ func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) 
 	if !durable {
 		return Written, nil
 	}
-	return Written, syncDir(dir)
+	return Written, safefile.SyncDir(dir)
 }
 
 // judge decides whether a bottle of state next may replace the bottle on
@@ -222,24 +223,12 @@ func stillCurrent(arch, next *State) bool {
 	return err == nil && fresh == Fresh
 }
 
-// writeTemp writes data to a new temporary file in dir (CreateTemp makes
-// it 0600), synced if durable.
+// writeTemp writes data to a new temporary bottle in dir (0600), synced
+// if durable.
 func writeTemp(dir, session string, data []byte, durable bool) (string, error) {
-	f, err := os.CreateTemp(dir, tempPrefix+session+"-*.md")
+	name, _, err := safefile.WriteTemp(dir, tempPrefix+session+"-*.md", data, durable)
 	if err != nil {
 		return "", fmt.Errorf("write bottle: %w", err)
-	}
-	name := f.Name()
-	_, err = f.Write(data)
-	if err == nil && durable {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(name)
-		return "", fmt.Errorf("write bottle %s: %w", name, err)
 	}
 	return name, nil
 }
@@ -264,18 +253,6 @@ func lockDir(dir string) (unlock func(), err error) {
 	return func() { f.Close() }, nil // closing releases the lock
 }
 
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync bottles dir: %w", err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync bottles dir: %w", err)
-	}
-	return nil
-}
-
 // staleTemp is how old a temporary file must be before CleanTemp takes it
 // for the leftover of a crash rather than a write in progress.
 const staleTemp = time.Minute
@@ -283,7 +260,7 @@ const staleTemp = time.Minute
 // CleanTemp removes temporary files that writers killed mid-write left in
 // dir. It returns how many it removed, and how many it left because they
 // are too young to tell from a write in progress. A dir that is a symbolic
-// link is left alone: bottled wrote nothing through it (see EnsureDir).
+// link is left alone: bottled wrote nothing through it (see safefile.MkdirPrivate).
 func CleanTemp(dir string, now time.Time) (removed, young int, err error) {
 	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		return 0, 0, nil

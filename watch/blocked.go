@@ -3,19 +3,19 @@ package watch
 import (
 	"errors"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // noteBlocked follows whether renders fail because no bottle can be
 // written at all: the bottles directory is a symbolic link, which bottled
-// does not follow (render.ErrLinkedDir). Every render then fails the same
+// does not follow (safefile.ErrLinkedDir). Every render then fails the same
 // way; it is said once in the log, shown in status until a render can
 // write again, and each failure is retried as usual, so that bottles are
 // written as soon as the link is gone. It reports whether res failed that
 // way. Called by the loop.
 func (d *Daemon) noteBlocked(res result) bool {
 	switch {
-	case errors.Is(res.err, render.ErrLinkedDir):
+	case errors.Is(res.err, safefile.ErrLinkedDir):
 		if !d.blocked {
 			d.blocked = true
 			d.log.Warn("no bottle can be written; renders are tried again until one can", "err", res.err)

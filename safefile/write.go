@@ -1,0 +1,90 @@
+package safefile
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// TempPrefix starts the names of the temporary files Write makes, so that
+// a directory's owner can tell the leftovers of a crash (see WriteTemp).
+const TempPrefix = ".tmp-"
+
+// Write puts data at path atomically and durably, in a new 0600 file:
+// WriteTemp (synced), renamed over path, then the directory synced.
+// Whatever was at path (a file of another mode, a symbolic link) is
+// replaced, not written through.
+func Write(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, _, err := WriteTemp(dir, TempPrefix+filepath.Base(path)+"-*", data, true)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return SyncDir(dir)
+}
+
+// WriteTemp writes data to a new file in dir, named by pattern as
+// os.CreateTemp names it and mode 0600, synced if sync, and returns its
+// name and the info of the file written. The caller renames it into
+// place (then syncs the directory) or removes it.
+func WriteTemp(dir, pattern string, data []byte, sync bool) (string, fs.FileInfo, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", nil, fmt.Errorf("write in %s: %w", dir, err)
+	}
+	name := f.Name()
+	_, err = f.Write(data)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	var info fs.FileInfo
+	if err == nil {
+		info, err = f.Stat()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", nil, fmt.Errorf("write %s: %w", name, err)
+	}
+	return name, info, nil
+}
+
+// SyncFile flushes the contents of the file at path to disk.
+func SyncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}
+
+// SyncDir makes a directory's entries durable: a file renamed into it or
+// removed from it.
+func SyncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
