@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/internal/standin"
 	"github.com/bottled-dev/bottled/internal/testbin"
-	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -335,7 +335,7 @@ func (w *world) start(args ...string) *proc {
 
 // bottlePath is where the session's live bottle is.
 func (w *world) bottlePath(id string) string {
-	return render.BottlePath(render.BottlesDir(w.data), id)
+	return bottles.BottlePath(bottles.BottlesDir(w.data), id)
 }
 
 func (w *world) bottle(id string) string {
@@ -386,10 +386,10 @@ func (w *world) eventually(what string, cond func() bool) {
 // archived lists the paths of the archived bottles of a session.
 func (w *world) archived(id string) []string {
 	var out []string
-	dir := render.ArchiveDir(render.BottlesDir(w.data))
+	dir := bottles.ArchiveDir(bottles.BottlesDir(w.data))
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if s, ok := render.ArchivedSession(e.Name()); ok && s == id {
+		if s, ok := bottles.ArchivedSession(e.Name()); ok && s == id {
 			out = append(out, filepath.Join(dir, e.Name())) // as a pointer names it
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -118,7 +119,7 @@ func corpus(b *testing.B, sessions, mb int) (string, *words) {
 	} else {
 		data = filepath.Join(data, fmt.Sprintf("%d-%dMB-cjk", sessions, mb))
 	}
-	dir := render.BottlesDir(data)
+	dir := bottles.BottlesDir(data)
 	if entries, _ := os.ReadDir(dir); len(entries) >= sessions {
 		return data, w
 	}
@@ -133,7 +134,7 @@ func corpus(b *testing.B, sessions, mb int) (string, *words) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := render.Write(dir, bt); err != nil {
+		if _, err := bottles.Write(dir, bt); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -209,7 +210,7 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(dirBytes(b, render.BottlesDir(data)))/1e6, "bottles-MB")
+	b.ReportMetric(float64(dirBytes(b, bottles.BottlesDir(data)))/1e6, "bottles-MB")
 	b.ReportMetric(float64(st.Bottles), "bottles")
 	b.ReportMetric(float64(st.Bytes)/1e6, "index-MB")
 
@@ -279,7 +280,7 @@ func BenchmarkRebuild(b *testing.B) {
 		sessions = *benchSessions
 	}
 	data, _ := corpus(b, sessions, *rebuildMB)
-	size := dirBytes(b, render.BottlesDir(data))
+	size := dirBytes(b, bottles.BottlesDir(data))
 	ix, err := Open(context.Background(), data, Options{Location: time.UTC})
 	if err != nil {
 		b.Fatal(err)
@@ -299,7 +300,7 @@ func BenchmarkRebuild(b *testing.B) {
 	b.ReportMetric(rate(took/time.Duration(b.N)), "MB/s")
 	b.ReportMetric(float64(size)/1e6, "bottles-MB")
 	b.StopTimer()
-	blocks := blockTexts(b, render.BottlesDir(data))
+	blocks := blockTexts(b, bottles.BottlesDir(data))
 	b.ReportMetric(rate(fts5Only(b, blocks, 1, textTable)), "fts5-MB/s")
 	b.ReportMetric(rate(fts5Only(b, blocks, runtime.GOMAXPROCS(0), textTable)), "fts5-parallel-MB/s")
 	unicode61 := strings.Replace(textTable, "tokenize='"+tokenizerName+"'", "tokenize='unicode61 remove_diacritics 2'", 1)

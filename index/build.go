@@ -12,6 +12,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
 )
@@ -126,7 +127,7 @@ func (ix *Index) createGen(gen int) error {
 	f.Close()
 	// A purge asked for is answered by the switch: the new generation
 	// holds only what the bottles hold now, and the old ones go.
-	req, asked := render.TakePurge(ix.bottles)
+	req, asked := bottles.TakePurge(ix.bottles)
 	disk, err := ix.listBottles()
 	if err != nil {
 		removeGen(path)
@@ -227,10 +228,10 @@ func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
 	if err != nil || b == nil {
 		return b == nil, err
 	}
-	var req render.PurgeRequest
+	var req bottles.PurgeRequest
 	asked := false
 	if purge {
-		req, asked = render.TakePurge(ix.bottles)
+		req, asked = bottles.TakePurge(ix.bottles)
 	}
 	disk, rows, err := ix.diskAndRows()
 	if err != nil {
@@ -323,7 +324,7 @@ func (ix *Index) finishBuild() error {
 	if err != nil {
 		return fmt.Errorf("finish index: %w", err)
 	}
-	if req, asked := render.TakePurge(ix.bottles); asked {
+	if req, asked := bottles.TakePurge(ix.bottles); asked {
 		return ix.purgeAsked(req) // a failure leaves the request for the next sync
 	}
 	// Another process reading the index may hold the WAL for a moment:

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // buildCorpus writes n sessions' bottles, session i with the word
@@ -29,7 +29,7 @@ func buildCorpus(t *testing.T, n int) string {
 		}}
 		writeBottles(t, data, s.bottle(t))
 		at := base.Add(time.Duration(i) * time.Hour)
-		if err := os.Chtimes(render.BottlePath(render.BottlesDir(data), s.id), at, at); err != nil {
+		if err := os.Chtimes(bottles.BottlePath(bottles.BottlesDir(data), s.id), at, at); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -111,7 +111,7 @@ func TestBuildNewestFirst(t *testing.T) {
 	}
 
 	whole := t.TempDir()
-	if err := os.CopyFS(render.BottlesDir(whole), os.DirFS(render.BottlesDir(data))); err != nil {
+	if err := os.CopyFS(bottles.BottlesDir(whole), os.DirFS(bottles.BottlesDir(data))); err != nil {
 		t.Fatal(err)
 	}
 	want := dumpIndex(t, openIndex(t, whole))
@@ -212,7 +212,7 @@ func TestBuildInterrupted(t *testing.T) {
 	data := buildCorpus(t, n)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	info, err := os.Stat(render.BottlePath(render.BottlesDir(data), "s00"))
+	info, err := os.Stat(bottles.BottlePath(bottles.BottlesDir(data), "s00"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,16 +257,16 @@ func TestBuildTakesInChanges(t *testing.T) {
 	const n = 6
 	data := buildCorpus(t, n)
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
-	dir := render.BottlesDir(data)
+	dir := bottles.BottlesDir(data)
 	// A new session, an old one resumed (rewritten, so newer now), one
 	// taken in already deleted.
 	fresh := talk{id: "s-new", cwd: "/p", start: day, turns: [][2]string{{"brand new uniqfresh", "ok"}}}
 	writeBottles(t, data, fresh.bottle(t))
 	resumed := talk{id: "s00", cwd: "/p", start: day, turns: [][2]string{{"question uniq0 common", "answer"}, {"resumed uniqresumed", "ok"}}}
-	if err := replaceFile(render.BottlePath(dir, "s00"), resumed.bottle(t).Bytes); err != nil {
+	if err := replaceFile(bottles.BottlePath(dir, "s00"), resumed.bottle(t).Bytes); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(render.BottlePath(dir, "s05"))
+	os.Remove(bottles.BottlePath(dir, "s05"))
 	for _, w := range []string{"uniqfresh", "uniqresumed", "uniq0"} {
 		if len(search(t, ix, w, Scope{})) == 0 {
 			t.Errorf("%q, written during the build, is not found", w)
@@ -293,7 +293,7 @@ func TestPurgeDuringBuild(t *testing.T) {
 	const secret = "zqxbuildsecretzq"
 	const n = 4
 	data := buildCorpus(t, n)
-	dir := render.BottlesDir(data)
+	dir := bottles.BottlesDir(data)
 	s := talk{id: "s-secret", cwd: "/p", start: day, turns: [][2]string{{"the key is " + secret, "noted"}}}
 	writeBottles(t, data, s.bottle(t))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
@@ -301,10 +301,10 @@ func TestPurgeDuringBuild(t *testing.T) {
 		t.Fatal("the secret's bottle is not in the unfinished index")
 	}
 	s.turns[0][0] = "the key is [redacted]"
-	if err := replaceFile(render.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
 		t.Fatal(err)
 	}
-	if err := render.AskPurge(dir); err != nil {
+	if err := bottles.AskPurge(dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Sync(context.Background()); err != nil {
@@ -340,15 +340,15 @@ func openIndexWith(t *testing.T, data string, opts Options) *Index {
 func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	const secret = "zqxbuildersecretzq"
 	data := buildCorpus(t, 4)
-	dir := render.BottlesDir(data)
+	dir := bottles.BottlesDir(data)
 	s := talk{id: "s-secret", cwd: "/p", start: day, turns: [][2]string{{"the key is " + secret, "noted"}}}
 	writeBottles(t, data, s.bottle(t))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
 	s.turns[0][0] = "the key is [redacted]"
-	if err := replaceFile(render.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
 		t.Fatal(err)
 	}
-	if err := render.AskPurge(dir); err != nil {
+	if err := bottles.AskPurge(dir); err != nil {
 		t.Fatal(err)
 	}
 	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
@@ -361,7 +361,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	if len(search(t, ix, secret, Scope{})) != 0 {
 		t.Error("the redacted word is still found")
 	}
-	if _, err := os.Stat(render.PurgeMarker(dir)); err != nil || !filesHold(t, Dir(data), secret) {
+	if _, err := os.Stat(bottles.PurgeMarker(dir)); err != nil || !filesHold(t, Dir(data), secret) {
 		t.Fatalf("a sync purged while another process built: marker %v", err)
 	}
 	unlock()
@@ -371,7 +371,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	if filesHold(t, Dir(data), secret) {
 		t.Error("the index's files still hold the redacted word after the build")
 	}
-	if _, err := os.Stat(render.PurgeMarker(dir)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(bottles.PurgeMarker(dir)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the request is still there: %v", err)
 	}
 }

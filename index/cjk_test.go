@@ -96,13 +96,13 @@ func TestSearchCJK(t *testing.T) {
 // words, and every hit's line holds the word.
 func TestSearchCJKRealBottles(t *testing.T) {
 	data := t.TempDir()
-	bottles := realBottles(t, true)
-	for _, b := range bottles {
+	corpus := realBottles(t, true)
+	for _, b := range corpus {
 		writeBottles(t, data, b.bottle)
 	}
 	ix := openIndex(t, data)
 	checked := map[string]int{}
-	for _, b := range bottles {
+	for _, b := range corpus {
 		p, err := render.Parse(b.bottle.Bytes, time.UTC)
 		if err != nil {
 			t.Fatal(err)

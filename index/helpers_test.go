@@ -13,6 +13,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -76,7 +77,7 @@ func realBottles(t testing.TB, more bool) []realBottle {
 func writeBottles(t testing.TB, dataDir string, bs ...*render.Bottle) {
 	t.Helper()
 	for _, b := range bs {
-		if _, err := render.Write(render.BottlesDir(dataDir), b); err != nil {
+		if _, err := bottles.Write(bottles.BottlesDir(dataDir), b); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -38,7 +38,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -160,7 +160,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 	}
 	ix := &Index{
 		dir:      Dir(dataDir),
-		bottles:  render.BottlesDir(dataDir),
+		bottles:  bottles.BottlesDir(dataDir),
 		loc:      opts.Location,
 		notify:   opts.Building,
 		waiting:  opts.Waiting,

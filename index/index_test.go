@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -21,14 +22,14 @@ import (
 // among the hits, and every hit's line must hold the word.
 func TestSearchRealBottles(t *testing.T) {
 	data := t.TempDir()
-	bottles := realBottles(t, false)
-	for _, b := range bottles {
+	corpus := realBottles(t, false)
+	for _, b := range corpus {
 		writeBottles(t, data, b.bottle)
 	}
 	ix := openIndex(t, data)
-	words := uniqueWords(t, bottles)
+	words := uniqueWords(t, corpus)
 	checked := 0
-	for _, b := range bottles {
+	for _, b := range corpus {
 		w := words[b.id]
 		if w == "" {
 			continue
@@ -47,8 +48,8 @@ func TestSearchRealBottles(t *testing.T) {
 			}
 		}
 	}
-	if checked < len(bottles)/2 {
-		t.Fatalf("only %d of %d bottles had a word of their own", checked, len(bottles))
+	if checked < len(corpus)/2 {
+		t.Fatalf("only %d of %d bottles had a word of their own", checked, len(corpus))
 	}
 }
 
@@ -109,8 +110,8 @@ func isLetters(s string) bool {
 // blocks and the same words at the same offsets.
 func TestPerTurnEqualsRebuild(t *testing.T) {
 	// The real session with the most blocks.
-	bottles := realBottles(t, true)
-	src := slices.MaxFunc(bottles, func(a, b realBottle) int { return a.blocks - b.blocks })
+	corpus := realBottles(t, true)
+	src := slices.MaxFunc(corpus, func(a, b realBottle) int { return a.blocks - b.blocks })
 	full, err := os.ReadFile(src.src)
 	if err != nil {
 		t.Fatal(err)
@@ -168,10 +169,10 @@ func TestPerTurnEqualsRebuild(t *testing.T) {
 		t.Fatalf("only %d steps", steps)
 	}
 	rebuilt := filepath.Join(work, "rebuilt")
-	if err := os.MkdirAll(render.BottlesDir(rebuilt), 0o700); err != nil {
+	if err := os.MkdirAll(bottles.BottlesDir(rebuilt), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(render.BottlePath(render.BottlesDir(rebuilt), id), final, 0o600); err != nil {
+	if err := os.WriteFile(bottles.BottlePath(bottles.BottlesDir(rebuilt), id), final, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	want := dumpIndex(t, openIndex(t, rebuilt))
@@ -205,13 +206,13 @@ func docIDs(t testing.TB, ix *Index) map[int64]int64 {
 // archiving does not tokenize the bottle again.
 func TestArchiveAndDeletion(t *testing.T) {
 	data := t.TempDir()
-	bottles := realBottles(t, false)[:3]
-	for _, b := range bottles {
+	corpus := realBottles(t, false)[:3]
+	for _, b := range corpus {
 		writeBottles(t, data, b.bottle)
 	}
 	ix := openIndex(t, data)
-	words := uniqueWords(t, bottles)
-	target := bottles[0]
+	words := uniqueWords(t, corpus)
+	target := corpus[0]
 	word := words[target.id]
 	if word == "" {
 		t.Fatal("no word of its own in the first bottle")
@@ -220,8 +221,8 @@ func TestArchiveAndDeletion(t *testing.T) {
 		t.Fatalf("before archiving: %v", got)
 	}
 	before := docIDs(t, ix)
-	dir := render.BottlesDir(data)
-	archived, err := render.Archive(dir, target.id, testNow)
+	dir := bottles.BottlesDir(data)
+	archived, err := bottles.Archive(dir, target.id, testNow)
 	if err != nil || archived == "" {
 		t.Fatalf("archive: %q %v", archived, err)
 	}
@@ -256,7 +257,7 @@ func TestArchiveAndDeletion(t *testing.T) {
 
 	// The session is resumed: its new bottle stands for it, the archive
 	// is not shown twice.
-	if err := os.WriteFile(render.BottlePath(dir, target.id), target.bottle.Bytes, 0o600); err != nil {
+	if err := os.WriteFile(bottles.BottlePath(dir, target.id), target.bottle.Bytes, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	hits = search(t, ix, word, Scope{Archived: true})
@@ -265,7 +266,7 @@ func TestArchiveAndDeletion(t *testing.T) {
 	}
 
 	// Deleted, current and archived: no hit, even when asked for.
-	os.Remove(render.BottlePath(dir, target.id))
+	os.Remove(bottles.BottlePath(dir, target.id))
 	os.Remove(archived)
 	if got := search(t, ix, word, Scope{Archived: true}); len(got) != 0 {
 		t.Errorf("deleted bottle still found: %v", got)

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/ncruces/go-sqlite3"
-
-	"github.com/bottled-dev/bottled/render"
 )
 
 // redactable is a session whose first prompt holds a secret, with enough
@@ -31,11 +30,11 @@ func redactable(id, secret string) talk {
 func redact(t *testing.T, data string, s *talk) {
 	t.Helper()
 	s.turns[0][0] = "my key is [redacted] please"
-	dir := render.BottlesDir(data)
-	if err := replaceFile(render.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+	dir := bottles.BottlesDir(data)
+	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
 		t.Fatal(err)
 	}
-	if err := render.AskPurge(dir); err != nil {
+	if err := bottles.AskPurge(dir); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -74,7 +73,7 @@ func fileSize(path string) int64 {
 
 func markerThere(t *testing.T, data string) bool {
 	t.Helper()
-	_, err := os.Lstat(render.PurgeMarker(render.BottlesDir(data)))
+	_, err := os.Lstat(bottles.PurgeMarker(bottles.BottlesDir(data)))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
@@ -69,7 +70,7 @@ func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 // records its render time to the nanosecond and its size, so equal heads
 // mean equal bottles.
 func (ix *Index) readBottle(name string, written []byte) ([]byte, fileState, error) {
-	f, err := render.OpenBottle(filepath.Join(ix.bottles, filepath.FromSlash(name)))
+	f, err := bottles.OpenBottle(filepath.Join(ix.bottles, filepath.FromSlash(name)))
 	if errors.Is(err, safefile.ErrNotRegular) {
 		// Not followed (a link may point anywhere): as if it were gone.
 		return nil, fileState{}, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
@@ -398,7 +399,7 @@ func (ix *Index) fixRoles(session string) error {
 	for i, r := range rows {
 		if !r.archived {
 			current = true
-		} else if newest < 0 || render.NewerArchive(strings.TrimPrefix(r.path, archivePrefix), strings.TrimPrefix(rows[newest].path, archivePrefix)) {
+		} else if newest < 0 || bottles.NewerArchive(strings.TrimPrefix(r.path, archivePrefix), strings.TrimPrefix(rows[newest].path, archivePrefix)) {
 			newest = i
 		}
 	}

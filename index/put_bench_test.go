@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // BenchmarkPutAppend indexes a bottle of a long session that grows by one
@@ -22,14 +22,14 @@ func BenchmarkPutAppend(b *testing.B) {
 	bt := s.bottle(b)
 	writeBottles(b, data, bt)
 	ix := openIndex(b, data)
-	dir := render.BottlesDir(data)
+	dir := bottles.BottlesDir(data)
 	n := 0
 	for b.Loop() {
 		b.StopTimer()
 		n++
 		s.turns = append(s.turns, [2]string{fmt.Sprintf("new prompt %d", n), "new answer"})
 		bt := s.bottle(b)
-		if err := replaceFile(render.BottlePath(dir, s.id), bt.Bytes); err != nil {
+		if err := replaceFile(bottles.BottlePath(dir, s.id), bt.Bytes); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // indexedWords returns an index over a few real bottles and, for each, a
@@ -20,12 +20,12 @@ import (
 func indexedWords(t *testing.T) (string, *Index, map[string]string) {
 	t.Helper()
 	data := t.TempDir()
-	bottles := realBottles(t, false)[:6]
-	for _, b := range bottles {
+	corpus := realBottles(t, false)[:6]
+	for _, b := range corpus {
 		writeBottles(t, data, b.bottle)
 	}
 	ix := openIndex(t, data)
-	words := uniqueWords(t, bottles)
+	words := uniqueWords(t, corpus)
 	if len(words) < 3 {
 		t.Fatalf("only %d bottles with a word of their own", len(words))
 	}
@@ -332,10 +332,10 @@ func TestSameGenerationBuiltAgain(t *testing.T) {
 // pass had to index, which do not change under it.
 func TestProgress(t *testing.T) {
 	data := t.TempDir()
-	bottles := realBottles(t, false)[:6]
-	later := bottles[0].bottle // written after the build, for the sync
+	corpus := realBottles(t, false)[:6]
+	later := corpus[0].bottle // written after the build, for the sync
 	var want int64
-	for _, b := range bottles[1:] {
+	for _, b := range corpus[1:] {
 		writeBottles(t, data, b.bottle)
 		want += int64(len(b.bottle.Bytes))
 	}
@@ -361,7 +361,7 @@ func TestProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	check("build", len(bottles)-1, want)
+	check("build", len(corpus)-1, want)
 
 	calls = nil
 	writeBottles(t, data, later)
@@ -374,7 +374,7 @@ func TestProgress(t *testing.T) {
 // TestPurge: a word removed from a bottle (a redaction) stops being found
 // as soon as the bottle is indexed again, but FTS5 only marks the deleted
 // row: the word stays in the index's files until a sync purges them, as
-// the writer asked (render.AskPurge).
+// the writer asked (bottles.AskPurge).
 func TestPurge(t *testing.T) {
 	const secret = "zqxsecretvaluezq"
 	data := t.TempDir()
@@ -390,8 +390,8 @@ func TestPurge(t *testing.T) {
 	}
 	s.turns[0][0] = "my key is [redacted] please"
 	bt := s.bottle(t)
-	dir := render.BottlesDir(data)
-	if err := replaceFile(render.BottlePath(dir, s.id), bt.Bytes); err != nil {
+	dir := bottles.BottlesDir(data)
+	if err := replaceFile(bottles.BottlePath(dir, s.id), bt.Bytes); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Put(context.Background(), s.id+".md", bt.Bytes); err != nil {
@@ -403,7 +403,7 @@ func TestPurge(t *testing.T) {
 	if !filesHold(t, Dir(data), secret) {
 		t.Fatal("FTS5 dropped the deleted row's words by itself: this test shows nothing")
 	}
-	if err := render.AskPurge(dir); err != nil {
+	if err := bottles.AskPurge(dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Sync(context.Background()); err != nil {
@@ -458,11 +458,11 @@ func TestPurgeAsked(t *testing.T) {
 				t.Fatal("the secret is not in the index to begin with")
 			}
 			s.turns[0][0] = "the key is [redacted]"
-			dir := render.BottlesDir(data)
-			if err := replaceFile(render.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+			dir := bottles.BottlesDir(data)
+			if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
 				t.Fatal(err)
 			}
-			if err := render.AskPurge(dir); err != nil {
+			if err := bottles.AskPurge(dir); err != nil {
 				t.Fatal(err)
 			}
 			var err error
@@ -477,7 +477,7 @@ func TestPurgeAsked(t *testing.T) {
 			if filesHold(t, Dir(data), secret) {
 				t.Error("the index's files still hold the redacted word")
 			}
-			if _, err := os.Stat(render.PurgeMarker(dir)); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(bottles.PurgeMarker(dir)); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("the marker is still there: %v", err)
 			}
 			if len(search(t, ix, "redacted", Scope{})) == 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -164,7 +165,7 @@ func TestSessions(t *testing.T) {
 	s := list[1]
 	if s.Turns != 2 || s.Compactions != 0 || s.Mode != render.ModeFull || s.FirstPrompt != "make the retry loop back off" ||
 		!s.Started.Equal(day) || !s.LastActive.Equal(day.Add(time.Hour+time.Minute)) || s.Project != "/home/u/app" ||
-		s.Bottle != render.BottlePath(ix.bottles, "s-app-1") {
+		s.Bottle != bottles.BottlePath(ix.bottles, "s-app-1") {
 		t.Errorf("session %+v", s)
 	}
 	list, _ = ix.Sessions(context.Background(), Scope{Limit: 2})
@@ -213,7 +214,7 @@ func TestWatchFollowsChanges(t *testing.T) {
 	if err := ix.Watch(); err != nil {
 		t.Fatal(err)
 	}
-	dir := render.BottlesDir(data)
+	dir := bottles.BottlesDir(data)
 	steps := []struct {
 		what  string
 		do    func()
@@ -224,13 +225,13 @@ func TestWatchFollowsChanges(t *testing.T) {
 		{"start", func() {}, "retry", Scope{}, []string{"s-app-1"}},
 		{"a new bottle", func() { writeBottles(t, data, talks[2].bottle(t)) }, "retry", Scope{}, []string{"s-app-1", "s-other"}},
 		{"archived", func() {
-			if _, err := render.Archive(dir, "s-other", testNow); err != nil {
+			if _, err := bottles.Archive(dir, "s-other", testNow); err != nil {
 				t.Fatal(err)
 			}
 		}, "retry", Scope{}, []string{"s-app-1"}},
 		{"archived, asked for", func() {}, "retry", Scope{Archived: true}, []string{"s-app-1", "s-other"}},
 		{"deleted", func() {
-			if err := os.Remove(render.BottlePath(dir, "s-app-1")); err != nil {
+			if err := os.Remove(bottles.BottlePath(dir, "s-app-1")); err != nil {
 				t.Fatal(err)
 			}
 		}, "retry", Scope{Archived: true}, []string{"s-other"}},
@@ -264,10 +265,10 @@ func TestConcurrentWriters(t *testing.T) {
 		s := talks[1]
 		for i := range 40 {
 			s.turns = append(s.turns, [2]string{fmt.Sprintf("question %d about the retry loop", i), "answer"})
-			// (render.Write would keep the first: these bottles record
+			// (bottles.Write would keep the first: these bottles record
 			// no sources to compare.)
 			b := s.bottle(t)
-			if err := replaceFile(render.BottlePath(render.BottlesDir(data), s.id), b.Bytes); err != nil {
+			if err := replaceFile(bottles.BottlePath(bottles.BottlesDir(data), s.id), b.Bytes); err != nil {
 				done <- err
 				return
 			}
@@ -421,7 +422,7 @@ func TestExtentCleared(t *testing.T) {
 		writeBottles(t, data, s.bottle(t))
 	}
 	ix := openIndex(t, data)
-	if _, err := render.Archive(render.BottlesDir(data), "s-old", testNow); err != nil {
+	if _, err := bottles.Archive(bottles.BottlesDir(data), "s-old", testNow); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Sync(context.Background()); err != nil {

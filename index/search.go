@@ -15,6 +15,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 )
 
@@ -434,7 +435,7 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 // that would have to be built (there is none, or none usable) is reported
 // as ErrUnusable.
 func InUse(dataDir string) (Stats, error) {
-	ix := &Index{dir: Dir(dataDir), bottles: render.BottlesDir(dataDir), loc: time.Local}
+	ix := &Index{dir: Dir(dataDir), bottles: bottles.BottlesDir(dataDir), loc: time.Local}
 	defer ix.Close()
 	var st Stats
 	err := ix.doExisting(func() (err error) {

@@ -12,14 +12,14 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/safefile"
 )
 
 // Sync brings the index in line with the bottles on disk: bottles written,
 // archived or deleted by any process (the hooks, the CLI, a user) since the
 // index last saw them. It reads only the bottles whose files changed. If a
-// writer asked for a purge (render.AskPurge), it purges the index then.
+// writer asked for a purge (bottles.AskPurge), it purges the index then.
 func (ix *Index) Sync(ctx context.Context) error {
 	return ix.do(ctx, func() error { return ix.syncAll(ctx) })
 }
@@ -30,7 +30,7 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	if _, err := os.Lstat(render.PurgeMarker(ix.bottles)); err == nil {
+	if _, err := os.Lstat(bottles.PurgeMarker(ix.bottles)); err == nil {
 		return ix.Sync(ctx)
 	}
 	return ix.do(ctx, func() error {
@@ -56,12 +56,12 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 // that asked wrote its bottle before its marker, so this sync takes that
 // bottle in, and the purge after it drops what the bottle's old blocks
 // said. The marker goes only once the purge is durable, and only if it
-// is still the request taken (render.PurgeRequest): a process killed
+// is still the request taken (bottles.PurgeRequest): a process killed
 // meanwhile leaves it for the next, and a request made meanwhile is the
 // next sync's. A purge takes the build lock: a process holding it (a
 // purge, or a build, which purges at its next step) answers the request.
 func (ix *Index) syncAll(ctx context.Context) error {
-	req, asked := render.TakePurge(ix.bottles)
+	req, asked := bottles.TakePurge(ix.bottles)
 	if err := ix.reconcileAll(ctx); err != nil || !asked {
 		return err
 	}
@@ -75,7 +75,7 @@ func (ix *Index) syncAll(ctx context.Context) error {
 
 // purgeAsked purges the index (purgeLocked) and then removes the request
 // for it, with mu and the build lock held.
-func (ix *Index) purgeAsked(req render.PurgeRequest) error {
+func (ix *Index) purgeAsked(req bottles.PurgeRequest) error {
 	if err := ix.purgeLocked(); err != nil {
 		return fmt.Errorf("%w: %w", ErrPurge, err)
 	}
@@ -274,7 +274,7 @@ func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 // and the WAL, which may hold older copies of pages, emptied: the whole
 // index is rewritten twice, seconds for hundreds of megabytes. Then the
 // files are synced, so that the purge is on disk before the request for it
-// goes. Sync runs it when a writer asked (render.AskPurge).
+// goes. Sync runs it when a writer asked (bottles.AskPurge).
 func (ix *Index) purgeLocked() error {
 	if err := ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize')`); err != nil {
 		return fmt.Errorf("merge: %w", err)

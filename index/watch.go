@@ -6,7 +6,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/safefile"
 )
 
@@ -54,9 +54,9 @@ func (ix *Index) Watch() error {
 	return nil
 }
 
-func (w *watcher) run(bottles string) {
+func (w *watcher) run(bottlesDir string) {
 	defer close(w.done)
-	archive := render.ArchiveDir(bottles)
+	archive := bottles.ArchiveDir(bottlesDir)
 	for {
 		select {
 		case ev, ok := <-w.fw.Events:
@@ -64,8 +64,8 @@ func (w *watcher) run(bottles string) {
 				return
 			}
 			dir, file := filepath.Split(ev.Name)
-			if ev.Name == render.PurgeMarker(bottles) && !ev.Has(fsnotify.Remove) {
-				// A writer asks for a purge (render.AskPurge), which a
+			if ev.Name == bottles.PurgeMarker(bottlesDir) && !ev.Has(fsnotify.Remove) {
+				// A writer asks for a purge (bottles.AskPurge), which a
 				// full sync makes.
 				w.mu.Lock()
 				w.all = true

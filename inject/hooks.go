@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -48,7 +49,7 @@ func (c *Config) defaults() {
 // patterns that can be used: it never fails for it, and never renders
 // without redaction.
 func (c *Config) rules() *redact.Rules {
-	rules, err := render.LoadRules(c.DataDir)
+	rules, err := bottles.LoadRules(c.DataDir)
 	if err != nil {
 		c.Log.Warn("some redaction patterns cannot be used", "err", err)
 	}
@@ -78,12 +79,12 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	if p.Source != "compact" && p.Source != "resume" {
 		return nil, nil
 	}
-	dir := render.BottlesDir(cfg.DataDir)
+	dir := bottles.BottlesDir(cfg.DataDir)
 	transcript := transcriptOf(cfg, p)
 	if sources.IsObserverSession(transcript, p.CWD, cfg.DataDir) {
 		return nil, nil // claude-mem's own session: not bottled
 	}
-	cur, err := render.ReadCurrent(dir, p.SessionID)
+	cur, err := bottles.ReadCurrent(dir, p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +105,8 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	req := render.Request{SessionID: p.SessionID, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db, Rules: cfg.rules()}
-	b, rendered, err := render.Ensure(ctx, dir, cur, req, render.VerifyHook, cfg.Now, time.Local)
+	req := bottles.Request{SessionID: p.SessionID, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db, Rules: cfg.rules()}
+	b, rendered, err := bottles.Ensure(ctx, dir, cur, req, bottles.VerifyHook, cfg.Now, time.Local)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 // compaction, and reports whether the session has one in any file of its
 // chain. A live bottle that holds no compaction spares the scan of the part
 // of the transcript it read, while that file is still the one it read.
-func liveContext(transcript string, cur *render.Current, session string) (sources.LiveContext, bool, error) {
+func liveContext(transcript string, cur *bottles.Current, session string) (sources.LiveContext, bool, error) {
 	var floor int64
 	if cur != nil && len(cur.State.Legs) <= 1 {
 		if info, err := os.Stat(transcript); err == nil {
@@ -233,7 +234,7 @@ func SessionEnd(ctx context.Context, cfg Config, p *Payload) error {
 		return nil // claude-mem's own session: not bottled
 	}
 	b := latestBottle(ctx, cfg, p.SessionID, transcript)
-	moved, err := render.ArchiveLatest(render.BottlesDir(cfg.DataDir), p.SessionID, cfg.Now(), b)
+	moved, err := bottles.ArchiveLatest(bottles.BottlesDir(cfg.DataDir), p.SessionID, cfg.Now(), b)
 	if err == nil && moved != "" {
 		cfg.Log.Info("archived bottle of cleared session", "session", p.SessionID, "to", moved)
 	}
@@ -270,8 +271,8 @@ func latestBottle(ctx context.Context, cfg Config, session, transcript string) *
 		if db != nil {
 			defer db.Close()
 		}
-		req := render.Request{SessionID: session, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db, Rules: cfg.rules()}
-		b, err := render.FromDisk(ctx, req, cfg.Now(), time.Local)
+		req := bottles.Request{SessionID: session, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db, Rules: cfg.rules()}
+		b, err := bottles.FromDisk(ctx, req, cfg.Now(), time.Local)
 		if err != nil {
 			b = nil
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/memwriter"
 	"github.com/bottled-dev/bottled/render"
 
@@ -43,7 +44,7 @@ func (e *env) payload(source string) *Payload {
 	return &Payload{SessionID: e.id, TranscriptPath: e.transcript, CWD: "/home/dev/app", HookEventName: "SessionStart", Source: source}
 }
 
-func (e *env) bottle() string { return render.BottlePath(render.BottlesDir(e.data), e.id) }
+func (e *env) bottle() string { return bottles.BottlePath(bottles.BottlesDir(e.data), e.id) }
 
 func (e *env) append(t *testing.T, s string) {
 	t.Helper()
@@ -226,7 +227,7 @@ func TestSessionStartFailuresPrintNothing(t *testing.T) {
 	t.Run("unwritable bottles dir", func(t *testing.T) {
 		e := newEnv(t)
 		os.MkdirAll(e.data, 0o700)
-		os.WriteFile(render.BottlesDir(e.data), []byte("a file where the dir should be"), 0o600)
+		os.WriteFile(bottles.BottlesDir(e.data), []byte("a file where the dir should be"), 0o600)
 		out, err := SessionStart(context.Background(), e.cfg(), e.payload("compact"))
 		if out != nil || err == nil {
 			t.Errorf("out %s, err %v; want nothing and an error", out, err)
@@ -247,9 +248,9 @@ func TestSessionEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := os.Stat(e.bottle())
-			archived := render.ArchivedPath(render.BottlesDir(e.data), e.id)
+			archived := bottles.ArchivedPath(bottles.BottlesDir(e.data), e.id)
 			if reason == "clear" {
-				want := filepath.Join(render.ArchiveDir(render.BottlesDir(e.data)), "20261130T120000Z-"+e.id+".1.md")
+				want := filepath.Join(bottles.ArchiveDir(bottles.BottlesDir(e.data)), "20261130T120000Z-"+e.id+".1.md")
 				if !os.IsNotExist(err) || archived != want {
 					t.Fatalf("after clear: bottle stat err %v, archived %q; want moved to %s", err, archived, want)
 				}
@@ -279,9 +280,9 @@ func TestArchivedStaysArchived(t *testing.T) {
 	if err := SessionEnd(context.Background(), e.cfg(), &Payload{SessionID: e.id, Reason: "clear"}); err != nil {
 		t.Fatal(err)
 	}
-	renderWrite := func() render.Outcome {
+	renderWrite := func() bottles.Outcome {
 		t.Helper()
-		l, err := render.Load(context.Background(), render.Request{SessionID: e.id, ClaudeDir: e.claude})
+		l, err := bottles.Load(context.Background(), bottles.Request{SessionID: e.id, ClaudeDir: e.claude})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,21 +292,21 @@ func TestArchivedStaysArchived(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := render.Write(render.BottlesDir(e.data), b)
+		out, err := bottles.Write(bottles.BottlesDir(e.data), b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return out
 	}
-	if got := renderWrite(); got != render.Archived {
+	if got := renderWrite(); got != bottles.Archived {
 		t.Errorf("render of the unchanged session: %v, want Archived", got)
 	}
 	e.append(t, `{"type":"attachment","parentUuid":"a1","uuid":"h9","attachment":{"type":"hook_success","hookName":"SessionEnd"}}`+"\n")
-	if got := renderWrite(); got != render.Archived {
+	if got := renderWrite(); got != bottles.Archived {
 		t.Errorf("render after appended noise: %v, want Archived", got)
 	}
 	e.append(t, user("u7", "h9", "HOOK-RESUMED pick it up again"))
-	if got := renderWrite(); got != render.Written {
+	if got := renderWrite(); got != bottles.Written {
 		t.Errorf("render after the session resumed: %v, want Written", got)
 	}
 }
@@ -441,14 +442,14 @@ func TestSessionEndArchivesTheLastTurn(t *testing.T) {
 			if err := SessionEnd(context.Background(), e.cfg(), p); err != nil {
 				t.Fatal(err)
 			}
-			archived := render.ArchivedPath(render.BottlesDir(e.data), e.id)
+			archived := bottles.ArchivedPath(bottles.BottlesDir(e.data), e.id)
 			b, _ := os.ReadFile(archived)
 			if !strings.Contains(string(b), "HOOK-A2 The exporter too.") {
 				t.Fatalf("the archive (%q) lacks the last turn:\n%s", archived, b)
 			}
-			_, out, err := render.WriteFromDisk(context.Background(), render.BottlesDir(e.data),
-				render.Request{SessionID: e.id, Transcript: e.transcript, ClaudeDir: e.claude}, time.Now, time.Local)
-			if err != nil || out != render.Archived {
+			_, out, err := bottles.WriteFromDisk(context.Background(), bottles.BottlesDir(e.data),
+				bottles.Request{SessionID: e.id, Transcript: e.transcript, ClaudeDir: e.claude}, time.Now, time.Local)
+			if err != nil || out != bottles.Archived {
 				t.Errorf("a render of the cleared session: %v, %v; want it left archived", out, err)
 			}
 			if _, err := os.Stat(e.bottle()); !os.IsNotExist(err) {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // ReadAccess is the permission bottled adds to Claude Code's settings so
@@ -290,7 +290,7 @@ func CheckInstallation(path, dataDir, home string) Installation {
 	for _, d := range dirs {
 		in.Hooks = in.Hooks || filepath.Clean(d) == filepath.Clean(dataDir)
 	}
-	in.ReadAccess, in.Problem = checkRead(root, ReadAccess{Dir: render.BottlesDir(dataDir), Home: home})
+	in.ReadAccess, in.Problem = checkRead(root, ReadAccess{Dir: bottles.BottlesDir(dataDir), Home: home})
 	switch {
 	case len(dirs) == 0:
 		in.Problem = "bottled's hooks are not registered: run bottled install"

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -65,7 +66,7 @@ const (
 // the conversation it lost. replaced is the span of bottle lines the
 // latest compaction's summary stands for. With mcp, it also names
 // bottled's MCP tools.
-func Pointer(bottle *render.Current, on Occasion, replaced Span, mcp bool) string {
+func Pointer(bottle *bottles.Current, on Occasion, replaced Span, mcp bool) string {
 	path, st, lines := bottle.Path, bottle.State, splitLines(bottle.Data)
 	var b strings.Builder
 	heading := sources.PointerHeading

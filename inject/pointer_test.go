@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -75,7 +76,7 @@ func TestPointerReadingPlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := decode(t, out)
-			st, err := render.ReadState(e.bottle())
+			st, err := bottles.ReadState(e.bottle())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +129,7 @@ func TestPointerSmallBottleIsOneRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := render.ReadState(e.bottle())
+	st, err := bottles.ReadState(e.bottle())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestPointerReconstructed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := render.Write(render.BottlesDir(e.data), b); err != nil {
+	if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
 		t.Fatal(err)
 	}
 	out, err := SessionStart(context.Background(), e.cfg(), e.payload("resume"))

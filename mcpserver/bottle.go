@@ -5,22 +5,22 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/redact"
-	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
 // findBottle resolves the session a read names ("" for this session,
-// current; else an id or the start of one, render.FindSession) and returns
-// its id and its bottle as render.EnsureRead gives it: rendered first,
+// current; else an id or the start of one, bottles.FindSession) and returns
+// its id and its bottle as bottles.EnsureRead gives it: rendered first,
 // within the render timeout, when it is stale or missing and its session
 // was not cleared.
-func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *render.Current, error) {
+func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *bottles.Current, error) {
 	id := arg
 	switch {
 	case arg != "":
 		var err error
-		if id, err = render.FindSession(render.BottlesDir(s.cfg.DataDir), s.cfg.ClaudeDir, arg, s.cfg.Location); err != nil {
+		if id, err = bottles.FindSession(bottles.BottlesDir(s.cfg.DataDir), s.cfg.ClaudeDir, arg, s.cfg.Location); err != nil {
 			return "", nil, err
 		}
 	case current == "":
@@ -30,7 +30,7 @@ func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *
 	default:
 		id = current
 	}
-	cur, err := render.EnsureRead(ctx, render.ReadRequest{SessionID: id, ClaudeDir: s.cfg.ClaudeDir, DataDir: s.cfg.DataDir,
+	cur, err := bottles.EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: s.cfg.ClaudeDir, DataDir: s.cfg.DataDir,
 		Timeout: s.cfg.RenderTimeout, Now: s.cfg.Now, Location: s.cfg.Location, Rules: s.rules()})
 	if err != nil {
 		return "", nil, err
@@ -44,7 +44,7 @@ func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *
 // and the patterns that can be used, as the daemon does: a tool never
 // fails for it, and never renders without redaction.
 func (s *Server) rules() *redact.Rules {
-	rules, err := render.LoadRules(s.cfg.DataDir)
+	rules, err := bottles.LoadRules(s.cfg.DataDir)
 	if err != nil {
 		s.cfg.Log.Warn("some redaction patterns cannot be used", "err", err)
 	}

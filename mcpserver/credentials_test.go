@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/fakecred"
 	"github.com/bottled-dev/bottled/internal/memwriter"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/internal/testbin"
 	"github.com/bottled-dev/bottled/redact"
-	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -64,7 +64,7 @@ func TestCredentialsNeverLeave(t *testing.T) {
 		got["bottled search "+q] = runCLI(t, bin, e, "search", "--all", q)
 	}
 	got["bottled search --json CREDO00"] = runCLI(t, bin, e, "search", "--all", "--json", "CREDO00")
-	for name, path := range filesUnder(t, render.BottlesDir(e.data), index.Dir(e.data)) {
+	for name, path := range filesUnder(t, bottles.BottlesDir(e.data), index.Dir(e.data)) {
 		got["file "+name] = path
 	}
 	checkNoCredential(t, got, creds)
@@ -110,7 +110,7 @@ func TestCredentialsInDeedsNeverLeave(t *testing.T) {
 	bin := bottledBinary(t)
 	got["bottled show"] = runCLI(t, bin, e, "show", id)
 	got["bottled search"] = runCLI(t, bin, e, "search", "--all", "CREDDEED")
-	for name, path := range filesUnder(t, render.BottlesDir(e.data), index.Dir(e.data)) {
+	for name, path := range filesUnder(t, bottles.BottlesDir(e.data), index.Dir(e.data)) {
 		got["file "+name] = path
 	}
 	checkNoCredential(t, got, creds)

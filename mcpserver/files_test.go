@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
@@ -49,10 +50,10 @@ func TestReadRefusesLinkedBottles(t *testing.T) {
 			e := newEnv(t, "", "/p")
 			id := []string{"linked-live", "linked-archived", "linked-rendered"}[i]
 			outside := outsideBottle(t, id, "OUTSIDEWORD")
-			dir := render.BottlesDir(e.data)
-			link := render.BottlePath(dir, id)
+			dir := bottles.BottlesDir(e.data)
+			link := bottles.BottlePath(dir, id)
 			if tc.archived {
-				link = filepath.Join(render.ArchiveDir(dir), "20261130T120000Z-"+id+".1.md")
+				link = filepath.Join(bottles.ArchiveDir(dir), "20261130T120000Z-"+id+".1.md")
 			}
 			if err := safefile.MkdirPrivate(filepath.Dir(link)); err != nil {
 				t.Fatal(err)
@@ -103,7 +104,7 @@ func TestReadLongState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := render.Write(render.BottlesDir(e.data), b); err != nil {
+	if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
 		t.Fatal(err)
 	}
 	if text := e.ok(t, "read", map[string]any{"session": id, "from": 1}); !strings.Contains(text, "LONGWORD a prompt") {

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 )
 
@@ -39,7 +40,7 @@ var readTool = &sdk.Tool{
 // session's (worked out once per read: finding this session reads the
 // disk).
 type shown struct {
-	*render.Current
+	*bottles.Current
 	session string
 	here    bool
 }

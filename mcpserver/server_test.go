@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/internal/synth"
@@ -103,7 +104,7 @@ func (e *env) realBottles(t *testing.T) []string {
 		if err != nil {
 			continue
 		}
-		if _, err := render.Write(render.BottlesDir(e.data), b); err != nil {
+		if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, id)
@@ -145,12 +146,12 @@ func TestReadRealBottles(t *testing.T) {
 	ids := e.realBottles(t)
 	multiLeg := 0
 	for _, id := range ids {
-		path := render.BottlePath(render.BottlesDir(e.data), id)
+		path := bottles.BottlePath(bottles.BottlesDir(e.data), id)
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := render.ReadState(path)
+		st, err := bottles.ReadState(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +228,7 @@ func TestReadLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := render.Write(render.BottlesDir(e.data), b); err != nil {
+	if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.SplitAfter(string(b.Bytes), "\n")
@@ -255,7 +256,7 @@ func TestReadErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := render.Write(render.BottlesDir(e.data), b); err != nil {
+		if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -345,7 +346,7 @@ func TestSearchAndSessionsTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := render.Write(render.BottlesDir(e.data), b); err != nil {
+		if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -393,7 +394,7 @@ func TestIndexOpenedAgainAfterAFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := render.Write(render.BottlesDir(e.data), b); err != nil {
+	if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(index.Dir(e.data), []byte("in the way"), 0o600); err != nil {
@@ -445,11 +446,11 @@ func (e *env) writeTalk(t *testing.T, id, cwd, user string, at time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := render.BottlesDir(e.data)
-	if _, err := render.Write(dir, b); err != nil {
+	dir := bottles.BottlesDir(e.data)
+	if _, err := bottles.Write(dir, b); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chtimes(render.BottlePath(dir, id), at, at); err != nil {
+	if err := os.Chtimes(bottles.BottlePath(dir, id), at, at); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -463,7 +464,7 @@ func TestSearchToolSaysWhatItSearched(t *testing.T) {
 	e.writeTalk(t, "s-app", "/home/u/app", "first line\nsecond line\nthe Café is open", testNow)
 	e.writeTalk(t, "s-cleared", "/home/u/app", "an old one", testNow.Add(time.Hour))
 	e.writeTalk(t, "s-lib", "/home/u/lib", "the library", testNow.Add(2*time.Hour))
-	if _, err := render.Archive(render.BottlesDir(e.data), "s-cleared", testNow); err != nil {
+	if _, err := bottles.Archive(bottles.BottlesDir(e.data), "s-cleared", testNow); err != nil {
 		t.Fatal(err)
 	}
 	text := e.ok(t, "search", map[string]any{"query": "cafe"})
@@ -471,7 +472,7 @@ func TestSearchToolSaysWhatItSearched(t *testing.T) {
 	if m == nil {
 		t.Fatalf("search from a subdirectory: %q", text)
 	}
-	data, err := os.ReadFile(render.BottlePath(render.BottlesDir(e.data), "s-app"))
+	data, err := os.ReadFile(bottles.BottlePath(bottles.BottlesDir(e.data), "s-app"))
 	if err != nil {
 		t.Fatal(err)
 	}

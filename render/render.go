@@ -1,7 +1,11 @@
-// Package render owns the bottle: the pure function from a session's
-// transcript spine and claude-mem records to the bottle's bytes, the tag
-// stripper every rendered string goes through, and the atomic, monotonic
-// writing of bottles to disk. It does not watch, schedule or read sources.
+// Package render owns the bottle's format: the pure function from a
+// session's transcript spine and claude-mem records (Input) to the
+// bottle's bytes and the state line they carry (Render), the tag stripper
+// every rendered string goes through (StripTags), and reading a bottle's
+// bytes back: its header and state line (StateOf, ReadStateFrom) and its
+// blocks (Parse). It makes no file-system call, reads no clock (the time
+// comes in Input) and opens no database: reading the sources and keeping
+// bottles on disk is package bottles' work.
 //
 // # Structure and quoting
 //

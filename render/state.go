@@ -79,22 +79,14 @@ func (s *State) line() ([]byte, error) {
 // ErrNoState reports a file that does not carry a bottle state line.
 var ErrNoState = errors.New("no bottle state")
 
-// ReadState reads the state recorded in the bottle at path without reading
-// the rest of the file. A file that is not a regular one (a symbolic link,
-// a FIFO) has none (see OpenBottle).
-func ReadState(path string) (*State, error) {
-	f, err := OpenBottle(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readState(f)
-}
-
 // StateOf reads the state recorded in a bottle's bytes.
 func StateOf(data []byte) (*State, error) {
 	return readState(bytes.NewReader(data))
 }
+
+// ReadStateFrom reads the state line of the bottle r reads, reading no
+// further than it.
+func ReadStateFrom(r io.Reader) (*State, error) { return readState(r) }
 
 // readState is the one reader of a bottle's state line, for files and
 // bytes alike. The header lines before it and the state line itself may
@@ -156,22 +148,23 @@ func (s *State) Covers(o *State) bool {
 	if s.Format != o.Format || s.Session != o.Session || s.Mode != o.Mode {
 		return false
 	}
-	return s.covers(o, false, nil)
+	return s.CoversNow(o, nil, nil)
 }
 
-// covers is Covers without the format and mode check. When gone is set, a
-// transcript of o that is no longer on disk (deleted, or another file now
-// has its name) is not held against s, which could not have read it. db,
-// if not nil, names the database file there is now: a cursor of that file
-// covers one of a file that is gone.
-func (s *State) covers(o *State, gone bool, db currentDB) bool {
+// CoversNow is Covers without the format and mode check, told what is on
+// disk now. A transcript of o that gone reports no longer there (deleted,
+// or another file now has its name) is not held against s, which could
+// not have read it; gone nil holds every transcript. db, if not nil,
+// names the database file there is now: a cursor of that file covers one
+// of a file that is gone.
+func (s *State) CoversNow(o *State, gone func(sources.FileState) bool, db func() (sources.FileID, bool)) bool {
 	for _, ot := range o.Transcripts {
 		i := slices.IndexFunc(s.Transcripts, func(st sources.FileState) bool {
 			return st.Session == ot.Session && st.ID == ot.ID
 		})
 		switch {
 		case i < 0:
-			if !gone || !ot.Gone() {
+			if gone == nil || !gone(ot) {
 				return false
 			}
 		case s.Transcripts[i].Offset < ot.Offset:
@@ -185,7 +178,7 @@ func (s *State) covers(o *State, gone bool, db currentDB) bool {
 // does. No cursor, or one without rows, is covered by anything: a bottle
 // rendered while the database did not know the session (or could not be
 // read) shows nothing from it.
-func memoryCovers(a, b *sources.ClaudeMemCursor, db currentDB) bool {
+func memoryCovers(a, b *sources.ClaudeMemCursor, db func() (sources.FileID, bool)) bool {
 	if !hasRows(b) {
 		return true
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -131,7 +132,7 @@ func timeRenders(b *testing.B, ids, paths []string) time.Duration {
 // catchUpRun is what one catch-up took.
 type catchUpRun struct {
 	took   time.Duration // until the catch-up was over
-	synced time.Duration // until its bottles were synced to disk (render.Batch)
+	synced time.Duration // until its bottles were synced to disk (bottles.Batch)
 	read   int64         // bytes read meanwhile (rchar)
 }
 
@@ -158,7 +159,7 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 		time.Sleep(time.Millisecond)
 	}
 	for {
-		if _, err := os.Stat(render.UnsyncedMarker(render.BottlesDir(data))); os.IsNotExist(err) {
+		if _, err := os.Stat(bottles.UnsyncedMarker(bottles.BottlesDir(data))); os.IsNotExist(err) {
 			break
 		}
 		time.Sleep(time.Millisecond)

@@ -25,13 +25,13 @@
 //     so rows written while the daemon was down reach their bottles.
 //   - A database that goes away or cannot be read never strips a bottle of
 //     its observations (see dbWatch); a render only ever moves every source
-//     forward (render.Write), and renders that crossed are done again.
+//     forward (bottles.Write), and renders that crossed are done again.
 //   - Each session is rendered after a trailing debounce capped by a maximum
 //     wait, never twice at once, with a bounded number of renders across
 //     sessions. Parse state is kept per session so that a render reads only
 //     what was appended, within a byte budget (see cache.go).
 //   - Bottles are written without a sync each and synced a moment later
-//     together (render.Batch): a bottle is a cache its readers validate,
+//     together (bottles.Batch): a bottle is a cache its readers validate,
 //     and a crash of the machine makes the ones written just before count
 //     as stale.
 //   - The data directory stays the daemon's while it runs (see guard).
@@ -63,9 +63,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/redact"
-	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -167,8 +167,8 @@ type Daemon struct {
 	// a transcript rewritten, or the rescan found the purge marker a hook
 	// or the render command left (capacity 1).
 	purgeNow chan struct{}
-	guard    *guard        // set by Run
-	batch    *render.Batch // writes bottles, syncing them a moment later
+	guard    *guard         // set by Run
+	batch    *bottles.Batch // writes bottles, syncing them a moment later
 
 	db    atomic.Pointer[sources.ClaudeMemDB] // nil until the database can be opened
 	dbw   *dbWatch
@@ -240,7 +240,7 @@ func New(cfg Config) *Daemon {
 	d := &Daemon{
 		cfg:         cfg,
 		log:         cfg.Logger,
-		bottles:     render.BottlesDir(cfg.DataDir),
+		bottles:     bottles.BottlesDir(cfg.DataDir),
 		changes:     make(chan change, 1024),
 		results:     make(chan result, 64),
 		dbBack:      make(chan struct{}, 1),
@@ -248,7 +248,7 @@ func New(cfg Config) *Daemon {
 		reopenIndex: make(chan struct{}, 1),
 		purgeNow:    make(chan struct{}, 1),
 		freshness:   newFreshCache(),
-		batch:       render.NewBatch(render.BottlesDir(cfg.DataDir)),
+		batch:       bottles.NewBatch(bottles.BottlesDir(cfg.DataDir)),
 		withoutDB:   map[string]bool{},
 		retries:     map[string]retry{},
 		verify:      map[string]bool{},
@@ -348,7 +348,7 @@ func (d *Daemon) Run(parent context.Context) error {
 // bottles directory.
 // It reports whether temporary files too young to remove are left.
 func (d *Daemon) cleanTemp() (young bool) {
-	n, waiting, err := render.CleanTemp(d.bottles, d.cfg.Now())
+	n, waiting, err := bottles.CleanTemp(d.bottles, d.cfg.Now())
 	if err != nil {
 		d.log.Warn("clean bottles dir", "err", err)
 	} else if n > 0 {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // TestCrashMarkerGoesWithNothingToRender starts the daemon on a bottles
@@ -18,7 +18,7 @@ import (
 func TestCrashMarkerGoesWithNothingToRender(t *testing.T) {
 	root := t.TempDir()
 	data := filepath.Join(root, "data")
-	marker := render.UnsyncedMarker(render.BottlesDir(data))
+	marker := bottles.UnsyncedMarker(bottles.BottlesDir(data))
 	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/memwriter"
 	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/internal/testbin"
-	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -160,7 +160,7 @@ func (d *daemon) stop() int {
 }
 
 func (d *daemon) bottle(id string) string {
-	b, _ := os.ReadFile(render.BottlePath(render.BottlesDir(d.data), id))
+	b, _ := os.ReadFile(bottles.BottlePath(bottles.BottlesDir(d.data), id))
 	return string(b)
 }
 
@@ -330,7 +330,7 @@ func TestDaemonIgnoresSubagents(t *testing.T) {
 	appendFile(t, filepath.Join(proj, id, "subagents", "agent-a1.jsonl"), userRec(id, "s2", "", "SUBAGENT nested"))
 	appendFile(t, filepath.Join(proj, id+".jsonl"), userRec(id, "u1", "", "MAIN prompt"))
 	d.waitContains(id, "MAIN prompt")
-	entries, _ := os.ReadDir(render.BottlesDir(data))
+	entries, _ := os.ReadDir(bottles.BottlesDir(data))
 	for _, e := range entries {
 		if e.Name() != id+".md" && strings.HasSuffix(e.Name(), ".md") {
 			t.Errorf("unexpected bottle %s", e.Name())
@@ -370,7 +370,7 @@ func TestDaemonCatchUp(t *testing.T) {
 	}
 	// Render the first one now, as an earlier daemon would have.
 	runBottled(t, claude, data, "", "render", ids[0])
-	fresh := render.BottlePath(render.BottlesDir(data), ids[0])
+	fresh := bottles.BottlePath(bottles.BottlesDir(data), ids[0])
 	before, _ := os.Stat(fresh)
 	appendFile(t, filepath.Join(proj, ids[1]+".jsonl"), assistantRec(ids[1], "a1", "u1", "m1", "CATCHUP-1 answered while down"))
 
@@ -435,7 +435,7 @@ func TestDaemonSIGTERMWhileBusy(t *testing.T) {
 	if written := strings.Count(after, `msg="bottle written"`); inFlight < 1 || inFlight > 4 || written > inFlight {
 		t.Errorf("%d renders in flight at SIGTERM (workers: 4), then %d bottles written: a render started after SIGTERM", inFlight, written)
 	}
-	dir := render.BottlesDir(data)
+	dir := bottles.BottlesDir(data)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -446,7 +446,7 @@ func TestDaemonSIGTERMWhileBusy(t *testing.T) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		st, err := render.ReadState(path)
+		st, err := bottles.ReadState(path)
 		info, _ := os.Stat(path)
 		if err != nil || info == nil || int64(st.Bytes) != info.Size() {
 			t.Errorf("%s is not a whole bottle (state err %v)", e.Name(), err)
@@ -593,7 +593,7 @@ func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
 	if d.bottle(id) != "" {
 		t.Fatalf("the daemon brought the archived bottle back for an enqueued /clear")
 	}
-	if render.ArchivedPath(render.BottlesDir(data), id) == "" {
+	if bottles.ArchivedPath(bottles.BottlesDir(data), id) == "" {
 		t.Fatalf("no archived bottle")
 	}
 }

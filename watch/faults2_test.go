@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/synth"
-	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/watch"
 )
 
@@ -189,8 +189,8 @@ func TestFaultLinkedDirectories(t *testing.T) {
 		path := session(t, claude, id, "LINKED-ARCHIVE")
 		runBottled(t, claude, data, "", "render", id)
 		public := elsewhere(t, 0o777|fs.ModeSticky)
-		bottles := render.BottlesDir(data)
-		if err := os.Symlink(public, render.ArchiveDir(bottles)); err != nil {
+		bottlesDir := bottles.BottlesDir(data)
+		if err := os.Symlink(public, bottles.ArchiveDir(bottlesDir)); err != nil {
 			t.Fatal(err)
 		}
 		stdout, stderr, code := runBottledSplit(t, claude, data,
@@ -201,7 +201,7 @@ func TestFaultLinkedDirectories(t *testing.T) {
 		if !strings.Contains(stderr, "symbolic link") {
 			t.Errorf("the hook does not say why it did nothing: %q", stderr)
 		}
-		if _, err := os.Stat(render.BottlePath(bottles, id)); err != nil {
+		if _, err := os.Stat(bottles.BottlePath(bottlesDir, id)); err != nil {
 			t.Errorf("the bottle moved: %v", err)
 		}
 		untouched(t, public, 0o777|fs.ModeSticky)
@@ -216,7 +216,7 @@ func TestFaultLinkedDirectories(t *testing.T) {
 		if err := os.MkdirAll(data, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Symlink(shared, render.BottlesDir(data)); err != nil {
+		if err := os.Symlink(shared, bottles.BottlesDir(data)); err != nil {
 			t.Fatal(err)
 		}
 		out, code := runBottledExit(t, claude, data, "", "render", id)
@@ -250,8 +250,8 @@ func TestFaultLinkedDirectories(t *testing.T) {
 		if err := os.MkdirAll(data, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		bottles := render.BottlesDir(data)
-		if err := os.Symlink(shared, bottles); err != nil {
+		bottlesDir := bottles.BottlesDir(data)
+		if err := os.Symlink(shared, bottlesDir); err != nil {
 			t.Fatal(err)
 		}
 		ids := []string{"11a4ed00-0000-4000-8000-000000000003", "11a4ed00-0000-4000-8000-000000000004"}
@@ -270,7 +270,7 @@ func TestFaultLinkedDirectories(t *testing.T) {
 		}
 		untouched(t, shared, 0o755)
 		// Once the link is gone, the daemon makes the directory and writes.
-		if err := os.Remove(bottles); err != nil {
+		if err := os.Remove(bottlesDir); err != nil {
 			t.Fatal(err)
 		}
 		for _, id := range ids {
@@ -300,7 +300,7 @@ func TestFaultLinkedDirectories(t *testing.T) {
 		d := startDaemon(t, claude, data)
 		d.waitContains(id, "LINKED-DATA an answer")
 		for _, s := range []string{id, other} {
-			if _, err := os.Stat(render.BottlePath(render.BottlesDir(real), s)); err != nil {
+			if _, err := os.Stat(bottles.BottlePath(bottles.BottlesDir(real), s)); err != nil {
 				t.Errorf("the bottle is not in the directory the data directory links to: %v", err)
 			}
 		}
@@ -323,7 +323,7 @@ func TestFaultClockSkewKeepsClear(t *testing.T) {
 
 	clearSession(t, claude, data, id, path)
 	// The first /clear ran on a clock years ahead.
-	archive := render.ArchiveDir(render.BottlesDir(data))
+	archive := bottles.ArchiveDir(bottles.BottlesDir(data))
 	entries, err := os.ReadDir(archive)
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("archive after the first /clear: %v, %v", entries, err)
@@ -436,7 +436,7 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	snapshot.Close()
 	eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
 	eventually(t, "the purge marker goes", func() bool {
-		_, err := os.Lstat(render.PurgeMarker(render.BottlesDir(data)))
+		_, err := os.Lstat(bottles.PurgeMarker(bottles.BottlesDir(data)))
 		return errors.Is(err, fs.ErrNotExist)
 	})
 	if hits, code := runBottledExit(t, claude, data, "", "search", "--all", "PURGEKILL-P1"); code != 0 {

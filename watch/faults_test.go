@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/memwriter"
 	"github.com/bottled-dev/bottled/internal/synth"
@@ -92,7 +93,7 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 	wg.Go(func() { // the watcher
 		var last *render.State
 		for ctx.Err() == nil {
-			st, err := render.ReadState(render.BottlePath(render.BottlesDir(data), id))
+			st, err := bottles.ReadState(bottles.BottlePath(bottles.BottlesDir(data), id))
 			if err != nil {
 				continue
 			}
@@ -413,7 +414,7 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 				return ""
 			},
 			func(t *testing.T, claude, data string) {
-				if err := os.RemoveAll(render.BottlesDir(data)); err != nil {
+				if err := os.RemoveAll(bottles.BottlesDir(data)); err != nil {
 					t.Fatal(err)
 				}
 				if err := os.Chmod(data, 0o500); err != nil {
@@ -469,17 +470,17 @@ func TestFaultRescanFindsStaleBottles(t *testing.T) {
 	for _, id := range ids {
 		d.waitContains(id, "RESCAN-A1 went.")
 	}
-	old, err := os.ReadFile(render.BottlePath(render.BottlesDir(data), ids[1]))
+	old, err := os.ReadFile(bottles.BottlePath(bottles.BottlesDir(data), ids[1]))
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendFile(t, filepath.Join(claude, "projects", "-p", ids[1]+".jsonl"), userRec(ids[1], "u2", "a1", "RESCAN-P2 again"))
 	d.waitContains(ids[1], "RESCAN-P2 again")
 	d.waitRescans(2) // one whole rescan has checked the bottles since
-	if err := os.Remove(render.BottlePath(render.BottlesDir(data), ids[0])); err != nil {
+	if err := os.Remove(bottles.BottlePath(bottles.BottlesDir(data), ids[0])); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(render.BottlePath(render.BottlesDir(data), ids[1]), old, 0o600); err != nil {
+	if err := os.WriteFile(bottles.BottlePath(bottles.BottlesDir(data), ids[1]), old, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	d.waitContains(ids[0], "RESCAN-A1 went.")
@@ -609,7 +610,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := render.Write(render.BottlesDir(data), b); err != nil {
+				if _, err := bottles.Write(bottles.BottlesDir(data), b); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -662,7 +663,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 			f.Close()
 		}
 		restore()
-		os.Remove(render.BottlePath(render.BottlesDir(data), id))
+		os.Remove(bottles.BottlePath(bottles.BottlesDir(data), id))
 		cli("", "render", id)
 		fileClockTick(t, path)
 		redact(t, path, at)
@@ -936,8 +937,8 @@ func TestFaultSIGHUP(t *testing.T) {
 	}
 
 	// A temporary file as a killed writer leaves it, a few minutes old.
-	bottles := render.BottlesDir(data)
-	left := filepath.Join(bottles, ".tmp-5160b000-0000-4000-8000-000000000000-1234.md")
+	bottlesDir := bottles.BottlesDir(data)
+	left := filepath.Join(bottlesDir, ".tmp-5160b000-0000-4000-8000-000000000000-1234.md")
 	if err := os.WriteFile(left, []byte("half a bottle"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -950,7 +951,7 @@ func TestFaultSIGHUP(t *testing.T) {
 	if code := d.stop(); code != 0 {
 		t.Errorf("exit code %d after SIGTERM, want 0", code)
 	}
-	entries, _ := os.ReadDir(bottles)
+	entries, _ := os.ReadDir(bottlesDir)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".tmp-") {
 			t.Errorf("temporary file left: %s", e.Name())

@@ -8,15 +8,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/sources"
 )
 
 // freshCache remembers, for each transcript, the stamps (size and
 // modification time) of the transcript and of its bottle at which the
 // bottle was last found fresh, so that the periodic rescan checks a
-// bottle's freshness the way the hook does (render.Check), and reads the
-// transcript again in full (render.VerifyAll), only when one of the two
+// bottle's freshness the way the hook does (bottles.Check), and reads the
+// transcript again in full (bottles.VerifyAll), only when one of the two
 // files changed, and costs two stats per session otherwise. So a byte
 // changed in place anywhere in a transcript leaves its bottle at the first
 // rescan after the transcript has been left alone for checkQuiet: within
@@ -38,7 +38,7 @@ type freshEntry struct {
 	transcript, bottle fileStamp
 	gen                int
 	// outcome is what status says of the bottle: outcomeFresh, archived
-	// (render.Cleared) or outcomeNothing (the transcript has nothing to
+	// (bottles.Cleared) or outcomeNothing (the transcript has nothing to
 	// render).
 	outcome string
 }
@@ -119,39 +119,39 @@ func stampOf(path string) (fileStamp, error) {
 // the cache knows transcripts.
 //
 // Every transcript written since its bottle is read in full, for a change
-// made in place (render.VerifyAll). With tailFirst, the transcripts' ends
+// made in place (bottles.VerifyAll). With tailFirst, the transcripts' ends
 // are checked first and the rest read only if they show nothing new: for
 // a catch-up, whose render then reads the transcript in full anyway, and
 // does not need to know a rewrite from an append.
 func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp, tailFirst bool) (outcome string, rewritten bool) {
-	bs, bottleErr := stampOf(render.BottlePath(d.bottles, id))
+	bs, bottleErr := stampOf(bottles.BottlePath(d.bottles, id))
 	cache := path != "" && bottleErr == nil
 	if cache {
 		if out := d.freshness.fresh(path, ts, bs); out != "" {
 			return out, false
 		}
 	}
-	mem := render.CursorNow(ctx, d.db.Load(), id)
-	verify := render.VerifyAll
+	mem := bottles.CursorNow(ctx, d.db.Load(), id)
+	verify := bottles.VerifyAll
 	if tailFirst {
-		verify = render.VerifyTail
+		verify = bottles.VerifyTail
 	}
-	f, st, why, err := render.Check(d.bottles, id, path, mem, verify, d.rulesNow())
-	if err != nil || (f != render.Fresh && f != render.Cleared) {
-		return "", why == render.WhyRewritten
+	f, st, why, err := bottles.Check(d.bottles, id, path, mem, verify, d.rulesNow())
+	if err != nil || (f != bottles.Fresh && f != bottles.Cleared) {
+		return "", why == bottles.WhyRewritten
 	}
-	if verify != render.VerifyAll {
+	if verify != bottles.VerifyAll {
 		// The bottle (or, cleared, the archived one) shows everything up
 		// to the ends of the transcripts and every claude-mem record:
 		// what is left to check is the bytes before those ends.
-		all, why, err := render.CheckState(st, path, nil, render.VerifyAll)
-		if err != nil || all != render.Fresh {
-			return "", why == render.WhyRewritten
+		all, why, err := bottles.CheckState(st, path, nil, bottles.VerifyAll)
+		if err != nil || all != bottles.Fresh {
+			return "", why == bottles.WhyRewritten
 		}
 	}
 	outcome = outcomeFresh
-	if f == render.Cleared {
-		outcome = render.Archived.String()
+	if f == bottles.Cleared {
+		outcome = bottles.Archived.String()
 	}
 	if cache {
 		d.freshness.put(path, ts, bs, outcome)
@@ -163,7 +163,7 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp, 
 // transcript at the stamp it had before it was read (and the database as
 // it was read): until either file changes, the rescan need not check it.
 func (d *Daemon) stampWritten(id, path string, ts fileStamp) {
-	bs, err := stampOf(render.BottlePath(d.bottles, id))
+	bs, err := stampOf(bottles.BottlePath(d.bottles, id))
 	if err == nil && path != "" && ts != (fileStamp{}) && bs != (fileStamp{}) {
 		d.freshness.put(path, ts, bs, outcomeFresh)
 	}

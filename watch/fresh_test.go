@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -40,11 +41,11 @@ func TestCheckFreshTellsBottlesWithoutTranscriptApart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := render.Write(d.bottles, b); err != nil {
+		if _, err := bottles.Write(d.bottles, b); err != nil {
 			t.Fatal(err)
 		}
 		// Long settled, and the same for both.
-		if err := os.Chtimes(render.BottlePath(d.bottles, id), at, at); err != nil {
+		if err := os.Chtimes(bottles.BottlePath(d.bottles, id), at, at); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,8 +63,8 @@ func TestCheckFreshTellsBottlesWithoutTranscriptApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	a, errA := os.Stat(render.BottlePath(d.bottles, gone))
-	b, errB := os.Stat(render.BottlePath(d.bottles, grown))
+	a, errA := os.Stat(bottles.BottlePath(d.bottles, gone))
+	b, errB := os.Stat(bottles.BottlePath(d.bottles, grown))
 	if errA != nil || errB != nil || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
 		t.Fatalf("the two bottles differ in size or time (%v, %v): the test needs them alike", errA, errB)
 	}

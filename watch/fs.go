@@ -18,8 +18,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
-	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -154,7 +154,7 @@ func (f *fsWatch) initialScan() []string {
 		live[e.id] = true
 	}
 	f.status()
-	return append(ids, orphanBottles(render.BottlesDir(f.data), live)...)
+	return append(ids, orphanBottles(bottles.BottlesDir(f.data), live)...)
 }
 
 // dated is a session with the time its transcript (at path, if it has
@@ -481,7 +481,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 	if sources.Settled(dir.mod, time.Now()) {
 		f.bottlesDir = dir
 	}
-	if _, err := os.Lstat(render.PurgeMarker(f.d.bottles)); err == nil {
+	if _, err := os.Lstat(bottles.PurgeMarker(f.d.bottles)); err == nil {
 		signal(f.d.purgeNow) // a hook or the render command asked for a purge
 	}
 	f.d.checkIndex()

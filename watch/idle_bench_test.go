@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/watch"
 )
 
@@ -71,13 +71,13 @@ func BenchmarkIdle(b *testing.B) {
 	}
 	b.Logf("catch-up of %d transcripts took %v (%d written, %d failed)", before.CatchUp.Total, time.Since(began).Round(time.Millisecond),
 		before.Renders.Written, before.Renders.Failed)
-	if bottles, _ := filepath.Glob(filepath.Join(render.BottlesDir(data), "*.md")); len(bottles) != idleSessions {
+	if bottles, _ := filepath.Glob(filepath.Join(bottles.BottlesDir(data), "*.md")); len(bottles) != idleSessions {
 		b.Errorf("%d bottles after catch-up, want %d", len(bottles), idleSessions)
 	}
 	// The catch-up's bottles are synced to disk a moment after it is over
-	// (render.Batch): that is catch-up work, not idle cost.
+	// (bottles.Batch): that is catch-up work, not idle cost.
 	eventually(b, "the catch-up's bottles are synced", func() bool {
-		_, err := os.Stat(render.UnsyncedMarker(render.BottlesDir(data)))
+		_, err := os.Stat(bottles.UnsyncedMarker(bottles.BottlesDir(data)))
 		return os.IsNotExist(err)
 	})
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
@@ -60,7 +61,7 @@ func appendTurn(b *testing.B, path, id string, n int) {
 // one-shot render) with the daemon's common case: one ~2 KB append to the
 // same transcript, rendered from the kept parse state. "append" includes
 // writing the bottle as the daemon does (write, rename; the syncs come a
-// moment later, for all the bottles written meanwhile, see render.Batch);
+// moment later, for all the bottles written meanwhile, see bottles.Batch);
 // "append-cpu" stops at the rendered bytes, to separate the two costs;
 // "append-indexed" times the search index's update beside the append.
 func BenchmarkRender100MB(b *testing.B) {
@@ -106,7 +107,7 @@ func BenchmarkRender100MB(b *testing.B) {
 				b.Fatal(res.err, res.outcome)
 			}
 			mid := time.Now()
-			data, err := os.ReadFile(render.BottlePath(d.bottles, id))
+			data, err := os.ReadFile(bottles.BottlePath(d.bottles, id))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -120,7 +121,7 @@ func BenchmarkRender100MB(b *testing.B) {
 		b.ReportMetric(float64(appendNs.Microseconds())/1e3/float64(b.N), "append-ms")
 		b.ReportMetric(float64(indexNs.Microseconds())/1e3/float64(b.N), "index-ms")
 		b.ReportMetric(float64(indexNs)/float64(appendNs), "index/append")
-		if info, err := os.Stat(render.BottlePath(d.bottles, id)); err == nil {
+		if info, err := os.Stat(bottles.BottlePath(d.bottles, id)); err == nil {
 			b.ReportMetric(float64(info.Size())/1e6, "bottle-MB")
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -55,7 +56,7 @@ func TestIncrementalRenderEqualsOneShot(t *testing.T) {
 					t.Fatal(res.err)
 				}
 			}
-			got, gotErr := os.ReadFile(render.BottlePath(d.bottles, id))
+			got, gotErr := os.ReadFile(bottles.BottlePath(d.bottles, id))
 
 			tr, err := sources.ReadTranscript(id, path)
 			if err != nil {

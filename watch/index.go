@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
-	"github.com/bottled-dev/bottled/render"
 )
 
 // keepIndex opens the search index, and opens it again (building it here,
@@ -154,7 +154,7 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 // results, what a session's rewritten transcript no longer says (a
 // redaction), once the session's bottle is on disk: bottle, if not nil, is
 // that bottle, written by another process and not indexed yet. It leaves
-// the purge marker (render.AskPurge), which outlives a crash, and the
+// the purge marker (bottles.AskPurge), which outlives a crash, and the
 // keeper purges the index in the background.
 func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 	if !s.rewrote {
@@ -165,7 +165,7 @@ func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 		d.indexBottle(ctx, s.id, bottle)
 	}
 	d.log.Debug("transcript rewritten; purging the search index", "session", s.id)
-	if err := render.AskPurge(d.bottles); err != nil {
+	if err := bottles.AskPurge(d.bottles); err != nil {
 		d.log.Warn("ask for a purge of the search index", "session", s.id, "err", err)
 	}
 	signal(d.purgeNow)

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/oddfile"
-	"github.com/bottled-dev/bottled/render"
 )
 
 // hookDeadline is the --timeout the hooks of these tests run with, and
@@ -134,7 +134,7 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 			// The rescan still checks every bottle: one removed comes back
 			// (once its transcript has been quiet for 5 s) though no event
 			// says so.
-			if err := os.Remove(render.BottlePath(render.BottlesDir(data), s1)); err != nil {
+			if err := os.Remove(bottles.BottlePath(bottles.BottlesDir(data), s1)); err != nil {
 				t.Fatal(err)
 			}
 			d.waitContains(s1, "ODD-P2 still followed")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 )
@@ -91,8 +92,8 @@ func BenchmarkChangeToBottle(b *testing.B) {
 		s.seedHistory(b, 256<<10<<(i%5))
 		sessions[i], byID[id] = s, s
 	}
-	bottles := render.BottlesDir(data)
-	if err := os.MkdirAll(bottles, 0o700); err != nil {
+	bottlesDir := bottles.BottlesDir(data)
+	if err := os.MkdirAll(bottlesDir, 0o700); err != nil {
 		b.Fatal(err)
 	}
 
@@ -103,7 +104,7 @@ func BenchmarkChangeToBottle(b *testing.B) {
 		return err == nil && st.CatchUp.Over
 	})
 	for _, s := range sessions {
-		st, err := render.ReadState(render.BottlePath(bottles, s.id))
+		st, err := bottles.ReadState(bottles.BottlePath(bottlesDir, s.id))
 		if err != nil || len(st.Transcripts) == 0 || st.Transcripts[len(st.Transcripts)-1].Offset != s.size {
 			b.Fatalf("after catch-up, bottle of %s: state %+v, err %v; want it to cover the %d bytes of history", s.id, st, err, s.size)
 		}
@@ -115,7 +116,7 @@ func BenchmarkChangeToBottle(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	if err := w.Add(bottles); err != nil {
+	if err := w.Add(bottlesDir); err != nil {
 		b.Fatal(err)
 	}
 	watched := make(chan struct{})
@@ -196,7 +197,7 @@ func BenchmarkChangeToBottle(b *testing.B) {
 	var markers, lines, updates, quietUpdates, forced, missing, unobserved int
 	var bytesWritten int64
 	for _, s := range sessions {
-		final, _ := os.ReadFile(render.BottlePath(bottles, s.id))
+		final, _ := os.ReadFile(bottles.BottlePath(bottlesDir, s.id))
 		s.mu.Lock()
 		lines += len(s.lines)
 		bytesWritten += s.size - s.size0

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
-	"github.com/bottled-dev/bottled/render"
 )
 
 var memIdle = flag.Duration("mem.idle", 60*time.Second,
@@ -77,7 +77,7 @@ func benchMemory(b *testing.B, gen func(path, id string) string) {
 		if want != "" {
 			d.waitContains(id, want)
 		}
-		st, err := render.ReadState(render.BottlePath(render.BottlesDir(data), id))
+		st, err := bottles.ReadState(bottles.BottlePath(bottles.BottlesDir(data), id))
 		if err != nil || st.Transcripts[len(st.Transcripts)-1].Offset != info.Size() {
 			b.Fatalf("the bottle does not cover the transcript: state %+v, err %v", st, err)
 		}

@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/fakecred"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // TestDaemonRedactsOlderBottles upgrades a data directory written by a
@@ -59,7 +61,7 @@ func TestDaemonRedactsOlderBottles(t *testing.T) {
 		return !indexHoldsAny(t, data, gh.Secret) && !indexHoldsAny(t, data, jwt.Secret)
 	})
 	eventually(t, "the purge marker goes", func() bool {
-		_, err := os.Lstat(render.PurgeMarker(render.BottlesDir(data)))
+		_, err := os.Lstat(bottles.PurgeMarker(bottles.BottlesDir(data)))
 		return errors.Is(err, fs.ErrNotExist)
 	})
 	out, code := runBottledExit(t, claude, data, "", "search", "--all", "OLDBOTTLE-P1")
@@ -83,7 +85,7 @@ func TestDaemonBadPatternsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := "# ours\nAcme token: acme_[0-9a-f]{32}\nBroken: acme_[\n"
-	if err := os.WriteFile(render.RulesFile(data), []byte(file), 0o600); err != nil {
+	if err := os.WriteFile(bottles.RulesFile(data), []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	const id = "bad0p477-e200-4000-8000-000000000017"
@@ -114,7 +116,7 @@ func TestDaemonBadPatternsFile(t *testing.T) {
 // "redact" in its state line.
 func writeOldBottle(t *testing.T, data, id, path string, creds ...fakecred.Credential) {
 	t.Helper()
-	b, err := render.FromDisk(context.Background(), render.Request{SessionID: id, Transcript: path}, time.Now(), time.Local)
+	b, err := bottles.FromDisk(context.Background(), bottles.Request{SessionID: id, Transcript: path}, time.Now(), time.Local)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +126,11 @@ func writeOldBottle(t *testing.T, data, id, path string, creds ...fakecred.Crede
 			t.Fatal(err)
 		}
 	}
-	dir := render.BottlesDir(data)
-	if err := render.EnsureDir(dir); err != nil {
+	dir := bottles.BottlesDir(data)
+	if err := safefile.MkdirPrivate(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(render.BottlePath(dir, id), old, 0o600); err != nil {
+	if err := os.WriteFile(bottles.BottlePath(dir, id), old, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range creds {

@@ -1,16 +1,16 @@
 package watch
 
 import (
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/redact"
-	"github.com/bottled-dev/bottled/render"
 )
 
 // LoadRedaction reads the redaction rules of a data directory (see
-// render.LoadRules), and says what they are and what is wrong with the
+// bottles.LoadRules), and says what they are and what is wrong with the
 // user's patterns file, as status shows it. The rules are never nil.
 func LoadRedaction(dataDir string) (*redact.Rules, Redaction) {
-	rules, err := render.LoadRules(dataDir)
-	r := Redaction{Rules: rules.ID(), Patterns: render.RulesFile(dataDir), User: rules.UserPatterns()}
+	rules, err := bottles.LoadRules(dataDir)
+	r := Redaction{Rules: rules.ID(), Patterns: bottles.RulesFile(dataDir), User: rules.UserPatterns()}
 	if err != nil {
 		r.Error = err.Error()
 	}
@@ -20,13 +20,13 @@ func LoadRedaction(dataDir string) (*redact.Rules, Redaction) {
 // loadRules reads the redaction rules the daemon renders with when the
 // patterns file changed since it last did (or at the first call), and
 // reports whether they are other rules than before. Other rules make
-// every bottle stale (render.WhyRules): the freshness cache is forgotten,
+// every bottle stale (bottles.WhyRules): the freshness cache is forgotten,
 // so that the rescan checks them all. A file that cannot be used is said
 // in the log and in status, once per change of the file; the daemon goes
 // on with the built-in rules and the lines that can be used. Called at
 // start and by the rescan, one at a time.
 func (d *Daemon) loadRules() bool {
-	path := render.RulesFile(d.cfg.DataDir)
+	path := bottles.RulesFile(d.cfg.DataDir)
 	stamp, _ := stampOf(path)
 	if old := d.rules.Load(); old != nil && stamp == d.rulesStamp {
 		return false

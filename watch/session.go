@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -59,8 +60,8 @@ func (s *session) size() int64 {
 	return n
 }
 
-// Outcomes of a render, as reported in status, besides render.Outcome's.
-var outcomeWritten = render.Written.String()
+// Outcomes of a render, as reported in status, besides bottles.Outcome's.
+var outcomeWritten = bottles.Written.String()
 
 const (
 	outcomeNothing  = "nothing"  // no source has anything to show
@@ -141,10 +142,10 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		}
 		res.outcome, res.noDB, res.stored = out.String(), db == nil, true
 		switch {
-		case out == render.Crossed && db == nil:
+		case out == bottles.Crossed && db == nil:
 			res.outcome = outcomeHeld
 			return res
-		case out == render.Written:
+		case out == bottles.Written:
 			if s.madeBy != "" && s.madeBy != b.State.Redact {
 				s.rewrote = true
 			}
@@ -152,13 +153,13 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			d.written(ctx, s, b, path, before)
 			d.forgetRemoved(ctx, s, nil)
 			return res
-		case out != render.Crossed:
-			if out == render.Covered {
+		case out != bottles.Crossed:
+			if out == bottles.Covered {
 				d.stampWritten(s.id, path, before)
 			}
 			d.forgetRemoved(ctx, s, b.Bytes)
 			return res
-		case attempt == render.MaxCrossed:
+		case attempt == bottles.MaxCrossed:
 			// Crossed: another writer's bottle read some source further
 			// than this render; the sources read again cover both, unless
 			// other writers keep racing it.
@@ -247,7 +248,7 @@ func (d *Daemon) expectBottle(s *session) {
 	if !unread {
 		return
 	}
-	st, err := render.ReadState(render.BottlePath(d.bottles, s.id))
+	st, err := bottles.ReadState(bottles.BottlePath(d.bottles, s.id))
 	if err != nil {
 		return
 	}

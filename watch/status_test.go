@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // TestRecorderSessions records changes, renders and catch-up checks of
@@ -22,7 +22,7 @@ func TestRecorderSessions(t *testing.T) {
 	id := func(i int) string { return fmt.Sprintf("5e550000-0000-4000-8000-%012d", i) }
 	const n = 3 * keepRecent
 	r.checked(id(n), outcomeFresh)
-	r.checked(id(n+1), render.Archived.String())
+	r.checked(id(n+1), bottles.Archived.String())
 
 	if st := r.snapshot(); len(st.Recent) != 0 {
 		// Catch-up checks only so far: nothing changed.

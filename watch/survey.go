@@ -6,6 +6,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -56,7 +57,7 @@ type Survey struct {
 const daemonListed = 10
 
 // States of a session's bottle in a survey (SessionCheck.Freshness):
-// render.Freshness's, and FreshnessEmpty.
+// bottles.Freshness's, and FreshnessEmpty.
 const (
 	FreshnessFresh    = "fresh"
 	FreshnessStale    = "stale"
@@ -89,7 +90,7 @@ const emptyCheckBytes = 1 << 20
 
 // TakeSurvey checks every transcript under claudeDir against its bottle in
 // dataDir, reading claude-mem's database when there is one. It reads only
-// the end of each transcript (render.VerifyTail); a change made in place
+// the end of each transcript (bottles.VerifyTail); a change made in place
 // further back is the daemon's to find.
 func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error) {
 	sv := &Survey{Source: "disk", DB: DB{Path: sources.ClaudeMemFile(dataDir)}, Sessions: []SessionCheck{}}
@@ -106,7 +107,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	}
 	rules, redaction := LoadRedaction(dataDir)
 	sv.Redaction = &redaction
-	bottles := render.BottlesDir(dataDir)
+	bottlesDir := bottles.BottlesDir(dataDir)
 	modified := map[string]time.Time{}
 	for _, p := range sources.ListTranscripts(claudeDir) {
 		if info, err := sources.StatRegular(p); err == nil {
@@ -120,12 +121,12 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fresh, st, why, err := render.Check(bottles, f.id, f.path, render.CursorNow(ctx, db, f.id), render.VerifyTail, rules)
+		fresh, st, why, err := bottles.Check(bottlesDir, f.id, f.path, bottles.CursorNow(ctx, db, f.id), bottles.VerifyTail, rules)
 		if err != nil {
-			fresh, why = render.Stale, err.Error()
+			fresh, why = bottles.Stale, err.Error()
 		}
 		state := fresh.String()
-		if fresh == render.Missing && err == nil && st == nil && emptySession(ctx, f, db) {
+		if fresh == bottles.Missing && err == nil && st == nil && emptySession(ctx, f, db) {
 			state, why = FreshnessEmpty, ""
 		}
 		c := SessionCheck{Why: why}
@@ -134,7 +135,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		}
 		sv.count(f, state, c, true)
 	}
-	sv.countBottles(bottles, all)
+	sv.countBottles(bottlesDir, all)
 	return sv, nil
 }
 
@@ -152,7 +153,7 @@ func emptySession(ctx context.Context, f dated, db *sources.ClaudeMemDB) bool {
 			return false // records to render, or none can be read to tell
 		}
 	}
-	l, err := render.Load(ctx, render.Request{SessionID: f.id, Transcript: f.path})
+	l, err := bottles.Load(ctx, bottles.Request{SessionID: f.id, Transcript: f.path})
 	if err != nil || l.TranscriptErr != nil {
 		return false
 	}
@@ -265,7 +266,7 @@ func (s *sessionRecord) freshness() (string, string) {
 		return FreshnessStale, "claude-mem's database cannot be read"
 	case s.outcome == outcomeNothing:
 		return FreshnessEmpty, ""
-	case s.outcome == render.Archived.String():
+	case s.outcome == bottles.Archived.String():
 		return FreshnessArchived, "cleared"
 	}
 	return FreshnessFresh, ""

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
-	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -20,7 +20,7 @@ import (
 func TestBottlesWithoutTranscript(t *testing.T) {
 	root := t.TempDir()
 	claude, data := filepath.Join(root, "claude"), filepath.Join(root, "data")
-	bottles := render.BottlesDir(data)
+	bottlesDir := bottles.BottlesDir(data)
 	const live, older, newer = "b0771e00-0000-4000-8000-000000000001", "b0771e00-0000-4000-8000-000000000002", "b0771e00-0000-4000-8000-000000000003"
 	path := filepath.Join(claude, "projects", "-p", live+".jsonl")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -30,13 +30,13 @@ func TestBottlesWithoutTranscript(t *testing.T) {
 	if err := os.WriteFile(path, []byte(synth.Rec{Session: live, UUID: "u1", At: at, CWD: "/p"}.User("SURVEY-P1 hello")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{render.ArchiveDir(bottles), filepath.Join(bottles, "x.md")} {
+	for _, dir := range []string{bottles.ArchiveDir(bottlesDir), filepath.Join(bottlesDir, "x.md")} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i, name := range []string{live + ".md", older + ".md", newer + ".md", "my notes.md", ".tmp-" + live + "-1.md", "v1.2.md"} {
-		p := filepath.Join(bottles, name)
+		p := filepath.Join(bottlesDir, name)
 		if err := os.WriteFile(p, []byte("# Session bottle\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestBottlesWithoutTranscript(t *testing.T) {
 	if sv.Transcripts != 1 || sv.Orphans != 2 {
 		t.Errorf("survey: %d transcripts, %d bottles without transcript; want 1 and 2", sv.Transcripts, sv.Orphans)
 	}
-	if got, want := orphanBottles(bottles, map[string]bool{sources.SessionOf(path): true}), []string{newer, older}; !slices.Equal(got, want) {
+	if got, want := orphanBottles(bottlesDir, map[string]bool{sources.SessionOf(path): true}), []string{newer, older}; !slices.Equal(got, want) {
 		t.Errorf("catch-up lists the bottles without transcript %q, want %q", got, want)
 	}
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // syncDelay is how long after a bottle is written it is synced to disk
-// (with the others written meanwhile; see render.Batch): the window in
+// (with the others written meanwhile; see bottles.Batch): the window in
 // which a crash of the machine makes bottles be rendered again.
 const syncDelay = time.Second
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
-	"github.com/bottled-dev/bottled/render"
 )
 
 var waitingMB = flag.Int64("waiting.mb", 512, "size in MiB of the transcript BenchmarkWaitingForAWorker renders")
@@ -119,7 +119,7 @@ func runWaiting(b *testing.B, claude, data, small, smallPath string, appendLine 
 		f.WriteString(rec.User(want))
 		f.Close()
 	}
-	bottle := render.BottlePath(render.BottlesDir(data), small)
+	bottle := bottles.BottlePath(bottles.BottlesDir(data), small)
 	for {
 		if st := d.rec.snapshot(); st.CatchUp.Over && bottleHolds(bottle, want) {
 			break

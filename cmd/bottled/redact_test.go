@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // TestBadPatternsFile: with a patterns file one of whose lines cannot be
@@ -18,7 +18,7 @@ func TestBadPatternsFile(t *testing.T) {
 	if err := os.MkdirAll(e.data, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	patterns := render.RulesFile(e.data)
+	patterns := bottles.RulesFile(e.data)
 	if err := os.WriteFile(patterns, []byte("Render flag: RENDER-A1\nBroken: (unclosed\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestBadPatternsFile(t *testing.T) {
 			t.Errorf("%s: code %d, stdout %q, stderr %q; want 1, nothing, one line naming %s, line 2 and what to do", cmd, code, out, errOut, patterns)
 		}
 	}
-	if _, err := os.Stat(render.BottlePath(render.BottlesDir(e.data), sessionID)); !os.IsNotExist(err) {
+	if _, err := os.Stat(bottles.BottlePath(bottles.BottlesDir(e.data), sessionID)); !os.IsNotExist(err) {
 		t.Errorf("a bottle was written: %v", err)
 	}
 	code, out, _ := bottled(t, nil, append(flags, "status")...)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -56,16 +57,16 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	if dbErr == nil {
 		defer db.Close()
 	}
-	req := render.Request{SessionID: id, Transcript: cmd.String("transcript"), ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: rules}
-	dir := render.BottlesDir(d.data)
+	req := bottles.Request{SessionID: id, Transcript: cmd.String("transcript"), ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: rules}
+	dir := bottles.BottlesDir(d.data)
 	var (
 		b       *render.Bottle
-		outcome render.Outcome
+		outcome bottles.Outcome
 	)
 	if cmd.Bool("stdout") {
-		b, err = render.FromDisk(ctx, req, time.Now(), time.Local)
+		b, err = bottles.FromDisk(ctx, req, time.Now(), time.Local)
 	} else {
-		b, outcome, err = render.WriteFromDisk(ctx, dir, req, time.Now, time.Local)
+		b, outcome, err = bottles.WriteFromDisk(ctx, dir, req, time.Now, time.Local)
 	}
 	switch {
 	case errors.Is(err, render.ErrNothing):
@@ -94,17 +95,17 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	}
 	path := outcome.Path(dir, id)
 	switch outcome {
-	case render.Crossed:
+	case bottles.Crossed:
 		why := "other renders kept writing newer sources; run it again"
 		if db == nil {
 			why = "it shows claude-mem records the database cannot give now"
 		}
 		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\t(kept: %s)\n", path, b.State.Mode, why)
-	case render.Archived:
+	case bottles.Archived:
 		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\t(archived: the session was cleared and has nothing new since)\n", path, b.State.Mode)
-	case render.Covered:
+	case bottles.Covered:
 		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\t(unchanged: already rendered from these sources)\n", path, b.State.Mode)
-	case render.KeptFull:
+	case bottles.KeptFull:
 		fmt.Fprintf(cmd.Root().Writer, "%s\tfull\t(kept: the transcript is gone, the full bottle stays)\n", path)
 	default:
 		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\n", path, b.State.Mode)
@@ -117,7 +118,7 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 // with what is wrong and where: a command is run by someone who can fix it
 // (the daemon and the hook go on with the rules that can be used).
 func (d dirs) rules() (*redact.Rules, error) {
-	rules, err := render.LoadRules(d.data)
+	rules, err := bottles.LoadRules(d.data)
 	if err != nil {
 		return nil, exitError{code: exitFailed, msg: err.Error()}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -28,7 +29,7 @@ type said struct {
 // file modified at its session's time.
 func writeSaid(t *testing.T, dataDir string, ss ...said) {
 	t.Helper()
-	dir := render.BottlesDir(dataDir)
+	dir := bottles.BottlesDir(dataDir)
 	for _, s := range ss {
 		sp := &sources.Spine{SessionID: s.id, CWD: s.cwd, Started: s.at, Entries: []sources.Entry{
 			{Kind: sources.EntryUser, Time: s.at, Text: s.text},
@@ -38,10 +39,10 @@ func writeSaid(t *testing.T, dataDir string, ss ...said) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := render.Write(dir, b); err != nil {
+		if _, err := bottles.Write(dir, b); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chtimes(render.BottlePath(dir, s.id), s.at, s.at); err != nil {
+		if err := os.Chtimes(bottles.BottlePath(dir, s.id), s.at, s.at); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +67,7 @@ func TestSearchSaysWhatItSearched(t *testing.T) {
 		said{"s-app", app, "the retry budget", at},
 		said{"s-cleared", app, "an old retry", at.Add(time.Hour)},
 		said{"s-lib", filepath.Join(root, "lib"), "unrelated words", at.Add(2 * time.Hour)})
-	if _, err := render.Archive(render.BottlesDir(data), "s-cleared", at.Add(3*time.Hour)); err != nil {
+	if _, err := bottles.Archive(bottles.BottlesDir(data), "s-cleared", at.Add(3*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	flags := []string{"--claude-dir", filepath.Join(root, "claude"), "--data-dir", data}
@@ -113,7 +114,7 @@ func TestSearchLineOfTheWord(t *testing.T) {
 	root := t.TempDir()
 	data := filepath.Join(root, "data")
 	writeSaid(t, data, said{"s-lines", root, "first line\nsecond line\nthe Café is open", time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local)})
-	bottle := render.BottlePath(render.BottlesDir(data), "s-lines")
+	bottle := bottles.BottlePath(bottles.BottlesDir(data), "s-lines")
 	content, err := os.ReadFile(bottle)
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,8 @@ package main
 import (
 	"strings"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/inject"
-	"github.com/bottled-dev/bottled/render"
 )
 
 // access is the read permission for this data directory's bottles.
@@ -13,7 +13,7 @@ func (s *setup) access() inject.ReadAccess {
 }
 
 func accessFor(dataDir, home string) inject.ReadAccess {
-	return inject.ReadAccess{Dir: render.BottlesDir(dataDir), Home: home}
+	return inject.ReadAccess{Dir: bottles.BottlesDir(dataDir), Home: home}
 }
 
 // checkSettings refuses a settings file bottled would not edit, before

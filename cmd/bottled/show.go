@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 )
 
@@ -73,7 +74,7 @@ func runShow(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	cur, err := render.EnsureRead(ctx, render.ReadRequest{SessionID: id, ClaudeDir: d.claude, DataDir: d.data,
+	cur, err := bottles.EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: d.claude, DataDir: d.data,
 		Timeout: cmd.Duration("timeout"), Now: time.Now, Location: time.Local, Rules: rules})
 	if err != nil {
 		if cur, err = notRendered(ctx, cmd, arg, id, cur, err); err != nil {
@@ -94,7 +95,7 @@ func runShow(ctx context.Context, cmd *cli.Command) error {
 // notRendered deals with a bottle that could not be brought up to date
 // before it is shown: the bottle as it is, with a warning, or the error
 // to end with.
-func notRendered(ctx context.Context, cmd *cli.Command, arg, id string, cur *render.Current, err error) (*render.Current, error) {
+func notRendered(ctx context.Context, cmd *cli.Command, arg, id string, cur *bottles.Current, err error) (*bottles.Current, error) {
 	switch {
 	case stopped(ctx, err):
 		kept := "it has no bottle yet"
@@ -104,8 +105,8 @@ func notRendered(ctx context.Context, cmd *cli.Command, arg, id string, cur *ren
 		return nil, interrupted(ctx, "while rendering the bottle of %s: %s", id, kept)
 	case errors.Is(err, render.ErrNothing):
 		msg := err.Error()
-		if len(arg) < render.MinPrefix {
-			msg += fmt.Sprintf(" (to name a session by the start of its id, give at least %d characters)", render.MinPrefix)
+		if len(arg) < bottles.MinPrefix {
+			msg += fmt.Sprintf(" (to name a session by the start of its id, give at least %d characters)", bottles.MinPrefix)
 		}
 		return nil, exitError{code: exitFailed, msg: msg}
 	case cur == nil:
@@ -148,11 +149,11 @@ func lineRange(data []byte, from, to int, id string) ([]byte, error) {
 }
 
 // findSession resolves a command's SESSION argument: an id, or the start
-// of one that only one session has (render.FindSession). A start several
+// of one that only one session has (bottles.FindSession). A start several
 // have lists them on stderr, to choose from, and exits 2.
 func findSession(cmd *cli.Command, d dirs, arg string) (string, error) {
-	id, err := render.FindSession(render.BottlesDir(d.data), d.claude, arg, time.Local)
-	var amb *render.AmbiguousError
+	id, err := bottles.FindSession(bottles.BottlesDir(d.data), d.claude, arg, time.Local)
+	var amb *bottles.AmbiguousError
 	switch {
 	case errors.As(err, &amb):
 		writeCandidates(cmd.Root().ErrWriter, amb)
@@ -164,7 +165,7 @@ func findSession(cmd *cli.Command, d dirs, arg string) (string, error) {
 }
 
 // writeCandidates lists the sessions an ambiguous start of an id names.
-func writeCandidates(w io.Writer, amb *render.AmbiguousError) {
+func writeCandidates(w io.Writer, amb *bottles.AmbiguousError) {
 	fmt.Fprintf(w, "bottled: %q names %d sessions; give more of the id:\n", amb.Prefix, amb.Count)
 	marked := false
 	for _, c := range amb.Candidates {

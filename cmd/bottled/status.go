@@ -16,8 +16,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/inject"
-	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -275,7 +275,7 @@ func checkDirs(d dirs) error {
 		{d.claude, "Claude Code's directory", "give --claude-dir (or CLAUDE_CONFIG_DIR) the directory Claude Code uses"},
 		{sources.ProjectsDir(d.claude), "Claude Code's projects directory", "Claude Code keeps its transcripts there: move what is there away"},
 		{d.data, "the data directory", "give --data-dir (or CLAUDE_MEM_DATA_DIR) a directory, or move what is there away"},
-		{render.BottlesDir(d.data), "the bottles directory", "bottled keeps its bottles there: move what is there away"},
+		{bottles.BottlesDir(d.data), "the bottles directory", "bottled keeps its bottles there: move what is there away"},
 	} {
 		info, err := os.Stat(c.path)
 		switch {

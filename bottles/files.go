@@ -1,9 +1,10 @@
-package render
+package bottles
 
 import (
 	"errors"
 	"os"
 
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
 )
 
@@ -26,7 +27,7 @@ type noBottle struct{ err error }
 
 func (e noBottle) Error() string        { return e.err.Error() }
 func (e noBottle) Unwrap() error        { return e.err }
-func (e noBottle) Is(target error) bool { return target == ErrNoState }
+func (e noBottle) Is(target error) bool { return target == render.ErrNoState }
 
 // OpenBottle opens the bottle file at path for reading, without following
 // a symbolic link and without blocking (a FIFO), and only if it is a
@@ -37,4 +38,16 @@ func OpenBottle(path string) (*os.File, error) {
 		return nil, noBottle{err}
 	}
 	return f, err
+}
+
+// ReadState reads the state recorded in the bottle at path without reading
+// the rest of the file. A file that is not a regular one (a symbolic link,
+// a FIFO) has none (see OpenBottle).
+func ReadState(path string) (*render.State, error) {
+	f, err := OpenBottle(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return render.ReadStateFrom(f)
 }

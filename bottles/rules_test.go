@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"os"
@@ -10,6 +10,8 @@ import (
 	"github.com/bottled-dev/bottled/internal/fakecred"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -83,16 +85,16 @@ func TestOtherRulesAreStale(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		old  func(b *Bottle) []byte
+		old  func(b *render.Bottle) []byte
 	}{
-		{"before redaction", func(b *Bottle) []byte {
+		{"before redaction", func(b *render.Bottle) []byte {
 			old, err := fakecred.Unredacted(b.Bytes, cred)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return old
 		}},
-		{"other rules", func(b *Bottle) []byte { return b.Bytes }},
+		{"other rules", func(b *render.Bottle) []byte { return b.Bytes }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -111,11 +113,11 @@ func TestOtherRulesAreStale(t *testing.T) {
 			if tc.name == "other rules" {
 				req.Rules = user
 			}
-			b, err := FromDisk(t.Context(), req, goldenNow, time.UTC)
+			b, err := FromDisk(t.Context(), req, testNow, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := EnsureDir(bottles); err != nil {
+			if err := safefile.MkdirPrivate(bottles); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(BottlePath(bottles, id), tc.old(b), 0o600); err != nil {
@@ -162,12 +164,12 @@ func TestOtherRulesAreStale(t *testing.T) {
 // covers its sources, and crosses one that does not (the render is done
 // again from the sources now), whatever else they say.
 func TestJudgeOtherRules(t *testing.T) {
-	mk := func(redact string, offset int64) *State {
-		return &State{Format: Format, Session: "s", Mode: ModeFull, Redact: redact,
+	mk := func(redact string, offset int64) *render.State {
+		return &render.State{Format: render.Format, Session: "s", Mode: render.ModeFull, Redact: redact,
 			Transcripts: []sources.FileState{{Session: "s", Offset: offset}}}
 	}
 	tests := []struct {
-		cur, next *State
+		cur, next *render.State
 		want      Outcome
 	}{
 		{mk("", 100), mk("1", 100), Written},

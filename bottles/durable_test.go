@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -26,12 +27,12 @@ func TestBatchCrashOfTheMachine(t *testing.T) {
 	if err := os.WriteFile(transcript, []byte(`{"type":"user","uuid":"u1","message":{"role":"user","content":"hello"}}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bottle := func() *Bottle {
+	bottle := func() *render.Bottle {
 		tr, err := sources.ReadTranscript("s", transcript)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Render(Input{SessionID: "s", Now: goldenNow, Spine: sources.BuildSpine("s", []*sources.Transcript{tr})})
+		b, err := render.Render(render.Input{SessionID: "s", Now: testNow, Spine: sources.BuildSpine("s", []*sources.Transcript{tr})})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -124,7 +125,7 @@ func ArchivedPath(dir, session string) string {
 
 // newestArchived returns the path and state of the newest archived bottle
 // of a session, or "" and nil.
-func newestArchived(dir, session string) (string, *State) {
+func newestArchived(dir, session string) (string, *render.State) {
 	path := ArchivedPath(dir, session)
 	if path == "" {
 		return "", nil
@@ -149,7 +150,7 @@ func Archive(dir, session string, now time.Time) (string, error) {
 // none. A bottle on disk a turn behind the sources (the daemon renders a
 // moment after each write) archived as it is would make the next render,
 // finding content the archive lacks, bring the cleared session back.
-func ArchiveLatest(dir, session string, now time.Time, b *Bottle) (string, error) {
+func ArchiveLatest(dir, session string, now time.Time, b *render.Bottle) (string, error) {
 	src := BottlePath(dir, session)
 	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) && b == nil {
 		return "", nil
@@ -192,13 +193,13 @@ func ArchiveLatest(dir, session string, now time.Time, b *Bottle) (string, error
 // newerThanOnDisk reports whether b may replace the bottle at src, or,
 // there being none, whether it shows what the session's newest archive
 // does not; the caller holds the lock.
-func newerThanOnDisk(dir, src string, b *Bottle) bool {
+func newerThanOnDisk(dir, src string, b *render.Bottle) bool {
 	cur, err := ReadState(src)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		_, arch := newestArchived(dir, b.State.Session)
 		return arch == nil || !stillCurrent(arch, &b.State)
-	case errors.Is(err, ErrNoState):
+	case errors.Is(err, render.ErrNoState):
 		return true
 	case err != nil:
 		return false
@@ -210,7 +211,7 @@ func newerThanOnDisk(dir, src string, b *Bottle) bool {
 // at src; the caller holds the lock. Until the removal, a crash leaves
 // the session's bottle live beside its archive, as if it had not been
 // cleared.
-func archiveBottle(dir, src, dst string, b *Bottle) error {
+func archiveBottle(dir, src, dst string, b *render.Bottle) error {
 	tmp, err := writeTemp(dir, b.State.Session, b.Bytes, true) // removed by CleanTemp if a crash leaves it
 	if err != nil {
 		return fmt.Errorf("archive bottle: %w", err)

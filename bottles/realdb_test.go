@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"bytes"
@@ -12,8 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -25,7 +27,7 @@ var rdbNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // rdbLoad loads a session through Load with a freshly opened database and
 // renders it.
-func rdbLoad(t *testing.T, claudeDir, dbPath, sid string) (*Loaded, *Bottle) {
+func rdbLoad(t *testing.T, claudeDir, dbPath, sid string) (*Loaded, *render.Bottle) {
 	t.Helper()
 	db, err := sources.OpenClaudeMemDB(t.Context(), dbPath)
 	if err != nil {
@@ -41,7 +43,7 @@ func rdbLoad(t *testing.T, claudeDir, dbPath, sid string) (*Loaded, *Bottle) {
 	}
 	in := l.Input(sid)
 	in.Now, in.Location = rdbNow, time.UTC
-	b, err := Render(in)
+	b, err := render.Render(in)
 	if err != nil {
 		t.Fatalf("Render: %v (%s)", err, l.Why())
 	}
@@ -152,8 +154,8 @@ func TestRealDBReconstructed(t *testing.T) {
 	bottle := b.Bytes
 	rdbLogOnFailure(t, bottle)
 
-	if b.State.Mode != ModeReconstructed {
-		t.Errorf("state mode %q, want %q", b.State.Mode, ModeReconstructed)
+	if b.State.Mode != render.ModeReconstructed {
+		t.Errorf("state mode %q, want %q", b.State.Mode, render.ModeReconstructed)
 	}
 	for _, want := range []string{
 		"\nmode: reconstructed — assistant messages not preserved\n",
@@ -175,8 +177,8 @@ func TestRealDBReconstructed(t *testing.T) {
 		t.Fatalf("loaded %d prompts, want 4", len(l.ClaudeMem.Prompts))
 	}
 	stored := l.ClaudeMem.Prompts[3].Text
-	if utf16Len(stored) != 4000 || !strings.HasSuffix(stored, "…") || !strings.HasPrefix(long, strings.TrimSuffix(stored, "…")) {
-		t.Fatalf("precondition: claude-mem stored the long prompt as %d UTF-16 units, want 4000 ending in …", utf16Len(stored))
+	if len(utf16.Encode([]rune(stored))) != 4000 || !strings.HasSuffix(stored, "…") || !strings.HasPrefix(long, strings.TrimSuffix(stored, "…")) {
+		t.Fatalf("precondition: claude-mem stored the long prompt as %d UTF-16 units, want 4000 ending in …", len(utf16.Encode([]rune(stored))))
 	}
 	if !bytes.Contains(bottle, []byte(stored+"\n\n[truncated at 4000 chars]\n")) {
 		t.Errorf("bottle lacks the capped prompt followed by [truncated at 4000 chars]")
@@ -298,7 +300,7 @@ func TestRealDBFull(t *testing.T) {
 	bottle := b.Bytes
 	rdbLogOnFailure(t, bottle)
 
-	if b.State.Mode != ModeFull || !bytes.Contains(bottle, []byte("\nmode: full\n")) {
+	if b.State.Mode != render.ModeFull || !bytes.Contains(bottle, []byte("\nmode: full\n")) {
 		t.Errorf("mode %q, want full (and a 'mode: full' header)", b.State.Mode)
 	}
 	for _, want := range []string{
@@ -391,7 +393,7 @@ func TestRealDBFull(t *testing.T) {
 
 // rdbCheckAdvance checks that newer was rendered from later source state
 // than older, and that Write keeps the bottle on disk from moving back.
-func rdbCheckAdvance(t *testing.T, dir string, older, newer *Bottle) {
+func rdbCheckAdvance(t *testing.T, dir string, older, newer *render.Bottle) {
 	t.Helper()
 	if !newer.State.Covers(&older.State) {
 		t.Errorf("the newer state does not cover the older:\nnewer %+v\nolder %+v", newer.State.ClaudeMem, older.State.ClaudeMem)
@@ -402,9 +404,9 @@ func rdbCheckAdvance(t *testing.T, dir string, older, newer *Bottle) {
 	path := BottlePath(dir, older.State.Session)
 	steps := []struct {
 		name string
-		b    *Bottle
+		b    *render.Bottle
 		want Outcome
-		disk *Bottle // what the file holds afterwards
+		disk *render.Bottle // what the file holds afterwards
 	}{
 		{"first bottle", older, Written, older},
 		{"newer replaces older", newer, Written, newer},
@@ -437,9 +439,9 @@ func rdbCheckAdvance(t *testing.T, dir string, older, newer *Bottle) {
 
 // rdbStateInFile checks that the state the bottle carries is the state
 // Render returned.
-func rdbStateInFile(t *testing.T, b *Bottle) {
+func rdbStateInFile(t *testing.T, b *render.Bottle) {
 	t.Helper()
-	got, err := StateOf(b.Bytes)
+	got, err := render.StateOf(b.Bytes)
 	if err != nil {
 		t.Fatalf("bottle state: %v", err)
 	}

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -68,23 +69,23 @@ func Load(ctx context.Context, req Request) (*Loaded, error) {
 
 // FromDisk loads a session's sources and renders its bottle at now. When
 // there is nothing to render the error wraps ErrNothing and says why.
-func FromDisk(ctx context.Context, req Request, now time.Time, loc *time.Location) (*Bottle, error) {
+func FromDisk(ctx context.Context, req Request, now time.Time, loc *time.Location) (*render.Bottle, error) {
 	b, _, err := fromDisk(ctx, req, now, loc)
 	return b, err
 }
 
 // fromDisk is FromDisk that also reports whether a transcript no longer
 // holds what req.Expect says it held (Loaded.Rewritten).
-func fromDisk(ctx context.Context, req Request, now time.Time, loc *time.Location) (*Bottle, bool, error) {
+func fromDisk(ctx context.Context, req Request, now time.Time, loc *time.Location) (*render.Bottle, bool, error) {
 	l, err := Load(ctx, req)
 	if err != nil {
 		return nil, false, err
 	}
 	in := l.Input(req.SessionID)
 	in.Now, in.Location, in.Rules = now, loc, req.Rules
-	b, err := Render(in)
-	if errors.Is(err, ErrNothing) {
-		return nil, false, fmt.Errorf("%w for session %s: %s", ErrNothing, req.SessionID, l.Why())
+	b, err := render.Render(in)
+	if errors.Is(err, render.ErrNothing) {
+		return nil, false, fmt.Errorf("%w for session %s: %s", render.ErrNothing, req.SessionID, l.Why())
 	}
 	return b, l.Rewritten(), err
 }
@@ -101,7 +102,7 @@ const MaxCrossed = 3
 // that replaces one made from transcript bytes that are gone now (a
 // redaction), or one made by other redaction rules, leaves the purge
 // marker (AskPurge): the search index must forget what the old one said.
-func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time.Time, loc *time.Location) (*Bottle, Outcome, error) {
+func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time.Time, loc *time.Location) (*render.Bottle, Outcome, error) {
 	otherRules := false
 	if st, err := ReadState(BottlePath(dir, req.SessionID)); err == nil {
 		otherRules = st.Redact != req.Rules.ID()
@@ -130,8 +131,8 @@ func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time
 }
 
 // Input turns what was loaded into the renderer's input.
-func (l *Loaded) Input(sessionID string) Input {
-	in := Input{SessionID: sessionID, ClaudeMem: l.ClaudeMem}
+func (l *Loaded) Input(sessionID string) render.Input {
+	in := render.Input{SessionID: sessionID, ClaudeMem: l.ClaudeMem}
 	if len(l.Chain) > 0 {
 		in.Spine = sources.BuildSpine(sessionID, l.Chain)
 	}

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -89,8 +90,8 @@ const WhyRewritten = "transcript rewritten"
 // it had. Transcripts of at most verify bytes are read again in full when
 // they were written since (see VerifyAll). The reason is a few words for
 // logs and status.
-func CheckState(st *State, transcript string, memNow ClaudeMemNow, verify int64) (Freshness, string, error) {
-	if st.Format != Format {
+func CheckState(st *render.State, transcript string, memNow ClaudeMemNow, verify int64) (Freshness, string, error) {
+	if st.Format != render.Format {
 		return Stale, "bottle of an older format", nil
 	}
 	own := false
@@ -141,7 +142,7 @@ func CheckState(st *State, transcript string, memNow ClaudeMemNow, verify int64)
 // other rules is Stale (WhyRules). A session without a live bottle whose
 // archived bottle is still current is Cleared, with the archived bottle's
 // state.
-func Check(dir, session, transcript string, memNow ClaudeMemNow, verify int64, rules *redact.Rules) (Freshness, *State, string, error) {
+func Check(dir, session, transcript string, memNow ClaudeMemNow, verify int64, rules *redact.Rules) (Freshness, *render.State, string, error) {
 	st, err := ReadState(BottlePath(dir, session))
 	f, st, _, why, err := check(dir, session, st, err, transcript, memNow, verify, rules)
 	return f, st, why, err
@@ -150,7 +151,7 @@ func Check(dir, session, transcript string, memNow ClaudeMemNow, verify int64, r
 // check is Check of a bottle state already read (st, or the error reading
 // it), which also returns the path of the bottle judged: the live one, or
 // the archived one when Cleared.
-func check(dir, session string, st *State, readErr error, transcript string, memNow ClaudeMemNow, verify int64, rules *redact.Rules) (Freshness, *State, string, string, error) {
+func check(dir, session string, st *render.State, readErr error, transcript string, memNow ClaudeMemNow, verify int64, rules *redact.Rules) (Freshness, *render.State, string, string, error) {
 	path := BottlePath(dir, session)
 	switch {
 	case errors.Is(readErr, fs.ErrNotExist):
@@ -161,7 +162,7 @@ func check(dir, session string, st *State, readErr error, transcript string, mem
 			return Missing, nil, path, "cleared, then resumed", nil
 		}
 		return Missing, nil, path, "no bottle", nil
-	case errors.Is(readErr, ErrNoState):
+	case errors.Is(readErr, render.ErrNoState):
 		return Missing, nil, path, "no bottle", nil
 	case readErr != nil:
 		return Missing, nil, path, "", readErr
@@ -182,7 +183,7 @@ func check(dir, session string, st *State, readErr error, transcript string, mem
 type Current struct {
 	Path     string
 	Data     []byte
-	State    *State
+	State    *render.State
 	Archived bool
 }
 
@@ -195,7 +196,7 @@ func ReadCurrent(dir, session string) (*Current, error) {
 
 func readCurrent(path string) (*Current, error) {
 	c, err := ReadBottle(path)
-	if errors.Is(err, ErrNoState) {
+	if errors.Is(err, render.ErrNoState) {
 		return nil, nil
 	}
 	return c, err
@@ -218,7 +219,7 @@ func ReadBottle(path string) (*Current, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read bottle %s: %w", path, err)
 	}
-	st, err := StateOf(data)
+	st, err := render.StateOf(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -233,7 +234,7 @@ func ReadBottle(path string) (*Current, error) {
 // writer racing it left there). It reports whether it rendered. verify is
 // as for CheckState; ctx bounds the render.
 func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify int64, now func() time.Time, loc *time.Location) (*Current, bool, error) {
-	var st *State
+	var st *render.State
 	readErr := fs.ErrNotExist
 	if cur != nil {
 		st, readErr = cur.State, nil

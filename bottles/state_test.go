@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -14,7 +15,7 @@ import (
 // a read buffer: a working directory of cwd bytes, and a chain of chain
 // transcripts with paths of pathLen bytes, the session's own read to
 // offset.
-func longBottle(t *testing.T, cwd, chain, pathLen int, offset int64) *Bottle {
+func longBottle(t *testing.T, cwd, chain, pathLen int, offset int64) *render.Bottle {
 	t.Helper()
 	const id = "s"
 	sp := &sources.Spine{SessionID: id, CWD: "/" + strings.Repeat("d", max(cwd-1, 0)),
@@ -28,7 +29,7 @@ func longBottle(t *testing.T, cwd, chain, pathLen int, offset int64) *Bottle {
 		sp.Files = append(sp.Files, sources.FileState{Session: session, Path: path, ID: sources.FileID{Dev: 1, Ino: uint64(10 + i)}, Offset: 1000})
 	}
 	sp.Files[len(sp.Files)-1].Offset = offset
-	b, err := Render(Input{SessionID: id, Spine: sp, Now: goldenNow})
+	b, err := render.Render(render.Input{SessionID: id, Spine: sp, Now: testNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +65,10 @@ func TestLongStateLine(t *testing.T) {
 			} else if !st.Covers(&newer.State) || !newer.State.Covers(st) || len(st.Transcripts) != tc.chain {
 				t.Errorf("state read back covers %d transcripts, want %d", len(st.Transcripts), tc.chain)
 			}
-			if _, err := StateOf(newer.Bytes); err != nil {
+			if _, err := render.StateOf(newer.Bytes); err != nil {
 				t.Errorf("StateOf: %v", err)
 			}
-			if p, err := Parse(newer.Bytes, nil); err != nil {
+			if p, err := render.Parse(newer.Bytes, nil); err != nil {
 				t.Errorf("Parse: %v", err)
 			} else if len(p.Project) != tc.cwd {
 				t.Errorf("Parse: project of %d bytes, want %d", len(p.Project), tc.cwd)

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"cmp"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -160,7 +161,7 @@ func describe(c *Candidate, loc *time.Location) {
 	if err != nil || b == nil {
 		return
 	}
-	p, err := Parse(b.Data, loc)
+	p, err := render.Parse(b.Data, loc)
 	if err != nil {
 		return
 	}
@@ -228,7 +229,7 @@ func EnsureRead(ctx context.Context, r ReadRequest) (*Current, error) {
 		cur, archErr = readArchived(dir, id)
 	}
 	switch {
-	case !errors.Is(err, ErrNothing):
+	case !errors.Is(err, render.ErrNothing):
 		return cur, err
 	case cur != nil:
 		return cur, nil

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
 )
 
@@ -47,7 +48,7 @@ func TestArchiveOrder(t *testing.T) {
 			}
 			for _, at := range tc.clocks {
 				// (Resumed in between: a bottle is there to archive.)
-				if err := os.WriteFile(BottlePath(dir, id), bottleAt(t, id, 100, nil, ModeFull).Bytes, 0o600); err != nil {
+				if err := os.WriteFile(BottlePath(dir, id), bottleAt(t, id, 100, nil, render.ModeFull).Bytes, 0o600); err != nil {
 					t.Fatal(err)
 				}
 				if p, err := Archive(dir, id, at); err != nil || p == "" {

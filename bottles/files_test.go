@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/bottled-dev/bottled/render"
 )
 
 // TestOpenBottle: only a regular file is opened as a bottle; a link, a FIFO
@@ -32,7 +34,7 @@ func TestOpenBottle(t *testing.T) {
 		if err == nil {
 			f.Close()
 		}
-		if !errors.Is(err, ErrNotRegular) || !errors.Is(err, ErrNoState) {
+		if !errors.Is(err, ErrNotRegular) || !errors.Is(err, render.ErrNoState) {
 			t.Errorf("%s: OpenBottle = %v; want ErrNotRegular", name, err)
 		}
 	}

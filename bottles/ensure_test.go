@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bottled-dev/bottled/render"
 )
 
 // TestEnsure walks a session through what the hook and the MCP server meet:
@@ -26,7 +28,7 @@ func TestEnsure(t *testing.T) {
 		defer f.Close()
 		f.WriteString(`{"type":"user","uuid":"` + uuid + `","parentUuid":` + parent + `,"message":{"role":"user","content":"` + text + `"}}` + "\n")
 	}
-	now := func() time.Time { return goldenNow }
+	now := func() time.Time { return testNow }
 	req := Request{SessionID: "s", Transcript: transcript}
 	ensure := func(wantRendered bool, wantText string) *Current {
 		t.Helper()
@@ -41,7 +43,7 @@ func TestEnsure(t *testing.T) {
 		if rendered != wantRendered {
 			t.Errorf("rendered %v, want %v", rendered, wantRendered)
 		}
-		st, err := StateOf(b.Data)
+		st, err := render.StateOf(b.Data)
 		if err != nil || st.Bytes != len(b.Data) || st.Rendered != b.State.Rendered {
 			t.Errorf("the bytes and the state disagree: %v %+v %+v", err, st, b.State)
 		}
@@ -58,7 +60,7 @@ func TestEnsure(t *testing.T) {
 	ensure(false, "ENSURE-P1")
 	appendLine("u2", `"u1"`, "ENSURE-P2 second")
 	ensure(true, "ENSURE-P2")
-	if _, err := Archive(bottles, "s", goldenNow); err != nil {
+	if _, err := Archive(bottles, "s", testNow); err != nil {
 		t.Fatal(err)
 	}
 	if b := ensure(false, "ENSURE-P2"); !b.Archived || filepath.Dir(b.Path) != ArchiveDir(bottles) {

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -29,7 +30,7 @@ func (d sessionDirs) bottle(t *testing.T, id, prompt string, at time.Time) strin
 		{Kind: sources.EntryUser, Text: prompt, Time: at},
 		{Kind: sources.EntryAssistant, Text: "done", Time: at.Add(time.Minute)},
 	}}
-	b, err := Render(Input{SessionID: id, Spine: sp, Now: goldenNow, Location: time.UTC})
+	b, err := render.Render(render.Input{SessionID: id, Spine: sp, Now: testNow, Location: time.UTC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +67,10 @@ func (d sessionDirs) transcript(t *testing.T, id, text string) string {
 // apart.
 func TestFindSession(t *testing.T) {
 	d := newSessionDirs(t)
-	at := goldenNow.Add(-3 * time.Hour)
+	at := testNow.Add(-3 * time.Hour)
 	d.bottle(t, "aaaa1111-live", "LIVE prompt", at)
 	d.bottle(t, "bbbb2222-cleared", "CLEARED prompt", at)
-	if _, err := Archive(d.bottles, "bbbb2222-cleared", goldenNow); err != nil {
+	if _, err := Archive(d.bottles, "bbbb2222-cleared", testNow); err != nil {
 		t.Fatal(err)
 	}
 	d.transcript(t, "cccc3333-transcript", "TRANSCRIPT only")
@@ -150,7 +151,7 @@ func TestFindSession(t *testing.T) {
 func TestFindSessionManyCandidates(t *testing.T) {
 	d := newSessionDirs(t)
 	for i := range maxCandidates + 3 {
-		at := goldenNow.Add(time.Duration(i) * time.Minute)
+		at := testNow.Add(time.Duration(i) * time.Minute)
 		path := d.bottle(t, "many00-"+string(rune('a'+i)), "prompt", at)
 		if err := os.Chtimes(path, at, at); err != nil {
 			t.Fatal(err)
@@ -174,7 +175,7 @@ func TestEnsureRead(t *testing.T) {
 	d := newSessionDirs(t)
 	data := filepath.Dir(d.bottles)
 	req := ReadRequest{SessionID: "s-read", ClaudeDir: d.claude, DataDir: data, Timeout: time.Minute,
-		Now: func() time.Time { return goldenNow }, Location: time.UTC}
+		Now: func() time.Time { return testNow }, Location: time.UTC}
 	read := func(want string) *Current {
 		t.Helper()
 		cur, err := EnsureRead(context.Background(), req)
@@ -191,7 +192,7 @@ func TestEnsureRead(t *testing.T) {
 	}
 
 	_, err := EnsureRead(context.Background(), req)
-	if !errors.Is(err, ErrNothing) || !strings.Contains(err.Error(), "no bottle for session s-read") ||
+	if !errors.Is(err, render.ErrNothing) || !strings.Contains(err.Error(), "no bottle for session s-read") ||
 		!strings.Contains(err.Error(), "no transcript") {
 		t.Errorf("nothing at all: %v", err)
 	}
@@ -200,7 +201,7 @@ func TestEnsureRead(t *testing.T) {
 	read("READ-P1") // missing: rendered
 	d.transcript(t, "s-read", "READ-P2 second")
 	read("READ-P2") // stale: rendered
-	if _, err := Archive(d.bottles, "s-read", goldenNow); err != nil {
+	if _, err := Archive(d.bottles, "s-read", testNow); err != nil {
 		t.Fatal(err)
 	}
 	if cur := read("READ-P2"); !cur.Archived || filepath.Dir(cur.Path) != ArchiveDir(d.bottles) {
@@ -209,7 +210,7 @@ func TestEnsureRead(t *testing.T) {
 
 	// A bottle whose transcript is gone and whose session claude-mem does
 	// not know: nothing to render, the bottle is read as it is.
-	d.bottle(t, "s-kept", "KEPT prompt", goldenNow)
+	d.bottle(t, "s-kept", "KEPT prompt", testNow)
 	req.SessionID = "s-kept"
 	read("KEPT prompt")
 

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -55,8 +56,8 @@ func TestWriteRefusesCrossedRender(t *testing.T) {
 		}
 		return tr
 	}
-	bottle := func(tr *sources.Transcript, m *sources.ClaudeMem) *Bottle {
-		b, err := Render(Input{SessionID: sid, Spine: sources.BuildSpine(sid, []*sources.Transcript{tr}), ClaudeMem: m, Now: time.Now()})
+	bottle := func(tr *sources.Transcript, m *sources.ClaudeMem) *render.Bottle {
+		b, err := render.Render(render.Input{SessionID: sid, Spine: sources.BuildSpine(sid, []*sources.Transcript{tr}), ClaudeMem: m, Now: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}

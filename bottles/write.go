@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -63,13 +64,13 @@ func (o Outcome) String() string {
 // KeptFull, Crossed). The check and the rename happen under an exclusive
 // lock on dir, so concurrent writers (the daemon, a hook, the CLI) are
 // safe.
-func Write(dir string, b *Bottle) (Outcome, error) {
+func Write(dir string, b *render.Bottle) (Outcome, error) {
 	return write(dir, b, true, func() (time.Time, bool) { return crashed(dir) })
 }
 
 // write is Write; with durable false it syncs nothing, for a Batch, which
 // also says whether a crash may have damaged bottles.
-func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) (Outcome, error) {
+func write(dir string, b *render.Bottle, durable bool, crash func() (time.Time, bool)) (Outcome, error) {
 	if err := safefile.MkdirPrivate(dir); err != nil {
 		return 0, err
 	}
@@ -103,7 +104,7 @@ func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) 
 		if _, arch := newestArchived(dir, b.State.Session); arch != nil && stillCurrent(arch, &b.State) {
 			return Archived, nil
 		}
-	case !errors.Is(err, ErrNoState):
+	case !errors.Is(err, render.ErrNoState):
 		return 0, fmt.Errorf("read bottle %s: %w", dst, err)
 	}
 	if err := os.Rename(tmp, dst); err != nil {
@@ -135,27 +136,27 @@ func write(dir string, b *Bottle, durable bool, crash func() (time.Time, bool)) 
 // its offset, or changed anywhere when next read it to the same offset
 // and found other bytes) makes cur stale whatever its offsets say, and it
 // is replaced.
-func judge(cur, next *State, db currentDB) Outcome {
+func judge(cur, next *render.State, db currentDB) Outcome {
 	if cur.Format != next.Format || cur.Session != next.Session {
 		return Written
 	}
 	switch {
-	case cur.Mode == ModeFull && next.Mode == ModeReconstructed:
+	case cur.Mode == render.ModeFull && next.Mode == render.ModeReconstructed:
 		return KeptFull
 	case cur.Mode != next.Mode:
 		return Written
 	}
 	if cur.Redact != next.Redact {
-		if next.covers(cur, true, db) {
+		if next.CoversNow(cur, sources.FileState.Gone, db) {
 			return Written
 		}
 		return Crossed
 	}
 	v := Crossed
 	switch {
-	case cur.covers(next, false, db):
+	case cur.CoversNow(next, nil, db):
 		v = Covered
-	case next.covers(cur, true, db):
+	case next.CoversNow(cur, sources.FileState.Gone, db):
 		return Written
 	}
 	for _, f := range cur.Transcripts {
@@ -176,7 +177,7 @@ func judge(cur, next *State, db currentDB) Outcome {
 
 // differs reports whether next read the file f describes to the same
 // offset and found other bytes.
-func differs(f sources.FileState, next *State) bool {
+func differs(f sources.FileState, next *render.State) bool {
 	for _, n := range next.Transcripts {
 		if n.Session == f.Session && n.ID == f.ID && n.Offset == f.Offset {
 			return n.Sum != f.Sum
@@ -212,7 +213,7 @@ func dbNow(dir string) currentDB {
 // the sources behind next hold: the session was cleared and has gained no
 // content since (bytes appended without content, such as hook records, do
 // not bring it back; a resumed conversation does).
-func stillCurrent(arch, next *State) bool {
+func stillCurrent(arch, next *render.State) bool {
 	transcript := ""
 	for _, f := range next.Transcripts {
 		if f.Session == next.Session {

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"os"
@@ -48,7 +48,7 @@ func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			bottles := filepath.Join(dir, "bottles")
-			b, err := FromDisk(t.Context(), Request{SessionID: id, Transcript: path}, goldenNow, time.UTC)
+			b, err := FromDisk(t.Context(), Request{SessionID: id, Transcript: path}, testNow, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package render
+package bottles
 
 // readBootID knows no boot id here: a Batch then syncs every write.
 func readBootID() string { return "" }

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"os"
@@ -8,19 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
 // bottleAt renders a minimal full bottle whose transcript was read to
 // offset, with an optional memory cursor.
-func bottleAt(t *testing.T, id string, offset int64, mem *sources.ClaudeMemCursor, mode Mode) *Bottle {
+func bottleAt(t *testing.T, id string, offset int64, mem *sources.ClaudeMemCursor, mode render.Mode) *render.Bottle {
 	t.Helper()
-	in := Input{SessionID: id, Now: goldenNow}
+	in := render.Input{SessionID: id, Now: testNow}
 	switch mode {
-	case ModeFull:
+	case render.ModeFull:
 		in.Spine = &sources.Spine{SessionID: id, Entries: []sources.Entry{{Kind: sources.EntryUser, Text: "hello at " + string(rune('a'+offset%26))}},
 			Files: []sources.FileState{{Session: id, Path: "/p/" + id + ".jsonl", ID: sources.FileID{Dev: 1, Ino: 2}, Offset: offset}}}
-	case ModeReconstructed:
+	case render.ModeReconstructed:
 		in.ClaudeMem = &sources.ClaudeMem{ContentSessionID: id, Prompts: []sources.Prompt{{ID: 1, Number: 1, Text: "stored prompt"}}}
 	}
 	if mem != nil {
@@ -29,7 +30,7 @@ func bottleAt(t *testing.T, id string, offset int64, mem *sources.ClaudeMemCurso
 		}
 		in.ClaudeMem.Cursor = *mem
 	}
-	b, err := Render(in)
+	b, err := render.Render(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,45 +43,45 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 	}
 	tests := []struct {
 		name        string
-		first, then func(t *testing.T) *Bottle
+		first, then func(t *testing.T) *render.Bottle
 		want        Outcome
 		keepFirst   bool
 	}{
 		{"newer transcript replaces",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, nil, ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, nil, ModeFull) }, Written, false},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, nil, render.ModeFull) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, nil, render.ModeFull) }, Written, false},
 		{"older transcript is refused",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, nil, ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, nil, ModeFull) }, Covered, true},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, nil, render.ModeFull) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, nil, render.ModeFull) }, Covered, true},
 		{"same sources is a no-op",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) }, Covered, true},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) }, Covered, true},
 		{"newer memory replaces",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) }, Written, false},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) }, Written, false},
 		{"older memory is refused",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) }, Covered, true},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) }, Covered, true},
 		{"crossed (newer transcript, older memory) is refused",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, cur(5), ModeFull) }, Crossed, true},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, cur(5), render.ModeFull) }, Crossed, true},
 		{"crossed (older transcript, newer memory) is refused",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, cur(5), ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) }, Crossed, true},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, cur(5), render.ModeFull) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) }, Crossed, true},
 		{"rows of a database that is gone are not dropped for want of one",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 200, nil, ModeFull) }, Crossed, true},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, nil, render.ModeFull) }, Crossed, true},
 		{"a cursor of another database file is not taken for the one there is",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(6), ModeFull) },
-			func(t *testing.T) *Bottle {
-				return bottleAt(t, "s", 100, &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 10}, Observation: 1}, ModeFull)
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) },
+			func(t *testing.T) *render.Bottle {
+				return bottleAt(t, "s", 100, &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 10}, Observation: 1}, render.ModeFull)
 			}, Crossed, true},
 		{"full is never replaced by reconstructed",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 0, cur(50), ModeReconstructed) }, KeptFull, true},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 0, cur(50), render.ModeReconstructed) }, KeptFull, true},
 		{"reconstructed is replaced by full",
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 0, cur(5), ModeReconstructed) },
-			func(t *testing.T) *Bottle { return bottleAt(t, "s", 100, cur(5), ModeFull) }, Written, false},
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 0, cur(5), render.ModeReconstructed) },
+			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) }, Written, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,13 +125,13 @@ func TestWriteReplacedDatabase(t *testing.T) {
 	}
 	old := &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 1}, MemorySessionID: "m-old", Observation: 871}
 	now := &sources.ClaudeMemCursor{DB: sources.FileIDOf(info), MemorySessionID: "m-new", Observation: 1}
-	if got, err := Write(dir, bottleAt(t, "s", 100, old, ModeFull)); err != nil || got != Written {
+	if got, err := Write(dir, bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Written {
 		t.Fatalf("first Write = %v, %v", got, err)
 	}
-	if got, err := Write(dir, bottleAt(t, "s", 100, now, ModeFull)); err != nil || got != Written {
+	if got, err := Write(dir, bottleAt(t, "s", 100, now, render.ModeFull)); err != nil || got != Written {
 		t.Fatalf("Write of a bottle read from the database there is now = %v, %v; want written", got, err)
 	}
-	if got, err := Write(dir, bottleAt(t, "s", 100, old, ModeFull)); err != nil || got != Covered {
+	if got, err := Write(dir, bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Covered {
 		t.Fatalf("Write of a bottle read from the database that is gone = %v, %v; want unchanged (kept)", got, err)
 	}
 }
@@ -141,7 +142,7 @@ func TestWritePermissions(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil { // made by someone else, too open
 		t.Fatal(err)
 	}
-	if _, err := Write(dir, bottleAt(t, "s", 1, nil, ModeFull)); err != nil {
+	if _, err := Write(dir, bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]os.FileMode{dir: 0o700, BottlePath(dir, "s"): 0o600} {
@@ -154,7 +155,7 @@ func TestWritePermissions(t *testing.T) {
 		}
 	}
 	fresh := filepath.Join(t.TempDir(), "new", "bottles")
-	if _, err := Write(fresh, bottleAt(t, "s", 1, nil, ModeFull)); err != nil {
+	if _, err := Write(fresh, bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{fresh, filepath.Dir(fresh)} {
@@ -170,9 +171,9 @@ func TestWritePermissions(t *testing.T) {
 func TestWriteConcurrent(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bottles")
 	const writers = 16
-	bottles := make([]*Bottle, writers)
+	bottles := make([]*render.Bottle, writers)
 	for i := range bottles {
-		bottles[i] = bottleAt(t, "s", int64(100+i), nil, ModeFull)
+		bottles[i] = bottleAt(t, "s", int64(100+i), nil, render.ModeFull)
 	}
 	var wg sync.WaitGroup
 	for round := 0; round < 20; round++ {
@@ -225,7 +226,7 @@ func TestCleanTemp(t *testing.T) {
 
 func TestReadState(t *testing.T) {
 	dir := t.TempDir()
-	b := bottleAt(t, "s", 42, &sources.ClaudeMemCursor{Prompt: 3}, ModeFull)
+	b := bottleAt(t, "s", 42, &sources.ClaudeMemCursor{Prompt: 3}, render.ModeFull)
 	if _, err := Write(dir, b); err != nil {
 		t.Fatal(err)
 	}
@@ -275,12 +276,12 @@ func TestWriteAfterRewrite(t *testing.T) {
 	line := func(uuid, text string) string {
 		return `{"type":"user","uuid":"` + uuid + `","parentUuid":null,"message":{"role":"user","content":"` + text + `"}}` + "\n"
 	}
-	render := func() *Bottle {
+	render := func() *render.Bottle {
 		tr, err := sources.ReadTranscript("s", path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Render(Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow})
+		b, err := render.Render(render.Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: testNow})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package render
+package bottles
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
 )
 
@@ -146,7 +147,7 @@ func (b *Batch) Recovered() {
 }
 
 // Write is Write without the syncs, under the batch's marker.
-func (b *Batch) Write(bt *Bottle) (Outcome, error) {
+func (b *Batch) Write(bt *render.Bottle) (Outcome, error) {
 	if bootID() == "" {
 		return Write(b.dir, bt)
 	}
