@@ -95,18 +95,18 @@ func archiveName(names []string, session string, t time.Time) string {
 	return fmt.Sprintf("%s-%s.%d.md", t.UTC().Format(archiveStamp), session, n+1)
 }
 
-// Path is where the bottle Write dealt with is: the archived one when the
-// outcome is Archived, else the session's bottle in dir.
-func (o Outcome) Path(dir, session string) string {
+// PathOf is where the bottle of session Write dealt with is, by its
+// outcome: the archived one when Archived, else the session's bottle.
+func (s *Store) PathOf(o Outcome, session string) string {
 	if o == Archived {
-		return ArchivedPath(dir, session)
+		return archivedPath(s.Dir, session)
 	}
-	return BottlePath(dir, session)
+	return s.Path(session)
 }
 
 // ArchivedPath returns the newest archived bottle of a session, or "" if
 // there is none.
-func ArchivedPath(dir, session string) string {
+func archivedPath(dir, session string) string {
 	entries, err := os.ReadDir(ArchiveDir(dir))
 	if err != nil {
 		return ""
@@ -126,7 +126,7 @@ func ArchivedPath(dir, session string) string {
 // newestArchived returns the path and state of the newest archived bottle
 // of a session, or "" and nil.
 func newestArchived(dir, session string) (string, *render.State) {
-	path := ArchivedPath(dir, session)
+	path := archivedPath(dir, session)
 	if path == "" {
 		return "", nil
 	}
@@ -140,8 +140,8 @@ func newestArchived(dir, session string) (string, *render.State) {
 // Archive moves the bottle of session to the archive, named as above,
 // under the same lock as writes so that it cannot cross a render or
 // another archive. It returns the new path, or "" if there was no bottle.
-func Archive(dir, session string, now time.Time) (string, error) {
-	return ArchiveLatest(dir, session, now, nil)
+func archiveSession(dir, session string, now time.Time) (string, error) {
+	return archiveLatest(dir, session, now, nil)
 }
 
 // ArchiveLatest is Archive of whichever is newer of the bottle on disk and
@@ -150,7 +150,7 @@ func Archive(dir, session string, now time.Time) (string, error) {
 // none. A bottle on disk a turn behind the sources (the daemon renders a
 // moment after each write) archived as it is would make the next render,
 // finding content the archive lacks, bring the cleared session back.
-func ArchiveLatest(dir, session string, now time.Time, b *render.Bottle) (string, error) {
+func archiveLatest(dir, session string, now time.Time, b *render.Bottle) (string, error) {
 	src := BottlePath(dir, session)
 	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) && b == nil {
 		return "", nil

@@ -51,11 +51,11 @@ func TestArchiveOrder(t *testing.T) {
 				if err := os.WriteFile(BottlePath(dir, id), bottleAt(t, id, 100, nil, render.ModeFull).Bytes, 0o600); err != nil {
 					t.Fatal(err)
 				}
-				if p, err := Archive(dir, id, at); err != nil || p == "" {
+				if p, err := archiveSession(dir, id, at); err != nil || p == "" {
 					t.Fatalf("Archive = %q, %v", p, err)
 				}
 			}
-			if got := filepath.Base(ArchivedPath(dir, id)); got != tc.want {
+			if got := filepath.Base(archivedPath(dir, id)); got != tc.want {
 				t.Errorf("newest archive = %s, want %s", got, tc.want)
 			}
 			if n, _ := os.ReadDir(ArchiveDir(dir)); len(n) != len(tc.legacy)+len(tc.clocks) {

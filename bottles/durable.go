@@ -84,7 +84,7 @@ func crashed(dir string) (time.Time, bool) {
 // dir (see above): there while bottles a Batch wrote are not synced yet,
 // or until every bottle a crash of the machine may have damaged was
 // rendered again.
-func UnsyncedMarker(dir string) string { return filepath.Join(dir, markerName) }
+func unsyncedMarker(dir string) string { return filepath.Join(dir, markerName) }
 
 // damaged reports whether the bottle at path was modified during a batch
 // that a crash of the machine interrupted, as crash (crashed, or what a
@@ -102,6 +102,7 @@ func damaged(path string, crash func() (time.Time, bool)) bool {
 // above). Write and Sync may be called from several goroutines.
 type Batch struct {
 	dir string
+	now func() time.Time // the marker's time
 
 	// mu guards the fields below.
 	mu       sync.Mutex
@@ -118,9 +119,9 @@ type Batch struct {
 
 // NewBatch returns a batch writing into dir. A marker left there by a
 // crash of the machine is kept until Recovered.
-func NewBatch(dir string) *Batch {
+func newBatch(dir string, now func() time.Time) *Batch {
 	since, crash := crashed(dir)
-	return &Batch{dir: dir, recovery: crash, since: since, pending: map[string]bool{}, Dirty: make(chan struct{}, 1)}
+	return &Batch{dir: dir, now: now, recovery: crash, since: since, pending: map[string]bool{}, Dirty: make(chan struct{}, 1)}
 }
 
 // crashed is the crash the batch knows of (see the package function).
@@ -149,7 +150,7 @@ func (b *Batch) Recovered() {
 // Write is Write without the syncs, under the batch's marker.
 func (b *Batch) Write(bt *render.Bottle) (Outcome, error) {
 	if bootID() == "" {
-		return Write(b.dir, bt)
+		return writeDurable(b.dir, bt)
 	}
 	if err := b.begin(); err != nil {
 		return 0, err
@@ -183,7 +184,7 @@ func (b *Batch) begin() error {
 		if err := safefile.MkdirPrivate(b.dir); err != nil {
 			return err
 		}
-		data, _ := json.Marshal(marker{Boot: bootID(), Since: time.Now()})
+		data, _ := json.Marshal(marker{Boot: bootID(), Since: b.now()})
 		if err := safefile.Write(filepath.Join(b.dir, markerName), data); err != nil {
 			return err
 		}

@@ -38,14 +38,14 @@ func TestBatchCrashOfTheMachine(t *testing.T) {
 		}
 		return b
 	}
-	b := NewBatch(dir)
+	b := storeAt(dir).NewBatch()
 	if out, err := b.Write(bottle()); err != nil || out != Written {
 		t.Fatalf("batch Write = %v, %v", out, err)
 	}
 	if readMarker(dir) == nil {
 		t.Fatal("no marker while the batch is not synced")
 	}
-	if f, _, why, err := Check(dir, "s", transcript, nil, VerifyAll, nil); err != nil || f != Fresh {
+	if f, _, why, err := storeAt(dir).Check("s", transcript, nil, VerifyAll, nil); err != nil || f != Fresh {
 		t.Fatalf("Check before a crash = %v (%s) %v; a marker of this boot must not matter", f, why, err)
 	}
 
@@ -60,10 +60,10 @@ func TestBatchCrashOfTheMachine(t *testing.T) {
 	if err := os.WriteFile(path, data[:len(data)-20], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if f, _, _, err := Check(dir, "s", transcript, nil, VerifyAll, nil); err != nil || f != Stale {
+	if f, _, _, err := storeAt(dir).Check("s", transcript, nil, VerifyAll, nil); err != nil || f != Stale {
 		t.Errorf("Check after a crash = %v, %v; want stale", f, err)
 	}
-	after := NewBatch(dir)
+	after := storeAt(dir).NewBatch()
 	if !after.Damaged() {
 		t.Errorf("a new batch does not see the crash")
 	}
@@ -85,7 +85,7 @@ func TestBatchCrashOfTheMachine(t *testing.T) {
 	if readMarker(dir) != nil {
 		t.Errorf("the marker is still there after recovery and a sync")
 	}
-	if f, _, why, err := Check(dir, "s", transcript, nil, VerifyAll, nil); err != nil || f != Fresh {
+	if f, _, why, err := storeAt(dir).Check("s", transcript, nil, VerifyAll, nil); err != nil || f != Fresh {
 		t.Errorf("Check after recovery = %v (%s) %v; want fresh", f, why, err)
 	}
 	if got, _ := os.ReadFile(path); string(got) != string(again.Bytes) {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bottled-dev/bottled/render"
 )
@@ -28,15 +27,14 @@ func TestEnsure(t *testing.T) {
 		defer f.Close()
 		f.WriteString(`{"type":"user","uuid":"` + uuid + `","parentUuid":` + parent + `,"message":{"role":"user","content":"` + text + `"}}` + "\n")
 	}
-	now := func() time.Time { return testNow }
-	req := Request{SessionID: "s", Transcript: transcript}
+	req := Request{SessionID: "s", Transcript: transcript, Verify: VerifyAll}
 	ensure := func(wantRendered bool, wantText string) *Current {
 		t.Helper()
-		cur, err := ReadCurrent(bottles, "s")
+		cur, err := storeAt(bottles).ReadCurrent("s")
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, rendered, err := Ensure(context.Background(), bottles, cur, req, VerifyAll, now, time.UTC)
+		b, rendered, err := storeAt(bottles).Ensure(context.Background(), req, cur)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +58,7 @@ func TestEnsure(t *testing.T) {
 	ensure(false, "ENSURE-P1")
 	appendLine("u2", `"u1"`, "ENSURE-P2 second")
 	ensure(true, "ENSURE-P2")
-	if _, err := Archive(bottles, "s", testNow); err != nil {
+	if _, err := archiveSession(bottles, "s", testNow); err != nil {
 		t.Fatal(err)
 	}
 	if b := ensure(false, "ENSURE-P2"); !b.Archived || filepath.Dir(b.Path) != ArchiveDir(bottles) {

@@ -137,14 +137,14 @@ func CheckState(st *render.State, transcript string, memNow ClaudeMemNow, verify
 	return Fresh, "", nil
 }
 
-// Check compares the bottle of session in dir with the sources now (see
+// Check compares the bottle of session with the sources now (see
 // CheckState), and with the redaction rules in use: a live bottle made by
 // other rules is Stale (WhyRules). A session without a live bottle whose
 // archived bottle is still current is Cleared, with the archived bottle's
 // state.
-func Check(dir, session, transcript string, memNow ClaudeMemNow, verify int64, rules *redact.Rules) (Freshness, *render.State, string, error) {
-	st, err := ReadState(BottlePath(dir, session))
-	f, st, _, why, err := check(dir, session, st, err, transcript, memNow, verify, rules)
+func (s *Store) Check(session, transcript string, memNow ClaudeMemNow, verify int64, rules *redact.Rules) (Freshness, *render.State, string, error) {
+	st, err := ReadState(s.Path(session))
+	f, st, _, why, err := check(s.Dir, session, st, err, transcript, memNow, verify, rules)
 	return f, st, why, err
 }
 
@@ -190,8 +190,8 @@ type Current struct {
 // ReadCurrent reads the session's live bottle, or returns nil when it has
 // none (or only a file that is not a bottle, or not a regular file: a
 // render replaces it).
-func ReadCurrent(dir, session string) (*Current, error) {
-	return readCurrent(BottlePath(dir, session))
+func (s *Store) ReadCurrent(session string) (*Current, error) {
+	return readCurrent(s.Path(session))
 }
 
 func readCurrent(path string) (*Current, error) {
@@ -231,15 +231,20 @@ func ReadBottle(path string) (*Current, error) {
 // read by ReadCurrent; nil if none) when it is fresh, the archived bottle
 // of a cleared session that has gained nothing since, and otherwise a
 // bottle rendered from the sources and written to dir (or the one a
-// writer racing it left there). It reports whether it rendered. verify is
-// as for CheckState; ctx bounds the render.
-func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify int64, now func() time.Time, loc *time.Location) (*Current, bool, error) {
+// writer racing it left there). It reports whether it rendered. The check
+// reads as much of the transcript as req.Verify says; ctx bounds the
+// render.
+func (s *Store) Ensure(ctx context.Context, req Request, cur *Current) (*Current, bool, error) {
 	var st *render.State
 	readErr := fs.ErrNotExist
 	if cur != nil {
 		st, readErr = cur.State, nil
 	}
-	f, _, path, _, err := check(dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.ClaudeMem, req.SessionID), verify, req.Rules)
+	verify := req.Verify
+	if verify == 0 {
+		verify = VerifyHook
+	}
+	f, _, path, _, err := check(s.Dir, req.SessionID, st, readErr, req.Transcript, CursorNow(ctx, req.ClaudeMem, req.SessionID), verify, req.Rules)
 	if err == nil {
 		switch f {
 		case Fresh:
@@ -254,14 +259,14 @@ func Ensure(ctx context.Context, dir string, cur *Current, req Request, verify i
 	if cur != nil {
 		req.Expect = cur.State.Transcripts // read already
 	}
-	b, out, err := WriteFromDisk(ctx, dir, req, now, loc)
+	b, out, err := s.WriteFromDisk(ctx, req)
 	if err != nil {
 		return nil, false, err
 	}
 	if out == Written {
-		return &Current{Path: BottlePath(dir, req.SessionID), Data: b.Bytes, State: &b.State}, true, nil
+		return &Current{Path: s.Path(req.SessionID), Data: b.Bytes, State: &b.State}, true, nil
 	}
-	got, err := readCurrent(out.Path(dir, req.SessionID))
+	got, err := readCurrent(s.PathOf(out, req.SessionID))
 	if err == nil && got == nil {
 		err = fmt.Errorf("bottle of %s: %s, then gone", req.SessionID, out)
 	}

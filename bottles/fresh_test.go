@@ -48,11 +48,11 @@ func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			bottles := filepath.Join(dir, "bottles")
-			b, err := FromDisk(t.Context(), Request{SessionID: id, Transcript: path}, testNow, time.UTC)
+			b, err := storeAt(t.TempDir()).FromDisk(t.Context(), Request{SessionID: id, Transcript: path})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Write(bottles, b); err != nil {
+			if _, err := writeDurable(bottles, b); err != nil {
 				t.Fatal(err)
 			}
 			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -63,7 +63,7 @@ func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
-			got, _, why, err := Check(bottles, id, path, nil, VerifyAll, nil)
+			got, _, why, err := storeAt(bottles).Check(id, path, nil, VerifyAll, nil)
 			if err != nil || got != tc.want {
 				t.Errorf("Check = %v (%s), err %v; want %v", got, why, err, tc.want)
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
@@ -30,6 +29,9 @@ type Request struct {
 	Expect []sources.FileState
 	// Rules redact the bottle (nil: the built-in rules; see LoadRules).
 	Rules *redact.Rules
+	// Verify is how much of the transcript Ensure's freshness check reads
+	// (see CheckState): VerifyHook when 0.
+	Verify int64
 }
 
 // Loaded is what was found on disk for a session, and why the rest was not.
@@ -67,22 +69,23 @@ func Load(ctx context.Context, req Request) (*Loaded, error) {
 	return l, ctx.Err()
 }
 
-// FromDisk loads a session's sources and renders its bottle at now. When
-// there is nothing to render the error wraps ErrNothing and says why.
-func FromDisk(ctx context.Context, req Request, now time.Time, loc *time.Location) (*render.Bottle, error) {
-	b, _, err := fromDisk(ctx, req, now, loc)
+// FromDisk loads a session's sources and renders its bottle now, without
+// writing it. When there is nothing to render the error wraps ErrNothing
+// and says why.
+func (s *Store) FromDisk(ctx context.Context, req Request) (*render.Bottle, error) {
+	b, _, err := s.fromDisk(ctx, req)
 	return b, err
 }
 
 // fromDisk is FromDisk that also reports whether a transcript no longer
 // holds what req.Expect says it held (Loaded.Rewritten).
-func fromDisk(ctx context.Context, req Request, now time.Time, loc *time.Location) (*render.Bottle, bool, error) {
+func (s *Store) fromDisk(ctx context.Context, req Request) (*render.Bottle, bool, error) {
 	l, err := Load(ctx, req)
 	if err != nil {
 		return nil, false, err
 	}
 	in := l.Input(req.SessionID)
-	in.Now, in.Location, in.Rules = now, loc, req.Rules
+	in.Now, in.Location, in.Rules = s.Now(), s.Loc, req.Rules
 	b, err := render.Render(in)
 	if errors.Is(err, render.ErrNothing) {
 		return nil, false, fmt.Errorf("%w for session %s: %s", render.ErrNothing, req.SessionID, l.Why())
@@ -96,33 +99,33 @@ func fromDisk(ctx context.Context, req Request, now time.Time, loc *time.Locatio
 // source that cannot be read now (the database) makes them all cross.
 const MaxCrossed = 3
 
-// WriteFromDisk renders a session from disk and writes its bottle to dir,
+// WriteFromDisk renders a session from disk and writes its bottle,
 // rendering again while another writer's bottle crosses the new one. It
 // returns the last bottle rendered and what Write did with it. A bottle
 // that replaces one made from transcript bytes that are gone now (a
 // redaction), or one made by other redaction rules, leaves the purge
 // marker (AskPurge): the search index must forget what the old one said.
-func WriteFromDisk(ctx context.Context, dir string, req Request, now func() time.Time, loc *time.Location) (*render.Bottle, Outcome, error) {
+func (s *Store) WriteFromDisk(ctx context.Context, req Request) (*render.Bottle, Outcome, error) {
 	otherRules := false
-	if st, err := ReadState(BottlePath(dir, req.SessionID)); err == nil {
+	if st, err := ReadState(s.Path(req.SessionID)); err == nil {
 		otherRules = st.Redact != req.Rules.ID()
 		if req.Expect == nil {
 			req.Expect = st.Transcripts
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		b, rewritten, err := fromDisk(ctx, req, now(), loc)
+		b, rewritten, err := s.fromDisk(ctx, req)
 		if err != nil {
 			return nil, 0, err
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, 0, fmt.Errorf("render %s: %w", req.SessionID, err)
 		}
-		out, err := Write(dir, b)
+		out, err := s.Write(b)
 		if err == nil && out == Written && (rewritten || otherRules) {
 			// Best effort: the bottle is right either way; without the
 			// marker the index keeps the old words in its files only.
-			AskPurge(dir)
+			s.AskPurge()
 		}
 		if err != nil || out != Crossed || attempt == MaxCrossed || req.ClaudeMem == nil {
 			return b, out, err

@@ -33,10 +33,10 @@ import (
 const purgeName = ".purge-index"
 
 // PurgeMarker is the path of the marker in the bottles directory dir.
-func PurgeMarker(dir string) string { return filepath.Join(dir, purgeName) }
+func purgeMarker(dir string) string { return filepath.Join(dir, purgeName) }
 
 // AskPurge leaves a new marker in the bottles directory dir, durably.
-func AskPurge(dir string) error {
+func askPurge(dir string) error {
 	var token [16]byte
 	rand.Read(token[:])
 	unlock, err := lockDir(dir)
@@ -44,7 +44,7 @@ func AskPurge(dir string) error {
 		return err
 	}
 	defer unlock()
-	return safefile.Write(PurgeMarker(dir), []byte(hex.EncodeToString(token[:])+"\n"))
+	return safefile.Write(purgeMarker(dir), []byte(hex.EncodeToString(token[:])+"\n"))
 }
 
 // A PurgeRequest is the marker as a purge took it.
@@ -56,8 +56,8 @@ type PurgeRequest struct {
 // TakePurge returns the request the marker in the bottles directory dir
 // holds, and false if none is asked. The purge that takes it must be done
 // before it calls Done.
-func TakePurge(dir string) (PurgeRequest, bool) {
-	token, err := os.ReadFile(PurgeMarker(dir))
+func takePurge(dir string) (PurgeRequest, bool) {
+	token, err := os.ReadFile(purgeMarker(dir))
 	if err != nil {
 		return PurgeRequest{}, false // none (or none this process may read: nothing it can purge for)
 	}
@@ -72,12 +72,12 @@ func (r PurgeRequest) Done() error {
 		return err
 	}
 	defer unlock()
-	now, err := os.ReadFile(PurgeMarker(r.dir))
+	now, err := os.ReadFile(purgeMarker(r.dir))
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && string(now) != string(r.token)) {
 		return nil // removed by another purge, or asked again
 	}
 	if err == nil {
-		err = os.Remove(PurgeMarker(r.dir))
+		err = os.Remove(purgeMarker(r.dir))
 	}
 	if err != nil {
 		return fmt.Errorf("remove the purge marker: %w", err)

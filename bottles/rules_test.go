@@ -113,7 +113,7 @@ func TestOtherRulesAreStale(t *testing.T) {
 			if tc.name == "other rules" {
 				req.Rules = user
 			}
-			b, err := FromDisk(t.Context(), req, testNow, time.UTC)
+			b, err := storeAt(bottles).FromDisk(t.Context(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,18 +123,18 @@ func TestOtherRulesAreStale(t *testing.T) {
 			if err := os.WriteFile(BottlePath(bottles, id), tc.old(b), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			f, _, why, err := Check(bottles, id, path, nil, VerifyAll, nil)
+			f, _, why, err := storeAt(bottles).Check(id, path, nil, VerifyAll, nil)
 			if err != nil || f != Stale || why != WhyRules {
 				t.Fatalf("Check = %v (%s), err %v; want stale (%s)", f, why, err, WhyRules)
 			}
-			if _, asked := TakePurge(bottles); asked {
+			if _, asked := storeAt(bottles).TakePurge(); asked {
 				t.Fatal("purge asked before the bottle was replaced")
 			}
-			cur, err := ReadCurrent(bottles, id)
+			cur, err := storeAt(bottles).ReadCurrent(id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, rendered, err := Ensure(t.Context(), bottles, cur, Request{SessionID: id, Transcript: path}, VerifyHook, time.Now, time.UTC)
+			got, rendered, err := storeAt(bottles).Ensure(t.Context(), Request{SessionID: id, Transcript: path, Verify: VerifyHook}, cur)
 			if err != nil || !rendered {
 				t.Fatalf("Ensure rendered %v, err %v", rendered, err)
 			}
@@ -150,10 +150,10 @@ func TestOtherRulesAreStale(t *testing.T) {
 			if got.State.Redact != redact.Builtin().ID() {
 				t.Errorf("state says redact %q", got.State.Redact)
 			}
-			if _, asked := TakePurge(bottles); !asked {
+			if _, asked := storeAt(bottles).TakePurge(); !asked {
 				t.Error("no purge asked: the index would keep what the old bottle said")
 			}
-			if f, _, why, err := Check(bottles, id, path, nil, VerifyAll, nil); err != nil || f != Fresh {
+			if f, _, why, err := storeAt(bottles).Check(id, path, nil, VerifyAll, nil); err != nil || f != Fresh {
 				t.Errorf("after the render, Check = %v (%s), err %v", f, why, err)
 			}
 		})

@@ -67,16 +67,17 @@ func (e *AmbiguousError) Error() string {
 
 // FindSession returns the id of the session that arg names: arg itself
 // when a bottle, an archived bottle or a transcript of session arg exists
-// (dir is the bottles directory, transcripts are under claudeDir), else
+// (transcripts are under claudeDir), else
 // the one session whose id starts with arg, if arg has at least MinPrefix
 // characters. When nothing matches it returns arg, whose session
 // claude-mem may still know. A start that several sessions have is an
-// *AmbiguousError; bottles' times are read in loc.
-func FindSession(dir, claudeDir, arg string, loc *time.Location) (string, error) {
+// *AmbiguousError; bottles' times are read in the store's location.
+func (s *Store) FindSession(claudeDir, arg string) (string, error) {
+	dir := s.Dir
 	if !sources.ValidSessionID(arg) {
 		return "", fmt.Errorf("invalid session id %q: expected letters, digits, '-' or '_'", arg)
 	}
-	if exists(BottlePath(dir, arg)) || ArchivedPath(dir, arg) != "" {
+	if exists(BottlePath(dir, arg)) || archivedPath(dir, arg) != "" {
 		return arg, nil
 	}
 	if _, err := sources.FindTranscript(claudeDir, arg); err == nil || len(arg) < MinPrefix {
@@ -89,7 +90,7 @@ func FindSession(dir, claudeDir, arg string, loc *time.Location) (string, error)
 	case 1:
 		return found[0].ID, nil
 	}
-	return "", ambiguous(arg, found, loc)
+	return "", ambiguous(arg, found, s.Loc)
 }
 
 // startingWith lists the sessions whose id starts with prefix: those of
@@ -181,12 +182,8 @@ func exists(path string) bool {
 type ReadRequest struct {
 	SessionID string
 	ClaudeDir string
-	// DataDir holds the bottles (BottlesDir) and claude-mem's database.
-	DataDir string
 	// Timeout bounds a render before the read (none if 0).
-	Timeout  time.Duration
-	Now      func() time.Time
-	Location *time.Location
+	Timeout time.Duration
 	// Rules redact a bottle rendered (nil: the built-in rules).
 	Rules *redact.Rules
 }
@@ -201,16 +198,16 @@ type ReadRequest struct {
 // it is, if there is one, for a reader that would rather show it than
 // nothing. No bottle is read through a symbolic link (which bottled never
 // makes, and which may point anywhere), as the index takes none in.
-func EnsureRead(ctx context.Context, r ReadRequest) (*Current, error) {
-	dir, id := BottlesDir(r.DataDir), r.SessionID
+func (s *Store) EnsureRead(ctx context.Context, r ReadRequest) (*Current, error) {
+	dir, id := s.Dir, r.SessionID
 	transcript, _ := sources.FindTranscript(r.ClaudeDir, id)
-	db, dbErr := sources.OpenClaudeMemDB(ctx, sources.ClaudeMemFile(r.DataDir))
+	db, dbErr := sources.OpenClaudeMemDB(ctx, sources.ClaudeMemFile(s.DataDir))
 	if dbErr == nil {
 		defer db.Close()
 	} else {
 		db = nil
 	}
-	cur, err := ReadCurrent(dir, id)
+	cur, err := s.ReadCurrent(id)
 	if err != nil {
 		return nil, err
 	}
@@ -219,8 +216,8 @@ func EnsureRead(ctx context.Context, r ReadRequest) (*Current, error) {
 		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
 		defer cancel()
 	}
-	req := Request{SessionID: id, Transcript: transcript, ClaudeDir: r.ClaudeDir, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: r.Rules}
-	b, _, err := Ensure(ctx, dir, cur, req, VerifyHook, r.Now, r.Location)
+	req := Request{SessionID: id, Transcript: transcript, ClaudeDir: r.ClaudeDir, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: r.Rules, Verify: VerifyHook}
+	b, _, err := s.Ensure(ctx, req, cur)
 	if err == nil {
 		return b, nil
 	}
@@ -245,7 +242,7 @@ func EnsureRead(ctx context.Context, r ReadRequest) (*Current, error) {
 // readArchived reads the newest archived bottle of session, nil if it has
 // none.
 func readArchived(dir, session string) (*Current, error) {
-	path := ArchivedPath(dir, session)
+	path := archivedPath(dir, session)
 	if path == "" {
 		return nil, nil
 	}

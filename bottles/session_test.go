@@ -34,7 +34,7 @@ func (d sessionDirs) bottle(t *testing.T, id, prompt string, at time.Time) strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Write(d.bottles, b); err != nil {
+	if _, err := writeDurable(d.bottles, b); err != nil {
 		t.Fatal(err)
 	}
 	return BottlePath(d.bottles, id)
@@ -70,7 +70,7 @@ func TestFindSession(t *testing.T) {
 	at := testNow.Add(-3 * time.Hour)
 	d.bottle(t, "aaaa1111-live", "LIVE prompt", at)
 	d.bottle(t, "bbbb2222-cleared", "CLEARED prompt", at)
-	if _, err := Archive(d.bottles, "bbbb2222-cleared", testNow); err != nil {
+	if _, err := archiveSession(d.bottles, "bbbb2222-cleared", testNow); err != nil {
 		t.Fatal(err)
 	}
 	d.transcript(t, "cccc3333-transcript", "TRANSCRIPT only")
@@ -96,13 +96,13 @@ func TestFindSession(t *testing.T) {
 		{"dddd4444-th", "dddd4444-three"},  // unique again
 		{"cccc3333-transcript", "cccc3333-transcript"},
 	} {
-		got, err := FindSession(d.bottles, d.claude, c.arg, time.UTC)
+		got, err := storeAt(d.bottles).FindSession(d.claude, c.arg)
 		if err != nil || got != c.want {
-			t.Errorf("FindSession(%q) = %q, %v; want %q", c.arg, got, err, c.want)
+			t.Errorf("findSession(%q) = %q, %v; want %q", c.arg, got, err, c.want)
 		}
 	}
 
-	_, err := FindSession(d.bottles, d.claude, "dddd4444", time.UTC)
+	_, err := storeAt(d.bottles).FindSession(d.claude, "dddd4444")
 	var amb *AmbiguousError
 	if !errors.As(err, &amb) {
 		t.Fatalf("an ambiguous start: %v, want an AmbiguousError", err)
@@ -130,7 +130,7 @@ func TestFindSession(t *testing.T) {
 
 	// The archived bottle of a cleared session is a candidate too.
 	d.bottle(t, "bbbb2222-other", "OTHER prompt", at)
-	_, err = FindSession(d.bottles, d.claude, "bbbb2222", time.UTC)
+	_, err = storeAt(d.bottles).FindSession(d.claude, "bbbb2222")
 	if !errors.As(err, &amb) || len(amb.Candidates) != 2 {
 		t.Fatalf("archived and live: %v", err)
 	}
@@ -140,7 +140,7 @@ func TestFindSession(t *testing.T) {
 		}
 	}
 
-	if _, err := FindSession(d.bottles, d.claude, "../../etc/passwd", time.UTC); err == nil || !strings.Contains(err.Error(), "invalid session id") {
+	if _, err := storeAt(d.bottles).FindSession(d.claude, "../../etc/passwd"); err == nil || !strings.Contains(err.Error(), "invalid session id") {
 		t.Errorf("a hostile id: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestFindSessionManyCandidates(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := FindSession(d.bottles, d.claude, "many00", time.UTC)
+	_, err := storeAt(d.bottles).FindSession(d.claude, "many00")
 	var amb *AmbiguousError
 	if !errors.As(err, &amb) || amb.Count != maxCandidates+3 || len(amb.Candidates) != maxCandidates {
 		t.Fatalf("%v", err)
@@ -173,12 +173,11 @@ func TestFindSessionManyCandidates(t *testing.T) {
 // the bottle as it is.
 func TestEnsureRead(t *testing.T) {
 	d := newSessionDirs(t)
-	data := filepath.Dir(d.bottles)
-	req := ReadRequest{SessionID: "s-read", ClaudeDir: d.claude, DataDir: data, Timeout: time.Minute,
-		Now: func() time.Time { return testNow }, Location: time.UTC}
+	store := storeAt(d.bottles)
+	req := ReadRequest{SessionID: "s-read", ClaudeDir: d.claude, Timeout: time.Minute}
 	read := func(want string) *Current {
 		t.Helper()
-		cur, err := EnsureRead(context.Background(), req)
+		cur, err := store.EnsureRead(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +190,7 @@ func TestEnsureRead(t *testing.T) {
 		return cur
 	}
 
-	_, err := EnsureRead(context.Background(), req)
+	_, err := store.EnsureRead(context.Background(), req)
 	if !errors.Is(err, render.ErrNothing) || !strings.Contains(err.Error(), "no bottle for session s-read") ||
 		!strings.Contains(err.Error(), "no transcript") {
 		t.Errorf("nothing at all: %v", err)
@@ -201,7 +200,7 @@ func TestEnsureRead(t *testing.T) {
 	read("READ-P1") // missing: rendered
 	d.transcript(t, "s-read", "READ-P2 second")
 	read("READ-P2") // stale: rendered
-	if _, err := Archive(d.bottles, "s-read", testNow); err != nil {
+	if _, err := archiveSession(d.bottles, "s-read", testNow); err != nil {
 		t.Fatal(err)
 	}
 	if cur := read("READ-P2"); !cur.Archived || filepath.Dir(cur.Path) != ArchiveDir(d.bottles) {
@@ -219,7 +218,7 @@ func TestEnsureRead(t *testing.T) {
 	d.transcript(t, "s-read", "READ-P3 third")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	cur, err := EnsureRead(ctx, req)
+	cur, err := store.EnsureRead(ctx, req)
 	if !errors.Is(err, context.Canceled) || cur == nil || !strings.Contains(string(cur.Data), "READ-P2") || strings.Contains(string(cur.Data), "READ-P3") || !cur.Archived {
 		t.Errorf("a cancelled render: %v, %v", cur, err)
 	}

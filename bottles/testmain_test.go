@@ -2,6 +2,7 @@ package bottles
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,3 +22,8 @@ const (
 	stateOpen      = "<!-- bottled-state "
 	stateClose     = " -->"
 )
+
+// storeAt is the store whose bottles directory is dir, at the tests' time.
+func storeAt(dir string) *Store {
+	return &Store{DataDir: filepath.Dir(dir), Dir: dir, Now: func() time.Time { return testNow }, Loc: time.UTC}
+}

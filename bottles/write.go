@@ -15,12 +15,6 @@ import (
 	"github.com/bottled-dev/bottled/sources"
 )
 
-// BottlesDir is where bottles live under bottled's data directory.
-func BottlesDir(dataDir string) string { return filepath.Join(dataDir, "bottles") }
-
-// BottlePath is the bottle of a session in dir.
-func BottlePath(dir, sessionID string) string { return filepath.Join(dir, sessionID+".md") }
-
 // tempPrefix starts the names of bottles being written; a crash can leave
 // such files behind, and CleanTemp removes them.
 const tempPrefix = safefile.TempPrefix
@@ -64,7 +58,7 @@ func (o Outcome) String() string {
 // KeptFull, Crossed). The check and the rename happen under an exclusive
 // lock on dir, so concurrent writers (the daemon, a hook, the CLI) are
 // safe.
-func Write(dir string, b *render.Bottle) (Outcome, error) {
+func writeDurable(dir string, b *render.Bottle) (Outcome, error) {
 	return write(dir, b, true, func() (time.Time, bool) { return crashed(dir) })
 }
 
@@ -262,7 +256,7 @@ const staleTemp = time.Minute
 // dir. It returns how many it removed, and how many it left because they
 // are too young to tell from a write in progress. A dir that is a symbolic
 // link is left alone: bottled wrote nothing through it (see safefile.MkdirPrivate).
-func CleanTemp(dir string, now time.Time) (removed, young int, err error) {
+func cleanTemp(dir string, now time.Time) (removed, young int, err error) {
 	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		return 0, 0, nil
 	}

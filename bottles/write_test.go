@@ -87,10 +87,10 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "bottles")
 			first, then := tc.first(t), tc.then(t)
-			if got, err := Write(dir, first); err != nil || got != Written {
+			if got, err := writeDurable(dir, first); err != nil || got != Written {
 				t.Fatalf("first Write = %v, %v", got, err)
 			}
-			got, err := Write(dir, then)
+			got, err := writeDurable(dir, then)
 			if err != nil || got != tc.want {
 				t.Fatalf("second Write = %v, %v; want %v", got, err, tc.want)
 			}
@@ -125,13 +125,13 @@ func TestWriteReplacedDatabase(t *testing.T) {
 	}
 	old := &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 1}, MemorySessionID: "m-old", Observation: 871}
 	now := &sources.ClaudeMemCursor{DB: sources.FileIDOf(info), MemorySessionID: "m-new", Observation: 1}
-	if got, err := Write(dir, bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Written {
+	if got, err := writeDurable(dir, bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Written {
 		t.Fatalf("first Write = %v, %v", got, err)
 	}
-	if got, err := Write(dir, bottleAt(t, "s", 100, now, render.ModeFull)); err != nil || got != Written {
+	if got, err := writeDurable(dir, bottleAt(t, "s", 100, now, render.ModeFull)); err != nil || got != Written {
 		t.Fatalf("Write of a bottle read from the database there is now = %v, %v; want written", got, err)
 	}
-	if got, err := Write(dir, bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Covered {
+	if got, err := writeDurable(dir, bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Covered {
 		t.Fatalf("Write of a bottle read from the database that is gone = %v, %v; want unchanged (kept)", got, err)
 	}
 }
@@ -142,7 +142,7 @@ func TestWritePermissions(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil { // made by someone else, too open
 		t.Fatal(err)
 	}
-	if _, err := Write(dir, bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
+	if _, err := writeDurable(dir, bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]os.FileMode{dir: 0o700, BottlePath(dir, "s"): 0o600} {
@@ -155,7 +155,7 @@ func TestWritePermissions(t *testing.T) {
 		}
 	}
 	fresh := filepath.Join(t.TempDir(), "new", "bottles")
-	if _, err := Write(fresh, bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
+	if _, err := writeDurable(fresh, bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{fresh, filepath.Dir(fresh)} {
@@ -179,7 +179,7 @@ func TestWriteConcurrent(t *testing.T) {
 	for round := 0; round < 20; round++ {
 		for i := range bottles {
 			wg.Go(func() {
-				if _, err := Write(dir, bottles[(i*7+round)%writers]); err != nil {
+				if _, err := writeDurable(dir, bottles[(i*7+round)%writers]); err != nil {
 					t.Error(err)
 				}
 			})
@@ -210,7 +210,7 @@ func TestCleanTemp(t *testing.T) {
 	if err := os.Chtimes(stale, now.Add(-time.Hour), now.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	n, young, err := CleanTemp(dir, now)
+	n, young, err := cleanTemp(dir, now)
 	if err != nil || n != 1 || young != 1 {
 		t.Fatalf("CleanTemp = %d removed, %d young, %v; want 1 and 1", n, young, err)
 	}
@@ -219,7 +219,7 @@ func TestCleanTemp(t *testing.T) {
 			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, exists)
 		}
 	}
-	if n, _, err := CleanTemp(filepath.Join(dir, "absent"), now); err != nil || n != 0 {
+	if n, _, err := cleanTemp(filepath.Join(dir, "absent"), now); err != nil || n != 0 {
 		t.Errorf("CleanTemp of a missing dir = %d, %v", n, err)
 	}
 }
@@ -227,7 +227,7 @@ func TestCleanTemp(t *testing.T) {
 func TestReadState(t *testing.T) {
 	dir := t.TempDir()
 	b := bottleAt(t, "s", 42, &sources.ClaudeMemCursor{Prompt: 3}, render.ModeFull)
-	if _, err := Write(dir, b); err != nil {
+	if _, err := writeDurable(dir, b); err != nil {
 		t.Fatal(err)
 	}
 	st, err := ReadState(BottlePath(dir, "s"))
@@ -291,7 +291,7 @@ func TestWriteAfterRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	bottles := filepath.Join(dir, "bottles")
-	if _, err := Write(bottles, render()); err != nil {
+	if _, err := writeDurable(bottles, render()); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
@@ -301,10 +301,10 @@ func TestWriteAfterRewrite(t *testing.T) {
 	f.WriteString(line("v1", "NEW prompt"))
 	f.Close()
 	newer := render()
-	if got, err := Write(bottles, newer); err != nil || got != Written {
+	if got, err := writeDurable(bottles, newer); err != nil || got != Written {
 		t.Fatalf("Write after rewrite = %v, %v; want Written", got, err)
 	}
-	if got, err := Write(bottles, newer); err != nil || got != Covered {
+	if got, err := writeDurable(bottles, newer); err != nil || got != Covered {
 		t.Fatalf("second Write = %v, %v; want Covered", got, err)
 	}
 	data, _ := os.ReadFile(BottlePath(bottles, "s"))

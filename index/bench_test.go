@@ -134,7 +134,7 @@ func corpus(b *testing.B, sessions, mb int) (string, *words) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := bottles.Write(dir, bt); err != nil {
+		if _, err := bottles.Open(filepath.Dir(dir), nil, nil).Write(bt); err != nil {
 			b.Fatal(err)
 		}
 	}

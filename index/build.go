@@ -127,7 +127,7 @@ func (ix *Index) createGen(gen int) error {
 	f.Close()
 	// A purge asked for is answered by the switch: the new generation
 	// holds only what the bottles hold now, and the old ones go.
-	req, asked := bottles.TakePurge(ix.bottles)
+	req, asked := ix.store.TakePurge()
 	disk, err := ix.listBottles()
 	if err != nil {
 		removeGen(path)
@@ -231,7 +231,7 @@ func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
 	var req bottles.PurgeRequest
 	asked := false
 	if purge {
-		req, asked = bottles.TakePurge(ix.bottles)
+		req, asked = ix.store.TakePurge()
 	}
 	disk, rows, err := ix.diskAndRows()
 	if err != nil {
@@ -324,7 +324,7 @@ func (ix *Index) finishBuild() error {
 	if err != nil {
 		return fmt.Errorf("finish index: %w", err)
 	}
-	if req, asked := bottles.TakePurge(ix.bottles); asked {
+	if req, asked := ix.store.TakePurge(); asked {
 		return ix.purgeAsked(req) // a failure leaves the request for the next sync
 	}
 	// Another process reading the index may hold the WAL for a moment:

@@ -304,7 +304,7 @@ func TestPurgeDuringBuild(t *testing.T) {
 	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
 		t.Fatal(err)
 	}
-	if err := bottles.AskPurge(dir); err != nil {
+	if err := bottles.Open(filepath.Dir(dir), nil, nil).AskPurge(); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Sync(context.Background()); err != nil {
@@ -348,7 +348,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
 		t.Fatal(err)
 	}
-	if err := bottles.AskPurge(dir); err != nil {
+	if err := bottles.Open(filepath.Dir(dir), nil, nil).AskPurge(); err != nil {
 		t.Fatal(err)
 	}
 	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
@@ -361,7 +361,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	if len(search(t, ix, secret, Scope{})) != 0 {
 		t.Error("the redacted word is still found")
 	}
-	if _, err := os.Stat(bottles.PurgeMarker(dir)); err != nil || !filesHold(t, Dir(data), secret) {
+	if _, err := os.Stat(bottles.Open(filepath.Dir(dir), nil, nil).PurgeMarker()); err != nil || !filesHold(t, Dir(data), secret) {
 		t.Fatalf("a sync purged while another process built: marker %v", err)
 	}
 	unlock()
@@ -371,7 +371,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	if filesHold(t, Dir(data), secret) {
 		t.Error("the index's files still hold the redacted word after the build")
 	}
-	if _, err := os.Stat(bottles.PurgeMarker(dir)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(bottles.Open(filepath.Dir(dir), nil, nil).PurgeMarker()); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the request is still there: %v", err)
 	}
 }

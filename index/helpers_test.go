@@ -77,7 +77,7 @@ func realBottles(t testing.TB, more bool) []realBottle {
 func writeBottles(t testing.TB, dataDir string, bs ...*render.Bottle) {
 	t.Helper()
 	for _, b := range bs {
-		if _, err := bottles.Write(bottles.BottlesDir(dataDir), b); err != nil {
+		if _, err := bottles.Open(dataDir, nil, nil).Write(b); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -118,8 +118,9 @@ type Options struct {
 // Index is an open search index. Its methods are safe for concurrent use;
 // they take turns on one connection.
 type Index struct {
-	dir      string // the index directory
-	bottles  string // the bottles directory it indexes
+	dir      string         // the index directory
+	store    *bottles.Store // the bottles it indexes
+	bottles  string         // their directory, store.Dir
 	loc      *time.Location
 	notify   func()                  // Options.Building
 	waiting  func()                  // Options.Waiting
@@ -160,6 +161,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 	}
 	ix := &Index{
 		dir:      Dir(dataDir),
+		store:    bottles.Open(dataDir, nil, opts.Location),
 		bottles:  bottles.BottlesDir(dataDir),
 		loc:      opts.Location,
 		notify:   opts.Building,

@@ -222,7 +222,7 @@ func TestArchiveAndDeletion(t *testing.T) {
 	}
 	before := docIDs(t, ix)
 	dir := bottles.BottlesDir(data)
-	archived, err := bottles.Archive(dir, target.id, testNow)
+	archived, err := bottles.Open(filepath.Dir(dir), func() time.Time { return testNow }, nil).Archive(target.id)
 	if err != nil || archived == "" {
 		t.Fatalf("archive: %q %v", archived, err)
 	}

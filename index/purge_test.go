@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func redact(t *testing.T, data string, s *talk) {
 	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
 		t.Fatal(err)
 	}
-	if err := bottles.AskPurge(dir); err != nil {
+	if err := bottles.Open(filepath.Dir(dir), nil, nil).AskPurge(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -73,7 +74,7 @@ func fileSize(path string) int64 {
 
 func markerThere(t *testing.T, data string) bool {
 	t.Helper()
-	_, err := os.Lstat(bottles.PurgeMarker(bottles.BottlesDir(data)))
+	_, err := os.Lstat(bottles.Open(data, nil, nil).PurgeMarker())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}

@@ -403,7 +403,7 @@ func TestPurge(t *testing.T) {
 	if !filesHold(t, Dir(data), secret) {
 		t.Fatal("FTS5 dropped the deleted row's words by itself: this test shows nothing")
 	}
-	if err := bottles.AskPurge(dir); err != nil {
+	if err := bottles.Open(filepath.Dir(dir), nil, nil).AskPurge(); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Sync(context.Background()); err != nil {
@@ -462,7 +462,7 @@ func TestPurgeAsked(t *testing.T) {
 			if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
 				t.Fatal(err)
 			}
-			if err := bottles.AskPurge(dir); err != nil {
+			if err := bottles.Open(filepath.Dir(dir), nil, nil).AskPurge(); err != nil {
 				t.Fatal(err)
 			}
 			var err error
@@ -477,7 +477,7 @@ func TestPurgeAsked(t *testing.T) {
 			if filesHold(t, Dir(data), secret) {
 				t.Error("the index's files still hold the redacted word")
 			}
-			if _, err := os.Stat(bottles.PurgeMarker(dir)); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(bottles.Open(filepath.Dir(dir), nil, nil).PurgeMarker()); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("the marker is still there: %v", err)
 			}
 			if len(search(t, ix, "redacted", Scope{})) == 0 {

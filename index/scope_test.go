@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -225,7 +226,7 @@ func TestWatchFollowsChanges(t *testing.T) {
 		{"start", func() {}, "retry", Scope{}, []string{"s-app-1"}},
 		{"a new bottle", func() { writeBottles(t, data, talks[2].bottle(t)) }, "retry", Scope{}, []string{"s-app-1", "s-other"}},
 		{"archived", func() {
-			if _, err := bottles.Archive(dir, "s-other", testNow); err != nil {
+			if _, err := bottles.Open(filepath.Dir(dir), func() time.Time { return testNow }, nil).Archive("s-other"); err != nil {
 				t.Fatal(err)
 			}
 		}, "retry", Scope{}, []string{"s-app-1"}},
@@ -422,7 +423,7 @@ func TestExtentCleared(t *testing.T) {
 		writeBottles(t, data, s.bottle(t))
 	}
 	ix := openIndex(t, data)
-	if _, err := bottles.Archive(bottles.BottlesDir(data), "s-old", testNow); err != nil {
+	if _, err := bottles.Open(data, func() time.Time { return testNow }, nil).Archive("s-old"); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Sync(context.Background()); err != nil {

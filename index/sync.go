@@ -30,7 +30,7 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	if _, err := os.Lstat(bottles.PurgeMarker(ix.bottles)); err == nil {
+	if _, err := os.Lstat(ix.store.PurgeMarker()); err == nil {
 		return ix.Sync(ctx)
 	}
 	return ix.do(ctx, func() error {
@@ -61,7 +61,7 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 // next sync's. A purge takes the build lock: a process holding it (a
 // purge, or a build, which purges at its next step) answers the request.
 func (ix *Index) syncAll(ctx context.Context) error {
-	req, asked := bottles.TakePurge(ix.bottles)
+	req, asked := ix.store.TakePurge()
 	if err := ix.reconcileAll(ctx); err != nil || !asked {
 		return err
 	}

@@ -49,14 +49,14 @@ func (ix *Index) Watch() error {
 		}
 	}
 	w := &watcher{fw: fw, done: make(chan struct{}), names: map[string]bool{}, all: true}
-	go w.run(ix.bottles)
+	go w.run(ix.store)
 	ix.watch = w
 	return nil
 }
 
-func (w *watcher) run(bottlesDir string) {
+func (w *watcher) run(store *bottles.Store) {
 	defer close(w.done)
-	archive := bottles.ArchiveDir(bottlesDir)
+	archive := bottles.ArchiveDir(store.Dir)
 	for {
 		select {
 		case ev, ok := <-w.fw.Events:
@@ -64,7 +64,7 @@ func (w *watcher) run(bottlesDir string) {
 				return
 			}
 			dir, file := filepath.Split(ev.Name)
-			if ev.Name == bottles.PurgeMarker(bottlesDir) && !ev.Has(fsnotify.Remove) {
+			if ev.Name == store.PurgeMarker() && !ev.Has(fsnotify.Remove) {
 				// A writer asks for a purge (bottles.AskPurge), which a
 				// full sync makes.
 				w.mu.Lock()

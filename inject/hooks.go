@@ -56,6 +56,10 @@ func (c *Config) rules() *redact.Rules {
 	return rules
 }
 
+// store is the data directory's bottles, rendered at the hook's clock in
+// the user's time zone.
+func (c *Config) store() *bottles.Store { return bottles.Open(c.DataDir, c.Now, time.Local) }
+
 // output is the JSON Claude Code reads from a SessionStart hook.
 type output struct {
 	HookSpecificOutput struct {
@@ -79,12 +83,12 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	if p.Source != "compact" && p.Source != "resume" {
 		return nil, nil
 	}
-	dir := bottles.BottlesDir(cfg.DataDir)
+	store := cfg.store()
 	transcript := transcriptOf(cfg, p)
 	if sources.IsObserverSession(transcript, p.CWD, cfg.DataDir) {
 		return nil, nil // claude-mem's own session: not bottled
 	}
-	cur, err := bottles.ReadCurrent(dir, p.SessionID)
+	cur, err := store.ReadCurrent(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +109,8 @@ func SessionStart(ctx context.Context, cfg Config, p *Payload) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	req := bottles.Request{SessionID: p.SessionID, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db, Rules: cfg.rules()}
-	b, rendered, err := bottles.Ensure(ctx, dir, cur, req, bottles.VerifyHook, cfg.Now, time.Local)
+	req := bottles.Request{SessionID: p.SessionID, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db, Rules: cfg.rules(), Verify: bottles.VerifyHook}
+	b, rendered, err := store.Ensure(ctx, req, cur)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +238,7 @@ func SessionEnd(ctx context.Context, cfg Config, p *Payload) error {
 		return nil // claude-mem's own session: not bottled
 	}
 	b := latestBottle(ctx, cfg, p.SessionID, transcript)
-	moved, err := bottles.ArchiveLatest(bottles.BottlesDir(cfg.DataDir), p.SessionID, cfg.Now(), b)
+	moved, err := cfg.store().ArchiveLatest(p.SessionID, b)
 	if err == nil && moved != "" {
 		cfg.Log.Info("archived bottle of cleared session", "session", p.SessionID, "to", moved)
 	}
@@ -272,7 +276,7 @@ func latestBottle(ctx context.Context, cfg Config, session, transcript string) *
 			defer db.Close()
 		}
 		req := bottles.Request{SessionID: session, Transcript: transcript, ClaudeDir: cfg.ClaudeDir, ClaudeMem: db, Rules: cfg.rules()}
-		b, err := bottles.FromDisk(ctx, req, cfg.Now(), time.Local)
+		b, err := cfg.store().FromDisk(ctx, req)
 		if err != nil {
 			b = nil
 		}

@@ -248,7 +248,7 @@ func TestSessionEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := os.Stat(e.bottle())
-			archived := bottles.ArchivedPath(bottles.BottlesDir(e.data), e.id)
+			archived := bottles.Open(e.data, nil, nil).ArchivedPath(e.id)
 			if reason == "clear" {
 				want := filepath.Join(bottles.ArchiveDir(bottles.BottlesDir(e.data)), "20261130T120000Z-"+e.id+".1.md")
 				if !os.IsNotExist(err) || archived != want {
@@ -292,7 +292,7 @@ func TestArchivedStaysArchived(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := bottles.Write(bottles.BottlesDir(e.data), b)
+		out, err := bottles.Open(e.data, nil, nil).Write(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,13 +442,13 @@ func TestSessionEndArchivesTheLastTurn(t *testing.T) {
 			if err := SessionEnd(context.Background(), e.cfg(), p); err != nil {
 				t.Fatal(err)
 			}
-			archived := bottles.ArchivedPath(bottles.BottlesDir(e.data), e.id)
+			archived := bottles.Open(e.data, nil, nil).ArchivedPath(e.id)
 			b, _ := os.ReadFile(archived)
 			if !strings.Contains(string(b), "HOOK-A2 The exporter too.") {
 				t.Fatalf("the archive (%q) lacks the last turn:\n%s", archived, b)
 			}
-			_, out, err := bottles.WriteFromDisk(context.Background(), bottles.BottlesDir(e.data),
-				bottles.Request{SessionID: e.id, Transcript: e.transcript, ClaudeDir: e.claude}, time.Now, time.Local)
+			_, out, err := bottles.Open(e.data, nil, nil).WriteFromDisk(context.Background(),
+				bottles.Request{SessionID: e.id, Transcript: e.transcript, ClaudeDir: e.claude})
 			if err != nil || out != bottles.Archived {
 				t.Errorf("a render of the cleared session: %v, %v; want it left archived", out, err)
 			}

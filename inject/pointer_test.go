@@ -151,7 +151,7 @@ func TestPointerReconstructed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
+	if _, err := bottles.Open(e.data, nil, nil).Write(b); err != nil {
 		t.Fatal(err)
 	}
 	out, err := SessionStart(context.Background(), e.cfg(), e.payload("resume"))

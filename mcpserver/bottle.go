@@ -15,12 +15,18 @@ import (
 // its id and its bottle as bottles.EnsureRead gives it: rendered first,
 // within the render timeout, when it is stale or missing and its session
 // was not cleared.
+// store is the data directory's bottles, at the server's clock and time
+// zone.
+func (s *Server) store() *bottles.Store {
+	return bottles.Open(s.cfg.DataDir, s.cfg.Now, s.cfg.Location)
+}
+
 func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *bottles.Current, error) {
 	id := arg
 	switch {
 	case arg != "":
 		var err error
-		if id, err = bottles.FindSession(bottles.BottlesDir(s.cfg.DataDir), s.cfg.ClaudeDir, arg, s.cfg.Location); err != nil {
+		if id, err = s.store().FindSession(s.cfg.ClaudeDir, arg); err != nil {
 			return "", nil, err
 		}
 	case current == "":
@@ -30,8 +36,7 @@ func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *
 	default:
 		id = current
 	}
-	cur, err := bottles.EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: s.cfg.ClaudeDir, DataDir: s.cfg.DataDir,
-		Timeout: s.cfg.RenderTimeout, Now: s.cfg.Now, Location: s.cfg.Location, Rules: s.rules()})
+	cur, err := s.store().EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: s.cfg.ClaudeDir, Timeout: s.cfg.RenderTimeout, Rules: s.rules()})
 	if err != nil {
 		return "", nil, err
 	}

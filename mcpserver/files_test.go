@@ -104,7 +104,7 @@ func TestReadLongState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
+	if _, err := bottles.Open(e.data, nil, nil).Write(b); err != nil {
 		t.Fatal(err)
 	}
 	if text := e.ok(t, "read", map[string]any{"session": id, "from": 1}); !strings.Contains(text, "LONGWORD a prompt") {

@@ -104,7 +104,7 @@ func (e *env) realBottles(t *testing.T) []string {
 		if err != nil {
 			continue
 		}
-		if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
+		if _, err := bottles.Open(e.data, nil, nil).Write(b); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, id)
@@ -228,7 +228,7 @@ func TestReadLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
+	if _, err := bottles.Open(e.data, nil, nil).Write(b); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.SplitAfter(string(b.Bytes), "\n")
@@ -256,7 +256,7 @@ func TestReadErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
+		if _, err := bottles.Open(e.data, nil, nil).Write(b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -346,7 +346,7 @@ func TestSearchAndSessionsTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
+		if _, err := bottles.Open(e.data, nil, nil).Write(b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -394,7 +394,7 @@ func TestIndexOpenedAgainAfterAFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bottles.Write(bottles.BottlesDir(e.data), b); err != nil {
+	if _, err := bottles.Open(e.data, nil, nil).Write(b); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(index.Dir(e.data), []byte("in the way"), 0o600); err != nil {
@@ -447,7 +447,7 @@ func (e *env) writeTalk(t *testing.T, id, cwd, user string, at time.Time) {
 		t.Fatal(err)
 	}
 	dir := bottles.BottlesDir(e.data)
-	if _, err := bottles.Write(dir, b); err != nil {
+	if _, err := bottles.Open(filepath.Dir(dir), nil, nil).Write(b); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chtimes(bottles.BottlePath(dir, id), at, at); err != nil {
@@ -464,7 +464,7 @@ func TestSearchToolSaysWhatItSearched(t *testing.T) {
 	e.writeTalk(t, "s-app", "/home/u/app", "first line\nsecond line\nthe Café is open", testNow)
 	e.writeTalk(t, "s-cleared", "/home/u/app", "an old one", testNow.Add(time.Hour))
 	e.writeTalk(t, "s-lib", "/home/u/lib", "the library", testNow.Add(2*time.Hour))
-	if _, err := bottles.Archive(bottles.BottlesDir(e.data), "s-cleared", testNow); err != nil {
+	if _, err := bottles.Open(e.data, func() time.Time { return testNow }, nil).Archive("s-cleared"); err != nil {
 		t.Fatal(err)
 	}
 	text := e.ok(t, "search", map[string]any{"query": "cafe"})

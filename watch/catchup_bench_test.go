@@ -159,7 +159,7 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 		time.Sleep(time.Millisecond)
 	}
 	for {
-		if _, err := os.Stat(bottles.UnsyncedMarker(bottles.BottlesDir(data))); os.IsNotExist(err) {
+		if _, err := os.Stat(bottles.Open(data, nil, nil).UnsyncedMarker()); os.IsNotExist(err) {
 			break
 		}
 		time.Sleep(time.Millisecond)

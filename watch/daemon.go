@@ -149,11 +149,11 @@ func (c *Config) setDefaults() {
 
 // Daemon keeps bottles current. Create it with New and start it with Run.
 type Daemon struct {
-	cfg     Config
-	log     *slog.Logger
-	bottles string // the bottles directory
-	rec     *recorder
-	status  *statusServer // answers the socket with rec's status
+	cfg    Config
+	log    *slog.Logger
+	store  *bottles.Store // the data directory's bottles, at the daemon's clock
+	rec    *recorder
+	status *statusServer // answers the socket with rec's status
 
 	changes chan change   // to the loop, from the fs reader, db poller and renders
 	results chan result   // to the loop, from renders
@@ -237,10 +237,11 @@ type change struct {
 // New returns a daemon for cfg.
 func New(cfg Config) *Daemon {
 	cfg.setDefaults()
+	store := bottles.Open(cfg.DataDir, cfg.Now, time.Local)
 	d := &Daemon{
 		cfg:         cfg,
 		log:         cfg.Logger,
-		bottles:     bottles.BottlesDir(cfg.DataDir),
+		store:       store,
 		changes:     make(chan change, 1024),
 		results:     make(chan result, 64),
 		dbBack:      make(chan struct{}, 1),
@@ -248,7 +249,7 @@ func New(cfg Config) *Daemon {
 		reopenIndex: make(chan struct{}, 1),
 		purgeNow:    make(chan struct{}, 1),
 		freshness:   newFreshCache(),
-		batch:       bottles.NewBatch(bottles.BottlesDir(cfg.DataDir)),
+		batch:       store.NewBatch(),
 		withoutDB:   map[string]bool{},
 		retries:     map[string]retry{},
 		verify:      map[string]bool{},
@@ -348,7 +349,7 @@ func (d *Daemon) Run(parent context.Context) error {
 // bottles directory.
 // It reports whether temporary files too young to remove are left.
 func (d *Daemon) cleanTemp() (young bool) {
-	n, waiting, err := bottles.CleanTemp(d.bottles, d.cfg.Now())
+	n, waiting, err := d.store.CleanTemp()
 	if err != nil {
 		d.log.Warn("clean bottles dir", "err", err)
 	} else if n > 0 {

@@ -18,7 +18,7 @@ import (
 func TestCrashMarkerGoesWithNothingToRender(t *testing.T) {
 	root := t.TempDir()
 	data := filepath.Join(root, "data")
-	marker := bottles.UnsyncedMarker(bottles.BottlesDir(data))
+	marker := bottles.Open(data, nil, nil).UnsyncedMarker()
 	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
 		t.Fatal(err)
 	}

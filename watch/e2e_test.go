@@ -593,7 +593,7 @@ func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
 	if d.bottle(id) != "" {
 		t.Fatalf("the daemon brought the archived bottle back for an enqueued /clear")
 	}
-	if bottles.ArchivedPath(bottles.BottlesDir(data), id) == "" {
+	if bottles.Open(data, nil, nil).ArchivedPath(id) == "" {
 		t.Fatalf("no archived bottle")
 	}
 }

@@ -436,7 +436,7 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	snapshot.Close()
 	eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
 	eventually(t, "the purge marker goes", func() bool {
-		_, err := os.Lstat(bottles.PurgeMarker(bottles.BottlesDir(data)))
+		_, err := os.Lstat(bottles.Open(data, nil, nil).PurgeMarker())
 		return errors.Is(err, fs.ErrNotExist)
 	})
 	if hits, code := runBottledExit(t, claude, data, "", "search", "--all", "PURGEKILL-P1"); code != 0 {

@@ -610,7 +610,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := bottles.Write(bottles.BottlesDir(data), b); err != nil {
+				if _, err := bottles.Open(data, nil, nil).Write(b); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -124,7 +124,7 @@ func stampOf(path string) (fileStamp, error) {
 // a catch-up, whose render then reads the transcript in full anyway, and
 // does not need to know a rewrite from an append.
 func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp, tailFirst bool) (outcome string, rewritten bool) {
-	bs, bottleErr := stampOf(bottles.BottlePath(d.bottles, id))
+	bs, bottleErr := stampOf(d.store.Path(id))
 	cache := path != "" && bottleErr == nil
 	if cache {
 		if out := d.freshness.fresh(path, ts, bs); out != "" {
@@ -136,7 +136,7 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp, 
 	if tailFirst {
 		verify = bottles.VerifyTail
 	}
-	f, st, why, err := bottles.Check(d.bottles, id, path, mem, verify, d.rulesNow())
+	f, st, why, err := d.store.Check(id, path, mem, verify, d.rulesNow())
 	if err != nil || (f != bottles.Fresh && f != bottles.Cleared) {
 		return "", why == bottles.WhyRewritten
 	}
@@ -163,7 +163,7 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp, 
 // transcript at the stamp it had before it was read (and the database as
 // it was read): until either file changes, the rescan need not check it.
 func (d *Daemon) stampWritten(id, path string, ts fileStamp) {
-	bs, err := stampOf(bottles.BottlePath(d.bottles, id))
+	bs, err := stampOf(d.store.Path(id))
 	if err == nil && path != "" && ts != (fileStamp{}) && bs != (fileStamp{}) {
 		d.freshness.put(path, ts, bs, outcomeFresh)
 	}

@@ -41,11 +41,11 @@ func TestCheckFreshTellsBottlesWithoutTranscriptApart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := bottles.Write(d.bottles, b); err != nil {
+		if _, err := d.store.Write(b); err != nil {
 			t.Fatal(err)
 		}
 		// Long settled, and the same for both.
-		if err := os.Chtimes(bottles.BottlePath(d.bottles, id), at, at); err != nil {
+		if err := os.Chtimes(bottles.BottlePath(d.store.Dir, id), at, at); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,8 +63,8 @@ func TestCheckFreshTellsBottlesWithoutTranscriptApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	a, errA := os.Stat(bottles.BottlePath(d.bottles, gone))
-	b, errB := os.Stat(bottles.BottlePath(d.bottles, grown))
+	a, errA := os.Stat(bottles.BottlePath(d.store.Dir, gone))
+	b, errB := os.Stat(bottles.BottlePath(d.store.Dir, grown))
 	if errA != nil || errB != nil || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
 		t.Fatalf("the two bottles differ in size or time (%v, %v): the test needs them alike", errA, errB)
 	}

@@ -472,7 +472,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 	f.guard()
 	f.ensureRoots()
 	f.d.loadRules()
-	dir, _ := stampOf(f.d.bottles)
+	dir, _ := stampOf(f.d.store.Dir)
 	same := dir != (fileStamp{}) && dir == f.bottlesDir
 	if !same || f.tempsLeft {
 		f.tempsLeft = f.d.cleanTemp()
@@ -481,7 +481,7 @@ func (f *fsWatch) rescan(ctx context.Context) {
 	if sources.Settled(dir.mod, time.Now()) {
 		f.bottlesDir = dir
 	}
-	if _, err := os.Lstat(bottles.PurgeMarker(f.d.bottles)); err == nil {
+	if _, err := os.Lstat(f.d.store.PurgeMarker()); err == nil {
 		signal(f.d.purgeNow) // a hook or the render command asked for a purge
 	}
 	f.d.checkIndex()

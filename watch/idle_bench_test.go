@@ -77,7 +77,7 @@ func BenchmarkIdle(b *testing.B) {
 	// The catch-up's bottles are synced to disk a moment after it is over
 	// (bottles.Batch): that is catch-up work, not idle cost.
 	eventually(b, "the catch-up's bottles are synced", func() bool {
-		_, err := os.Stat(bottles.UnsyncedMarker(bottles.BottlesDir(data)))
+		_, err := os.Stat(bottles.Open(data, nil, nil).UnsyncedMarker())
 		return os.IsNotExist(err)
 	})
 

@@ -107,7 +107,7 @@ func BenchmarkRender100MB(b *testing.B) {
 				b.Fatal(res.err, res.outcome)
 			}
 			mid := time.Now()
-			data, err := os.ReadFile(bottles.BottlePath(d.bottles, id))
+			data, err := os.ReadFile(bottles.BottlePath(d.store.Dir, id))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func BenchmarkRender100MB(b *testing.B) {
 		b.ReportMetric(float64(appendNs.Microseconds())/1e3/float64(b.N), "append-ms")
 		b.ReportMetric(float64(indexNs.Microseconds())/1e3/float64(b.N), "index-ms")
 		b.ReportMetric(float64(indexNs)/float64(appendNs), "index/append")
-		if info, err := os.Stat(bottles.BottlePath(d.bottles, id)); err == nil {
+		if info, err := os.Stat(bottles.BottlePath(d.store.Dir, id)); err == nil {
 			b.ReportMetric(float64(info.Size())/1e6, "bottle-MB")
 		}
 	})

@@ -56,7 +56,7 @@ func TestIncrementalRenderEqualsOneShot(t *testing.T) {
 					t.Fatal(res.err)
 				}
 			}
-			got, gotErr := os.ReadFile(bottles.BottlePath(d.bottles, id))
+			got, gotErr := os.ReadFile(bottles.BottlePath(d.store.Dir, id))
 
 			tr, err := sources.ReadTranscript(id, path)
 			if err != nil {

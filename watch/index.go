@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 )
 
@@ -165,7 +164,7 @@ func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 		d.indexBottle(ctx, s.id, bottle)
 	}
 	d.log.Debug("transcript rewritten; purging the search index", "session", s.id)
-	if err := bottles.AskPurge(d.bottles); err != nil {
+	if err := d.store.AskPurge(); err != nil {
 		d.log.Warn("ask for a purge of the search index", "session", s.id, "err", err)
 	}
 	signal(d.purgeNow)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
@@ -61,7 +60,7 @@ func TestDaemonRedactsOlderBottles(t *testing.T) {
 		return !indexHoldsAny(t, data, gh.Secret) && !indexHoldsAny(t, data, jwt.Secret)
 	})
 	eventually(t, "the purge marker goes", func() bool {
-		_, err := os.Lstat(bottles.PurgeMarker(bottles.BottlesDir(data)))
+		_, err := os.Lstat(bottles.Open(data, nil, nil).PurgeMarker())
 		return errors.Is(err, fs.ErrNotExist)
 	})
 	out, code := runBottledExit(t, claude, data, "", "search", "--all", "OLDBOTTLE-P1")
@@ -116,7 +115,7 @@ func TestDaemonBadPatternsFile(t *testing.T) {
 // "redact" in its state line.
 func writeOldBottle(t *testing.T, data, id, path string, creds ...fakecred.Credential) {
 	t.Helper()
-	b, err := bottles.FromDisk(context.Background(), bottles.Request{SessionID: id, Transcript: path}, time.Now(), time.Local)
+	b, err := bottles.Open(data, nil, nil).FromDisk(context.Background(), bottles.Request{SessionID: id, Transcript: path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // BenchmarkStatusBuild measures building the daemon's status for 20,000
@@ -20,9 +22,9 @@ import (
 func BenchmarkStatusBuild(b *testing.B) {
 	const sessions = 20000
 	dir := b.TempDir()
-	d := &Daemon{bottles: filepath.Join(dir, "bottles"), rec: newRecorder(Status{}), observers: map[string]bool{}}
+	d := &Daemon{store: bottles.Open(dir, nil, nil), rec: newRecorder(Status{}), observers: map[string]bool{}}
 	fw := &fsWatch{d: d, seen: map[string]fileStamp{}}
-	if err := os.MkdirAll(d.bottles, 0o700); err != nil {
+	if err := os.MkdirAll(d.store.Dir, 0o700); err != nil {
 		b.Fatal(err)
 	}
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -33,7 +35,7 @@ func BenchmarkStatusBuild(b *testing.B) {
 		fw.seen[path] = fileStamp{size: 4096, mod: at}
 		d.rec.changed(id, path, at)
 		d.rec.rendered(id, result{since: at, finished: at.Add(300 * time.Millisecond), outcome: outcomeWritten, mode: "full"})
-		if err := os.WriteFile(filepath.Join(d.bottles, id+".md"), nil, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(d.store.Dir, id+".md"), nil, 0o600); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -248,7 +248,7 @@ func (d *Daemon) expectBottle(s *session) {
 	if !unread {
 		return
 	}
-	st, err := bottles.ReadState(bottles.BottlePath(d.bottles, s.id))
+	st, err := bottles.ReadState(d.store.Path(s.id))
 	if err != nil {
 		return
 	}

@@ -107,7 +107,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	}
 	rules, redaction := LoadRedaction(dataDir)
 	sv.Redaction = &redaction
-	bottlesDir := bottles.BottlesDir(dataDir)
+	store := bottles.Open(dataDir, nil, nil)
 	modified := map[string]time.Time{}
 	for _, p := range sources.ListTranscripts(claudeDir) {
 		if info, err := sources.StatRegular(p); err == nil {
@@ -121,7 +121,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fresh, st, why, err := bottles.Check(bottlesDir, f.id, f.path, bottles.CursorNow(ctx, db, f.id), bottles.VerifyTail, rules)
+		fresh, st, why, err := store.Check(f.id, f.path, bottles.CursorNow(ctx, db, f.id), bottles.VerifyTail, rules)
 		if err != nil {
 			fresh, why = bottles.Stale, err.Error()
 		}
@@ -135,7 +135,7 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		}
 		sv.count(f, state, c, true)
 	}
-	sv.countBottles(bottlesDir, all)
+	sv.countBottles(store.Dir, all)
 	return sv, nil
 }
 
@@ -248,7 +248,7 @@ func (d *Daemon) survey(fw *fsWatch, sessions map[string]*sessionRecord) *Survey
 		}
 		sv.count(f, state, c, i < daemonListed)
 	}
-	sv.countBottles(d.bottles, all)
+	sv.countBottles(d.store.Dir, all)
 	return sv
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -58,15 +57,15 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 		defer db.Close()
 	}
 	req := bottles.Request{SessionID: id, Transcript: cmd.String("transcript"), ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: rules}
-	dir := bottles.BottlesDir(d.data)
+	store := bottles.Open(d.data, nil, nil)
 	var (
 		b       *render.Bottle
 		outcome bottles.Outcome
 	)
 	if cmd.Bool("stdout") {
-		b, err = bottles.FromDisk(ctx, req, time.Now(), time.Local)
+		b, err = store.FromDisk(ctx, req)
 	} else {
-		b, outcome, err = bottles.WriteFromDisk(ctx, dir, req, time.Now, time.Local)
+		b, outcome, err = store.WriteFromDisk(ctx, req)
 	}
 	switch {
 	case errors.Is(err, render.ErrNothing):
@@ -93,7 +92,7 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 		_, err := cmd.Root().Writer.Write(b.Bytes)
 		return err
 	}
-	path := outcome.Path(dir, id)
+	path := store.PathOf(outcome, id)
 	switch outcome {
 	case bottles.Crossed:
 		why := "other renders kept writing newer sources; run it again"

@@ -39,7 +39,7 @@ func writeSaid(t *testing.T, dataDir string, ss ...said) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := bottles.Write(dir, b); err != nil {
+		if _, err := bottles.Open(filepath.Dir(dir), nil, nil).Write(b); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chtimes(bottles.BottlePath(dir, s.id), s.at, s.at); err != nil {
@@ -67,7 +67,7 @@ func TestSearchSaysWhatItSearched(t *testing.T) {
 		said{"s-app", app, "the retry budget", at},
 		said{"s-cleared", app, "an old retry", at.Add(time.Hour)},
 		said{"s-lib", filepath.Join(root, "lib"), "unrelated words", at.Add(2 * time.Hour)})
-	if _, err := bottles.Archive(bottles.BottlesDir(data), "s-cleared", at.Add(3*time.Hour)); err != nil {
+	if _, err := bottles.Open(data, func() time.Time { return at.Add(3 * time.Hour) }, nil).Archive("s-cleared"); err != nil {
 		t.Fatal(err)
 	}
 	flags := []string{"--claude-dir", filepath.Join(root, "claude"), "--data-dir", data}

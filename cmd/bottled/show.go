@@ -74,8 +74,8 @@ func runShow(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	cur, err := bottles.EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: d.claude, DataDir: d.data,
-		Timeout: cmd.Duration("timeout"), Now: time.Now, Location: time.Local, Rules: rules})
+	cur, err := bottles.Open(d.data, nil, nil).EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: d.claude,
+		Timeout: cmd.Duration("timeout"), Rules: rules})
 	if err != nil {
 		if cur, err = notRendered(ctx, cmd, arg, id, cur, err); err != nil {
 			return err
@@ -152,7 +152,7 @@ func lineRange(data []byte, from, to int, id string) ([]byte, error) {
 // of one that only one session has (bottles.FindSession). A start several
 // have lists them on stderr, to choose from, and exits 2.
 func findSession(cmd *cli.Command, d dirs, arg string) (string, error) {
-	id, err := bottles.FindSession(bottles.BottlesDir(d.data), d.claude, arg, time.Local)
+	id, err := bottles.Open(d.data, nil, nil).FindSession(d.claude, arg)
 	var amb *bottles.AmbiguousError
 	switch {
 	case errors.As(err, &amb):
