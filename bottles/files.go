@@ -1,7 +1,6 @@
 package bottles
 
 import (
-	"errors"
 	"os"
 
 	"github.com/bottled-dev/bottled/render"
@@ -21,23 +20,12 @@ import (
 // replaces the link itself, never what it points to.
 var ErrNotRegular = safefile.ErrNotRegular
 
-// noBottle makes a bottle path that is not a regular file one without a
-// state.
-type noBottle struct{ err error }
-
-func (e noBottle) Error() string        { return e.err.Error() }
-func (e noBottle) Unwrap() error        { return e.err }
-func (e noBottle) Is(target error) bool { return target == render.ErrNoState }
-
 // OpenBottle opens the bottle file at path for reading, without following
 // a symbolic link and without blocking (a FIFO), and only if it is a
 // regular file.
 func OpenBottle(path string) (*os.File, error) {
 	f, _, err := safefile.Open(path)
-	if errors.Is(err, safefile.ErrNotRegular) {
-		return nil, noBottle{err}
-	}
-	return f, err
+	return f, safefile.AlsoIs(err, render.ErrNoState)
 }
 
 // ReadState reads the state recorded in the bottle at path without reading

@@ -374,7 +374,7 @@ func TestProgress(t *testing.T) {
 // TestPurge: a word removed from a bottle (a redaction) stops being found
 // as soon as the bottle is indexed again, but FTS5 only marks the deleted
 // row: the word stays in the index's files until a sync purges them, as
-// the writer asked (bottles.AskPurge).
+// the writer asked (bottles.Store.AskPurge).
 func TestPurge(t *testing.T) {
 	const secret = "zqxsecretvaluezq"
 	data := t.TempDir()

@@ -266,7 +266,7 @@ func TestConcurrentWriters(t *testing.T) {
 		s := talks[1]
 		for i := range 40 {
 			s.turns = append(s.turns, [2]string{fmt.Sprintf("question %d about the retry loop", i), "answer"})
-			// (bottles.Write would keep the first: these bottles record
+			// (bottles.Store.Write would keep the first: these bottles record
 			// no sources to compare.)
 			b := s.bottle(t)
 			if err := replaceFile(bottles.BottlePath(bottles.BottlesDir(data), s.id), b.Bytes); err != nil {

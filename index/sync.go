@@ -19,7 +19,7 @@ import (
 // Sync brings the index in line with the bottles on disk: bottles written,
 // archived or deleted by any process (the hooks, the CLI, a user) since the
 // index last saw them. It reads only the bottles whose files changed. If a
-// writer asked for a purge (bottles.AskPurge), it purges the index then.
+// writer asked for a purge (bottles.Store.AskPurge), it purges the index then.
 func (ix *Index) Sync(ctx context.Context) error {
 	return ix.do(ctx, func() error { return ix.syncAll(ctx) })
 }
@@ -274,7 +274,7 @@ func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 // and the WAL, which may hold older copies of pages, emptied: the whole
 // index is rewritten twice, seconds for hundreds of megabytes. Then the
 // files are synced, so that the purge is on disk before the request for it
-// goes. Sync runs it when a writer asked (bottles.AskPurge).
+// goes. Sync runs it when a writer asked (bottles.Store.AskPurge).
 func (ix *Index) purgeLocked() error {
 	if err := ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize')`); err != nil {
 		return fmt.Errorf("merge: %w", err)

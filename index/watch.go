@@ -65,7 +65,7 @@ func (w *watcher) run(store *bottles.Store) {
 			}
 			dir, file := filepath.Split(ev.Name)
 			if ev.Name == store.PurgeMarker() && !ev.Has(fsnotify.Remove) {
-				// A writer asks for a purge (bottles.AskPurge), which a
+				// A writer asks for a purge (bottles.Store.AskPurge), which a
 				// full sync makes.
 				w.mu.Lock()
 				w.all = true

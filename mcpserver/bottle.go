@@ -11,8 +11,8 @@ import (
 )
 
 // findBottle resolves the session a read names ("" for this session,
-// current; else an id or the start of one, bottles.FindSession) and returns
-// its id and its bottle as bottles.EnsureRead gives it: rendered first,
+// current; else an id or the start of one, bottles.Store.FindSession) and returns
+// its id and its bottle as bottles.Store.EnsureRead gives it: rendered first,
 // within the render timeout, when it is stale or missing and its session
 // was not cleared.
 // store is the data directory's bottles, at the server's clock and time

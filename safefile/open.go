@@ -32,6 +32,22 @@ func (e *NotRegularError) Error() string {
 // Is makes the error ErrNotRegular.
 func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }
 
+// AlsoIs returns err, made also target (for errors.Is) when it is a
+// *NotRegularError: a reader that treats a file it cannot read like a
+// missing one (fs.ErrNotExist), or a bottle path that holds no bottle.
+func AlsoIs(err, target error) error {
+	if errors.Is(err, ErrNotRegular) {
+		return alsoIs{err, target}
+	}
+	return err
+}
+
+type alsoIs struct{ err, target error }
+
+func (e alsoIs) Error() string        { return e.err.Error() }
+func (e alsoIs) Unwrap() error        { return e.err }
+func (e alsoIs) Is(target error) bool { return target == e.target }
+
 // Link reports whether what was found is a symbolic link.
 func (e *NotRegularError) Link() bool { return e.Mode&fs.ModeSymlink != 0 }
 

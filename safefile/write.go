@@ -56,7 +56,8 @@ func WriteTemp(dir, pattern string, data []byte, sync bool) (string, fs.FileInfo
 	return name, info, nil
 }
 
-// SyncFile flushes the contents of the file at path to disk.
+// SyncFile flushes the contents of the file (or directory) at path to
+// disk.
 func SyncFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -74,17 +75,4 @@ func SyncFile(path string) error {
 
 // SyncDir makes a directory's entries durable: a file renamed into it or
 // removed from it.
-func SyncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
+func SyncDir(dir string) error { return SyncFile(dir) }

@@ -1,7 +1,6 @@
 package sources
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 
@@ -26,24 +25,11 @@ import (
 // every reader treats it as it treats a missing file (a transcript gone).
 var ErrNotRegular = safefile.ErrNotRegular
 
-// notThere makes a file that is not a regular file read as a missing one.
-type notThere struct{ err error }
-
-func (e notThere) Error() string        { return e.err.Error() }
-func (e notThere) Unwrap() error        { return e.err }
-func (e notThere) Is(target error) bool { return target == fs.ErrNotExist }
-func asMissing(err error) error {
-	if errors.Is(err, safefile.ErrNotRegular) {
-		return notThere{err}
-	}
-	return err
-}
-
 // StatRegular returns the file info of the regular file at path, following
 // symlinks, or an error wrapping ErrNotRegular if something else is there.
 func StatRegular(path string) (fs.FileInfo, error) {
 	info, err := safefile.StatFollow(path)
-	return info, asMissing(err)
+	return info, safefile.AlsoIs(err, fs.ErrNotExist)
 }
 
 // OpenRegular opens the regular file at path for reading, following
@@ -51,11 +37,11 @@ func StatRegular(path string) (fs.FileInfo, error) {
 // safefile.OpenFollow.
 func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
 	f, info, err := safefile.OpenFollow(path)
-	return f, info, asMissing(err)
+	return f, info, safefile.AlsoIs(err, fs.ErrNotExist)
 }
 
 // ReadRegular reads the whole regular file at path (see OpenRegular).
 func ReadRegular(path string) ([]byte, error) {
 	data, err := safefile.ReadFollow(path)
-	return data, asMissing(err)
+	return data, safefile.AlsoIs(err, fs.ErrNotExist)
 }

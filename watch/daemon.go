@@ -25,7 +25,7 @@
 //     so rows written while the daemon was down reach their bottles.
 //   - A database that goes away or cannot be read never strips a bottle of
 //     its observations (see dbWatch); a render only ever moves every source
-//     forward (bottles.Write), and renders that crossed are done again.
+//     forward (bottles.Store.Write), and renders that crossed are done again.
 //   - Each session is rendered after a trailing debounce capped by a maximum
 //     wait, never twice at once, with a bounded number of renders across
 //     sessions. Parse state is kept per session so that a render reads only

@@ -15,7 +15,7 @@ import (
 // freshCache remembers, for each transcript, the stamps (size and
 // modification time) of the transcript and of its bottle at which the
 // bottle was last found fresh, so that the periodic rescan checks a
-// bottle's freshness the way the hook does (bottles.Check), and reads the
+// bottle's freshness the way the hook does (bottles.Store.Check), and reads the
 // transcript again in full (bottles.VerifyAll), only when one of the two
 // files changed, and costs two stats per session otherwise. So a byte
 // changed in place anywhere in a transcript leaves its bottle at the first

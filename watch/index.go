@@ -153,7 +153,7 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 // results, what a session's rewritten transcript no longer says (a
 // redaction), once the session's bottle is on disk: bottle, if not nil, is
 // that bottle, written by another process and not indexed yet. It leaves
-// the purge marker (bottles.AskPurge), which outlives a crash, and the
+// the purge marker (bottles.Store.AskPurge), which outlives a crash, and the
 // keeper purges the index in the background.
 func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 	if !s.rewrote {

@@ -149,7 +149,7 @@ func lineRange(data []byte, from, to int, id string) ([]byte, error) {
 }
 
 // findSession resolves a command's SESSION argument: an id, or the start
-// of one that only one session has (bottles.FindSession). A start several
+// of one that only one session has (bottles.Store.FindSession). A start several
 // have lists them on stderr, to choose from, and exits 2.
 func findSession(cmd *cli.Command, d dirs, arg string) (string, error) {
 	id, err := bottles.Open(d.data, nil, nil).FindSession(d.claude, arg)

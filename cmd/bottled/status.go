@@ -18,6 +18,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/inject"
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -286,25 +287,10 @@ func checkDirs(d dirs) error {
 		case err != nil:
 			return exitError{code: exitFailed, msg: fmt.Sprintf("%s %s cannot be read: %v", c.what, c.path, err)}
 		case !info.IsDir():
-			return exitError{code: exitFailed, msg: fmt.Sprintf("%s %s is not a directory (%s): %s", c.what, c.path, kind(info), c.fix)}
+			return exitError{code: exitFailed, msg: fmt.Sprintf("%s %s is not a directory (%s): %s", c.what, c.path, safefile.Kind(info.Mode()), c.fix)}
 		}
 	}
 	return nil
-}
-
-// kind names what a file that is not a directory is.
-func kind(info fs.FileInfo) string {
-	switch m := info.Mode(); {
-	case m.IsRegular():
-		return "a file"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file either"
 }
 
 // observerNote mentions claude-mem's own sessions, which get no bottle.
