@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // RulesFile is where a user's own redaction patterns live in a data
@@ -27,7 +27,7 @@ const maxRulesFile = 1 << 20
 // render nothing; redaction is never off.
 func LoadRules(dataDir string) (*redact.Rules, error) {
 	path := RulesFile(dataDir)
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return redact.Builtin(), nil
 	}

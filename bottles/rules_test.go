@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/internal/oddfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
@@ -26,7 +27,7 @@ func TestLoadRules(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		file    string // "" for none; "/" for a directory in its place
+		file    string // "" for none; "/" for a directory in its place, "|" for a named pipe
 		wantID  string
 		wantErr []string
 	}{
@@ -37,6 +38,8 @@ func TestLoadRules(t *testing.T) {
 			wantID: withAcme.ID(), wantErr: []string{"line 2", "Broken", "built-in rules and the file's other patterns"}},
 		{name: "no colon", file: "just a regexp [0-9]+\n", wantID: redact.Builtin().ID(), wantErr: []string{"line 1", "no colon"}},
 		{name: "unreadable", file: "/", wantID: redact.Builtin().ID(), wantErr: []string{"redact-patterns", "built-in rules alone"}},
+		// A named pipe would hold up every hook and render for ever.
+		{name: "a named pipe", file: "|", wantID: redact.Builtin().ID(), wantErr: []string{"redact-patterns", "built-in rules alone"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,12 +50,24 @@ func TestLoadRules(t *testing.T) {
 				if err := os.Mkdir(RulesFile(data), 0o700); err != nil {
 					t.Fatal(err)
 				}
+			case "|":
+				oddfile.FIFO(t, RulesFile(data))
 			default:
 				if err := os.WriteFile(RulesFile(data), []byte(tc.file), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
-			rules, err := LoadRules(data)
+			var rules *redact.Rules
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				rules, err = LoadRules(data)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("LoadRules waits") // the goroutine is left blocked
+			}
 			if rules == nil {
 				t.Fatal("nil rules")
 			}
