@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/bottled-dev/bottled/bottles"
@@ -187,25 +189,45 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		}
 	}
+	// The search runs on the calling goroutine, SQLite included, so the
+	// CPU time of its thread is what a query cost, whatever else the
+	// machine's cores were busy with.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var all []queryTiming
 	for b.Loop() {
 		for _, s := range scopes {
-			var ds []time.Duration
+			var wall, cpu, alone, aloneCPU []time.Duration
 			hits := 0
+			all = all[:0]
 			for _, q := range queries {
-				start := time.Now()
-				h, err := ix.Search(ctx, q, s.scope)
+				t, err := measure(func() error {
+					h, err := ix.Search(ctx, q, s.scope)
+					hits += len(h)
+					return err
+				})
 				if err != nil {
 					b.Fatal(err)
 				}
-				ds = append(ds, time.Since(start))
-				hits += len(h)
+				wall, cpu = append(wall, t.wall), append(cpu, t.cpu)
+				if s.scope.dir() != "" {
+					continue
+				}
+				a, err := measure(func() error { return fts5Matches(ctx, ix, q) })
+				if err != nil {
+					b.Fatal(err)
+				}
+				alone, aloneCPU = append(alone, a.wall), append(aloneCPU, a.cpu)
+				all = append(all, queryTiming{q, t, a})
 			}
-			slices.Sort(ds)
-			b.ReportMetric(ms(ds[len(ds)/2]), s.name+"-p50-ms")
-			b.ReportMetric(ms(ds[len(ds)*99/100]), s.name+"-p99-ms")
+			reportPercentiles(b, s.name, wall, cpu)
+			if len(alone) > 0 {
+				reportPercentiles(b, "fts5-"+s.name, alone, aloneCPU)
+			}
 			b.ReportMetric(float64(hits)/float64(len(queries)), s.name+"-hits/query")
 		}
 	}
+	logSlowest(b, ctx, ix, all, 8)
 	st, err := ix.Stats(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -234,6 +256,101 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// timing is what one query took: wall-clock time, and the CPU time of
+// its thread (zero where that is not measured).
+type timing struct{ wall, cpu time.Duration }
+
+// measure runs fn and times it; the caller has its goroutine locked to
+// its thread.
+func measure(fn func() error) (timing, error) {
+	cpu0, _ := threadCPU()
+	start := time.Now()
+	err := fn()
+	t := timing{wall: time.Since(start)}
+	if cpu, ok := threadCPU(); ok {
+		t.cpu = cpu - cpu0
+	}
+	return t, err
+}
+
+// reportPercentiles reports the median and 99th percentile of the wall
+// and CPU times of a scope's queries.
+func reportPercentiles(b *testing.B, name string, wall, cpu []time.Duration) {
+	at := func(ds []time.Duration, p int) float64 {
+		ds = slices.Sorted(slices.Values(ds))
+		return ms(ds[len(ds)*p/100])
+	}
+	b.ReportMetric(at(wall, 50), name+"-p50-ms")
+	b.ReportMetric(at(wall, 99), name+"-p99-ms")
+	if _, ok := threadCPU(); ok {
+		b.ReportMetric(at(cpu, 50), name+"-cpu-p50-ms")
+		b.ReportMetric(at(cpu, 99), name+"-cpu-p99-ms")
+	}
+}
+
+// fts5Matches runs a query's FTS5 part alone, over all projects: the
+// newest candidateCap rows that match, in the order a search reads them,
+// with no ranking, no join with the bottles and no bottle read. No search
+// through FTS5 can cost less.
+func fts5Matches(ctx context.Context, ix *Index, q string) error {
+	expr := searchExpr(parseQuery(q), Scope{})
+	return ix.do(ctx, func() error {
+		return ix.query(`SELECT rowid FROM text WHERE text MATCH ? ORDER BY rowid DESC LIMIT ?`,
+			func(*sqlite3.Stmt) error { return nil }, expr, candidateCap)
+	})
+}
+
+// queryTiming is one query over all projects: the search, and FTS5 alone
+// finding its matches.
+type queryTiming struct {
+	query         string
+	search, alone timing
+}
+
+// logSlowest logs the n slowest searches over all projects, with what
+// makes them slow: how many rows match, and how many hold each word
+// (FTS5's own counts, from an fts5vocab table).
+func logSlowest(b *testing.B, ctx context.Context, ix *Index, all []queryTiming, n int) {
+	slices.SortFunc(all, func(x, y queryTiming) int { return cmp.Compare(y.search.wall, x.search.wall) })
+	err := ix.do(ctx, func() error {
+		if err := ix.conn.Exec(`CREATE VIRTUAL TABLE temp.bench_vocab USING fts5vocab(main, 'text', 'row')`); err != nil {
+			return err
+		}
+		defer ix.conn.Exec(`DROP TABLE temp.bench_vocab`)
+		count := func(sql string, arg string) (int64, error) {
+			var n int64
+			err := ix.query(sql, func(s *sqlite3.Stmt) error {
+				n = s.ColumnInt64(0)
+				return nil
+			}, arg)
+			return n, err
+		}
+		for _, q := range all[:min(n, len(all))] {
+			ps := parseQuery(q.query)
+			matches, err := count(`SELECT count(*) FROM text WHERE text MATCH ?`, searchExpr(ps, Scope{}))
+			if err != nil {
+				return err
+			}
+			var words []string
+			for _, p := range ps {
+				for _, tok := range p.tokens {
+					rows, err := count(`SELECT coalesce(sum(doc), 0) FROM temp.bench_vocab WHERE term = ?`, tok)
+					if err != nil {
+						return err
+					}
+					words = append(words, fmt.Sprintf("%s %d", tok, rows))
+				}
+			}
+			b.Logf("%s: %.0f ms (CPU %.0f ms; FTS5 alone %.0f ms, CPU %.0f ms), %d matching rows; rows holding each word: %s",
+				q.query, ms(q.search.wall), ms(q.search.cpu), ms(q.alone.wall), ms(q.alone.cpu), matches, strings.Join(words, ", "))
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
 
 // benchQueryMix draws n queries: single words from the most frequent to
 // the rarest, pairs, phrases as they occur in the generated text, and one
