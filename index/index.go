@@ -120,7 +120,6 @@ type Options struct {
 type Index struct {
 	dir      string         // the index directory
 	store    *bottles.Store // the bottles it indexes
-	bottles  string         // their directory, store.Dir
 	loc      *time.Location
 	notify   func()                  // Options.Building
 	waiting  func()                  // Options.Waiting
@@ -161,8 +160,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 	}
 	ix := &Index{
 		dir:      Dir(dataDir),
-		store:    bottles.Open(dataDir, nil, opts.Location),
-		bottles:  bottles.BottlesDir(dataDir),
+		store:    bottles.Open(dataDir, opts.Now, opts.Location),
 		loc:      opts.Location,
 		notify:   opts.Building,
 		waiting:  opts.Waiting,

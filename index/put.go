@@ -70,7 +70,7 @@ func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 // records its render time to the nanosecond and its size, so equal heads
 // mean equal bottles.
 func (ix *Index) readBottle(name string, written []byte) ([]byte, fileState, error) {
-	f, err := bottles.OpenBottle(filepath.Join(ix.bottles, filepath.FromSlash(name)))
+	f, err := bottles.OpenBottle(filepath.Join(ix.store.Dir, filepath.FromSlash(name)))
 	if errors.Is(err, safefile.ErrNotRegular) {
 		// Not followed (a link may point anywhere): as if it were gone.
 		return nil, fileState{}, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
@@ -212,7 +212,7 @@ func (ix *Index) bottleRow(name string, st fileState) (row, error) {
 		return row{}, err
 	}
 	for _, m := range found {
-		if _, err := os.Lstat(filepath.Join(ix.bottles, filepath.FromSlash(m.path))); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(filepath.Join(ix.store.Dir, filepath.FromSlash(m.path))); errors.Is(err, fs.ErrNotExist) {
 			return m.row, ix.exec(`UPDATE bottles SET path = ? WHERE id = ?`, name, m.id)
 		}
 	}

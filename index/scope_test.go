@@ -166,7 +166,7 @@ func TestSessions(t *testing.T) {
 	s := list[1]
 	if s.Turns != 2 || s.Compactions != 0 || s.Mode != render.ModeFull || s.FirstPrompt != "make the retry loop back off" ||
 		!s.Started.Equal(day) || !s.LastActive.Equal(day.Add(time.Hour+time.Minute)) || s.Project != "/home/u/app" ||
-		s.Bottle != bottles.BottlePath(ix.bottles, "s-app-1") {
+		s.Bottle != bottles.BottlePath(ix.store.Dir, "s-app-1") {
 		t.Errorf("session %+v", s)
 	}
 	list, _ = ix.Sessions(context.Background(), Scope{Limit: 2})

@@ -285,7 +285,7 @@ func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
 			// match.
 			line += bytes.Count(b.data[bl.Start:bl.Text+at], []byte("\n"))
 		}
-		h := Hit{Session: c.session, Bottle: filepath.Join(ix.bottles, filepath.FromSlash(c.path)), Archived: c.archived,
+		h := Hit{Session: c.session, Bottle: filepath.Join(ix.store.Dir, filepath.FromSlash(c.path)), Archived: c.archived,
 			Project: c.project, Kind: c.kind, Line: line, Snippet: snippet(text, at)}
 		if c.when != 0 {
 			h.Time = time.Unix(c.when, 0).In(ix.loc)
@@ -340,7 +340,7 @@ func (ix *Index) Sessions(ctx context.Context, scope Scope) ([]Session, error) {
 		return ix.query(sessionsSQL, func(s *sqlite3.Stmt) error {
 			ses := Session{ID: s.ColumnText(0), Archived: s.ColumnBool(1), Project: s.ColumnText(2), Mode: render.Mode(s.ColumnText(3)),
 				FirstPrompt: s.ColumnText(6), Turns: s.ColumnInt(7), Compactions: s.ColumnInt(8),
-				Bottle: filepath.Join(ix.bottles, filepath.FromSlash(s.ColumnText(9)))}
+				Bottle: filepath.Join(ix.store.Dir, filepath.FromSlash(s.ColumnText(9)))}
 			if v := s.ColumnInt64(4); v != 0 {
 				ses.Started = time.Unix(v, 0).In(ix.loc)
 			}
@@ -435,7 +435,7 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 // that would have to be built (there is none, or none usable) is reported
 // as ErrUnusable.
 func InUse(dataDir string) (Stats, error) {
-	ix := &Index{dir: Dir(dataDir), bottles: bottles.BottlesDir(dataDir), loc: time.Local}
+	ix := &Index{dir: Dir(dataDir), store: bottles.Open(dataDir, nil, nil), loc: time.Local}
 	defer ix.Close()
 	var st Stats
 	err := ix.doExisting(func() (err error) {

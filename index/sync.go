@@ -36,7 +36,7 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 	return ix.do(ctx, func() error {
 		disk := map[string]fileState{}
 		for _, name := range names {
-			if info, err := os.Lstat(filepath.Join(ix.bottles, filepath.FromSlash(name))); err == nil && info.Mode().IsRegular() {
+			if info, err := os.Lstat(filepath.Join(ix.store.Dir, filepath.FromSlash(name))); err == nil && info.Mode().IsRegular() {
 				disk[name] = stateOf(info)
 			}
 		}
@@ -195,7 +195,7 @@ func compare(disk, rows map[string]fileState) (changed, gone []string) {
 func (ix *Index) listBottles() (map[string]fileState, error) {
 	out := map[string]fileState{}
 	for _, sub := range []string{"", archivePrefix} {
-		dir := filepath.Join(ix.bottles, filepath.FromSlash(sub))
+		dir := filepath.Join(ix.store.Dir, filepath.FromSlash(sub))
 		entries, err := os.ReadDir(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -38,7 +38,7 @@ func (ix *Index) Watch() error {
 		return err
 	}
 	for _, sub := range []string{"", archivePrefix} {
-		dir := filepath.Join(ix.bottles, filepath.FromSlash(sub))
+		dir := filepath.Join(ix.store.Dir, filepath.FromSlash(sub))
 		if err := safefile.MkdirPrivate(dir); err != nil {
 			fw.Close()
 			return err
