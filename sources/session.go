@@ -9,7 +9,10 @@
 // held between reads.
 package sources
 
-import "time"
+import (
+	"time"
+	"unsafe"
+)
 
 // EntryKind says what an Entry of the spine is.
 type EntryKind uint8
@@ -87,6 +90,38 @@ type ClaudeMem struct {
 	ToolUses map[string]int64 `json:"toolUses,omitempty"`
 	// Cursor is the per-session row maxima the records were read at.
 	Cursor ClaudeMemCursor `json:"cursor"`
+}
+
+// Per-row overheads of ClaudeMem.Size: a row's struct in its slice, and a
+// tool_uses entry's key header, value and map slot (Go's maps spend about
+// as much again as their entries).
+const (
+	promptBytes      = int64(unsafe.Sizeof(Prompt{}))
+	observationBytes = int64(unsafe.Sizeof(Observation{}))
+	summaryBytes     = int64(unsafe.Sizeof(Summary{}))
+	toolUseBytes     = 2 * int64(unsafe.Sizeof("")+unsafe.Sizeof(int64(0)))
+)
+
+// Size estimates the memory the records hold, in bytes: each row's struct
+// and its text, as Transcript.Size does for parse state.
+func (m *ClaudeMem) Size() int64 {
+	if m == nil {
+		return 0
+	}
+	n := int64(len(m.ContentSessionID) + len(m.MemorySessionID) + len(m.Project))
+	for _, p := range m.Prompts {
+		n += promptBytes + int64(len(p.Text))
+	}
+	for _, o := range m.Observations {
+		n += observationBytes + int64(len(o.Type)+len(o.Title)+len(o.Subtitle)+len(o.Narrative)+len(o.Text))
+	}
+	for _, x := range m.Summaries {
+		n += summaryBytes + int64(len(x.Request)+len(x.Investigated)+len(x.Learned)+len(x.Completed)+len(x.NextSteps)+len(x.Notes))
+	}
+	for id := range m.ToolUses {
+		n += toolUseBytes + int64(len(id))
+	}
+	return n
 }
 
 // Prompt is a row of user_prompts: a user message as claude-mem stored it

@@ -41,21 +41,9 @@ type session struct {
 
 // size estimates the memory a session's parse state and records hold.
 func (s *session) size() int64 {
-	var n int64
+	n := s.mem.Size()
 	for _, t := range s.chain {
 		n += t.Size()
-	}
-	if m := s.mem; m != nil {
-		for _, o := range m.Observations {
-			n += 160 + int64(len(o.Type)+len(o.Title)+len(o.Subtitle)+len(o.Narrative)+len(o.Text))
-		}
-		for _, p := range m.Prompts {
-			n += 80 + int64(len(p.Text))
-		}
-		for _, x := range m.Summaries {
-			n += 200 + int64(len(x.Request)+len(x.Investigated)+len(x.Learned)+len(x.Completed)+len(x.NextSteps)+len(x.Notes))
-		}
-		n += int64(len(m.ToolUses)) * 80
 	}
 	return n
 }
