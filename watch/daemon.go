@@ -86,18 +86,49 @@ const (
 	// this keeps a few long sessions (hundreds of MB of transcript) and
 	// hundreds of ordinary ones.
 	DefaultCacheBytes = 64 << 20
+
+	// DefaultCheckQuiet is how long a transcript must have been left alone
+	// before the rescan checks its bottle: a session writing is followed by
+	// its events, and checking it meanwhile would read it in full for
+	// nothing. Claude Code writes a turn's records within a few seconds of
+	// each other (tool results, then the next response), so 5 s of quiet
+	// means the turn is over.
+	DefaultCheckQuiet = 5 * time.Second
+	// DefaultRootPoll is how often roots that do not exist yet are looked
+	// for, and the guard checks what the watch saw change in the data
+	// directory: a second is long enough for an rm -rf of the data
+	// directory to have finished (so the guard does not race files made
+	// again under it), and a directory made later is followed within it.
+	DefaultRootPoll = time.Second
+	// DefaultSyncDelay is how long after a bottle is written it is synced
+	// to disk, with the others written meanwhile (see bottles.Batch): the
+	// window in which a crash of the machine makes bottles be rendered
+	// again. One sync a second costs nothing measurable while a session
+	// writes (a sync per bottle cost a fifth of a render).
+	DefaultSyncDelay = time.Second
+	// DefaultRetryMin and DefaultRetryMax bound the wait before a failed
+	// render (or a search index that could not be opened) is tried again;
+	// it doubles with each failure in a row. A fault a user fixes (a full
+	// disk, a permission) is picked up within seconds at first, and one
+	// that stays costs a render every few minutes.
+	DefaultRetryMin = time.Second
+	DefaultRetryMax = 5 * time.Minute
+	// DefaultIndexIdleFactor is how many times as long as an attempt to
+	// open the index took (building it, perhaps) the daemon waits before
+	// the next, and as long as a purge took before the next purge: a
+	// build costs up to a minute of CPU per GB of bottles, and however the
+	// index fails (a disk that fills up as a big index is written, an
+	// index deleted or damaged over and over) the daemon should not spend
+	// more than a twentieth of a core on building it again.
+	DefaultIndexIdleFactor = 20
+	// DefaultRenderTimeout bounds one render; a render is not cancelled by
+	// shutdown (in-flight renders finish), only by this. The longest
+	// transcripts seen (hundreds of MB) render in seconds; two minutes is
+	// far beyond that even on a busy machine under the race detector.
+	DefaultRenderTimeout = 2 * time.Minute
 )
 
-const (
-	// renderTimeout bounds one render; a render is not cancelled by
-	// shutdown (in-flight renders finish), only by this.
-	renderTimeout = 2 * time.Minute
-	// rootPoll is how often roots that do not exist yet are looked for, and
-	// the guard checks what the watch saw change in the data directory.
-	rootPoll = time.Second
-)
-
-// Config configures a Daemon.
+// Config configures a Daemon. A zero field takes its default.
 type Config struct {
 	ClaudeDir  string // Claude Code's config dir (transcripts under projects/)
 	DataDir    string // claude-mem's data dir (claude-mem.db; bottles/)
@@ -113,22 +144,48 @@ type Config struct {
 	// start-up catch-up, and that Logger must write to (see Terminal);
 	// otherwise progress is logged.
 	Progress *Terminal
-	// Now returns the current time; time.Now if nil.
+
+	// The daemon's other tunables; see their defaults for why each is
+	// what it is.
+	CheckQuiet time.Duration // DefaultCheckQuiet
+	RootPoll   time.Duration // DefaultRootPoll
+	// DBPoll is how often claude-mem's database is asked for new rows
+	// without a file event to prompt it: Rescan if zero, since, like the
+	// rescan, it only covers events that were lost.
+	DBPoll          time.Duration
+	SyncDelay       time.Duration // DefaultSyncDelay
+	RetryMin        time.Duration // DefaultRetryMin
+	RetryMax        time.Duration // DefaultRetryMax
+	IndexIdleFactor int           // DefaultIndexIdleFactor
+	RenderTimeout   time.Duration // DefaultRenderTimeout
+
+	// Now returns the current time; time.Now if nil. Every time the daemon
+	// reads goes through it; its timers and tickers are the time
+	// package's (tests run the daemon's loops in a testing/synctest bubble,
+	// where those are fake too).
 	Now func() time.Time
 }
 
 func (c *Config) setDefaults() {
-	if c.Debounce <= 0 {
-		c.Debounce = DefaultDebounce
+	orDuration := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
+		}
 	}
-	if c.MaxWait <= 0 {
-		c.MaxWait = DefaultMaxWait
-	}
-	if c.MaxWait < c.Debounce {
-		c.MaxWait = c.Debounce
-	}
-	if c.Rescan <= 0 {
-		c.Rescan = DefaultRescan
+	orDuration(&c.Debounce, DefaultDebounce)
+	orDuration(&c.MaxWait, DefaultMaxWait)
+	c.MaxWait = max(c.MaxWait, c.Debounce)
+	orDuration(&c.Rescan, DefaultRescan)
+	orDuration(&c.CheckQuiet, DefaultCheckQuiet)
+	orDuration(&c.RootPoll, DefaultRootPoll)
+	orDuration(&c.DBPoll, c.Rescan)
+	orDuration(&c.SyncDelay, DefaultSyncDelay)
+	orDuration(&c.RetryMin, DefaultRetryMin)
+	orDuration(&c.RetryMax, DefaultRetryMax)
+	c.RetryMax = max(c.RetryMax, c.RetryMin)
+	orDuration(&c.RenderTimeout, DefaultRenderTimeout)
+	if c.IndexIdleFactor <= 0 {
+		c.IndexIdleFactor = DefaultIndexIdleFactor
 	}
 	if c.Workers <= 0 {
 		c.Workers = DefaultWorkers
@@ -147,6 +204,18 @@ func (c *Config) setDefaults() {
 	}
 }
 
+// backoff is the wait before the next try after failures failures in a
+// row.
+func (c *Config) backoff(failures int) time.Duration {
+	return min(c.RetryMin<<min(max(failures-1, 0), 20), c.RetryMax)
+}
+
+// indexRetryWait is the wait before trying to open the index again after
+// failures failures in a row, the last of which took took.
+func (c *Config) indexRetryWait(failures int, took time.Duration) time.Duration {
+	return max(c.backoff(failures), time.Duration(c.IndexIdleFactor)*took)
+}
+
 // Daemon keeps bottles current. Create it with New and start it with Run.
 type Daemon struct {
 	cfg    Config
@@ -158,6 +227,10 @@ type Daemon struct {
 	changes chan change   // to the loop, from the fs reader, db poller and renders
 	results chan result   // to the loop, from renders
 	dbBack  chan struct{} // to the loop, from the db poller: readable again (capacity 1)
+	// dbPokes asks the db poller for a check soon: the file watcher saw
+	// the database or its WAL change (capacity 1: pokes while a check runs
+	// coalesce).
+	dbPokes chan struct{}
 	// rescanNow asks the file watcher for a rescan (capacity 1).
 	rescanNow chan struct{}
 	// reopenIndex asks the index keeper to open the index again: a render
@@ -245,10 +318,11 @@ func New(cfg Config) *Daemon {
 		changes:     make(chan change, 1024),
 		results:     make(chan result, 64),
 		dbBack:      make(chan struct{}, 1),
+		dbPokes:     make(chan struct{}, 1),
 		rescanNow:   make(chan struct{}, 1),
 		reopenIndex: make(chan struct{}, 1),
 		purgeNow:    make(chan struct{}, 1),
-		freshness:   newFreshCache(),
+		freshness:   newFreshCache(cfg.Now),
 		batch:       store.NewBatch(),
 		withoutDB:   map[string]bool{},
 		retries:     map[string]retry{},
@@ -298,7 +372,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	}
 	d.cleanTemp()
 	d.loadRules()
-	fw := newFSWatch(d)
+	fw := newFSWatch(d.fsDeps())
 	defer fw.close()
 	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
 	d.rec.mu.Lock()
@@ -306,10 +380,10 @@ func (d *Daemon) Run(parent context.Context) error {
 	d.rec.mu.Unlock()
 	d.status.start(ln)
 
-	dbw := newDBWatch(d)
+	dbw := newDBWatch(d.dbDeps())
 	d.dbw = dbw
 
-	d.backlog = fw.initialScan()
+	d.backlog = d.catchUp(fw.initialScan())
 	if len(d.backlog) == 0 {
 		d.recovered() // no bottle to render again
 	}
@@ -342,6 +416,21 @@ func (d *Daemon) Run(parent context.Context) error {
 	}
 	d.log.Info("bottled stopped")
 	return nil
+}
+
+// catchUp notes the transcripts the initial scan found and returns the
+// sessions to catch up with, in its order.
+func (d *Daemon) catchUp(found []dated) []string {
+	ids := make([]string, len(found))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, s := range found {
+		ids[i] = s.id
+		if s.path != "" {
+			d.paths[s.id] = s.path
+		}
+	}
+	return ids
 }
 
 // cleanTemp removes the temporary files that writers killed mid-write
@@ -479,7 +568,7 @@ func (d *Daemon) launch(id string, since time.Time, catchUp bool) {
 	// Go does not block here.
 	d.renders.Go(func() error {
 		// Shutdown lets a render finish: its context is not the daemon's.
-		ctx, cancel := context.WithTimeout(context.Background(), renderTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), d.cfg.RenderTimeout)
 		defer cancel()
 		res := d.renderSession(ctx, s, catchUp)
 		res.id, res.since, res.catchUp = id, since, catchUp

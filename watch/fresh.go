@@ -19,8 +19,8 @@ import (
 // transcript again in full (bottles.VerifyAll), only when one of the two
 // files changed, and costs two stats per session otherwise. So a byte
 // changed in place anywhere in a transcript leaves its bottle at the first
-// rescan after the transcript has been left alone for checkQuiet: within
-// checkQuiet plus one rescan interval (35 s by default) of the last write
+// rescan after the transcript has been left alone for Config.CheckQuiet:
+// within that plus one rescan interval (35 s by default) of the last write
 // to it. A write that does not make the file longer is noticed at once,
 // by sources.Transcript.Update.
 // Rows claude-mem writes are the database watcher's to report; when the
@@ -29,6 +29,7 @@ import (
 // Its mutex guards m and gen; the fs watcher's rescan and the renders use
 // it.
 type freshCache struct {
+	now func() time.Time
 	mu  sync.Mutex
 	m   map[string]freshEntry // transcript path →
 	gen int
@@ -43,7 +44,9 @@ type freshEntry struct {
 	outcome string
 }
 
-func newFreshCache() *freshCache { return &freshCache{m: map[string]freshEntry{}} }
+func newFreshCache(now func() time.Time) *freshCache {
+	return &freshCache{now: now, m: map[string]freshEntry{}}
+}
 
 // fresh returns what was found of the bottle of the transcript at path at
 // these stamps, "" if nothing was.
@@ -72,7 +75,7 @@ func (c *freshCache) freshTranscript(path string, transcript fileStamp) bool {
 // transcript whose time is too recent for a later write to be sure to
 // change it is not recorded: it is checked again next time.
 func (c *freshCache) put(path string, transcript, bottle fileStamp, outcome string) {
-	if !sources.Settled(transcript.mod, time.Now()) {
+	if !sources.Settled(transcript.mod, c.now()) {
 		return
 	}
 	c.mu.Lock()

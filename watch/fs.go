@@ -18,7 +18,6 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -32,11 +31,9 @@ import (
 // Its state is owned by its run goroutine, except during initialScan, which
 // runs before it.
 type fsWatch struct {
-	d        *Daemon
+	fsDeps
 	w        *fsnotify.Watcher
-	claude   string // <claude-dir>
 	projects string // <claude-dir>/projects
-	data     string // <data-dir>
 
 	watched map[string]bool // directories with a watch
 	// seen maps each transcript path to its size and mtime last seen. The
@@ -80,24 +77,29 @@ type fileStamp struct {
 // newFSWatch makes the file watcher. Without one (the inotify instance
 // limit is reached), the daemon still works: it says so once and finds
 // every change at the rescan.
-func newFSWatch(d *Daemon) *fsWatch {
-	f := &fsWatch{
-		d:      d,
-		claude: filepath.Clean(d.cfg.ClaudeDir), projects: filepath.Clean(sources.ProjectsDir(d.cfg.ClaudeDir)),
-		data:    filepath.Clean(d.cfg.DataDir),
-		watched: map[string]bool{}, seen: map[string]fileStamp{}, unwatched: map[string]string{},
-		links: map[string]string{}, odd: map[string]bool{},
-	}
+func newFSWatch(deps fsDeps) *fsWatch {
+	f := newWatchState(deps)
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		d.log.Warn(fmt.Sprintf("cannot watch files: %v (with fs.inotify.max_user_instances reached, raise it with "+
+		f.log.Warn(fmt.Sprintf("cannot watch files: %v (with fs.inotify.max_user_instances reached, raise it with "+
 			"sudo sysctl fs.inotify.max_user_instances=1024); every change reaches its bottle at the next rescan (every %v) instead",
-			err, d.cfg.Rescan))
-		d.rec.failure(Failure{Time: d.cfg.Now(), Error: "cannot watch files: " + err.Error()})
+			err, f.rescan))
+		f.rec.failure(Failure{Time: f.now(), Error: "cannot watch files: " + err.Error()})
 		return f
 	}
 	f.w = w
 	return f
+}
+
+// newWatchState makes a file watcher without an fsnotify watcher: one that
+// finds changes only when its rescan runs.
+func newWatchState(deps fsDeps) *fsWatch {
+	deps.claude, deps.data = filepath.Clean(deps.claude), filepath.Clean(deps.data)
+	return &fsWatch{
+		fsDeps: deps, projects: filepath.Clean(sources.ProjectsDir(deps.claude)),
+		watched: map[string]bool{}, seen: map[string]fileStamp{}, unwatched: map[string]string{},
+		links: map[string]string{}, odd: map[string]bool{},
+	}
 }
 
 func (f *fsWatch) close() {
@@ -123,10 +125,10 @@ func (f *fsWatch) errors() chan error {
 }
 
 // initialScan sets up the watches and lists, for the start-up catch-up,
-// every transcript, newest first, then every bottle whose transcript is
-// gone (claude-mem may have rows for it that were written while the
-// daemon was down), newest first.
-func (f *fsWatch) initialScan() []string {
+// every transcript (with its path), newest first, then every bottle whose
+// transcript is gone (claude-mem may have rows for it that were written
+// while the daemon was down; no path), newest first.
+func (f *fsWatch) initialScan() []dated {
 	f.add(f.data)
 	f.ensureRoots()
 	var all []dated
@@ -138,23 +140,21 @@ func (f *fsWatch) initialScan() []string {
 		id := sources.SessionOf(p)
 		f.setSeen(p, fileStamp{info.Size(), info.ModTime()})
 		f.follow(p)
-		if f.d.observerSession(p, "") {
+		if f.observer(p, "") {
 			continue
 		}
-		f.d.mu.Lock()
-		f.d.paths[id] = p
-		f.d.mu.Unlock()
 		all = append(all, dated{id: id, path: p, mod: info.ModTime()})
 	}
 	newestFirst(all)
-	ids := make([]string, 0, len(all))
 	live := map[string]bool{}
 	for _, e := range all {
-		ids = append(ids, e.id)
 		live[e.id] = true
 	}
 	f.status()
-	return append(ids, orphanBottles(bottles.BottlesDir(f.data), live)...)
+	for _, id := range orphanBottles(f.store.Dir, live) {
+		all = append(all, dated{id: id})
+	}
+	return all
 }
 
 // dated is a session with the time its transcript (at path, if it has
@@ -213,9 +213,9 @@ func orphanBottles(dir string, live map[string]bool) []string {
 // run reads events until ctx is done.
 func (f *fsWatch) run(ctx context.Context) {
 	defer f.checks.Wait()
-	rescan := time.NewTicker(f.d.cfg.Rescan)
+	rescan := time.NewTicker(f.rescan)
 	defer rescan.Stop()
-	roots := time.NewTicker(rootPoll)
+	roots := time.NewTicker(f.rootPoll)
 	defer roots.Stop()
 	for {
 		select {
@@ -231,26 +231,26 @@ func (f *fsWatch) run(ctx context.Context) {
 				return
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				f.d.log.Warn("file events overflowed; rescanning")
-				f.rescan(ctx)
+				f.log.Warn("file events overflowed; rescanning")
+				f.rescanAll(ctx)
 				continue
 			}
-			f.d.log.Warn("file watch error", "err", err)
-			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "watch: " + err.Error()})
+			f.log.Warn("file watch error", "err", err)
+			f.rec.failure(Failure{Time: f.now(), Error: "watch: " + err.Error()})
 		case <-roots.C:
 			if !f.watched[f.projects] {
 				f.ensureRootsAndScan(ctx)
 			}
 			if f.guardDue || !f.watched[f.data] {
-				f.guard()
+				f.checkGuard()
 			}
 			if !f.watched[f.data] {
 				f.add(f.data) // deleted and made again
 			}
 		case <-rescan.C:
-			f.rescan(ctx)
-		case <-f.d.rescanNow:
-			f.rescan(ctx)
+			f.rescanAll(ctx)
+		case <-f.rescanNow:
+			f.rescanAll(ctx)
 		}
 	}
 }
@@ -269,12 +269,12 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 	case dir == f.data:
 		switch name {
 		case "claude-mem.db", "claude-mem.db-wal":
-			f.d.dbw.poke()
+			f.pokeDB()
 		case LockFile, SocketFile:
 			f.guardDue = true
 		case filepath.Base(index.Dir(f.data)):
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-				f.d.checkIndex()
+				f.checkIndex()
 			}
 		}
 	case ev.Name == f.projects || dir == f.claude && name == "projects":
@@ -333,11 +333,11 @@ func (f *fsWatch) follow(path string) {
 	f.add(filepath.Dir(target))
 }
 
-// guard runs the guard's check (none in tests that run no Run).
-func (f *fsWatch) guard() {
+// checkGuard runs the guard's check.
+func (f *fsWatch) checkGuard() {
 	f.guardDue = false
-	if f.d.guard != nil {
-		f.d.guard.check()
+	if f.guard != nil {
+		f.guard()
 	}
 }
 
@@ -369,10 +369,10 @@ func (f *fsWatch) changed(ctx context.Context, path string, stamp fileStamp, exi
 		f.seenMu.Unlock()
 		f.follow(path)
 	}
-	if f.d.observerSession(path, "") {
+	if f.observer(path, "") {
 		return
 	}
-	f.d.send(ctx, change{id: sources.SessionOf(path), path: path, at: f.d.cfg.Now()})
+	f.send(ctx, change{id: sources.SessionOf(path), path: path, at: f.now()})
 }
 
 // ensureRoots adds the watches that can be added: projects/ and each
@@ -402,7 +402,7 @@ func (f *fsWatch) ensureRoots() {
 func (f *fsWatch) ensureRootsAndScan(ctx context.Context) {
 	f.ensureRoots()
 	if f.watched[f.projects] {
-		f.rescan(ctx)
+		f.rescanAll(ctx)
 	}
 	f.status()
 }
@@ -423,7 +423,7 @@ func (f *fsWatch) add(dir string) {
 		if _, ok := f.unwatched[dir]; ok {
 			delete(f.unwatched, dir)
 			if len(f.unwatched) == 0 {
-				f.d.log.Info("every directory is watched again")
+				f.log.Info("every directory is watched again")
 				f.limitSaid = false
 			}
 		}
@@ -433,15 +433,15 @@ func (f *fsWatch) add(dir string) {
 		f.unwatched[dir] = "inotify watch limit reached"
 		if !f.limitSaid {
 			f.limitSaid = true
-			f.d.log.Warn(watchLimitMessage(f.d.cfg.Rescan), "dir", dir)
-			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "inotify watch limit reached: some directories are followed by the rescan only"})
+			f.log.Warn(watchLimitMessage(f.rescan), "dir", dir)
+			f.rec.failure(Failure{Time: f.now(), Error: "inotify watch limit reached: some directories are followed by the rescan only"})
 		}
 	default:
 		why := err.Error()
 		if f.unwatched[dir] != why {
 			f.unwatched[dir] = why
-			f.d.log.Warn("cannot watch directory; changes in it wait for the rescan", "dir", dir, "err", err)
-			f.d.rec.failure(Failure{Time: f.d.cfg.Now(), Error: "watch " + dir + ": " + why})
+			f.log.Warn("cannot watch directory; changes in it wait for the rescan", "dir", dir, "err", err)
+			f.rec.failure(Failure{Time: f.now(), Error: "watch " + dir + ": " + why})
 		}
 	}
 }
@@ -462,29 +462,30 @@ func watchLimitMessage(rescan time.Duration) string {
 		"(and put that line in /etc/sysctl.d/ to keep it)", limit, rescan)
 }
 
-// rescan re-stats every transcript and reports those that changed since
+// rescanAll re-stats every transcript and reports those that changed since
 // last seen, and those whose bottle is not fresh (checked the way the hook
 // does, when the transcript or the bottle changed since it was last found
 // fresh): a bottle removed, rewritten or left stale by a failed render is
 // found without any event. It also picks up project directories whose
 // watch was missed.
-func (f *fsWatch) rescan(ctx context.Context) {
-	f.guard()
+func (f *fsWatch) rescanAll(ctx context.Context) {
+	f.checkGuard()
 	f.ensureRoots()
-	f.d.loadRules()
-	dir, _ := stampOf(f.d.store.Dir)
+	f.loadRules()
+	now := f.now()
+	dir, _ := stampOf(f.store.Dir)
 	same := dir != (fileStamp{}) && dir == f.bottlesDir
 	if !same || f.tempsLeft {
-		f.tempsLeft = f.d.cleanTemp()
+		f.tempsLeft = f.cleanTemp()
 	}
 	f.bottlesDir = fileStamp{}
-	if sources.Settled(dir.mod, time.Now()) {
+	if sources.Settled(dir.mod, now) {
 		f.bottlesDir = dir
 	}
-	if _, err := os.Lstat(f.d.store.PurgeMarker()); err == nil {
-		signal(f.d.purgeNow) // a hook or the render command asked for a purge
+	if _, err := os.Lstat(f.store.PurgeMarker()); err == nil {
+		f.askPurge() // a hook or the render command asked for a purge
 	}
-	f.d.checkIndex()
+	f.checkIndex()
 	current := map[string]bool{}
 	var check []stamped
 	for _, p := range sources.ListTranscripts(f.claude) {
@@ -503,25 +504,20 @@ func (f *fsWatch) rescan(ctx context.Context) {
 		}
 		// A transcript written in the last moments is its events' to
 		// follow (a render is due or just done); it is checked once quiet.
-		quiet := time.Since(stamp.mod) >= checkQuiet
-		if quiet && !(same && f.d.freshness.freshTranscript(p, stamp)) {
+		quiet := now.Sub(stamp.mod) >= f.checkQuiet
+		if quiet && !(same && f.freshness.freshTranscript(p, stamp)) {
 			check = append(check, stamped{p, stamp})
 		}
 	}
 	for p := range f.seen {
 		if !current[p] {
-			f.d.freshness.drop(p)
+			f.freshness.drop(p)
 			f.touched(ctx, p) // gone: its bottle is rendered from what is left
 		}
 	}
 	f.status()
-	f.checkFresh(ctx, check)
+	f.checkBottles(ctx, check)
 }
-
-// checkQuiet is how long a transcript must have been left alone before the
-// rescan checks its bottle: a session writing is followed by its events,
-// and checking it meanwhile would read it in full for nothing.
-const checkQuiet = 5 * time.Second
 
 // stamped is a transcript and its stamp when last seen.
 type stamped struct {
@@ -529,14 +525,14 @@ type stamped struct {
 	stamp fileStamp
 }
 
-// checkFresh checks the bottles of the transcripts against their sources,
+// checkBottles checks the bottles of the transcripts against their sources,
 // in a goroutine of its own, so that file events keep being handled
 // meanwhile (a check may read a transcript in full), and reports the stale
 // ones. If the previous rescan's checks are still running, these wait for
 // the next rescan.
 //
 // A rescan is counted in status once its checks are done.
-func (f *fsWatch) checkFresh(ctx context.Context, transcripts []stamped) {
+func (f *fsWatch) checkBottles(ctx context.Context, transcripts []stamped) {
 	if len(transcripts) == 0 {
 		f.rescanned()
 		return
@@ -551,8 +547,8 @@ func (f *fsWatch) checkFresh(ctx context.Context, transcripts []stamped) {
 				return
 			}
 			id := sources.SessionOf(t.path)
-			if out, rewritten := f.d.checkFresh(ctx, id, t.path, t.stamp, false); out == "" {
-				f.d.send(ctx, change{id: id, path: t.path, at: f.d.cfg.Now(), rescan: true, verify: rewritten})
+			if out, rewritten := f.checkFresh(ctx, id, t.path, t.stamp, false); out == "" {
+				f.send(ctx, change{id: id, path: t.path, at: f.now(), rescan: true, verify: rewritten})
 			}
 		}
 		f.rescanned()
@@ -560,7 +556,7 @@ func (f *fsWatch) checkFresh(ctx context.Context, transcripts []stamped) {
 }
 
 // rescanned counts a rescan finished, checks included.
-func (f *fsWatch) rescanned() { f.d.rec.update(func(st *Status) { st.Rescans++ }) }
+func (f *fsWatch) rescanned() { f.rec.update(func(st *Status) { st.Rescans++ }) }
 
 // scanDir reports every transcript in a new project directory.
 func (f *fsWatch) scanDir(ctx context.Context, dir string) {
@@ -586,7 +582,7 @@ func (f *fsWatch) status() {
 	}
 	roots := []Root{{Path: f.projects, Watched: f.watched[f.projects]}, {Path: f.data, Watched: f.watched[f.data]}}
 	unwatched := slices.Sorted(maps.Keys(f.unwatched))
-	f.d.rec.update(func(st *Status) {
+	f.rec.update(func(st *Status) {
 		st.Roots, st.Projects, st.Unwatched = roots, projects, unwatched
 	})
 }
@@ -602,7 +598,7 @@ func (f *fsWatch) statTranscript(path string) (os.FileInfo, error) {
 	case errors.Is(err, sources.ErrNotRegular):
 		if !f.odd[path] {
 			f.odd[path] = true
-			f.d.log.Warn("left alone: not a transcript", "err", err)
+			f.log.Warn("left alone: not a transcript", "err", err)
 		}
 	case err == nil, isNotExist(err):
 		delete(f.odd, path)

@@ -26,7 +26,7 @@ func (d *Daemon) keepIndex(ctx context.Context) {
 			failures, said = 0, ""
 		} else if ctx.Err() == nil {
 			failures++
-			wait := indexRetryWait(failures, took)
+			wait := d.cfg.indexRetryWait(failures, took)
 			// A fault that stays is logged once, not every few minutes.
 			if err.Error() != said {
 				d.log.Warn("search index unavailable; bottles are written as usual", "err", err, "retry_in", wait)
@@ -41,20 +41,12 @@ func (d *Daemon) keepIndex(ctx context.Context) {
 			return
 		}
 		// An index lost again and again (deleted, damaged) is not built
-		// more often than indexIdleFactor allows either.
-		if !sleep(ctx, began.Add(indexIdleFactor*took).Sub(d.cfg.Now())) {
+		// more often than Config.IndexIdleFactor allows either.
+		if !sleep(ctx, began.Add(time.Duration(d.cfg.IndexIdleFactor)*took).Sub(d.cfg.Now())) {
 			return
 		}
 	}
 }
-
-// indexIdleFactor is how many times as long as an attempt to open the
-// index took (building it, perhaps) the daemon waits before the next: a
-// build costs up to a minute of CPU per GB of bottles, and however the
-// index fails (a disk that fills up as a big index is written, an index
-// deleted or damaged over and over) the daemon should not spend more than
-// a twentieth of a core on building it again.
-const indexIdleFactor = 20
 
 // sleep waits for d, or until ctx is done (then it reports false).
 func sleep(ctx context.Context, d time.Duration) bool {
@@ -69,12 +61,6 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
-}
-
-// indexRetryWait is the wait before trying to open the index again after
-// failures failures in a row, the last of which took took.
-func indexRetryWait(failures int, took time.Duration) time.Duration {
-	return max(backoff(failures), indexIdleFactor*took)
 }
 
 // waitIndexTurn waits until the index should be opened again: retry fires
@@ -181,7 +167,7 @@ func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
 // purged sets, after a sync that purged the index (or failed to) in took,
 // when the next purge may start: a purge rewrites the whole index (seconds
 // for hundreds of megabytes), and transcripts rewritten over and over must
-// not keep a core busy, so purges are paced like builds (indexIdleFactor).
+// not keep a core busy, so purges are paced like builds (Config.IndexIdleFactor).
 // A purge that failed (a full disk, another process that kept reading the
 // index) leaves the marker and is tried again with the retries' backoff
 // (an index found unusable is built again by the sync, which holds only
@@ -189,7 +175,7 @@ func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
 func (d *Daemon) purged(ctx context.Context, err error, took time.Duration) {
 	if err == nil {
 		d.purgeFailures = 0
-		d.purgeDue = d.cfg.Now().Add(indexIdleFactor * took)
+		d.purgeDue = d.cfg.Now().Add(time.Duration(d.cfg.IndexIdleFactor) * took)
 		d.log.Info("search index synced after a transcript was rewritten, and purged if still asked", "took", took.Round(time.Millisecond))
 		return
 	}
@@ -197,7 +183,7 @@ func (d *Daemon) purged(ctx context.Context, err error, took time.Duration) {
 		return
 	}
 	d.purgeFailures++
-	wait := indexRetryWait(d.purgeFailures, took)
+	wait := d.cfg.indexRetryWait(d.purgeFailures, took)
 	d.log.Warn("purge the search index of what rewritten transcripts no longer say", "err", err, "retry_in", wait)
 	d.purgeDue = d.cfg.Now().Add(wait)
 	signal(d.purgeNow)

@@ -42,7 +42,7 @@ func TestLoopWaitsForAFreeWorker(t *testing.T) {
 				root := t.TempDir()
 				d := New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: filepath.Join(root, "data"),
 					Workers: 1, Debounce: 250 * time.Millisecond, MaxWait: 2 * time.Second, Now: now})
-				d.dbw = newDBWatch(d)
+				d.dbw = newDBWatch(d.dbDeps())
 				if !tc.dbNotReady {
 					close(d.dbw.ready)
 				}

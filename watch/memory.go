@@ -11,7 +11,7 @@ import (
 
 // dbWatch turns commits to claude-mem's database into changes for the
 // loop. It is poked by file events on the database and its WAL and checks
-// on its own every rescan interval; each check asks SQLite whether another
+// on its own every Config.DBPoll; each check asks SQLite whether another
 // connection committed (data_version) and only then which sessions own new
 // rows. Its state is owned by its run goroutine.
 //
@@ -24,14 +24,12 @@ import (
 // rendered without it is rendered again. Each change of state is logged
 // once, with the reason.
 type dbWatch struct {
-	d     *Daemon
-	pokes chan struct{} // capacity 1: pokes while a check runs coalesce
+	dbDeps
 	// ready is closed once the first check is over: the database is open,
 	// or known to be absent or unreadable. No render starts before, so that
 	// none is made without a database that was only not opened yet.
 	ready chan struct{}
 
-	path    string
 	db      *sources.ClaudeMemDB
 	watch   *sources.ClaudeMemWatch
 	id      sources.FileID // identity of the file db has open
@@ -54,17 +52,14 @@ const (
 	dbBroken                 // a file that cannot be read as claude-mem's database
 )
 
-func newDBWatch(d *Daemon) *dbWatch {
-	return &dbWatch{d: d, pokes: make(chan struct{}, 1), ready: make(chan struct{}), path: sources.ClaudeMemFile(d.cfg.DataDir)}
+func newDBWatch(deps dbDeps) *dbWatch {
+	return &dbWatch{dbDeps: deps, ready: make(chan struct{})}
 }
 
-// poke asks for a check soon; it never blocks.
-func (w *dbWatch) poke() { signal(w.pokes) }
-
-// run checks on pokes and ticks until ctx is done. The database stays open
+// run checks on pokes and every poll interval until ctx is done. The database stays open
 // for renders in flight; Run closes it after them.
 func (w *dbWatch) run(ctx context.Context) {
-	tick := time.NewTicker(w.d.cfg.Rescan)
+	tick := time.NewTicker(w.poll)
 	defer tick.Stop()
 	w.check(ctx)
 	close(w.ready)
@@ -84,7 +79,7 @@ func (w *dbWatch) close() {
 		w.watch.Close()
 	}
 	if w.db != nil {
-		w.d.db.Store(nil)
+		w.use(nil)
 		w.db.Close()
 	}
 	w.db, w.watch = nil, nil
@@ -103,7 +98,7 @@ func (w *dbWatch) check(ctx context.Context) {
 		w.set(err)
 		return
 	case w.db != nil && sources.FileIDOf(info) != w.id:
-		w.d.log.Info("claude-mem database was replaced; reopening", "path", w.path)
+		w.log.Info("claude-mem database was replaced; reopening", "path", w.path)
 		w.close()
 		w.existed = false // every row of the new file is news
 	}
@@ -122,11 +117,11 @@ func (w *dbWatch) check(ctx context.Context) {
 	}
 	w.cur = next
 	version := w.watch.SchemaVersion()
-	w.d.rec.update(func(st *Status) { st.DB.SchemaVersion = version })
-	now := w.d.cfg.Now()
+	w.rec.update(func(st *Status) { st.DB.SchemaVersion = version })
+	now := w.now()
 	for _, id := range ids {
 		if sources.ValidSessionID(id) {
-			w.d.send(ctx, change{id: id, at: now})
+			w.send(ctx, change{id: id, at: now})
 		}
 	}
 	w.set(nil)
@@ -168,7 +163,7 @@ func (w *dbWatch) open(ctx context.Context, info os.FileInfo) bool {
 		}
 	}
 	w.db, w.watch, w.cur, w.id = db, watch, cur, sources.FileIDOf(info)
-	w.d.db.Store(db)
+	w.use(db)
 	return true
 }
 
@@ -193,21 +188,21 @@ func (w *dbWatch) set(err error) {
 	}
 	prev, prevReason := w.state, w.reason
 	w.state, w.reason = state, reason
-	log := w.d.log
+	log := w.log
 	switch {
 	case state == dbOpen && prev == dbOpen:
 	case state == dbOpen && (prev == dbUnknown || !w.seen):
 		log.Info("reading claude-mem database", "path", w.path)
 	case state == dbOpen:
 		log.Info("claude-mem database readable again; rendering again every bottle made without it", "path", w.path)
-		signal(w.d.dbBack)
+		w.back()
 	case state == dbAbsent && !w.seen:
 		if prev == dbUnknown {
 			log.Info("no claude-mem database; bottles are made from transcripts alone until it appears", "path", w.path)
 		}
 	case state == prev && reason == prevReason:
 	default:
-		w.since = w.d.cfg.Now()
+		w.since = w.now()
 		log.Error("claude-mem database cannot be read: "+reason+"; bottles keep the observations they show until it can be read again",
 			"path", w.path)
 	}
@@ -227,7 +222,7 @@ func (w *dbWatch) publish(reason, transient string) {
 		msg = transient
 	}
 	since := w.since
-	w.d.rec.update(func(st *Status) { st.DB.Reachable, st.DB.Error, st.DB.Since = reachable, msg, since })
+	w.rec.update(func(st *Status) { st.DB.Reachable, st.DB.Error, st.DB.Since = reachable, msg, since })
 }
 
 // noteDB keeps the sets of sessions rendered without the database and of

@@ -2,16 +2,6 @@ package watch
 
 import "time"
 
-const (
-	// retryMin and retryMax bound the wait before a failed render (or a
-	// search index that could not be opened) is tried again; it doubles
-	// with each failure in a row. A fault a user fixes
-	// (a full disk, a permission) is picked up within seconds at first,
-	// and one that stays costs a render every few minutes.
-	retryMin = time.Second
-	retryMax = 5 * time.Minute
-)
-
 // retry is when a session whose render failed is rendered again.
 type retry struct {
 	at       time.Time
@@ -60,12 +50,6 @@ func (d *Daemon) noteRetry(res result, now time.Time) {
 	}
 	r := d.retries[res.id]
 	r.failures++
-	r.at = now.Add(backoff(r.failures))
+	r.at = now.Add(d.cfg.backoff(r.failures))
 	d.retries[res.id] = r
-}
-
-// backoff is the wait before the next try after failures failures in a
-// row.
-func backoff(failures int) time.Duration {
-	return min(retryMin<<min(max(failures-1, 0), 20), retryMax)
 }

@@ -20,7 +20,9 @@ func TestIndexRetryWait(t *testing.T) {
 		{3, 100 * time.Millisecond, 4 * time.Second}, // the backoff when longer
 	}
 	for _, c := range cases {
-		if got := indexRetryWait(c.failures, c.took); got != c.want {
+		cfg := Config{}
+		cfg.setDefaults()
+		if got := cfg.indexRetryWait(c.failures, c.took); got != c.want {
 			t.Errorf("indexRetryWait(%d, %v) = %v, want %v", c.failures, c.took, got, c.want)
 		}
 	}

@@ -23,7 +23,7 @@ func BenchmarkStatusBuild(b *testing.B) {
 	const sessions = 20000
 	dir := b.TempDir()
 	d := &Daemon{store: bottles.Open(dir, nil, nil), rec: newRecorder(Status{}), observers: map[string]bool{}}
-	fw := &fsWatch{d: d, seen: map[string]fileStamp{}}
+	fw := &fsWatch{seen: map[string]fileStamp{}}
 	if err := os.MkdirAll(d.store.Dir, 0o700); err != nil {
 		b.Fatal(err)
 	}

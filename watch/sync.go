@@ -5,12 +5,7 @@ import (
 	"time"
 )
 
-// syncDelay is how long after a bottle is written it is synced to disk
-// (with the others written meanwhile; see bottles.Batch): the window in
-// which a crash of the machine makes bottles be rendered again.
-const syncDelay = time.Second
-
-// syncBottles syncs the bottles written, syncDelay after the first write
+// syncBottles syncs the bottles written, Config.SyncDelay after the first write
 // of each batch, until ctx is done (Run syncs the last ones).
 func (d *Daemon) syncBottles(ctx context.Context) {
 	for {
@@ -22,7 +17,7 @@ func (d *Daemon) syncBottles(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(syncDelay):
+		case <-time.After(d.cfg.SyncDelay):
 		}
 		if err := d.batch.Sync(); err != nil {
 			d.log.Warn("sync bottles", "err", err)

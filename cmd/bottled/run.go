@@ -29,6 +29,10 @@ func runCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-cached", Value: watch.DefaultMaxCached, Usage: "sessions whose parse state is kept in memory"},
 			&cli.IntFlag{Name: "cache-mb", Value: watch.DefaultCacheBytes >> 20, Usage: "MiB of parse state kept in memory (a live session bigger than that is kept while it changes)"},
 			&cli.DurationFlag{Name: "rescan", Value: watch.DefaultRescan, Usage: "interval of the full check that covers missed file events"},
+			// For tests that follow the rescan's checks of quiet transcripts
+			// without waiting seconds for the quiet.
+			&cli.DurationFlag{Name: "check-quiet", Value: watch.DefaultCheckQuiet, Hidden: true,
+				Usage: "how long a transcript is left alone before the rescan checks its bottle"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
 			&cli.BoolFlag{Name: "verbose", Usage: "log every render"},
 		},
@@ -65,7 +69,7 @@ func runDaemon(ctx context.Context, cmd *cli.Command) error {
 	default:
 		return usagef("--log-format must be text or json, not %q", cmd.String("log-format"))
 	}
-	for _, f := range []string{"debounce", "max-wait", "rescan"} {
+	for _, f := range []string{"debounce", "max-wait", "rescan", "check-quiet"} {
 		if cmd.Duration(f) <= 0 {
 			return usagef("--%s must be positive", f)
 		}
@@ -78,7 +82,8 @@ func runDaemon(ctx context.Context, cmd *cli.Command) error {
 	cfg := watch.Config{
 		ClaudeDir: d.claude, DataDir: d.data,
 		Debounce: cmd.Duration("debounce"), MaxWait: cmd.Duration("max-wait"), Rescan: cmd.Duration("rescan"),
-		Workers: cmd.Int("workers"), MaxCached: cmd.Int("max-cached"), CacheBytes: int64(cmd.Int("cache-mb")) << 20,
+		CheckQuiet: cmd.Duration("check-quiet"),
+		Workers:    cmd.Int("workers"), MaxCached: cmd.Int("max-cached"), CacheBytes: int64(cmd.Int("cache-mb")) << 20,
 		Version: version.String(), Logger: logger, Progress: term,
 	}
 	daemon := watch.New(cfg)
