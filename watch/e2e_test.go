@@ -726,46 +726,6 @@ func TestDaemonKeepsIndexCurrent(t *testing.T) {
 	}
 }
 
-// TestDaemonRetriesTheIndex starts the daemon where the search index
-// cannot be made (a file stands where its directory goes, as a full disk
-// or a wrong permission would stop it): bottles are written as usual, and
-// once the fault is gone the daemon opens the index by itself, without a
-// restart and without a render to prompt it.
-func TestDaemonRetriesTheIndex(t *testing.T) {
-	t.Parallel()
-	claude, data := dirs(t)
-	if err := os.MkdirAll(data, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(index.Dir(data), []byte("in the way"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDaemon(t, claude, data)
-	const id = "8c1f0b52-6d3e-4a97-b2c8-3e5f7a9d1b04"
-	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u0", "", "RETRYINDEX-P1 first")+assistantRec(id, "a0", "u0", "ma0", "done first"))
-	d.waitContains(id, "RETRYINDEX-P1")
-	eventually(t, "the daemon says the index is unavailable", func() bool {
-		return strings.Contains(d.stderr.String(), "search index unavailable")
-	})
-	st, err := d.status()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := st.Search; s.State != watch.SearchUnavailable || !strings.Contains(s.Error, "not a directory") || !s.Retry.After(s.Since) {
-		t.Errorf("status while the index cannot be made: %+v", s)
-	}
-	if err := os.Remove(index.Dir(data)); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the daemon opens the index by itself", func() bool {
-		return strings.Contains(d.stderr.String(), "search index ready")
-	})
-	if st, err := d.status(); err != nil || st.Search.State != watch.SearchReady || st.Search.Error != "" {
-		t.Errorf("status once the index is open: %+v, %v", st.Search, err)
-	}
-}
-
 // TestDaemonRebuildsALostIndex removes the search index under a running
 // daemon: the next bottle it writes finds the index gone, and the daemon
 // builds it again in the background (never in the render), so that the
@@ -788,60 +748,4 @@ func TestDaemonRebuildsALostIndex(t *testing.T) {
 		_, err := os.Stat(index.Dir(data))
 		return err == nil && strings.Count(d.stderr.String(), "search index ready") == 2
 	})
-}
-
-// TestDaemonLeavesEmptySessionsAlone runs the daemon beside sessions that
-// have had no message, such as the one `/clear` opens: one there before it
-// started (its catch-up), one that appears while it runs. Status counts
-// them empty, not missing, and the daemon does not render them again and
-// again: once one has been quiet long enough for the rescan to check it,
-// rescans pass without a render.
-func TestDaemonLeavesEmptySessionsAlone(t *testing.T) {
-	t.Parallel()
-	claude, data := dirs(t)
-	const before, during = "e3e30000-0000-4000-8000-000000000001", "e3e30000-0000-4000-8000-000000000002"
-	old := time.Now().Add(-time.Hour)
-	path := transcriptIn(t, claude, "-home-dev-app", before)
-	appendFile(t, path, synth.Rec{Session: before, At: old, CWD: "/home/dev/app"}.Cleared("c"))
-	os.Chtimes(path, old, old)
-	d := startDaemon(t, claude, data)
-	path = transcriptIn(t, claude, "-home-dev-app", during)
-	appendFile(t, path, synth.Rec{Session: during, At: time.Now(), CWD: "/home/dev/app"}.Cleared("c"))
-	written := time.Now()
-
-	var st *watch.Status
-	renders := func() int { return st.Renders.Written + st.Renders.Unchanged + st.Renders.Failed }
-	eventually(t, "status counts both sessions empty", func() bool {
-		var err error
-		st, err = d.status()
-		return err == nil && st.CatchUp.Over && st.Bottles != nil && st.Bottles.Empty == 2 && st.Bottles.Missing == 0
-	})
-	// The rescan leaves a transcript written in the last checkQuiet (5 s)
-	// to its events; after that, it checks it once.
-	eventually(t, "the second session is quiet for the rescan", func() bool { return time.Since(written) > 6*time.Second })
-	d.waitRescans(2)
-	for _, id := range []string{before, during} {
-		d.waitSettled(id, time.Time{}) // the render a rescan asked for is done
-	}
-	var err error
-	if st, err = d.status(); err != nil {
-		t.Fatal(err)
-	}
-	base := renders()
-	d.waitRescans(3)
-	if st, err = d.status(); err != nil {
-		t.Fatal(err)
-	}
-	if n := renders() - base; n != 0 {
-		t.Errorf("%d renders in 3 rescans of sessions with nothing to render, want none", n)
-	}
-	out := runBottled(t, claude, data, "", "status")
-	if !strings.Contains(out, "0 missing · 2 empty (of 2 transcripts)") {
-		t.Errorf("status:\n%s", out)
-	}
-	for _, id := range []string{before, during} {
-		if d.bottle(id) != "" {
-			t.Errorf("a bottle of %s, which has nothing to render", id)
-		}
-	}
 }

@@ -457,8 +457,8 @@ func indexGeneration(t *testing.T, data string) string {
 // TestFaultIndexDeletedUnderTheDaemon deletes the search index's directory
 // under a daemon that writes nothing: at its rescan it finds the index
 // gone (it does not keep serving from the files it still holds open),
-// builds it again and says so in status. An index that cannot be made
-// again meanwhile shows in status as unavailable, with the reason.
+// builds it again and says so in status. (An index that cannot be made,
+// and the keeper's retries, are TestIndexKeeper's, in process.)
 func TestFaultIndexDeletedUnderTheDaemon(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
@@ -487,22 +487,6 @@ func TestFaultIndexDeletedUnderTheDaemon(t *testing.T) {
 		t.Errorf("the daemon said %d times that the index is gone, want once", n)
 	}
 
-	// Gone, and in the way of being made again.
-	if err := os.RemoveAll(index.Dir(data)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(index.Dir(data), []byte("in the way"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "status says the index is unavailable, and why", func() bool {
-		st, err := d.status()
-		return err == nil && st.Search.State == watch.SearchUnavailable && strings.Contains(st.Search.Error, "not a directory")
-	})
-	cleared := time.Now()
-	if err := os.Remove(index.Dir(data)); err != nil {
-		t.Fatal(err)
-	}
-	eventuallyWithin(t, 5*time.Minute, "the index is back", ready(cleared))
 	if out, code := runBottledExit(t, claude, data, "", "index"); code != 0 || !strings.Contains(out, "holds     1 bottle of 1 session") {
 		t.Errorf("bottled index: exit %d\n%s", code, out)
 	}

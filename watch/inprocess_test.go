@@ -256,14 +256,15 @@ func takeChanges(d *Daemon) []change {
 }
 
 // renderNow renders session id's bottle as the loop's render does, and
-// fails the test if it fails.
-func renderNow(t *testing.T, d *Daemon, id string) result {
+// takes its result as the loop does; it fails the test if it fails.
+func renderNow(t *testing.T, d *Daemon, id string) {
 	t.Helper()
 	res := d.renderSession(t.Context(), &session{id: id}, false)
 	if res.err != nil {
 		t.Fatalf("render %s: %v", id, res.err)
 	}
-	return res
+	res.id = id
+	d.finish(res)
 }
 
 // rescan runs one rescan of f and waits for its checks of the bottles.
@@ -289,7 +290,8 @@ func setMod(t *testing.T, at time.Time, paths ...string) {
 // has been quiet for CheckQuiet, and reports it if it is stale (removed,
 // or an older bottle put back); once it found every bottle fresh, it does
 // not check them again while no file changes; and a session with nothing
-// to render is not reported again and again.
+// to render (the one /clear opens) is not reported again and again, and
+// status counts it empty, not missing.
 func TestRescan(t *testing.T) {
 	clock := &testClock{}
 	const quiet = 5 * time.Second
@@ -340,6 +342,11 @@ func TestRescan(t *testing.T) {
 	rescan(f)
 	if got := takeChanges(d); checks != before || len(got) != 0 {
 		t.Fatalf("a rescan with no file changed since the last checked %d bottles (want none) and reported %+v", checks-before, got)
+	}
+	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(f, s) }
+	if sv := d.rec.snapshotWithSurvey().Bottles; sv.Transcripts != 3 || sv.Empty != 1 || sv.Missing != 0 || sv.Fresh != 2 {
+		t.Errorf("status counts %d transcripts, %d fresh, %d empty, %d missing; want 3, 2 fresh, the cleared one empty, none missing",
+			sv.Transcripts, sv.Fresh, sv.Empty, sv.Missing)
 	}
 
 	// A bottle removed, and an older one put in place of another, just

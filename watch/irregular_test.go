@@ -95,7 +95,8 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 			if tc.atStart {
 				odd = tc.make(t, proj)
 			}
-			d := startDaemon(t, claude, data)
+			// The rescan checks a transcript once it is quiet for 100 ms.
+			d := startDaemon(t, claude, data, "--check-quiet", "100ms")
 			d.waitContains(s1, "ODD-A1 done.")
 			if !tc.atStart {
 				if !tc.leased {
@@ -132,8 +133,7 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 			statusWithin(t, claude, data)
 
 			// The rescan still checks every bottle: one removed comes back
-			// (once its transcript has been quiet for 5 s) though no event
-			// says so.
+			// (once its transcript has been quiet) though no event says so.
 			if err := os.Remove(bottles.BottlePath(bottles.BottlesDir(data), s1)); err != nil {
 				t.Fatal(err)
 			}
