@@ -504,3 +504,46 @@ func TestIndexKeeper(t *testing.T) {
 		}
 	})
 }
+
+// TestSyncDelay runs the syncer in fake time: the bottles a render writes
+// are synced together SyncDelay after the first, not before (until then,
+// the batch's marker says a crash of the machine may damage them), and
+// the marker goes with the sync.
+func TestSyncDelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const delay = time.Second
+		d := testDaemon(t, Config{SyncDelay: delay})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			d.syncBottles(ctx)
+		}()
+		defer func() {
+			cancel()
+			<-done
+		}()
+		const a, b = "5c000000-0000-4000-8000-00000000000a", "5c000000-0000-4000-8000-00000000000b"
+		marker := d.store.UnsyncedMarker()
+		writeTranscript(t, d, a, "SYNC-A1")
+		writeTranscript(t, d, b, "SYNC-B1")
+		d.catchUp([]dated{{id: a, path: filepath.Join(d.cfg.ClaudeDir, "projects", "-home-dev-app", a+".jsonl")},
+			{id: b, path: filepath.Join(d.cfg.ClaudeDir, "projects", "-home-dev-app", b+".jsonl")}})
+		renderNow(t, d, a)
+		if _, err := os.Stat(marker); err != nil {
+			t.Skipf("no batch marker on this system (%v): bottles are synced as they are written", err)
+		}
+		time.Sleep(delay / 4)
+		renderNow(t, d, b) // synced with the first
+		time.Sleep(3*delay/4 - time.Millisecond)
+		synctest.Wait()
+		if _, err := os.Stat(marker); err != nil {
+			t.Fatalf("the bottles were synced %v after the first was written, before the sync delay of %v (%v)", delay-time.Millisecond, delay, err)
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if _, err := os.Stat(marker); !os.IsNotExist(err) {
+			t.Errorf("the batch's marker is still there %v after the first bottle was written (%v)", delay, err)
+		}
+	})
+}
