@@ -33,7 +33,9 @@ import (
 // appending turns, claude-mem writing observations, `bottled render` and
 // the SessionStart hook in loops, and watches the bottle: no bottle ever
 // replaces one made from a later transcript or later claude-mem rows, and
-// at the end the bottle shows every turn and every observation.
+// at the end the bottle shows every turn and every observation. The race
+// lasts racingRounds rounds of each CLI writer, or racingFor on a machine
+// too busy to get there.
 func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 	t.Parallel()
 	w := memwriter.Require(t)
@@ -58,10 +60,10 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 		memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "RACE-P0 start"})
 	startDaemon(t, claude, data, "--debounce", "1ms", "--max-wait", "5ms")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), racingFor)
 	defer cancel()
 	var wg sync.WaitGroup
-	var turns, observations atomic.Int64
+	var turns, observations, rounds atomic.Int64
 	wg.Go(func() { // the session
 		parent := "u0"
 		for i := 1; ctx.Err() == nil; i++ {
@@ -79,13 +81,17 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 			observations.Store(int64(i))
 		}
 	})
-	for range 3 { // the CLI and the hook
+	const writers = 3
+	for range writers { // the CLI and the hook
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "render", id).Run()
 				hook := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "hook", "session-start")
 				hook.Stdin = strings.NewReader(`{"session_id":"` + id + `","transcript_path":"` + path + `","source":"compact"}`)
 				hook.Run()
+				if rounds.Add(1) >= writers*racingRounds {
+					cancel()
+				}
 			}
 		})
 	}
@@ -104,6 +110,7 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 		}
 	})
 	wg.Wait()
+	t.Logf("%d rounds of the CLI writers, %d turns, %d observations", rounds.Load(), turns.Load(), observations.Load())
 	for _, b := range backwards {
 		t.Errorf("the bottle went back: %s", b)
 	}
@@ -111,6 +118,17 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 	d := &daemon{t: t, data: data}
 	d.waitContains(id, fmt.Sprintf("RACE-A%d done", turns.Load()), fmt.Sprintf("RACE-OBS%d noted", observations.Load()))
 }
+
+// racingRounds is how many rounds (a render, then a hook) each CLI writer
+// of TestFaultRacingWritersNeverGoBack makes while the daemon, the session
+// and claude-mem write: each round is a one-shot render of an 8 MB
+// transcript racing the others. 60 rounds in all took the whole racingFor
+// on two cores under a load of 28 (the race the test always had on a busy
+// machine); an idle one gets through them sooner.
+const (
+	racingRounds = 20
+	racingFor    = 12 * time.Second
+)
 
 // describe is a bottle state in a few words: offsets and memory rows.
 func describe(st *render.State) string {
