@@ -204,6 +204,7 @@ func TestFaultCatchUpKeepsObservations(t *testing.T) {
 // with them, the other is kept as it is (held). When the database is back,
 // both bottles are rendered again, with the rows written meanwhile.
 func TestFaultLostDatabase(t *testing.T) {
+	t.Parallel()
 	w := memwriter.Require(t)
 	for _, tc := range []struct {
 		name   string
@@ -385,6 +386,7 @@ func requireNamespaces(t *testing.T) {
 // by itself: nothing else changes, so only a retry can do it.
 func TestFaultFailedRendersAreRetried(t *testing.T) {
 	requireNamespaces(t)
+	t.Parallel()
 	const id = "4e740000-0000-4000-8000-000000000001"
 	for _, tc := range []struct {
 		name string
@@ -481,6 +483,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 	if len(secret) != len(blank) {
 		t.Fatal("the redaction must keep the length")
 	}
+	t.Parallel()
 	// write makes a transcript whose first prompt holds the secret, 80 KB
 	// before the end, and returns where the secret is.
 	write := func(t *testing.T, claude, id string) (string, int64) {

@@ -36,6 +36,7 @@ const (
 // answers within its deadline and exits 0; so does `bottled status`; and
 // the rescan goes on checking every bottle.
 func TestFaultNotRegularTranscripts(t *testing.T) {
+	t.Parallel()
 	const (
 		s1, s2 = "0dd00000-0000-4000-8000-00000000000a", "0dd00000-0000-4000-8000-00000000000b"
 		odd1   = "0dd00000-0000-4000-8000-0000000000f1"

@@ -119,6 +119,7 @@ func (f *flood) stop() {
 // gets one (the status, or that the daemon is busy), and the daemon holds
 // no more connections than it answers at once.
 func TestFaultStatusFlood(t *testing.T) {
+	t.Parallel()
 	claude, data := dirs(t)
 	id, path := manySessions(t, claude, 10000)
 	d := startDaemon(t, claude, data, "--rescan", "10m")
