@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -24,21 +25,27 @@ const (
 )
 
 // BenchmarkCatchUp measures what the start-up catch-up costs per session
-// beyond rendering: the daemon (in process, one worker, so that times add
-// up) is started on catchUpSessions transcripts without bottles and timed
-// until its catch-up is over ("catch-up"); in the same run the same
-// sessions are parsed and rendered without writing anything ("render").
-// overhead-ms/session is (catch-up − render) / sessions: finding the
-// transcripts, the freshness check, the claude-mem lookup, the bottle
-// write and what durability costs on the way (synced-s is when the last
-// bottle was synced to disk, in the background). "fresh" starts the daemon
-// again on the bottles it wrote, all current, and reports its catch-up per
-// session. "changed" appends one turn to every transcript and starts the
-// daemon again: each bottle is stale. The read-x metrics are the bytes the
-// daemon read (rchar in /proc/self/io) over the bytes of the transcripts:
-// a freshness check that reads a transcript in full costs one, and so does
-// a render that parses it; catchup-read-x, where every session is rendered
-// and none checked, is the baseline for changed-read-x.
+// beyond rendering and indexing, as a user meets it: the daemon (in
+// process, one worker, so that times add up) is started on
+// catchUpSessions transcripts without bottles and timed until the last
+// bottle is on disk and in the search index ("catch-up"); in the same run
+// the same sessions are parsed and rendered without writing anything
+// ("render"), and their bottles indexed into an index of their own
+// ("index", the bottles written to disk beforehand, untimed).
+// overhead-ms/session is (catch-up − render − index) / sessions, in wall
+// time, and overhead-cpu-ms/session the same in the process's CPU time,
+// which a busy machine does not inflate: finding
+// the transcripts, the freshness check, the claude-mem lookup, the bottle
+// write, the index's transactions and what durability costs on the way
+// (synced-s is when the last bottle was synced to disk, in the
+// background). "fresh" starts the daemon again on the bottles it wrote,
+// all current, and reports its catch-up per session. "changed" appends one
+// turn to every transcript and starts the daemon again: each bottle is
+// stale. The read-x metrics are the bytes the daemon read (rchar in
+// /proc/self/io) over the bytes of the transcripts: a freshness check that
+// reads a transcript in full costs one, and so does a render that parses
+// it; catchup-read-x, where every session is rendered and none checked, is
+// the baseline for changed-read-x.
 // Target: overhead under 1 ms per session. Run it with
 //
 //	go test -run '^$' -bench CatchUp -benchtime 1x ./watch
@@ -56,25 +63,30 @@ func BenchmarkCatchUp(b *testing.B) {
 	}
 	for n := 0; b.Loop(); n++ {
 		sizes := writeCatchUpTranscripts(b, ids, paths, nil)
-		renderOnly := timeRenders(b, ids, paths)
+		renderSpent, rendered := timeRenders(b, ids, paths)
+		indexSpent := timeIndex(b, filepath.Join(root, fmt.Sprintf("alone%d", n)), ids, rendered)
 		data := filepath.Join(root, fmt.Sprintf("data%d", n))
 		full := timeCatchUp(b, claude, data, catchUpSessions)
 		fresh := timeCatchUp(b, claude, data, 0)
 		grown := writeCatchUpTranscripts(b, ids, paths, sizes) // one turn more each
 		changed := timeCatchUp(b, claude, data, catchUpSessions)
 		per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / catchUpSessions }
+		cpuRender, cpuIndex := renderSpent.cpu, indexSpent.cpu
+		renderOnly, indexOnly := renderSpent.wall, indexSpent.wall
 		b.ReportMetric(per(renderOnly), "render-ms/session")
 		b.ReportMetric(per(full.took), "catchup-ms/session")
-		b.ReportMetric(per(full.took-renderOnly), "overhead-ms/session")
+		b.ReportMetric(per(indexOnly), "index-ms/session")
+		b.ReportMetric(per(full.took-renderOnly-indexOnly), "overhead-ms/session")
+		b.ReportMetric(per(full.cpu-cpuRender-cpuIndex), "overhead-cpu-ms/session")
 		b.ReportMetric(per(fresh.took), "fresh-ms/session")
 		b.ReportMetric(per(changed.took), "changed-ms/session")
 		b.ReportMetric(full.synced.Seconds(), "synced-s")
 		b.ReportMetric(float64(full.read)/float64(total(sizes)), "catchup-read-x")
 		b.ReportMetric(float64(fresh.read)/float64(total(sizes)), "fresh-read-x")
 		b.ReportMetric(float64(changed.read)/float64(total(grown)), "changed-read-x")
-		b.Logf("%d sessions of %d KB: render only %v, catch-up %v (read %d MB of %d MB of transcripts; every bottle on disk, synced, after %v), "+
+		b.Logf("%d sessions of %d KB: render only %v, index only %v, catch-up %v (read %d MB of %d MB of transcripts; every bottle on disk, synced, after %v), "+
 			"catch-up over fresh bottles %v (read %d MB), over bottles each a turn behind %v (read %d MB of %d MB)",
-			catchUpSessions, catchUpSize>>10, renderOnly.Round(time.Millisecond), full.took.Round(time.Millisecond), full.read>>20, total(sizes)>>20,
+			catchUpSessions, catchUpSize>>10, renderOnly.Round(time.Millisecond), indexOnly.Round(time.Millisecond), full.took.Round(time.Millisecond), full.read>>20, total(sizes)>>20,
 			full.synced.Round(time.Millisecond), fresh.took.Round(time.Millisecond), fresh.read>>20,
 			changed.took.Round(time.Millisecond), changed.read>>20, total(grown)>>20)
 	}
@@ -113,25 +125,71 @@ func total(sizes []int64) (n int64) {
 	return n
 }
 
-// timeRenders parses and renders every session, writing nothing.
-func timeRenders(b *testing.B, ids, paths []string) time.Duration {
+// spent is the wall time and the CPU time (of the whole process) some
+// work took.
+type spent struct{ wall, cpu time.Duration }
+
+// since is what was spent since start, at CPU time cpu0 (cpuTime): unlike
+// wall time, CPU time does not grow with the other work of a busy
+// machine.
+func since(b *testing.B, start time.Time, cpu0 time.Duration) spent {
+	return spent{time.Since(start), cpuTime(b) - cpu0}
+}
+
+// timeRenders parses and renders every session as the daemon does,
+// writing nothing, and returns the bottles.
+func timeRenders(b *testing.B, ids, paths []string) (spent, [][]byte) {
 	b.Helper()
-	start := time.Now()
+	rendered := make([][]byte, len(ids))
+	start, cpu0 := time.Now(), cpuTime(b)
 	for i, id := range ids {
 		t, err := sources.ReadTranscript(id, paths[i])
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, []*sources.Transcript{t}), Now: time.Now()}); err != nil {
+		in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, []*sources.Transcript{t}), Now: time.Now(), Location: time.Local}
+		bt, err := render.Render(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rendered[i] = bt.Bytes
+	}
+	return since(b, start, cpu0), rendered
+}
+
+// timeIndex indexes the bottles into a new search index in data, one Put
+// each as the daemon does: the index is opened (built, empty) first, then
+// the bottles are written (untimed) and indexed.
+func timeIndex(b *testing.B, data string, ids []string, rendered [][]byte) spent {
+	b.Helper()
+	ctx := context.Background()
+	ix, err := index.Open(ctx, data, index.Options{Location: time.Local})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	store := bottles.Open(data, nil, nil)
+	if err := os.MkdirAll(store.Dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for i, id := range ids {
+		if err := os.WriteFile(store.Path(id), rendered[i], 0o600); err != nil {
 			b.Fatal(err)
 		}
 	}
-	return time.Since(start)
+	start, cpu0 := time.Now(), cpuTime(b)
+	for i, id := range ids {
+		if err := ix.Put(ctx, id+".md", rendered[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return since(b, start, cpu0)
 }
 
 // catchUpRun is what one catch-up took.
 type catchUpRun struct {
-	took   time.Duration // until the catch-up was over
+	took   time.Duration // until the catch-up was over, every bottle indexed
+	cpu    time.Duration // the CPU time the process used meanwhile
 	synced time.Duration // until its bottles were synced to disk (bottles.Batch)
 	read   int64         // bytes read meanwhile (rchar)
 }
@@ -144,13 +202,16 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := New(Config{ClaudeDir: claude, DataDir: data, Workers: 1, Rescan: time.Hour})
 	read0 := bytesRead(b)
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime(b)
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
 	var run catchUpRun
 	for {
-		if st := d.rec.snapshot(); st.CatchUp.Over && st.CatchUp.Total == catchUpSessions {
-			run.took, run.read = time.Since(start), bytesRead(b)-read0
+		// Over, every bottle is on disk; ready, every one is indexed (a
+		// render indexes its bottle once the index is open, and opening
+		// it indexes those written before).
+		if st := d.rec.snapshot(); st.CatchUp.Over && st.CatchUp.Total == catchUpSessions && st.Search.State == SearchReady {
+			run.took, run.cpu, run.read = time.Since(start), cpuTime(b)-cpu0, bytesRead(b)-read0
 			if st.Renders.Written != written || st.Renders.Failed != 0 {
 				b.Errorf("catch-up wrote %d bottles (%d failed), want %d", st.Renders.Written, st.Renders.Failed, written)
 			}
