@@ -30,8 +30,9 @@ import (
 //     bottles directory, naming this boot of the machine and the time,
 //     and syncs it (and the directory);
 //  2. bottles are written and renamed without syncing;
-//  3. Sync, a moment later, syncs every bottle written and the directory,
-//     then removes the marker.
+//  3. Sync, a moment later, syncs every bottle written and the directory
+//     (on Linux with one syncfs of the file system, see syncWritten), then
+//     removes the marker.
 //
 // A marker from another boot means the machine went down in the middle of
 // a batch: every bottle modified since the marker's time may be damaged,
@@ -201,16 +202,11 @@ func (b *Batch) Sync() error {
 	pending, writes := b.pending, b.writes
 	b.pending = map[string]bool{}
 	b.mu.Unlock()
-	var errs []error
-	for path := range pending {
-		if err := safefile.SyncFile(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
+	var err error
 	if len(pending) > 0 {
-		errs = append(errs, safefile.SyncDir(b.dir))
+		err = syncWritten(b.dir, pending)
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		b.mu.Lock()
 		for path := range pending {
 			b.pending[path] = true // try again next time
