@@ -31,8 +31,8 @@ import (
 //     and syncs it (and the directory);
 //  2. bottles are written and renamed without syncing;
 //  3. Sync, a moment later, syncs every bottle written and the directory
-//     (on Linux with one syncfs of the file system, see syncWritten), then
-//     removes the marker.
+//     (on Linux, many at once with one syncfs of their file system, see
+//     syncOneByOne), then removes the marker.
 //
 // A marker from another boot means the machine went down in the middle of
 // a batch: every bottle modified since the marker's time may be damaged,
@@ -224,4 +224,16 @@ func (b *Batch) Sync() error {
 	}
 	b.marked = false
 	return safefile.SyncDir(b.dir)
+}
+
+// syncEach makes the bottles in pending durable one by one, then their
+// directory dir, for their names.
+func syncEach(dir string, pending map[string]bool) error {
+	var errs []error
+	for path := range pending {
+		if err := safefile.SyncFile(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(append(errs, safefile.SyncDir(dir))...)
 }
