@@ -209,12 +209,11 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 	}
 	if t.user != nil {
 		clock := r.when.format(t.user.Time)
-		label := outlineLabel(stripped, t.user.Images)
 		who := userWho
 		if t.user.Steering {
 			who = steeringWho
 		}
-		r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, label: label})
+		r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, user: stripped, images: t.user.Images})
 		body.line(heading(who, clock))
 		body.line(verbatim(msg))
 		body.blank()

@@ -38,7 +38,7 @@ func TestShortenOutline(t *testing.T) {
 			}
 			var labels []string
 			for _, it := range out {
-				labels = append(labels, it.label)
+				labels = append(labels, it.text())
 			}
 			all := strings.Join(labels, "|")
 			for _, c := range tc.compactAt {

@@ -87,7 +87,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 		if p := g.prompt; p != nil {
 			clock := r.when.format(p.Created)
 			msg := r.promptText(p)
-			r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, label: outlineLabel(r.text(p.Text), 0)})
+			r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, user: r.text(p.Text)})
 			if msg == "" {
 				msg = "*(private)*"
 			}

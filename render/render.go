@@ -144,6 +144,20 @@ type outlineItem struct {
 	clock   string
 	label   string
 	compact bool
+	// user, when label is "", is the user message whose first words are
+	// the label, with its images: made into one only for the items the
+	// outline keeps (a long session's outline leaves most turns out, and
+	// their labels were most of a re-render's outline work).
+	user   string
+	images int
+}
+
+// text is the item's label.
+func (it *outlineItem) text() string {
+	if it.label == "" {
+		return outlineLabel(it.user, it.images)
+	}
+	return it.label
 }
 
 // The outline must fit one Read with room for the rest, so a long
@@ -214,14 +228,14 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 	offset := top.lines + len(outline) + 1 + pre.lines // absolute line of body line 0
 	for _, it := range outline {
 		if it.line < 0 {
-			top.line("- " + it.label)
+			top.line("- " + it.text())
 			continue
 		}
 		parts := []string{fmt.Sprintf("line %d", offset+it.line)}
 		if it.clock != "" {
 			parts = append(parts, it.clock)
 		}
-		top.line("- " + strings.Join(append(parts, it.label), " · "))
+		top.line("- " + strings.Join(append(parts, it.text()), " · "))
 	}
 	top.blank()
 	r.state.Outline = [2]int{outlineStart, outlineStart + len(outline) - 1}
