@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -125,6 +126,8 @@ func BenchmarkRender100MB(b *testing.B) {
 			b.ReportMetric(float64(info.Size())/1e6, "bottle-MB")
 		}
 	})
+	b.Run("append-whole", func(b *testing.B) { appendWhole(b, d, id, path, &n) })
+	b.Run("append-phases", func(b *testing.B) { appendPhases(b, d, s, id, path, &n) })
 	b.Run("append-cpu", func(b *testing.B) {
 		t := s.chain[len(s.chain)-1]
 		for b.Loop() {
@@ -139,4 +142,127 @@ func BenchmarkRender100MB(b *testing.B) {
 			}
 		}
 	})
+}
+
+// appendWhole times the whole work of one append as the daemon does it
+// (the new bytes parsed, the bottle rendered, written, synced, and
+// indexed: renderSession with the index open, then the batch's sync)
+// against a full render of the same session in the same run (parse state
+// dropped, the bottle rendered and written; fullRenders of them before
+// the appends and as many after, the median), in wall time and in the
+// process's CPU time, which a busy machine does not inflate. Target:
+// append/full ≤ 5 %.
+func appendWhole(b *testing.B, d *Daemon, id, path string, n *int) {
+	ctx := context.Background()
+	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	const fullRenders = 3
+	var fulls, fullCPUs []time.Duration
+	full := func() {
+		for range fullRenders {
+			appendTurn(b, path, id, *n)
+			*n++
+			start, cpu0 := time.Now(), cpuTime(b)
+			if res := d.renderSession(ctx, &session{id: id}, false); res.err != nil || res.outcome != outcomeWritten {
+				b.Fatal(res.err, res.outcome)
+			}
+			fulls, fullCPUs = append(fulls, time.Since(start)), append(fullCPUs, cpuTime(b)-cpu0)
+		}
+	}
+	full()
+	s := &session{id: id}
+	if res := d.renderSession(ctx, s, false); res.err != nil {
+		b.Fatal(res.err)
+	}
+	d.index.Store(ix)
+	defer d.index.Store(nil)
+	if err := ix.Put(ctx, id+".md", nil); err != nil {
+		b.Fatal(err)
+	}
+	var wall, cpu time.Duration
+	for b.Loop() {
+		appendTurn(b, path, id, *n)
+		*n++
+		start, cpu0 := time.Now(), cpuTime(b)
+		if res := d.renderSession(ctx, s, false); res.err != nil || res.outcome != outcomeWritten {
+			b.Fatal(res.err, res.outcome)
+		}
+		if err := d.batch.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		wall, cpu = wall+time.Since(start), cpu+cpuTime(b)-cpu0
+	}
+	d.index.Store(nil)
+	full()
+	median := func(ds []time.Duration) time.Duration {
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	perOp := func(d time.Duration) time.Duration { return d / time.Duration(b.N) }
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	b.ReportMetric(ms(perOp(wall)), "append-ms")
+	b.ReportMetric(ms(median(fulls)), "full-ms")
+	b.ReportMetric(100*float64(perOp(wall))/float64(median(fulls)), "append/full-%")
+	b.ReportMetric(ms(perOp(cpu)), "append-cpu-ms")
+	b.ReportMetric(ms(median(fullCPUs)), "full-cpu-ms")
+	b.ReportMetric(100*float64(perOp(cpu))/float64(median(fullCPUs)), "append/full-cpu-%")
+}
+
+// appendPhases splits the work of one append into its phases, each
+// timed apart, as renderSession and the daemon's syncer do them: reading
+// the appended bytes ("parse-ms"), building the conversation from every
+// record ("spine-ms"), rendering the whole bottle ("render-ms"), writing
+// it ("write-ms"), syncing it ("sync-ms") and indexing it ("index-ms").
+func appendPhases(b *testing.B, d *Daemon, s *session, id, path string, n *int) {
+	ctx := context.Background()
+	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if err := ix.Put(ctx, id+".md", nil); err != nil {
+		b.Fatal(err)
+	}
+	phases := []string{"parse-ms", "spine-ms", "render-ms", "write-ms", "sync-ms", "index-ms"}
+	spent := make([]time.Duration, len(phases))
+	for b.Loop() {
+		appendTurn(b, path, id, *n)
+		*n++
+		var at [7]time.Time
+		at[0] = time.Now()
+		for _, t := range s.chain {
+			if _, err := t.Update(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		at[1] = time.Now()
+		in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, s.chain), Now: time.Now(), Location: time.Local, Rules: d.rulesNow()}
+		at[2] = time.Now()
+		bt, err := render.Render(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		at[3] = time.Now()
+		if out, err := d.batch.Write(bt); err != nil || out != bottles.Written {
+			b.Fatal(out, err)
+		}
+		at[4] = time.Now()
+		if err := d.batch.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		at[5] = time.Now()
+		if err := ix.Put(ctx, id+".md", bt.Bytes); err != nil {
+			b.Fatal(err)
+		}
+		at[6] = time.Now()
+		for i := range phases {
+			spent[i] += at[i+1].Sub(at[i])
+		}
+	}
+	for i, p := range phases {
+		b.ReportMetric(float64(spent[i].Microseconds())/1e3/float64(b.N), p)
+	}
 }
