@@ -448,3 +448,27 @@ func TestExtentCleared(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsEvery: Every lists every session, beyond MaxLimit, where a
+// search in the same scope stays within MaxLimit hits.
+func TestSessionsEvery(t *testing.T) {
+	data := t.TempDir()
+	var bs []*render.Bottle
+	const n = MaxLimit + 20
+	for i := range n {
+		bs = append(bs, talk{fmt.Sprintf("s-every-%03d", i), "/p", day.Add(time.Duration(i) * time.Minute),
+			[][2]string{{"gadget", "ok"}}}.bottle(t))
+	}
+	writeBottles(t, data, bs...)
+	ix := openIndex(t, data)
+	list, err := ix.Sessions(context.Background(), Scope{Limit: Every})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != n || list[0].ID != fmt.Sprintf("s-every-%03d", n-1) {
+		t.Errorf("Every listed %d sessions (first %v), want %d, newest first", len(list), list[0].ID, n)
+	}
+	if got := len(search(t, ix, "gadget", Scope{Limit: Every})); got != MaxLimit {
+		t.Errorf("a search with Every gave %d hits, want %d", got, MaxLimit)
+	}
+}

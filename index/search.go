@@ -27,6 +27,9 @@ var ErrNoWords = errors.New("the query has no words to search for")
 const (
 	DefaultLimit = 10
 	MaxLimit     = 100
+	// Every lists every session in scope (Sessions only: a search gives
+	// at most MaxLimit hits), for a page that shows them all.
+	Every = -1
 )
 
 // Scope says which bottles a search or a list covers.
@@ -46,12 +49,15 @@ type Scope struct {
 	// A search bounds the time of each hit, a list the session's last
 	// activity.
 	Since, Until time.Time
-	// Limit bounds the results: DefaultLimit if 0, at most MaxLimit.
+	// Limit bounds the results: DefaultLimit if 0, at most MaxLimit;
+	// Every lists every session.
 	Limit int
 }
 
 func (s Scope) limit() int {
 	switch {
+	case s.Limit == Every:
+		return -1 // SQLite's LIMIT -1: no limit
 	case s.Limit <= 0:
 		return DefaultLimit
 	case s.Limit > MaxLimit:
@@ -233,7 +239,15 @@ func (ix *Index) candidates(ps []phrase, scope Scope) ([]candidate, error) {
 		}
 		return cmp.Compare(b.row, a.row)
 	})
-	return out[:min(len(out), scope.limit())], nil
+	return out[:min(len(out), scope.searchLimit())], nil
+}
+
+// searchLimit is limit for a search, which Every does not unbound.
+func (s Scope) searchLimit() int {
+	if s.Limit == Every {
+		return MaxLimit
+	}
+	return s.limit()
 }
 
 // resolve checks candidates against their bottles and makes them hits. It
