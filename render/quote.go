@@ -70,3 +70,25 @@ func verbatim(s string) string {
 	}
 	return b.String()
 }
+
+// Unquote undoes verbatim on a block's text as read from a bottle: a line
+// that starts with a backslash and looks like structure loses its first
+// character. Readers that show a message (the web view, an export) use it
+// to show what was said.
+func Unquote(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if strings.HasPrefix(line, "\\") && structuralLine(line) {
+			line = line[1:]
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
