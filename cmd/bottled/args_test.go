@@ -38,7 +38,7 @@ func newArgsEnv(t *testing.T) argsEnv {
 	if err := os.MkdirAll(filepath.Dir(e.bin), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, bin := range []string{e.bin, filepath.Join(filepath.Dir(e.bin), mcpBinary)} {
+	for _, bin := range []string{e.bin, filepath.Join(filepath.Dir(e.bin), mcpBinary), filepath.Join(filepath.Dir(e.bin), viewBinary)} {
 		if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -213,6 +213,32 @@ func TestFlagsAnywhere(t *testing.T) {
 				}
 			}},
 		{name: "mcp, an argument", args: []string{"mcp", "x", C, D}, code: exitUsage, stderr: []string{"bottled: mcp takes no arguments"}},
+
+		// view and export run bottled-view, with the same directories.
+		{name: "view, flags after", args: []string{"view", "--no-open", "--port", "8123", D, C},
+			check: func(t *testing.T, e argsEnv, _ string) {
+				want := []string{filepath.Join(filepath.Dir(e.bin), viewBinary), "--claude-dir", e.claude, "--data-dir", e.data,
+					"view", "--port", "8123", "--no-open"}
+				if !slices.Equal(*e.exec, want) {
+					t.Errorf("view ran %q, want %q", *e.exec, want)
+				}
+			}},
+		{name: "view, a bad port", args: []string{"view", "--port", "70000", C, D}, code: exitUsage,
+			stderr: []string{"bottled: --port must be from 0 to 65535"}},
+		{name: "export, the start of an id", args: []string{"export", sessionID[:8], "--format", "md", C, D},
+			check: func(t *testing.T, e argsEnv, _ string) {
+				want := []string{filepath.Join(filepath.Dir(e.bin), viewBinary), "--claude-dir", e.claude, "--data-dir", e.data,
+					"export", "--format", "md", "--", sessionID}
+				if !slices.Equal(*e.exec, want) {
+					t.Errorf("export ran %q, want %q", *e.exec, want)
+				}
+			}},
+		{name: "export -o a file that exists", args: []string{"export", sessionID, "-o", "{T}", C, D}, code: exitFailed,
+			stderr: []string{"exists: --force replaces it"}},
+		{name: "export, a bad format", args: []string{"export", sessionID, "--format", "pdf", C, D}, code: exitUsage,
+			stderr: []string{`bottled: --format must be html or md, not "pdf"`}},
+		{name: "export, no session", args: []string{"export", C, D}, code: exitUsage,
+			stderr: []string{"bottled: export takes exactly one SESSION"}},
 
 		// run: checked before it starts.
 		{name: "run, a bad flag value after the dirs", args: []string{"run", C, D, "--log-format", "yaml"},

@@ -115,6 +115,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			sessionsCommand(),
 			showCommand(),
 			indexCommand(),
+			viewCommand(),
+			exportCommand(),
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {

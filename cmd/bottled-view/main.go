@@ -1,0 +1,255 @@
+// Command bottled-view is bottled's web view and export: `bottled-view
+// view` serves every session's bottle as a live web page on the loopback
+// interface (package view), `bottled-view export SESSION` writes one
+// session as a standalone HTML or markdown file. `bottled view` and
+// `bottled export` run it from beside the bottled binary.
+//
+// It is a binary of its own so that the hooks in bottled, which Claude
+// Code waits for at every compaction and resume, do not pay for the start
+// of net/http and the markdown renderer (see README: about 0.6 ms a run).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/version"
+	"github.com/bottled-dev/bottled/view"
+	"github.com/bottled-dev/bottled/watch"
+)
+
+// exportTimeout bounds the render of a stale bottle before an export, as
+// for `bottled show`.
+const exportTimeout = 30 * time.Second
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(os.Stderr, "bottled-view: %v\n", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintf(os.Stderr, "bottled-view: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// run parses the flags bottled's commands share (flags beat the
+// environment, which beats the defaults), then runs view or export.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bottled-view", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	claudeDir := fs.String("claude-dir", envOr("CLAUDE_CONFIG_DIR", ".claude"), "Claude Code's config directory (transcripts are in its projects/)")
+	dataDir := fs.String("data-dir", envOr("CLAUDE_MEM_DATA_DIR", ".claude-mem"), "claude-mem's data directory (bottles in its bottles/)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: bottled-view [--claude-dir DIR] [--data-dir DIR] view [--port N] [--no-open]\n"+
+			"       bottled-view [--claude-dir DIR] [--data-dir DIR] export [--format html|md] [-o FILE] [--force] SESSION\n\n"+
+			"bottled view and bottled export run this binary; their --help says more.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if *showVersion {
+		_, err := fmt.Fprintf(stdout, "bottled-view version %s\n", version.String())
+		return err
+	}
+	claude, data, err := absDirs(*claudeDir, *dataDir)
+	if err != nil {
+		return err
+	}
+	switch fs.Arg(0) {
+	case "view":
+		return runView(ctx, fs.Args()[1:], claude, data, stdout, stderr)
+	case "export":
+		return runExport(ctx, fs.Args()[1:], claude, data, stdout, stderr)
+	case "":
+		return usagef("give a command: view or export")
+	}
+	return usagef("unknown command %q: view or export", fs.Arg(0))
+}
+
+func runView(ctx context.Context, args []string, claude, data string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("view", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", 0, "the port to listen on, on 127.0.0.1 (0: a free one)")
+	noOpen := fs.Bool("no-open", false, "print the address without opening it in the browser")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("view takes no arguments")
+	}
+	if *port < 0 || *port > 65535 {
+		return usagef("--port must be from 0 to 65535")
+	}
+	project, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)))
+	if err != nil {
+		return fmt.Errorf("listen on 127.0.0.1:%d: %w (another program has it? --port 0 takes a free one)", *port, err)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg := view.Config{ClaudeDir: claude, DataDir: data, Project: project, Token: view.NewToken(), Log: log,
+		Version: version.String(),
+		Daemon: func(ctx context.Context) error {
+			_, err := watch.Query(ctx, data)
+			return err
+		}}
+	return view.Serve(ctx, cfg, ln, func(s *view.Server) {
+		fmt.Fprintln(stdout, s.URL())
+		fmt.Fprintln(stderr, "bottled view: serving on 127.0.0.1 only; Ctrl-C stops it")
+		if !*noOpen {
+			openBrowser(s.URL(), stderr)
+		}
+	})
+}
+
+// openBrowser opens url in the user's browser ($BROWSER, else the
+// system's opener), without waiting for it; if it cannot, it says so.
+func openBrowser(url string, stderr io.Writer) {
+	name, args := "xdg-open", []string{url}
+	switch {
+	case os.Getenv("BROWSER") != "":
+		name = os.Getenv("BROWSER")
+	case runtime.GOOS == "darwin":
+		name = "open"
+	}
+	cmd := exec.Command(name, args...)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "bottled view: could not open a browser (%v): open the address above yourself\n", err)
+		return
+	}
+	go func() { _ = cmd.Wait() }() // reaps the opener, which exits at once
+}
+
+func runExport(ctx context.Context, args []string, claude, data string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", view.FormatHTML, "html (a standalone page, no script) or md (the bottle)")
+	out := fs.String("o", "", "write to `FILE` (refused if it exists, unless --force) instead of stdout")
+	force := fs.Bool("force", false, "replace FILE if it exists")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() != 1 {
+		return usagef("export takes exactly one SESSION")
+	}
+	if *format != view.FormatHTML && *format != view.FormatMarkdown {
+		return usagef("--format must be html or md, not %q", *format)
+	}
+	store := bottles.Open(data, time.Now, time.Local)
+	id, err := store.FindSession(claude, fs.Arg(0))
+	if err != nil {
+		return usageError{err}
+	}
+	if *out != "" && !*force {
+		if _, err := os.Lstat(*out); err == nil {
+			return fmt.Errorf("%s exists: --force replaces it", *out)
+		}
+	}
+	rules, err := bottles.LoadRules(data)
+	if err != nil { // the rules that can be used still redact: say why, and go on
+		fmt.Fprintf(stderr, "bottled export: warning: %v\n", err)
+	}
+	cur, err := store.EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: claude, Timeout: exportTimeout, Rules: rules})
+	switch {
+	case err != nil && cur == nil:
+		return err
+	case err != nil:
+		fmt.Fprintf(stderr, "bottled export: warning: could not bring the bottle up to date (%v); exporting it as rendered at %s\n",
+			err, cur.State.Rendered.Local().Format("2006-01-02 15:04:05"))
+	}
+	if cur.Archived {
+		fmt.Fprintf(stderr, "bottled export: session %s was cleared (/clear); this is its archived bottle\n", id)
+	}
+	if *out == "" {
+		return view.Export(stdout, id, cur, *format, time.Local)
+	}
+	return writeFile(*out, *force, func(w io.Writer) error { return view.Export(w, id, cur, *format, time.Local) })
+}
+
+// writeFile writes path whole or not at all: into a temporary file beside
+// it (0600: it holds a conversation), synced, then renamed into place;
+// without force, a file that appeared meanwhile is not replaced.
+func writeFile(path string, force bool, write func(io.Writer) error) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if force {
+		return os.Rename(tmp, path)
+	}
+	if err := os.Link(tmp, path); err != nil { // fails if path exists, atomically
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s exists: --force replaces it", path)
+		}
+		return err
+	}
+	return nil
+}
+
+// envOr is the variable's value, or ~/<name> when it is unset.
+func envOr(key, name string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, name)
+	}
+	return name
+}
+
+func absDirs(claude, data string) (string, string, error) {
+	if claude == "" || data == "" {
+		return "", "", usageError{errors.New("--claude-dir and --data-dir must not be empty")}
+	}
+	c, err := filepath.Abs(claude)
+	if err != nil {
+		return "", "", err
+	}
+	d, err := filepath.Abs(data)
+	return c, d, err
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/urfave/cli/v3"
+)
+
+// viewBinary is the web view's and export's own binary, installed beside
+// bottled: it links net/http and the markdown renderer, whose start-up
+// the hooks in this binary must not pay for.
+const viewBinary = "bottled-view"
+
+func viewCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "view",
+		Usage: "every session's bottle as a live web page on this machine (runs bottled-view from beside this binary)",
+		Description: "Serves the sessions, by project and newest first, each session's bottle as a readable page\n" +
+			"(rendered first if it is stale, as show does), and search, on 127.0.0.1 only, from this\n" +
+			"process: the first line of stdout is the address to open, which it opens in the browser\n" +
+			"unless --no-open; Ctrl-C stops it. The address carries a secret token for this run,\n" +
+			"which the page trades for a cookie: without it, or from another page or host name, every\n" +
+			"request is refused (403). Open pages follow the bottles as they are written. The search\n" +
+			"box (press /) searches as bottled search does: a session page's project, or every project.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "port", Usage: "listen on port `N` of 127.0.0.1 (0: a free one)"},
+			&cli.BoolFlag{Name: "no-open", Usage: "print the address without opening a browser"},
+		},
+		Action: runView,
+	}
+}
+
+func runView(_ context.Context, cmd *cli.Command) error {
+	if cmd.NArg() > 0 {
+		return usagef("view takes no arguments")
+	}
+	port := cmd.Int("port")
+	if port < 0 || port > 65535 {
+		return usagef("--port must be from 0 to 65535")
+	}
+	args := []string{"view", "--port", strconv.Itoa(port)}
+	if cmd.Bool("no-open") {
+		args = append(args, "--no-open")
+	}
+	return execView(cmd, args)
+}
+
+func exportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "write a session as one standalone HTML page (or its bottle's markdown)",
+		ArgsUsage: "SESSION",
+		Description: "Writes the bottle of SESSION (an id, or the start of one that no other session's id has;\n" +
+			"a start several have lists them and exits 2), rendered first if it is stale as show does,\n" +
+			"as one file: --format html (the default) is the page bottled view shows, with its style\n" +
+			"inlined and no script, readable offline in any browser; --format md is the bottle's\n" +
+			"markdown. To stdout, or to -o FILE, written whole (mode 0600) or not at all; an existing\n" +
+			"FILE is never replaced unless --force. Exit status: 0 written, 1 not (the reason is\n" +
+			"printed; FILE exists), 2 bad usage.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "html", Usage: "html or md"},
+			&cli.StringFlag{Name: "o", Usage: "write to `FILE` instead of stdout"},
+			&cli.BoolFlag{Name: "force", Usage: "replace FILE if it exists"},
+		},
+		Action: runExport,
+	}
+}
+
+func runExport(_ context.Context, cmd *cli.Command) error {
+	if cmd.NArg() != 1 {
+		return usagef("export takes exactly one SESSION (got %d arguments)", cmd.NArg())
+	}
+	format := cmd.String("format")
+	if format != "html" && format != "md" {
+		return usagef("--format must be html or md, not %q", format)
+	}
+	d, err := dirsOf(cmd)
+	if err != nil {
+		return err
+	}
+	id, err := findSession(cmd, d, cmd.Args().First())
+	if err != nil {
+		return err
+	}
+	args := []string{"export", "--format", format}
+	if out := cmd.String("o"); out != "" {
+		abs, err := filepath.Abs(out)
+		if err != nil {
+			return err
+		}
+		if !cmd.Bool("force") {
+			if _, err := os.Lstat(abs); err == nil {
+				return exitError{code: exitFailed, msg: out + " exists: --force replaces it"}
+			}
+		}
+		args = append(args, "-o", abs)
+	}
+	if cmd.Bool("force") {
+		args = append(args, "--force")
+	}
+	return execView(cmd, append(args, "--", id))
+}
+
+// execView replaces this process with bottled-view running args, with the
+// same directories.
+func execView(cmd *cli.Command, args []string) error {
+	d, err := dirsOf(cmd)
+	if err != nil {
+		return err
+	}
+	exe, err := executable()
+	if err != nil {
+		return err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return err
+	}
+	bin := filepath.Join(filepath.Dir(exe), viewBinary)
+	if _, err := os.Stat(bin); err != nil {
+		return exitError{code: exitFailed, msg: fmt.Sprintf("%s is missing: build it beside bottled (go build -o %s/ ./cmd/bottled ./cmd/bottled-view)",
+			bin, filepath.Dir(exe))}
+	}
+	argv := append([]string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}, args...)
+	if err := execServer(bin, argv, os.Environ()); err != nil {
+		return fmt.Errorf("run %s: %w", bin, err)
+	}
+	return nil
+}

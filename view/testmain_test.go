@@ -1,0 +1,12 @@
+package view
+
+import (
+	"os"
+	"testing"
+
+	"github.com/bottled-dev/bottled/internal/skips"
+)
+
+// TestMain says, at the end of a run, what was skipped for want of a tool
+// (see internal/skips).
+func TestMain(m *testing.M) { os.Exit(skips.Main(m)) }

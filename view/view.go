@@ -1,0 +1,268 @@
+// Package view is bottled's web view (`bottled view`): every session's
+// bottle as a readable page, served on the loopback interface by the
+// process that runs it, live while it is open, with the search index's
+// search. It is one more of bottled's interfaces beside the MCP server: it
+// reads bottles through the same calls as `bottled show` (a stale bottle
+// is rendered first) and lists and searches through the same index calls
+// and scopes as `bottled sessions` and `bottled search`. It also writes a
+// session as one standalone HTML file (Export).
+//
+// Nobody but the user who started it reads it: requests must carry the
+// per-run token (given once in the URL, then kept in an HttpOnly,
+// SameSite=Strict cookie) and name the loopback address and port as their
+// Host (DNS rebinding); pages send a strict Content-Security-Policy and
+// load nothing from elsewhere. Bottle text is untrusted (markdown.go).
+//
+// It watches the bottles directory itself (the daemon keeps no port) and
+// tells open pages over server-sent events which bottles changed (live.go).
+package view
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/bottled-dev/bottled/index"
+)
+
+// Tunables.
+const (
+	// RenderTimeout bounds rendering a stale or missing bottle before its
+	// page is served: a person waits longer than Claude Code waits for the
+	// hook, not as long as for `bottled show` (30 s).
+	RenderTimeout = 10 * time.Second
+	// indexBuildFor bounds the building of an index that must be built
+	// before the first page is served; the rest is built in the
+	// background while pages answer from what is indexed (as the MCP
+	// server does).
+	indexBuildFor = 2 * time.Second
+	// shutdownGrace is how long open requests get to finish at Ctrl-C
+	// before their connections are closed.
+	shutdownGrace = 2 * time.Second
+)
+
+// Config is what the view needs to know.
+type Config struct {
+	ClaudeDir string
+	DataDir   string
+	// Project is the directory whose project a search covers by default,
+	// as for `bottled search` (the working directory).
+	Project string
+	// Token is the secret every request must carry (NewToken).
+	Token string
+	// Daemon asks whether bottled's daemon runs for DataDir: nil when it
+	// answers, else why not (watch.Query). Nil means never.
+	Daemon   func(ctx context.Context) error
+	Location *time.Location // the zone bottles were rendered in (time.Local if nil)
+	Now      func() time.Time
+	Log      *slog.Logger
+	Version  string
+	// RenderTimeout bounds a render before a page (RenderTimeout if 0).
+	RenderTimeout time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.Location == nil {
+		c.Location = time.Local
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.RenderTimeout <= 0 {
+		c.RenderTimeout = RenderTimeout
+	}
+}
+
+// NewToken returns a new secret for a run: 32 random bytes in hex.
+func NewToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24)
+	return hex.EncodeToString(b)
+}
+
+// Server serves the pages of one run.
+type Server struct {
+	cfg  Config
+	ix   *index.Index
+	host string // the only Host requests may name: the listener's address
+	md   *markdown
+	live *hub
+}
+
+// New returns a server for the index ix that answers requests made to
+// host (the listener's "127.0.0.1:port").
+func New(cfg Config, ix *index.Index, host string) *Server {
+	cfg.defaults()
+	return &Server{cfg: cfg, ix: ix, host: host, md: newMarkdown(), live: newHub()}
+}
+
+// URL is the address to open: it carries the token, which the first
+// request trades for a cookie.
+func (s *Server) URL() string { return "http://" + s.host + "/?token=" + s.cfg.Token }
+
+// Serve opens the search index of cfg.DataDir and serves the view on ln
+// until ctx ends; ready, if set, is called with the server once it
+// answers. It owns every goroutine it starts: the index's background
+// build, the bottles watcher, the daemon check and the HTTP server's.
+func Serve(ctx context.Context, cfg Config, ln net.Listener, ready func(*Server)) error {
+	cfg.defaults()
+	ix, err := index.Open(ctx, cfg.DataDir, index.Options{Location: cfg.Location, BuildFor: indexBuildFor})
+	if err != nil {
+		return fmt.Errorf("open the search index: %w", err)
+	}
+	defer ix.Close()
+	if err := ix.Watch(); err != nil { // without, every query looks at every bottle: slower, still right
+		cfg.Log.Warn("watch bottles for the index", "err", err)
+	}
+	s := New(cfg, ix, ln.Addr().String())
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watcher, err := s.watchBottles()
+	if err != nil {
+		return err
+	}
+	s.askDaemon(ctx)
+	srv := &http.Server{Handler: s.Handler(), BaseContext: func(net.Listener) context.Context { return ctx },
+		ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	var building, watching, checking, serving error
+	go func() { // finishes an unfinished index build; ends with ctx
+		defer func() { done <- struct{}{} }()
+		if err := ix.Build(ctx); err != nil && ctx.Err() == nil {
+			building = err
+			cfg.Log.Warn("build the search index", "err", err)
+		}
+	}()
+	go func() { // tells open pages which bottles changed; ends with ctx
+		defer func() { done <- struct{}{} }()
+		watching = s.follow(ctx, watcher)
+	}()
+	go func() { // follows whether the daemon runs; ends with ctx
+		defer func() { done <- struct{}{} }()
+		checking = s.checkDaemon(ctx)
+	}()
+	go func() { // stops the HTTP server when ctx ends
+		defer func() { done <- struct{}{} }()
+		<-ctx.Done()
+		sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer scancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+		}
+	}()
+	if ready != nil {
+		ready(s)
+	}
+	serving = srv.Serve(ln)
+	cancel()
+	for range 4 {
+		<-done
+	}
+	if errors.Is(serving, http.ErrServerClosed) {
+		serving = nil
+	}
+	_ = building // logged: the pages answer from what is indexed
+	return errors.Join(serving, watching, checking)
+}
+
+// Handler returns the view's routes behind its guard.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.list)
+	mux.HandleFunc("GET /s/{id}", s.session)
+	mux.HandleFunc("GET /search", s.search)
+	mux.HandleFunc("GET /events", s.events)
+	mux.Handle("GET /assets/", http.StripPrefix("/assets/", assetServer()))
+	return s.guard(mux)
+}
+
+// securityHeaders are sent with every answer, refusals included: nothing
+// may run but the view's own script, nothing load from elsewhere, no
+// other page frame it, and no answer be kept in a cache (pages hold
+// whole conversations).
+var securityHeaders = map[string]string{
+	"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+		"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+	"X-Content-Type-Options":       "nosniff",
+	"Referrer-Policy":              "no-referrer",
+	"X-Frame-Options":              "DENY",
+	"Cross-Origin-Opener-Policy":   "same-origin",
+	"Cross-Origin-Resource-Policy": "same-origin",
+	"Cache-Control":                "no-store",
+}
+
+// cookieName is the cookie that holds the token; named after the port,
+// since browsers keep cookies per host, not per port, and two views may
+// run at once.
+func (s *Server) cookieName() string {
+	_, port, _ := net.SplitHostPort(s.host)
+	return "bottled-view-" + port
+}
+
+// guard refuses what does not come from the user's own browser tab: a
+// Host other than the listener's (a DNS rebinding page), and a request
+// without the token. A request carrying the token in its URL gets the
+// cookie and is sent to the same URL without it, so that the token
+// stays out of the history and of links.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range securityHeaders {
+			w.Header().Set(k, v)
+		}
+		if r.Host != s.host {
+			refuse(w, "this page answers only at "+s.host+": open the address bottled view printed")
+			return
+		}
+		q := r.URL.Query()
+		if tok := q.Get("token"); tok != "" {
+			if !s.valid(tok) {
+				refuse(w, "this token is not this view's: open the address bottled view printed last")
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: s.cfg.Token, Path: "/", HttpOnly: true,
+				SameSite: http.SameSiteStrictMode})
+			q.Del("token")
+			u := *r.URL
+			u.RawQuery = q.Encode()
+			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			return
+		}
+		c, err := r.Cookie(s.cookieName())
+		if err != nil || !s.valid(c.Value) {
+			refuse(w, "open the address bottled view printed (it carries this run's token) to read this page")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) valid(tok string) bool {
+	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1
+}
+
+// refuse answers 403 with why, as plain text.
+func refuse(w http.ResponseWriter, why string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusForbidden)
+	fmt.Fprintln(w, "403 forbidden: "+why)
+}
+
+// trimmed is s cut to n runes, with an ellipsis when cut.
+func trimmed(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
