@@ -145,3 +145,18 @@ func mustNotContain(t *testing.T, what, body string, bad ...string) {
 }
 
 func fmtSscan(s string, n *int) (int, error) { return fmt.Sscan(strings.TrimLeft(s, "L"), n) }
+
+// replaceBottle renames a new bottle of the session into place, as every
+// writer does (Store.Write would keep the one there: a talk's spine
+// records no transcript, so neither bottle is newer).
+func replaceBottle(t testing.TB, dataDir string, s talk) {
+	t.Helper()
+	dir := bottles.BottlesDir(dataDir)
+	tmp := filepath.Join(dir, ".tmp-"+s.id)
+	if err := os.WriteFile(tmp, s.bottle(t).Bytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, bottles.BottlePath(dir, s.id)); err != nil {
+		t.Fatal(err)
+	}
+}

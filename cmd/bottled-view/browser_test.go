@@ -1,0 +1,168 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+const (
+	idApp = "11111111-aaaa-4bbb-8ccc-000000000001"
+	idWeb = "22222222-aaaa-4bbb-8ccc-000000000002"
+	idXSS = "33333333-aaaa-4bbb-8ccc-000000000003"
+)
+
+// xssPrompt holds what would run script in the page if bottle text were
+// trusted; each payload would set window.__pwned or open a dialog.
+const xssPrompt = "XSSCASE <script>window.__pwned = 1; alert('script')</script>\n\n" +
+	"<img src=x onerror=\"window.__pwned = 2; alert('img')\">\n\n" +
+	"[click me](javascript:window.__pwned=3;alert('link')) and [tabbed](java&#9;script:alert('tab'))\n\n" +
+	"<a href=\"javascript:alert('raw')\">raw link</a> <svg onload=\"alert('svg')\"></svg>"
+
+// TestInBrowser drives a headless Chromium through the view of a Claude
+// Code directory that the daemon keeps current, as a user does: the list,
+// a session's page, a turn appearing live without a reload, the search
+// box, and bottle text that must stay text.
+func TestInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	w := newWorld(t)
+	day := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	app := w.transcript("-home-dev-app", idApp)
+	w.appendTo(app, turn(idApp, "/home/dev/app", day, 1, "APPFIRST make the retry loop back off with zanzibarite jitter",
+		"Added **exponential** backoff:\n\n```go\nfor attempt := range 5 {\n\tsleep(backoff(attempt))\n}\n```")...)
+	w.appendTo(w.transcript("-home-dev-web", idWeb), turn(idWeb, "/home/dev/web", day.Add(time.Hour), 1, "WEBFIRST fix the header", "Fixed.")...)
+	w.appendTo(w.transcript("-home-dev-web", idXSS), turn(idXSS, "/home/dev/web", day.Add(2*time.Hour), 1, xssPrompt,
+		"ANSWERED <script>window.__pwned = 4</script> [again](javascript:alert('answer'))")...)
+	w.startDaemon(idApp, idWeb, idXSS)
+	w.startView()
+	shots := t.TempDir()
+
+	// The list: every session, by project, each a link holding its id.
+	b.do(t, "open the list", chromedp.Navigate(w.url))
+	b.wait(t, "the list", `document.querySelectorAll("li.session").length === 3`, 20*time.Second)
+	if loc := eval[string](t, b, "location.href"); strings.Contains(loc, "token") {
+		t.Errorf("the token stayed in the address: %s", loc)
+	}
+	list := eval[string](t, b, "document.body.innerText")
+	for _, want := range []string{"APPFIRST", "WEBFIRST", "/home/dev/app", "/home/dev/web"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("the list lacks %q", want)
+		}
+	}
+	if !eval[bool](t, b, `[...document.querySelectorAll("li.session a")].every(a => /^\/s\/[0-9a-f-]{36}$/.test(a.getAttribute("href")))`) {
+		t.Error("a session in the list is not a plain link to /s/<its id>")
+	}
+	if eval[bool](t, b, `!document.getElementById("daemon").hidden`) {
+		t.Errorf("with the daemon running, the page says %q", eval[string](t, b, `document.getElementById("daemon").textContent`))
+	}
+	b.screenshot(t, shots, "list.png")
+
+	// A session's page: its turns, none of the tool traffic, code as code.
+	b.do(t, "open a session", chromedp.Click(chromedp.CSS(`a[href="/s/`+idApp+`"]`)))
+	b.wait(t, "the session page", `document.body.dataset.session === "`+idApp+`" && !!document.querySelector("section.msg.assistant")`, 20*time.Second)
+	page := eval[string](t, b, "document.body.innerText")
+	if !strings.Contains(page, "APPFIRST make the retry loop") || !strings.Contains(page, "exponential") {
+		t.Errorf("the session page lacks its turns:\n%s", page)
+	}
+	if strings.Contains(page, "TOOLNOISE") || strings.Contains(page, "toolu_") {
+		t.Errorf("the session page shows tool traffic:\n%s", page)
+	}
+	if !eval[bool](t, b, `!!document.querySelector("section.msg.assistant pre code.language-go")`) {
+		t.Error("the code block is not shown as code")
+	}
+	b.screenshot(t, shots, "session.png")
+	// On a narrow window, in the dark: nothing wider than the window.
+	if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, "a narrow window", chromedp.EmulateViewport(380, 800))
+	if eval[bool](t, b, `document.documentElement.scrollWidth > window.innerWidth + 1`) {
+		t.Errorf("on a 380 px window the page is %d px wide", eval[int](t, b, "document.documentElement.scrollWidth"))
+	}
+	if bg := eval[string](t, b, `getComputedStyle(document.body).backgroundColor`); bg != "rgb(22, 24, 27)" {
+		t.Errorf("the dark page's background is %s", bg)
+	}
+	b.screenshot(t, shots, "session-narrow-dark.png")
+	b.do(t, "back to a wide window", chromedp.EmulateViewport(1100, 900))
+	if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Live: a turn appended to the transcript reaches the open page,
+	// through the daemon and the bottle, without a reload.
+	b.do(t, "mark the page", chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`))
+	w.appendTo(app, turn(idApp, "/home/dev/app", day.Add(10*time.Minute), 2, "APPLIVE now test quuxberry under load", "LIVEANSWER done")...)
+	b.wait(t, "the live turn", `document.body.innerText.includes("APPLIVE now test quuxberry") && document.body.innerText.includes("LIVEANSWER")`, 20*time.Second)
+	if !eval[bool](t, b, `window.__sameDocument === true`) {
+		t.Error("the page was reloaded to show the new turn")
+	}
+	if n := eval[int](t, b, `document.querySelectorAll("section.msg.user").length`); n != 2 {
+		t.Errorf("%d user messages after the append, want 2", n)
+	}
+
+	// Search: "/" focuses the box; a hit links to its line in its session.
+	b.do(t, "press /", chromedp.KeyEvent("/"))
+	if !eval[bool](t, b, `document.activeElement === document.querySelector('input[type="search"]')`) {
+		t.Error(`"/" did not focus the search box`)
+	}
+	b.do(t, "search", chromedp.SendKeys(chromedp.CSS(`input[type="search"]`), "zanzibarite\r"))
+	b.wait(t, "the hits", `location.pathname === "/search" && document.querySelectorAll("li.hit a").length >= 1`, 20*time.Second)
+	href := eval[string](t, b, `document.querySelector("li.hit a").getAttribute("href")`)
+	if !strings.HasPrefix(href, "/s/"+idApp+"#L") {
+		t.Fatalf("the hit links to %q, want /s/%s#L<line>", href, idApp)
+	}
+	b.do(t, "open the hit", chromedp.Click(chromedp.CSS(`li.hit a`)))
+	b.wait(t, "the hit's line", `location.pathname === "/s/`+idApp+`" && !!document.querySelector(".target") &&
+		document.querySelector(".target").innerText.includes("zanzibarite")`, 20*time.Second)
+
+	// Bottle text is text: nothing in it runs.
+	b.do(t, "open the XSS session", chromedp.Navigate(w.base()+"/s/"+idXSS))
+	b.wait(t, "the XSS page", `document.readyState === "complete" && document.body.innerText.includes("ANSWERED")`, 20*time.Second)
+	page = eval[string](t, b, "document.body.innerText")
+	for _, want := range []string{"<script>window.__pwned = 1; alert('script')</script>", `<img src=x onerror="window.__pwned = 2; alert('img')">`,
+		"click me", `<a href="javascript:alert('raw')">raw link</a>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not show %q as text", want)
+		}
+	}
+	if v := eval[string](t, b, `String(window.__pwned)`); v != "undefined" {
+		t.Errorf("a script in the bottle ran: window.__pwned = %s", v)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll(".turns script, .turns img, .turns svg, .turns iframe, .turns a[href^='javascript' i]").length`); n != 0 {
+		t.Errorf("the page made %d elements of bottle text", n)
+	}
+	b.do(t, "click the links", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll(".turns a").forEach(a => a.click())`))
+	if v := eval[string](t, b, `String(window.__pwned)`); v != "undefined" {
+		t.Errorf("a link in the bottle ran script: window.__pwned = %s", v)
+	}
+	if m, err := b.dialog(); err == nil {
+		t.Errorf("the page opened a dialog: %q", m)
+	}
+
+	// Refused: no token, a foreign Host.
+	for _, c := range []struct {
+		name string
+		req  func() *http.Request
+	}{
+		{"no token", func() *http.Request { r, _ := http.NewRequest("GET", w.base()+"/s/"+idApp, nil); return r }},
+		{"a foreign Host with the token", func() *http.Request {
+			r, _ := http.NewRequest("GET", w.url, nil)
+			r.Host = "attacker.example"
+			return r
+		}},
+	} {
+		res, err := http.DefaultClient.Do(c.req())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403", c.name, res.StatusCode)
+		}
+	}
+}
