@@ -2,6 +2,7 @@ package view
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"strconv"
@@ -19,7 +20,9 @@ import (
 // under it. The page is built from render.Parse's blocks, so it reads the
 // bottle as every other reader does.
 
-// bottlePage is a bottle made ready for a template.
+// bottlePage is a bottle made ready for a template: its header and
+// outline as data, its body already HTML (written here rather than by a
+// template, which cost a 2 MB bottle's page a fifth of its time).
 type bottlePage struct {
 	ID            string
 	Project       string
@@ -30,7 +33,7 @@ type bottlePage struct {
 	Archived      bool
 	Lines         int
 	Outline       []outlineItem
-	Items         []item
+	Turns         template.HTML
 }
 
 // outlineItem is one line of the bottle's outline: a turn or a compaction.
@@ -39,23 +42,6 @@ type outlineItem struct {
 	When       string
 	Text       string
 	Compaction bool
-}
-
-// item is one part of the body: a speaker's block, a leg marker, or a fold
-// of listed lines (observations, deeds).
-type item struct {
-	Kind  string // user, steering, assistant, summary, leg, fold
-	Line  int    // the bottle line it starts on
-	Last  int    // the last bottle line it covers
-	Label string
-	When  string
-	HTML  template.HTML
-	Fold  []foldLine
-}
-
-type foldLine struct {
-	Line int
-	Text string
 }
 
 // lineIndex finds the lines of a bottle.
@@ -86,9 +72,9 @@ func (l *lineIndex) line(n int) string {
 // at is the 1-based line holding byte off.
 func (l *lineIndex) at(off int) int { return lineOf(l.starts, off) + 1 }
 
-// buildPage reads a bottle into a page. loc is the zone the bottle was
-// rendered in.
-func buildPage(md *markdown, id string, cur *bottles.Current, loc *time.Location) (*bottlePage, error) {
+// buildPage reads a bottle into a page, rendering its messages through
+// cache. loc is the zone the bottle was rendered in.
+func buildPage(md *markdown, cache *renderCache, id string, cur *bottles.Current, loc *time.Location) (*bottlePage, error) {
 	p, err := render.Parse(cur.Data, loc)
 	if err != nil {
 		return nil, fmt.Errorf("read the bottle of %s: %w", id, err)
@@ -107,47 +93,104 @@ func buildPage(md *markdown, id string, cur *bottles.Current, loc *time.Location
 			pg.Outline = append(pg.Outline, o)
 		}
 	}
-	var buf bytes.Buffer
+	w := &bodyWriter{lines: lines}
+	w.out.Grow(len(cur.Data) * 3) // the HTML of a bottle is 2–3 times its size
 	prevEnd := p.BodyStart
-	var fold *item
 	for _, b := range p.Blocks {
-		label := gapItems(pg, lines, prevEnd, b.Start)
-		if b.Kind == render.BlockObservation || !speaker(b.Kind) {
-			if fold == nil || label != "" {
-				if label == "" {
-					label = "What happened"
-				}
-				pg.Items = append(pg.Items, item{Kind: "fold", Line: b.Line, Label: label})
-				fold = &pg.Items[len(pg.Items)-1]
+		label := w.gap(prevEnd, b.Start)
+		prevEnd = b.End
+		if !speaker(b.Kind) {
+			if label != "" || w.foldLabel == "" {
+				w.closeFold()
+				w.foldLabel = cmp.Or(label, "What happened")
+				w.foldFirst = b.Line
 			}
-			fold.Fold = append(fold.Fold, foldLine{Line: b.Line, Text: strings.TrimSpace(string(cur.Data[b.Text:b.End]))})
-			fold.Last = b.Line
-			prevEnd = b.End
+			w.fold = append(w.fold, foldLine{Line: b.Line, Text: strings.TrimSpace(string(cur.Data[b.Text:b.End]))})
 			continue
 		}
-		fold = nil
-		it := item{Kind: kindName(b.Kind), Line: b.Line, Last: lines.at(max(b.End-1, b.Start))}
-		it.Label = headingLabel(lines.line(b.Line))
-		if it.Label == "User, while Claude was working" {
-			it.Kind = "steering"
-		}
-		if !b.Time.IsZero() {
-			it.When = b.Time.In(loc).Format("2006-01-02 15:04")
-		}
-		buf.Reset()
-		src := []byte(render.Unquote(string(cur.Data[b.Text:b.End])))
-		if err := md.render(&buf, src, b.Line+1, b.Kind == render.BlockUser); err != nil {
+		w.closeFold()
+		r, err := cache.get(md, []byte(render.Unquote(string(cur.Data[b.Text:b.End]))), b.Kind == render.BlockUser)
+		if err != nil {
 			return nil, fmt.Errorf("render the bottle of %s: %w", id, err)
 		}
-		it.HTML = template.HTML(buf.String()) // goldmark without raw HTML, links checked (markdown.go)
-		pg.Items = append(pg.Items, it)
-		prevEnd = b.End
+		when := ""
+		if !b.Time.IsZero() {
+			when = b.Time.In(loc).Format("2006-01-02 15:04")
+		}
+		w.message(b, headingLabel(lines.line(b.Line)), when, r)
 	}
-	gapItems(pg, lines, prevEnd, len(cur.Data))
-	if pg.Items != nil {
-		pg.Items = pg.Items[:len(pg.Items):len(pg.Items)]
-	}
+	w.gap(prevEnd, len(cur.Data))
+	w.closeFold()
+	pg.Turns = template.HTML(w.out.String()) // escaped here; messages through markdown.go's safe renderer
 	return pg, nil
+}
+
+type foldLine struct {
+	Line int
+	Text string
+}
+
+// bodyWriter writes a bottle's body as HTML: messages, leg markers, and
+// folds of listed lines (observations, deeds), each under the bottle
+// line it starts on as its id.
+type bodyWriter struct {
+	lines     *lineIndex
+	out       bytes.Buffer
+	foldLabel string // the open fold's, "" when none is open
+	foldFirst int
+	fold      []foldLine
+}
+
+func (w *bodyWriter) message(b render.Block, label, when string, r *rendered) {
+	kind := kindName(b.Kind)
+	if label == "User, while Claude was working" {
+		kind = "steering"
+	}
+	last := w.lines.at(max(b.End-1, b.Start))
+	fmt.Fprintf(&w.out, `<section class="msg %s" id="L%d" data-first="%d" data-last="%d"><h3 class="who">%s`,
+		kind, b.Line, b.Line, last, template.HTMLEscapeString(label))
+	if when != "" {
+		fmt.Fprintf(&w.out, ` <time>%s</time>`, when)
+	}
+	w.out.WriteString(`</h3><div class="text">`)
+	r.writeTo(&w.out, b.Line+1)
+	w.out.WriteString("</div></section>\n")
+}
+
+func (w *bodyWriter) closeFold() {
+	if w.foldLabel == "" {
+		return
+	}
+	fmt.Fprintf(&w.out, `<details class="fold" data-first="%d"><summary>%s · %d</summary><ul>`,
+		w.foldFirst, template.HTMLEscapeString(w.foldLabel), len(w.fold))
+	for _, l := range w.fold {
+		fmt.Fprintf(&w.out, `<li id="L%d">%s</li>`, l.Line, template.HTMLEscapeString(l.Text))
+	}
+	w.out.WriteString("</ul></details>\n")
+	w.foldLabel, w.fold = "", w.fold[:0]
+}
+
+// gap writes what the structure lines between two blocks (bytes from to
+// to) mark: a leg marker for each leg heading. It returns the label of a
+// list heading there ("*What happened:*" gives "What happened"), "" if
+// none.
+func (w *bodyWriter) gap(from, to int) string {
+	if from >= to {
+		return ""
+	}
+	label := ""
+	lines := w.lines
+	for n := lines.at(from); n <= len(lines.starts) && lines.starts[n-1] < to; n++ {
+		l := lines.line(n)
+		switch {
+		case strings.HasPrefix(l, "## Leg "):
+			w.closeFold()
+			fmt.Fprintf(&w.out, `<h2 class="leg" id="L%d" data-first="%d">%s</h2>`+"\n", n, n, template.HTMLEscapeString(strings.TrimPrefix(l, "## ")))
+		case len(l) > 3 && strings.HasPrefix(l, "*") && strings.HasSuffix(l, ":*") && !strings.HasPrefix(l, "**"):
+			label = strings.TrimSuffix(strings.TrimPrefix(l, "*"), ":*")
+		}
+	}
+	return label
 }
 
 // speaker reports whether blocks of kind k are someone's words, shown
@@ -170,27 +213,6 @@ func kindName(k render.BlockKind) string {
 		return "summary"
 	}
 	return "fold"
-}
-
-// gapItems adds what the structure lines between two blocks (bytes from
-// to to) mark: a leg marker for each leg heading. It returns the label of
-// the list heading there ("*What happened:*" gives "What happened"), ""
-// if none.
-func gapItems(pg *bottlePage, lines *lineIndex, from, to int) string {
-	if from >= to {
-		return ""
-	}
-	label := ""
-	for n := lines.at(from); n <= len(lines.starts) && lines.starts[n-1] < to; n++ {
-		l := lines.line(n)
-		switch {
-		case strings.HasPrefix(l, "## Leg "):
-			pg.Items = append(pg.Items, item{Kind: "leg", Line: n, Last: n, Label: strings.TrimPrefix(l, "## ")})
-		case len(l) > 3 && strings.HasPrefix(l, "*") && strings.HasSuffix(l, ":*") && !strings.HasPrefix(l, "**"):
-			label = strings.TrimSuffix(strings.TrimPrefix(l, "*"), ":*")
-		}
-	}
-	return label
 }
 
 // headingLabel is who a block's heading line names: "User",

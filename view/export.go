@@ -33,7 +33,7 @@ func Export(w io.Writer, id string, cur *bottles.Current, format string, loc *ti
 	if loc == nil {
 		loc = time.Local
 	}
-	pg, err := buildPage(newMarkdown(), id, cur, loc)
+	pg, err := buildPage(newMarkdown(), newRenderCache(0), id, cur, loc)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,8 @@ package view
 
 import (
 	"bytes"
-	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -47,10 +47,34 @@ func newMarkdown() *markdown {
 	return &markdown{user: build(true), assistant: build(false)}
 }
 
-// render writes src, the text of a block whose first line is bottle line
-// first, as HTML to w, with an anchor "L<n>" before each top-level part
-// (paragraph, list, code block…) naming the bottle line it starts on.
-func (m *markdown) render(w *bytes.Buffer, src []byte, first int, user bool) error {
+// rendered is a message's HTML, cut where an anchor naming a bottle line
+// goes: the anchors' lines are relative to the message's first line, so
+// that the same message rendered once serves wherever it is in the bottle
+// (a bottle that grows by a turn moves every line of it down).
+type rendered struct {
+	parts []renderedPart
+	size  int
+}
+
+type renderedPart struct {
+	line int // of the message, 0-based: the anchor before html
+	html []byte
+}
+
+// writeTo writes the message as HTML whose first line is bottle line
+// first.
+func (r *rendered) writeTo(w *bytes.Buffer, first int) {
+	for _, p := range r.parts {
+		w.WriteString(`<span class="ln" id="L`)
+		w.WriteString(strconv.Itoa(first + p.line))
+		w.WriteString(`"></span>`)
+		w.Write(p.html)
+	}
+}
+
+// render renders src, the text of a message, with an anchor before each
+// top-level part (paragraph, list, code block…).
+func (m *markdown) render(src []byte, user bool) (*rendered, error) {
 	md := m.assistant
 	if user {
 		md = m.user
@@ -58,15 +82,18 @@ func (m *markdown) render(w *bytes.Buffer, src []byte, first int, user bool) err
 	doc := md.Parser().Parse(text.NewReader(src))
 	starts := lineStarts(src)
 	out := md.Renderer()
+	r := &rendered{}
+	var buf bytes.Buffer
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		if off, ok := firstOffset(n); ok {
-			fmt.Fprintf(w, `<span class="ln" id="L%d"></span>`, first+lineOf(starts, off))
+		off, _ := firstOffset(n)
+		buf.Reset()
+		if err := out.Render(&buf, src, n); err != nil {
+			return nil, err
 		}
-		if err := out.Render(w, src, n); err != nil {
-			return err
-		}
+		r.parts = append(r.parts, renderedPart{line: lineOf(starts, off), html: bytes.Clone(buf.Bytes())})
+		r.size += buf.Len() + 32
 	}
-	return nil
+	return r, nil
 }
 
 // lineStarts lists the byte offset each line of src starts at.

@@ -93,18 +93,19 @@ func NewToken() string {
 
 // Server serves the pages of one run.
 type Server struct {
-	cfg  Config
-	ix   *index.Index
-	host string // the only Host requests may name: the listener's address
-	md   *markdown
-	live *hub
+	cfg   Config
+	ix    *index.Index
+	host  string // the only Host requests may name: the listener's address
+	md    *markdown
+	cache *renderCache
+	live  *hub
 }
 
 // New returns a server for the index ix that answers requests made to
 // host (the listener's "127.0.0.1:port").
 func New(cfg Config, ix *index.Index, host string) *Server {
 	cfg.defaults()
-	return &Server{cfg: cfg, ix: ix, host: host, md: newMarkdown(), live: newHub()}
+	return &Server{cfg: cfg, ix: ix, host: host, md: newMarkdown(), cache: newRenderCache(renderCacheBytes), live: newHub()}
 }
 
 // URL is the address to open: it carries the token, which the first

@@ -33,15 +33,16 @@ const EnvChromium = "BOTTLED_CHROMIUM"
 // under EnvRequireBrowser) when there is none.
 func chromium(t testing.TB) string {
 	t.Helper()
+	names := []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+	why := "no chromium, chromium-browser or google-chrome on PATH, and " + EnvChromium + " is not set"
 	if p := os.Getenv(EnvChromium); p != "" {
-		return p
+		names, why = []string{p}, EnvChromium+"="+p+" is not an executable"
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+	for _, name := range names {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
-	why := "no chromium, chromium-browser or google-chrome on PATH, and " + EnvChromium + " is not set"
 	if os.Getenv(EnvRequireBrowser) == "1" {
 		t.Fatalf("a browser is required (%s=1): %s", EnvRequireBrowser, why)
 	}
