@@ -6,7 +6,8 @@
 //
 // It is a binary of its own so that the hooks in bottled, which Claude
 // Code waits for at every compaction and resume, do not pay for the start
-// of net/http and the markdown renderer (see README: about 0.6 ms a run).
+// of net/http and the markdown renderer: linked into bottled, they made
+// the fresh hook process 1.7–1.8 ms slower (README).
 package main
 
 import (

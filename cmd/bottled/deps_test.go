@@ -9,7 +9,7 @@ import (
 // TestNoMCPSDK: the bottled binary, which runs every hook, must not link
 // the MCP SDK, whose start-up would slow each of them (it is bottled-mcp's
 // alone); so no package of it may import the SDK or mcpserver. Nor the
-// web view (bottled-view's): net/http and goldmark made the hook 1.5 ms
+// web view (bottled-view's): net/http and goldmark made the hook 1.7 ms
 // slower (README).
 func TestNoMCPSDK(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()

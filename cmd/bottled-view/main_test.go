@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestExport: a session, named by the start of its id, exported as a
+// standalone page (style inlined, no script) or as its bottle, rendered
+// first since it had none; -o writes the file whole, 0600, and never
+// replaces one that exists unless --force.
+func TestExport(t *testing.T) {
+	w := newWorld(t)
+	w.appendTo(w.transcript("-home-dev-app", idApp), turn(idApp, "/home/dev/app", time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), 1,
+		"EXPORTED prompt <b>bold?</b>", "EXPORTED answer with `code`")...)
+	dirs := []string{"--claude-dir", w.claude, "--data-dir", w.data}
+	var out, errs bytes.Buffer
+	if err := run(context.Background(), append(dirs, "export", idApp[:8]), &out, &errs); err != nil {
+		t.Fatalf("export: %v (%s)", err, errs.String())
+	}
+	page := out.String()
+	for _, want := range []string{"<!doctype html>", "<style>", "EXPORTED prompt &lt;b&gt;bold?&lt;/b&gt;", "<code>code</code>", "default-src 'none'"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script") || strings.Contains(page, "/assets/") {
+		t.Error("the exported page loads or runs something")
+	}
+	bottle, err := os.ReadFile(filepath.Join(w.data, "bottles", idApp+".md"))
+	if err != nil {
+		t.Fatalf("export did not render the bottle first: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "session.md")
+	if err := run(context.Background(), append(dirs, "export", "--format", "md", "-o", file, idApp), io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(file); !bytes.Equal(got, bottle) {
+		t.Error("the markdown export is not the bottle")
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file's mode: %v %v", fi.Mode(), err)
+	}
+	if err := os.WriteFile(file, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = run(context.Background(), append(dirs, "export", "-o", file, idApp), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "exists: --force replaces it") {
+		t.Errorf("export over a file: %v", err)
+	}
+	if got, _ := os.ReadFile(file); string(got) != "mine" {
+		t.Error("export replaced a file without --force")
+	}
+	if err := run(context.Background(), append(dirs, "export", "--force", "-o", file, idApp), io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(file); !bytes.HasPrefix(got, []byte("<!doctype html>")) {
+		t.Error("--force did not replace the file")
+	}
+	for _, args := range [][]string{{"export"}, {"export", "--format", "pdf", idApp}, {"view", "extra"}, {"view", "--port", "-1"}, {"frobnicate"}, {}} {
+		if err := run(context.Background(), append(dirs, args...), io.Discard, io.Discard); !errors.As(err, new(usageError)) {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+	if err := run(context.Background(), []string{"-h"}, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+}
