@@ -117,7 +117,11 @@ func buildPage(md *markdown, cache *renderCache, id string, cur *bottles.Current
 		if !b.Time.IsZero() {
 			when = b.Time.In(loc).Format("2006-01-02 15:04")
 		}
-		w.message(b, headingLabel(lines.line(b.Line)), when, r)
+		if b.Text > b.Start {
+			w.message(b, headingLabel(lines.line(b.Line)), when, b.Line+1, r)
+		} else { // the assistant's text going on after a trail of what it did: no heading
+			w.message(b, "", "", b.Line, r)
+		}
 	}
 	w.gap(prevEnd, len(cur.Data))
 	w.closeFold()
@@ -141,19 +145,28 @@ type bodyWriter struct {
 	fold      []foldLine
 }
 
-func (w *bodyWriter) message(b render.Block, label, when string, r *rendered) {
+// message writes a speaker's block, headed by label and when (none for
+// a block that goes on from the one before), its text starting on bottle
+// line first.
+func (w *bodyWriter) message(b render.Block, label, when string, first int, r *rendered) {
 	kind := kindName(b.Kind)
-	if label == "User, while Claude was working" {
+	switch label {
+	case "User, while Claude was working":
 		kind = "steering"
+	case "":
+		kind += " cont"
 	}
 	last := w.lines.at(max(b.End-1, b.Start))
-	fmt.Fprintf(&w.out, `<section class="msg %s" id="L%d" data-first="%d" data-last="%d"><h3 class="who">%s`,
-		kind, b.Line, b.Line, last, template.HTMLEscapeString(label))
-	if when != "" {
-		fmt.Fprintf(&w.out, ` <time>%s</time>`, when)
+	fmt.Fprintf(&w.out, `<section class="msg %s" id="L%d" data-first="%d" data-last="%d">`, kind, b.Line, b.Line, last)
+	if label != "" {
+		fmt.Fprintf(&w.out, `<h3 class="who">%s`, template.HTMLEscapeString(label))
+		if when != "" {
+			fmt.Fprintf(&w.out, ` <time>%s</time>`, when)
+		}
+		w.out.WriteString(`</h3>`)
 	}
-	w.out.WriteString(`</h3><div class="text">`)
-	r.writeTo(&w.out, b.Line+1)
+	w.out.WriteString(`<div class="text">`)
+	r.writeTo(&w.out, first, b.Line)
 	w.out.WriteString("</div></section>\n")
 }
 

@@ -62,12 +62,14 @@ type renderedPart struct {
 }
 
 // writeTo writes the message as HTML whose first line is bottle line
-// first.
-func (r *rendered) writeTo(w *bytes.Buffer, first int) {
+// first, without an anchor for line taken (the id of what holds it).
+func (r *rendered) writeTo(w *bytes.Buffer, first, taken int) {
 	for _, p := range r.parts {
-		w.WriteString(`<span class="ln" id="L`)
-		w.WriteString(strconv.Itoa(first + p.line))
-		w.WriteString(`"></span>`)
+		if n := first + p.line; n != taken {
+			w.WriteString(`<span class="ln" id="L`)
+			w.WriteString(strconv.Itoa(n))
+			w.WriteString(`"></span>`)
+		}
 		w.Write(p.html)
 	}
 }

@@ -90,6 +90,14 @@ func TestSessionPage(t *testing.T) {
 		`<li class="compaction"><a href="#L41">`, `<a href="#L20">`, "PRES-P1 map out the atlas tile pipeline",
 		`<h3 class="who">User <time>2026-11-20 15:00</time></h3>`, "PRES-A5 Committed: parallel zoom 14 simplification.",
 		"/home/dev/src/atlas")
+	// Every anchor is there once.
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`id="(L\d+)"`).FindAllStringSubmatch(body, -1) {
+		if seen[m[1]] {
+			t.Errorf("id %s is on the page twice", m[1])
+		}
+		seen[m[1]] = true
+	}
 	// Every outline link has its target on the page.
 	for _, line := range []string{"20", "28", "36", "41", "48", "56", "58"} {
 		if !strings.Contains(body, `id="L`+line+`"`) {
