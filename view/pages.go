@@ -64,6 +64,11 @@ func (s *Server) frame(title, page string) frame {
 // a clean 500: name-page, the page with its frame, or name alone when
 // part is set (a live page fetches only its part).
 func (s *Server) write(w http.ResponseWriter, name string, f frame, part bool) {
+	s.writeStatus(w, http.StatusOK, name, f, part)
+}
+
+// writeStatus is write with another status than 200.
+func (s *Server) writeStatus(w http.ResponseWriter, status int, name string, f frame, part bool) {
 	var buf bytes.Buffer
 	tmpl := name + "-page"
 	if part {
@@ -75,6 +80,7 @@ func (s *Server) write(w http.ResponseWriter, name string, f frame, part bool) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
 
@@ -82,8 +88,7 @@ func (s *Server) write(w http.ResponseWriter, name string, f frame, part bool) {
 func (s *Server) message(w http.ResponseWriter, status int, title, text string) {
 	f := s.frame(title, "message")
 	f.Body = text
-	w.WriteHeader(status)
-	s.write(w, "message", f, false)
+	s.writeStatus(w, status, "message", f, false)
 }
 
 // projectGroup is one project's sessions in the list.
@@ -278,8 +283,7 @@ func (s *Server) ambiguous(w http.ResponseWriter, amb *bottles.AmbiguousError) {
 		Count  int
 		List   []cand
 	}{amb.Prefix, amb.Count, cands}
-	w.WriteHeader(http.StatusMultipleChoices)
-	s.write(w, "ambiguous", f, false)
+	s.writeStatus(w, http.StatusMultipleChoices, "ambiguous", f, false)
 }
 
 type searchBody struct {
@@ -331,8 +335,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		body.Error = err.Error() + ": give a date (2026-05-01), a date and time (2026-05-01 14:00) or an age (12h, 7d)"
-		w.WriteHeader(http.StatusBadRequest)
-		s.write(w, "search", f, false)
+		s.writeStatus(w, http.StatusBadRequest, "search", f, false)
 		return
 	}
 	hits, err := s.ix.Search(r.Context(), f.Query, scope)

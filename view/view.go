@@ -137,11 +137,10 @@ func Serve(ctx context.Context, cfg Config, ln net.Listener, ready func(*Server)
 	srv := &http.Server{Handler: s.Handler(), BaseContext: func(net.Listener) context.Context { return ctx },
 		ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
-	var building, watching, checking, serving error
+	var watching, checking, serving error
 	go func() { // finishes an unfinished index build; ends with ctx
 		defer func() { done <- struct{}{} }()
-		if err := ix.Build(ctx); err != nil && ctx.Err() == nil {
-			building = err
+		if err := ix.Build(ctx); err != nil && ctx.Err() == nil { // the pages answer from what is indexed
 			cfg.Log.Warn("build the search index", "err", err)
 		}
 	}()
@@ -173,7 +172,6 @@ func Serve(ctx context.Context, cfg Config, ln net.Listener, ready func(*Server)
 	if errors.Is(serving, http.ErrServerClosed) {
 		serving = nil
 	}
-	_ = building // logged: the pages answer from what is indexed
 	return errors.Join(serving, watching, checking)
 }
 

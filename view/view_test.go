@@ -325,3 +325,20 @@ func TestExport(t *testing.T) {
 		t.Error("an unknown format exported")
 	}
 }
+
+// TestContentTypes: every page says it is HTML, whatever its status, so
+// that a browser told not to sniff shows it.
+func TestContentTypes(t *testing.T) {
+	data := t.TempDir()
+	writeTalks(t, data, talk{"s-type-one", "/p", day, [][2]string{{"a", "b"}}}, talk{"s-type-two", "/p", day, [][2]string{{"c", "d"}}})
+	ts := newTestServer(t, data)
+	for _, c := range []struct {
+		path string
+		code int
+	}{{"/", 200}, {"/s/s-type-one", 200}, {"/s/nothing-here", 404}, {"/s/s-type", 300}, {"/search?q=a&since=never", 400}, {"/search?q=a", 200}} {
+		res, _ := ts.get(c.path)
+		if res.StatusCode != c.code || res.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+			t.Errorf("%s: %d %q, want %d and HTML", c.path, res.StatusCode, res.Header.Get("Content-Type"), c.code)
+		}
+	}
+}
