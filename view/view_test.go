@@ -232,8 +232,10 @@ func TestList(t *testing.T) {
 	if _, err := bottles.Open(data, func() time.Time { return testNow }, time.UTC).Archive("s-gone"); err != nil {
 		t.Fatal(err)
 	}
+	recon := writeGolden(t, data, "reconstructed") // its transcript deleted by Claude Code
 	ts := newTestServer(t, data)
 	_, body := ts.get("/")
+	mustContain(t, "the list", body, `href="/s/`+recon+`"`, `>reconstructed</span>`, "<h2>billing")
 	app, web := strings.Index(body, "<h2>/home/u/app"), strings.Index(body, "<h2>/home/u/web")
 	if app < 0 || web < 0 || app > web {
 		t.Errorf("projects at %d (app) and %d (web), want app first, the most recently active", app, web)
