@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +146,20 @@ func TestInBrowser(t *testing.T) {
 		t.Errorf("the page opened a dialog: %q", m)
 	}
 
+	// A bottle with claude-mem's observations (its transcript gone): they
+	// are folded under their turns until opened.
+	placed := copyGolden(t, w.data, "memory-placement")
+	b.do(t, "open the session with observations", chromedp.Navigate(w.base()+"/s/"+placed))
+	b.wait(t, "the folds", `document.querySelectorAll("details.fold").length >= 2`, 20*time.Second)
+	if eval[bool](t, b, `document.querySelector("details.fold").open`) {
+		t.Error("the observations are not folded")
+	}
+	b.do(t, "open a fold", chromedp.Click(chromedp.CSS(`details.fold summary`)))
+	if !eval[bool](t, b, `document.querySelector("details.fold").open && document.querySelector("details.fold li").innerText.startsWith("[#")`) {
+		t.Error("the fold does not open onto its observations")
+	}
+	b.screenshot(t, shots, "session-observations.png")
+
 	// Refused: no token, a foreign Host.
 	for _, c := range []struct {
 		name string
@@ -165,4 +181,20 @@ func TestInBrowser(t *testing.T) {
 			t.Errorf("%s: %d, want 403", c.name, res.StatusCode)
 		}
 	}
+}
+
+// copyGolden puts the golden bottle of a render case among the world's
+// bottles (a session whose transcript is gone) and returns its id.
+func copyGolden(t *testing.T, data, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "render", name, "bottle.golden.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(b), "# Session bottle — ")
+	id, _, _ := strings.Cut(rest, "\n")
+	if err := os.WriteFile(filepath.Join(data, "bottles", id+".md"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
