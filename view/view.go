@@ -24,9 +24,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html/template"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -234,7 +236,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			q.Del("token")
 			u := *r.URL
 			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			moveOn(w, u.RequestURI())
 			return
 		}
 		c, err := r.Cookie(s.cookieName())
@@ -244,6 +246,30 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// moveOn answers the request that brought the token with a page that
+// goes on to target, the same address without it. Not a redirect: a
+// SameSite=Strict cookie is not sent along a redirect whose chain began
+// on another site (the launcher file bottled-view opens, a link pasted
+// elsewhere), but it is on the navigation this page of the view starts.
+func moveOn(w http.ResponseWriter, target string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Refresh", "0; url="+target)
+	t := template.HTMLEscapeString(target)
+	fmt.Fprintf(w, `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=%s"><title>bottled</title><a href="%s">Open bottled view</a>`+"\n", t, t)
+}
+
+// WriteLauncher writes the file bottled-view opens in the browser: a page
+// that goes on to url (which carries the token) at once. Opening the file
+// rather than the address keeps the token out of the command lines of the
+// opener and the browser, which other users of the machine can read; the
+// file is the user's alone (0600).
+func WriteLauncher(path, url string) error {
+	u := template.HTMLEscapeString(url)
+	page := fmt.Sprintf(`<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">`+
+		`<meta http-equiv="refresh" content="0; url=%s"><title>bottled view</title><a href="%s">Open bottled view</a>`+"\n", u, u)
+	return os.WriteFile(path, []byte(page), 0o600)
 }
 
 func (s *Server) valid(tok string) bool {

@@ -48,12 +48,12 @@ func TestGuard(t *testing.T) {
 			t.Errorf("%s: Content-Security-Policy %q", c.name, csp)
 		}
 	}
-	res, _ := ts.do("/s/s-guard?token="+testToken+"&part=body", testHost, false)
-	if res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("the token: %d, want 303", res.StatusCode)
+	res, body := ts.do("/s/s-guard?token="+testToken+"&part=body", testHost, false)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("the token: %d, want 200", res.StatusCode)
 	}
-	if loc := res.Header.Get("Location"); loc != "/s/s-guard?part=body" {
-		t.Errorf("the token redirects to %q, want the same URL without it", loc)
+	if !strings.Contains(body, `<meta http-equiv="refresh" content="0; url=/s/s-guard?part=body">`) || strings.Contains(body, testToken) {
+		t.Errorf("the token's page does not go on to the same URL without it:\n%s", body)
 	}
 	cookies := res.Cookies()
 	if len(cookies) != 1 {

@@ -198,3 +198,46 @@ func copyGolden(t *testing.T, data, name string) string {
 	}
 	return id
 }
+
+// TestLauncher: without --no-open the view opens the browser on a file
+// of the user's alone that goes on to its address, so the token is on no
+// command line; the browser gets in through it, the cookie set on the way
+// (a redirect would have lost the SameSite=Strict cookie: the navigation
+// began at a file).
+func TestLauncher(t *testing.T) {
+	b := newBrowser(t)
+	w := newWorld(t)
+	w.appendTo(w.transcript("-home-dev-app", idApp), turn(idApp, "/home/dev/app", time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), 1, "LAUNCHED prompt", "ok")...)
+	w.startDaemon(idApp)
+	args := filepath.Join(t.TempDir(), "args")
+	opener := filepath.Join(t.TempDir(), "opener")
+	if err := os.WriteFile(opener, []byte("#!/bin/sh\necho \"$@\" > '"+args+"'\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BROWSER", opener)
+	_, out := w.start("bottled-view", "view")
+	url, err := out.ReadString('\n')
+	if err != nil {
+		t.Fatalf("no address: %v", err)
+	}
+	var launcher string
+	w.waitFor("the opener", func() bool {
+		b, err := os.ReadFile(args)
+		launcher = strings.TrimSpace(string(b))
+		return err == nil && launcher != ""
+	})
+	if strings.Contains(launcher, "token") || !strings.HasSuffix(launcher, ".html") {
+		t.Fatalf("the opener was given %q", launcher)
+	}
+	for path, mode := range map[string]os.FileMode{launcher: 0o600, filepath.Dir(launcher): 0o700 | os.ModeDir} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode() != mode {
+			t.Errorf("%s: %v %v, want %v", path, fi.Mode(), err, mode)
+		}
+	}
+	if page, _ := os.ReadFile(launcher); !strings.Contains(string(page), strings.TrimSpace(url)) {
+		t.Errorf("the launcher does not go on to %s:\n%s", url, page)
+	}
+	b.do(t, "open the launcher", chromedp.Navigate("file://"+launcher))
+	b.wait(t, "the list through the launcher", `location.protocol === "http:" && !location.search.includes("token") &&
+		document.querySelectorAll("li.session").length === 1`, 20*time.Second)
+}

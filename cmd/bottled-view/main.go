@@ -125,26 +125,41 @@ func runView(ctx context.Context, args []string, claude, data string, stdout, st
 			_, err := watch.Query(ctx, data)
 			return err
 		}}
+	launcher := ""
+	if !*noOpen {
+		dir, err := os.MkdirTemp("", "bottled-view-") // 0700
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		launcher = filepath.Join(dir, "open.html")
+	}
 	return view.Serve(ctx, cfg, ln, func(s *view.Server) {
 		fmt.Fprintln(stdout, s.URL())
 		fmt.Fprintln(stderr, "bottled view: serving on 127.0.0.1 only; Ctrl-C stops it")
-		if !*noOpen {
-			openBrowser(s.URL(), stderr)
+		if launcher != "" {
+			openBrowser(s.URL(), launcher, stderr)
 		}
 	})
 }
 
 // openBrowser opens url in the user's browser ($BROWSER, else the
-// system's opener), without waiting for it; if it cannot, it says so.
-func openBrowser(url string, stderr io.Writer) {
-	name, args := "xdg-open", []string{url}
+// system's opener), without waiting for it, through a launcher file (see
+// view.WriteLauncher) so that the token is on no command line; if it
+// cannot, it says so.
+func openBrowser(url, launcher string, stderr io.Writer) {
+	if err := view.WriteLauncher(launcher, url); err != nil {
+		fmt.Fprintf(stderr, "bottled view: could not open a browser (%v): open the address above yourself\n", err)
+		return
+	}
+	name := "xdg-open"
 	switch {
 	case os.Getenv("BROWSER") != "":
 		name = os.Getenv("BROWSER")
 	case runtime.GOOS == "darwin":
 		name = "open"
 	}
-	cmd := exec.Command(name, args...)
+	cmd := exec.Command(name, launcher)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "bottled view: could not open a browser (%v): open the address above yourself\n", err)
 		return
