@@ -252,7 +252,7 @@ func (s *Store) Ensure(ctx context.Context, req Request, cur *Current) (*Current
 		case Cleared:
 			if arch, err := readCurrent(path); err == nil && arch != nil {
 				arch.Archived = true
-				return arch, false, nil
+				return resealed(s.Dir, arch, req.Rules), false, nil
 			}
 		}
 	}
@@ -274,5 +274,5 @@ func (s *Store) Ensure(ctx context.Context, req Request, cur *Current) (*Current
 		return nil, true, err
 	}
 	got.Archived = out == Archived
-	return got, true, nil
+	return resealed(s.Dir, got, req.Rules), true, nil
 }

@@ -200,3 +200,44 @@ func TestJudgeOtherRules(t *testing.T) {
 		}
 	}
 }
+
+// TestResealArchives reseals an archived bottle from before redaction in
+// place, and leaves one made by the rules alone.
+func TestResealArchives(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bottles")
+	c := fakecred.New(10).GitHub('s')
+	write := func(id string, data []byte) string {
+		b, err := render.Render(render.Input{SessionID: id, Now: time.Now(), Spine: &sources.Spine{SessionID: id, Entries: []sources.Entry{
+			{Kind: sources.EntryUser, Time: time.Now(), Text: "RESEAL-P1 use " + c.Text},
+			{Kind: sources.EntryAssistant, Time: time.Now(), Text: "RESEAL-A1 " + c.Text}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data == nil {
+			data = b.Bytes
+		} else if data, err = fakecred.Unredacted(b.Bytes, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := safefile.MkdirPrivate(ArchiveDir(dir)); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(ArchiveDir(dir), "20261130T100000Z-"+id+".md")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	oldPath, newPath := write("old", []byte("old")), write("new", nil)
+	before, _ := os.Stat(newPath)
+	n, err := Open(filepath.Dir(dir), time.Now, time.UTC).ResealArchives(nil)
+	if err != nil || n != 1 {
+		t.Fatalf("ResealArchives = %d, %v; want 1", n, err)
+	}
+	data, err := os.ReadFile(oldPath)
+	if err != nil || strings.Contains(string(data), c.Secret) {
+		t.Errorf("the archived bottle keeps the token (err %v)", err)
+	}
+	if after, _ := os.Stat(newPath); !os.SameFile(before, after) {
+		t.Error("a bottle made by the rules was written again")
+	}
+}

@@ -227,9 +227,9 @@ func (s *Store) EnsureRead(ctx context.Context, r ReadRequest) (*Current, error)
 	}
 	switch {
 	case !errors.Is(err, render.ErrNothing):
-		return cur, err
+		return resealed(dir, cur, r.Rules), err
 	case cur != nil:
-		return cur, nil
+		return resealed(dir, cur, r.Rules), nil
 	case archErr != nil:
 		return nil, fmt.Errorf("archived bottle of session %s: %w", id, archErr)
 	}

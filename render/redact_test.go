@@ -128,11 +128,12 @@ func TestRenderUserRules(t *testing.T) {
 // plainSeparators end a credential in the fuzzed text: none is a
 // character a rule takes into a token, a key's name or a value; some are
 // what clean changes. elementSeparators are elements the tag stripper
-// removes, which join what is around them.
+// removes, and NUL bytes, which clean drops: both join what is around
+// them.
 var (
 	plainSeparators = []string{" ", "\n", "\t", "\r\n", "\r", `"`, "'", "`", "<", ">", "(", ")", ",", ";", "|",
 		"\xff", "\xe2\x80\x94", "\n\n---\n"}
-	elementSeparators = []string{"<system-reminder>x</system-reminder>", "<private>p</private>", "<private>\n</private>"}
+	elementSeparators = []string{"<system-reminder>x</system-reminder>", "<private>p</private>", "<private>\n</private>", "\x00", "\x00\x00"}
 )
 
 // spanSlack is how far beyond an inserted credential a replaced span may
@@ -167,7 +168,7 @@ func FuzzTextRedacts(f *testing.F) {
 		creds := fakecred.New(seed).Every()
 		c := creds[int(which)%len(creds)]
 		for _, p := range []*string{&before, &after} {
-			for _, bad := range []string{c.Secret, private, "<private", "</private", "<system-reminder", "</system-reminder", "\x00"} {
+			for _, bad := range []string{c.Secret, private, "<private", "</private", "<system-reminder", "</system-reminder"} {
 				for strings.Contains(*p, bad) {
 					*p = strings.ReplaceAll(*p, bad, "")
 				}
@@ -261,5 +262,74 @@ func TestRealBottlesRedactions(t *testing.T) {
 	t.Logf("%d bottles, %d bytes, %d redactions", bottles, size, len(got))
 	if bottles < 40 {
 		t.Errorf("only %d bottles rendered from the real transcripts", bottles)
+	}
+}
+
+// TestTextJoins: what clean and the tag stripper remove can join a
+// credential to the words around it, or join its parts; Text finds it
+// either way. (An npm token touching a letter or digit is not taken for
+// one; a GitHub token would be.)
+func TestTextJoins(t *testing.T) {
+	npm := fakecred.New(11).NPM().Text
+	for _, in := range []string{
+		"0\x00" + npm + "\x000",
+		"x<system-reminder>note</system-reminder>" + npm + "<system-reminder>note</system-reminder>y",
+		"token " + npm[:10] + "<private>hidden</private>" + npm[10:] + " end",
+		"x<persisted-output>o</persisted-output>" + npm + "\x00y",
+	} {
+		if out := Text(nil, in); strings.Contains(out, npm) || strings.Contains(out, npm[4:20]) || !strings.Contains(out, "[redacted: npm token]") {
+			t.Errorf("Text(%q) = %q", in, out)
+		}
+	}
+}
+
+// TestReseal redacts bottles from before redaction in place. A bottle
+// whose credentials are tokens becomes, byte for byte, the bottle the
+// rules render from the same sources; one with a private key block keeps
+// its lines (the block's are left empty), so that its outline and legs
+// still point right; a bottle made by the rules already is left as it is.
+func TestReseal(t *testing.T) {
+	gen := fakecred.New(9)
+	for _, c := range []fakecred.Credential{gen.GitHub('p'), gen.JWT(), gen.URLPassword(), gen.Generic(), gen.PrivateKey("RSA ", 4)} {
+		t.Run(c.Kind, func(t *testing.T) {
+			in := fullWith(c.Text, "")
+			b, err := Render(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, err := fakecred.Unredacted(b.Bytes, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(old), c.Secret) {
+				t.Fatal("the old bottle does not hold the credential")
+			}
+			got, st, err := Reseal(old, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(got), c.Secret) {
+				t.Fatalf("the credential survived:\n%s", got)
+			}
+			oldSt, err := StateOf(old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Redact != redact.Builtin().ID() || st.Bytes != len(got) || st.Lines != oldSt.Lines ||
+				strings.Count(string(got), "\n") != strings.Count(string(old), "\n") {
+				t.Errorf("state %+v for %d bytes, %d lines (the old bottle's: %d lines)", st, len(got), strings.Count(string(got), "\n"),
+					strings.Count(string(old), "\n"))
+			}
+			if !strings.Contains(c.Text, "\n") && string(got) != string(b.Bytes) {
+				t.Errorf("resealed bottle differs from the one rendered:\n%s", firstDiff(b.Bytes, got))
+			}
+			if _, err := Parse(got, time.UTC); err != nil {
+				t.Errorf("the resealed bottle does not parse: %v", err)
+			}
+			again, _, err := Reseal(got, nil)
+			if err != nil || string(again) != string(got) {
+				t.Errorf("resealed again: changed %v, err %v", string(again) != string(got), err)
+			}
+		})
 	}
 }

@@ -37,8 +37,15 @@ func clean(s string) string {
 // removed element split; when the stripper removed an element, it runs
 // before it too, because removing one can also join a credential to the
 // word before or after it ("0<system-reminder>…</system-reminder>npm_…"),
-// and a token touching a letter or digit is not taken for one.
+// and a token touching a letter or digit is not taken for one. For the
+// same reason it runs before clean on a string with a NUL byte, which
+// clean drops. (A credential both split by a removed element and joined
+// to a word by another removal is not found: each removal would have to
+// be tried both ways.)
 func Text(rules *redact.Rules, s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = rules.Redact(s)
+	}
 	c := clean(s)
 	st := StripTags(c)
 	if len(st) != len(strings.TrimSpace(c)) {

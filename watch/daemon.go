@@ -384,6 +384,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	d.dbw = dbw
 
 	d.backlog = d.catchUp(fw.initialScan())
+	d.resealUnrenderable(ctx, nil) // the orphans are in the backlog
 	if len(d.backlog) == 0 {
 		d.recovered() // no bottle to render again
 	}

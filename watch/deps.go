@@ -40,8 +40,11 @@ type fsDeps struct {
 	cleanTemp  func() bool // see Daemon.cleanTemp
 	askPurge   func()      // a purge marker is there: the index keeper purges the index
 	// loadRules reads the redaction rules again if their file changed
-	// (see Daemon.loadRules); the rescan calls it first.
-	loadRules func()
+	// (see Daemon.loadRules) and, if they are other rules now, redacts in
+	// place the bottles no render can make again: the archived ones and
+	// those orphans lists (see Daemon.resealUnrenderable). The rescan
+	// calls it first.
+	loadRules func(ctx context.Context, orphans func() []string)
 }
 
 // fsDeps is what the daemon gives its file watcher.
@@ -63,7 +66,11 @@ func (d *Daemon) fsDeps() fsDeps {
 		},
 		cleanTemp: d.cleanTemp,
 		askPurge:  func() { signal(d.purgeNow) },
-		loadRules: func() { d.loadRules() },
+		loadRules: func(ctx context.Context, orphans func() []string) {
+			if d.loadRules() {
+				d.resealUnrenderable(ctx, orphans())
+			}
+		},
 	}
 }
 

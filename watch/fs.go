@@ -190,6 +190,16 @@ func bottleFiles(dir string) iter.Seq2[string, os.DirEntry] {
 	}
 }
 
+// orphans lists the sessions of the bottles whose transcript is not
+// among those seen.
+func (f *fsWatch) orphans() []string {
+	live := map[string]bool{}
+	for p := range f.seen {
+		live[sources.SessionOf(p)] = true
+	}
+	return orphanBottles(f.store.Dir, live)
+}
+
 // orphanBottles lists the sessions of the bottles in dir that are not in
 // live, newest first.
 func orphanBottles(dir string, live map[string]bool) []string {
@@ -471,7 +481,7 @@ func watchLimitMessage(rescan time.Duration) string {
 func (f *fsWatch) rescanAll(ctx context.Context) {
 	f.checkGuard()
 	f.ensureRoots()
-	f.loadRules()
+	f.loadRules(ctx, f.orphans)
 	now := f.now()
 	dir, _ := stampOf(f.store.Dir)
 	same := dir != (fileStamp{}) && dir == f.bottlesDir

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
@@ -164,4 +165,87 @@ func indexHoldsAny(t *testing.T, dataDir, secret string) bool {
 		}
 	}
 	return false
+}
+
+// TestDaemonRedactsBottlesItCannotRender upgrades a data directory whose
+// bottles from before redaction no source can make again: the archived
+// bottle of a cleared session and the bottle of a session whose
+// transcript Claude Code deleted. The daemon redacts both in place; no
+// file of the index holds their tokens once it has run.
+func TestDaemonRedactsBottlesItCannotRender(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	gen := fakecred.New(19)
+	cleared, gone := gen.GitHub('u'), gen.SlackBot()
+	const clearedID, goneID = "c1ea0ed0-0000-4000-8000-000000000017", "9043e000-0000-4000-8000-000000000017"
+	for _, s := range []struct {
+		id   string
+		cred fakecred.Credential
+	}{{clearedID, cleared}, {goneID, gone}} {
+		path := transcriptIn(t, claude, "-home-dev-app", s.id)
+		appendFile(t, path, userRec(s.id, "u1", "", "UNRENDERABLE-P1 use "+s.cred.Text+" here")+
+			assistantRec(s.id, "a1", "u1", "m1", "UNRENDERABLE-A1 Done."))
+		writeOldBottle(t, data, s.id, path, s.cred)
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := bottles.Open(data, time.Now, nil)
+	archived, err := store.Archive(clearedID)
+	if err != nil || archived == "" {
+		t.Fatalf("archive: %q, %v", archived, err)
+	}
+	ix, err := index.Open(context.Background(), data, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	for _, c := range []fakecred.Credential{cleared, gone} {
+		if !indexHoldsAny(t, data, c.Secret) {
+			t.Fatalf("the index built from the old bottles does not hold the %s: the test cannot tell", c.Kind)
+		}
+	}
+
+	startDaemon(t, claude, data)
+	for path, c := range map[string]fakecred.Credential{archived: cleared, store.Path(goneID): gone} {
+		eventually(t, "the bottle "+filepath.Base(path)+" is redacted", func() bool {
+			b, err := os.ReadFile(path)
+			return err == nil && !strings.Contains(string(b), c.Secret) && strings.Contains(string(b), redact.Placeholder(c.Kind)) &&
+				strings.Contains(string(b), "UNRENDERABLE-A1 Done.")
+		})
+	}
+	eventually(t, "the tokens leave the index's files", func() bool {
+		return !indexHoldsAny(t, data, cleared.Secret) && !indexHoldsAny(t, data, gone.Secret)
+	})
+	if out, code := runBottledExit(t, claude, data, "", "search", "--all", "--archived", "UNRENDERABLE-P1"); code != 0 ||
+		!strings.Contains(out, clearedID[:8]) || !strings.Contains(out, goneID[:8]) {
+		t.Errorf("search after the upgrade: exit %d\n%s", code, out)
+	}
+}
+
+// TestDaemonFollowsPatternsFile adds a pattern to the patterns file while
+// the daemon runs: at its next rescan it renders the bottle that holds
+// such a token again, and the index forgets the token.
+func TestDaemonFollowsPatternsFile(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "ad0be000-0000-4000-8000-000000000017"
+	acme := "acme_" + fakecred.New(20).Str(fakecred.Hex, 32)
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	appendFile(t, path, userRec(id, "u1", "", "FOLLOWRULES-P1 log in with "+acme)+assistantRec(id, "a1", "u1", "m1", "FOLLOWRULES-A1 In."))
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, acme)
+	eventually(t, "the index holds the token", func() bool { return indexHoldsAny(t, data, acme) })
+
+	if err := os.WriteFile(bottles.RulesFile(data), []byte("Acme token: acme_[0-9a-f]{32}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.waitBottle(id, "the token redacted", func(b string) bool {
+		return !strings.Contains(b, acme) && strings.Contains(b, "FOLLOWRULES-P1 log in with [redacted: Acme token]")
+	})
+	eventually(t, "the token leaves the index's files", func() bool { return !indexHoldsAny(t, data, acme) })
+	eventually(t, "status names the pattern", func() bool {
+		st, err := d.status()
+		return err == nil && st.Redaction.User == 1 && st.Redaction.Rules != redact.Builtin().ID()
+	})
 }

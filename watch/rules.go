@@ -1,6 +1,9 @@
 package watch
 
 import (
+	"context"
+	"time"
+
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/redact"
 )
@@ -53,4 +56,60 @@ func (d *Daemon) rulesNow() *redact.Rules {
 		return r
 	}
 	return redact.Builtin()
+}
+
+// resealUnrenderable redacts in place the bottles made by other rules
+// that no render can make again (bottles.Store.ResealFile): the archived ones,
+// and the live ones of the sessions in orphans, whose transcript is gone.
+// It asks for the search index to be purged of what they held. Called by
+// Run before the catch-up (whose renders reseal orphans themselves, once
+// they found nothing to render them from) and by the rescan when the
+// rules changed.
+func (d *Daemon) resealUnrenderable(ctx context.Context, orphans []string) {
+	began := d.cfg.Now()
+	rules := d.rulesNow()
+	n, err := d.store.ResealArchives(rules)
+	if err != nil {
+		d.log.Warn("redact archived bottles made by other redaction rules", "err", err)
+	}
+	for _, id := range orphans {
+		if ctx.Err() != nil {
+			return
+		}
+		out, err := d.store.ResealFile(d.store.Path(id), rules)
+		if err != nil {
+			d.log.Warn("redact a bottle made by other redaction rules", "session", id, "err", err)
+		}
+		if out != nil {
+			n++
+			d.indexBottle(ctx, id, out)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	d.log.Info("bottles made by other redaction rules that no source can make again were redacted in place",
+		"bottles", n, "took", d.cfg.Now().Sub(began).Round(time.Millisecond))
+	if err := d.store.AskPurge(); err != nil {
+		d.log.Warn("ask for a purge of the search index", "err", err)
+	}
+	signal(d.purgeNow)
+}
+
+// resealLive redacts in place the live bottle of a session that its
+// sources could not make again (nothing to render, or only a
+// reconstructed bottle the full one is kept over), if it was made by
+// other rules, and has the search index forget what it held.
+func (d *Daemon) resealLive(ctx context.Context, s *session) {
+	out, err := d.store.ResealFile(d.store.Path(s.id), d.rulesNow())
+	if err != nil {
+		d.log.Warn("redact a bottle made by other redaction rules", "session", s.id, "err", err)
+		return
+	}
+	if out == nil {
+		return
+	}
+	d.log.Debug("bottle made by other redaction rules redacted in place: its sources cannot make it again", "session", s.id)
+	s.madeBy, s.rewrote = d.rulesNow().ID(), true
+	d.forgetRemoved(ctx, s, out)
 }

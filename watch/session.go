@@ -119,6 +119,9 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			if err == nil && path != "" {
 				d.stampNothing(path, before)
 			}
+			if err == nil && res.outcome == outcomeNothing {
+				d.resealLive(ctx, s)
+			}
 			res.err = err
 			return res
 		}
@@ -144,6 +147,9 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		case out != bottles.Crossed:
 			if out == bottles.Covered {
 				d.stampWritten(s.id, path, before)
+			}
+			if out == bottles.KeptFull {
+				d.resealLive(ctx, s)
 			}
 			d.forgetRemoved(ctx, s, b.Bytes)
 			return res

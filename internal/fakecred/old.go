@@ -10,7 +10,8 @@ import (
 // Unredacted makes of a bottle the one a bottled from before redaction
 // would have written of the same sources: every redacted form of c (its
 // Want) is c's text again, and the state line has no "redact" field. Its
-// byte count is made right again; its lines are the same.
+// byte count is made right again, not its line count or line numbers: a
+// credential of several lines (a private key block) makes them wrong.
 func Unredacted(bottle []byte, c Credential) ([]byte, error) {
 	lines := bytes.SplitN(bottle, []byte("\n"), 5)
 	if len(lines) < 5 || !bytes.HasPrefix(lines[3], []byte("<!-- bottled-state ")) {
