@@ -1,0 +1,42 @@
+package render
+
+import (
+	"testing"
+
+	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/sources"
+)
+
+// BenchmarkText measures what redaction adds to every string a bottle
+// shows: the cleaning and the tag stripper alone (stripped), beside Text,
+// which redacts too, over every message of the real transcripts (both
+// corpora), in the same run.
+func BenchmarkText(b *testing.B) {
+	var texts []string
+	var size int64
+	for _, dir := range []string{fixtures.Real(b), fixtures.Real2(b)} {
+		for _, f := range fixtures.Transcripts(b, dir) {
+			tr, err := sources.ReadTranscript("s", f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, e := range sources.BuildSpine("s", []*sources.Transcript{tr}).Entries {
+				texts = append(texts, e.Text)
+				size += int64(len(e.Text))
+			}
+		}
+	}
+	for _, bc := range []struct {
+		name string
+		fn   func(string) string
+	}{{"stripped", stripped}, {"Text", func(s string) string { return Text(nil, s) }}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				for _, s := range texts {
+					bc.fn(s)
+				}
+			}
+		})
+	}
+}
