@@ -110,6 +110,40 @@ func (t *Transcript) applyUser(r *rawRecord, rec record) {
 		rec.typed = typedHash(typed)
 	}
 	t.recs = append(t.recs, rec)
+	t.applyResults(r)
+}
+
+// applyResults records what a deed needs of the tool results a user
+// record carries: which call each answers, whether it failed, whether a
+// Write made a new file. The output itself is never kept. Results are
+// records without a uuid of their own, so the graph is not changed.
+func (t *Transcript) applyResults(r *rawRecord) {
+	results := 0
+	for _, b := range r.content.blocks {
+		if b.typ == "tool_result" {
+			results++
+		}
+	}
+	for _, b := range r.content.blocks {
+		if b.typ != "tool_result" || b.toolUseID == "" {
+			continue
+		}
+		var flags uint8
+		if b.isError {
+			flags |= resultFailed
+		}
+		if results == 1 && r.resultType != "" {
+			// toolUseResult describes the only result.
+			flags |= resultTyped
+			if r.resultType == "create" {
+				flags |= resultCreated
+			}
+		}
+		if flags == 0 {
+			continue
+		}
+		t.recs = append(t.recs, record{id: -1, parent: -1, blockIndex: -1, kind: recNode, toolUse: b.toolUseID, result: flags})
+	}
 }
 
 // applyQueued handles a queued_command attachment (≈2.1.101+): text the
@@ -149,6 +183,9 @@ func (t *Transcript) applyAssistant(r *rawRecord, rec record) {
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use":
 			out.toolUse = b.id
+			if b.name != "" {
+				out.deed = makeDeed(b.name, b.input)
+			}
 		default:
 			if !knownName(b.typ, knownAssistantBlocks, nil, knownAssistantBlockSuffx) {
 				count(&t.unknown.AssistantBlocks, orNone(b.typ), 1)

@@ -69,8 +69,10 @@ type record struct {
 	typed      uint64 // user and queue records: hash of the text as typed
 	msg        string // assistant: message.id (or uuid)
 	blockIndex int    // assistant: apiBlockIndex, -1 if absent
-	toolUse    string // assistant: tool_use id
+	toolUse    string // assistant: tool_use id; tool result: the tool_use it answers
 	trigger    string // compaction trigger
+	deed       *Deed  // assistant tool_use: what it did
+	result     uint8  // tool result: resultFailed, resultCreated
 }
 
 // rawRecord collects the fields of one line before it is classified; the
@@ -82,6 +84,7 @@ type rawRecord struct {
 	promptSource, originKind, trigger    string
 	sidechain, meta, compactSummary      bool
 	transcriptOnly, toolResult, apiErr   bool
+	resultType                           string // toolUseResult.type
 	blockIndex                           int
 	msgID, model                         string
 	content                              content // message.content
@@ -100,10 +103,14 @@ type content struct {
 }
 
 type block struct {
-	typ   string
-	text  []byte // raw text of a text block
-	id    string // tool_use id
-	title string // a document's title
+	typ       string
+	text      []byte     // raw text of a text block
+	id        string     // tool_use id
+	title     string     // a document's title
+	name      string     // tool_use: the tool's name
+	input     *toolInput // tool_use: what a deed needs of its input
+	toolUseID string     // tool_result: the tool_use it answers
+	isError   bool       // tool_result: is_error
 }
 
 // parseRecord reads one line into r. It returns false if the line is not a
@@ -135,7 +142,15 @@ func parseRecord(line []byte, r *rawRecord) bool {
 			r.apiErr = s.boolean()
 		case "toolUseResult":
 			r.toolResult = true
-			s.skip()
+			if s.peek() != '{' {
+				s.skip()
+				return
+			}
+			s.object(func(k []byte) {
+				if string(k) == "type" {
+					r.resultType = s.known("create", "update", "text")
+				}
+			})
 		case "promptSource":
 			r.promptSource = s.known("typed", "system", "sdk")
 		case "origin":
@@ -229,6 +244,14 @@ func readContent(s *scanner) content {
 					b.id = s.str()
 				case "title":
 					b.title = s.str()
+				case "name":
+					b.name = s.str()
+				case "input":
+					b.input = readToolInput(s)
+				case "tool_use_id":
+					b.toolUseID = s.str()
+				case "is_error":
+					b.isError = s.boolean()
 				}
 			})
 			c.blocks = append(c.blocks, b)

@@ -47,6 +47,9 @@ type Entry struct {
 	Steering bool `json:"steering,omitempty"`
 	// ToolUseIDs are the tool_use ids an assistant message issued.
 	ToolUseIDs []string `json:"toolUseIds,omitempty"`
+	// Deeds are what an assistant message's tool calls did, in order;
+	// they follow the message's text.
+	Deeds []Deed `json:"deeds,omitempty"`
 	// Trigger is "auto" or "manual" for a compaction ("" if unknown).
 	Trigger string `json:"trigger,omitempty"`
 	// Session is the session id of the transcript file the entry came from;

@@ -36,6 +36,7 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 
 	msgs := make(map[string]int, len(g.nodes)/4) // message id → index of its entry
 	var blocks [][]*record                       // per assistant entry, its blocks
+	var results map[string]uint8                 // tool_use id → what its result said
 	for i, n := range g.nodes {
 		if n.firstOfFile {
 			// Entries of a later file of the chain follow a roll-over.
@@ -73,14 +74,46 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryAssistant, Time: r.time, Session: n.session})
 		case r.kind == recCompact:
 			sp.addCompaction(Entry{Kind: EntryCompaction, Time: r.time, Trigger: r.trigger, Session: n.session})
+		case r.kind == recNode && r.result != 0:
+			if results == nil {
+				results = map[string]uint8{}
+			}
+			results[r.toolUse] |= r.result
 		}
 	}
 	for k, bs := range blocks {
 		if bs != nil {
-			fillAssistant(&sp.Entries[k], bs)
+			fillAssistant(&sp.Entries[k], bs, results)
 		}
 	}
+	markCreated(sp.Entries, results)
 	return sp
+}
+
+// markCreated decides which Writes made a new file: the ones whose result
+// says so, and, where no result says, the ones to a path no earlier tool
+// call of the session read, edited or wrote (Claude Code refuses to
+// write over a file it has not read).
+func markCreated(entries []Entry, results map[string]uint8) {
+	seen := map[string]bool{}
+	for i := range entries {
+		e := &entries[i]
+		for j := range e.Deeds {
+			d := &e.Deeds[j]
+			if !fileDeed(d.Kind) || d.Target == "" {
+				continue
+			}
+			if d.Kind == DeedWrite {
+				res := results[e.ToolUseIDs[d.call]]
+				if res&resultTyped != 0 {
+					d.Created = res&resultCreated != 0
+				} else {
+					d.Created = !seen[d.Target] && !d.Failed
+				}
+			}
+			seen[d.Target] = true
+		}
+	}
 }
 
 // addCompaction appends a compaction marker, merging it into a marker that
@@ -104,8 +137,9 @@ func (sp *Spine) addCompaction(e Entry) {
 }
 
 // fillAssistant joins the blocks of one assistant message into its entry,
-// in apiBlockIndex order when every block has one, else file order.
-func fillAssistant(e *Entry, bs []*record) {
+// in apiBlockIndex order when every block has one, else file order, with
+// the deeds of its tool calls and what their results said.
+func fillAssistant(e *Entry, bs []*record, results map[string]uint8) {
 	if !slices.ContainsFunc(bs, func(r *record) bool { return r.blockIndex < 0 }) {
 		slices.SortStableFunc(bs, func(a, b *record) int { return a.blockIndex - b.blockIndex })
 	}
@@ -116,6 +150,12 @@ func fillAssistant(e *Entry, bs []*record) {
 			texts = append(texts, b.text) // trimmed when parsed
 		}
 		if b.toolUse != "" {
+			if b.deed != nil && !slices.Contains(e.ToolUseIDs, b.toolUse) {
+				d := *b.deed
+				d.call = len(e.ToolUseIDs)
+				d.Failed = results[b.toolUse]&resultFailed != 0
+				e.Deeds = append(e.Deeds, d)
+			}
 			e.ToolUseIDs = append(e.ToolUseIDs, b.toolUse)
 		}
 	}

@@ -91,6 +91,7 @@ type Transcript struct {
 // struct, and an interned uuid's string header, map entry and slot.
 const (
 	recordBytes = int64(unsafe.Sizeof(record{}))
+	deedBytes   = int64(unsafe.Sizeof(Deed{}))
 	uuidBytes   = 16 + 48 + 1
 )
 
@@ -99,6 +100,9 @@ const (
 func (t *Transcript) Size() int64 {
 	for _, r := range t.recs[t.sized:] {
 		t.size += recordBytes + int64(len(r.text)+len(r.msg)+len(r.toolUse)+len(r.trigger))
+		if r.deed != nil {
+			t.size += deedBytes + int64(len(r.deed.Tool)+len(r.deed.Target)+len(r.deed.Agent))
+		}
 	}
 	t.sized = len(t.recs)
 	var uuids int64
