@@ -76,9 +76,13 @@ func TestStartupAndResume(t *testing.T) {
 	w.settled(id, "Go on.", "Reply two.")
 }
 
+// TestToolTurn: a turn that runs a command keeps the command in the
+// bottle's trail, and neither its output nor the rest of its input.
 func TestToolTurn(t *testing.T) {
 	t.Parallel()
 	const secretOutput = "tool-output-7f3a9c"
+	// The command prints the marker without spelling it.
+	const command = `printf '%s-%s\n' tool-output 7f3a9c`
 	w := newWorld(t, func(r *standin.Request) standin.Answer {
 		if u := r.LastUser(); u != nil {
 			for _, b := range u.Blocks {
@@ -88,7 +92,7 @@ func TestToolTurn(t *testing.T) {
 			}
 		}
 		return standin.Answer{Text: "Let me run it.", Tool: &standin.ToolUse{Name: "Bash", Input: map[string]any{
-			"command": "echo " + secretOutput, "description": "Print a marker",
+			"command": command, "description": "Print a marker",
 		}}}
 	})
 	id := newSessionID()
@@ -103,10 +107,13 @@ func TestToolTurn(t *testing.T) {
 		t.Fatalf("the Bash tool did not run as scripted: %+v", results)
 	}
 	b := w.settled(id, "Run the marker command.", "Let me run it.", "The command ran; all is well.")
-	for _, tool := range []string{secretOutput, "echo ", "tool_use", "Print a marker"} {
+	for _, tool := range []string{secretOutput, "tool_use", "Print a marker"} {
 		if strings.Contains(b, tool) {
 			t.Errorf("the bottle shows tool traffic %q:\n%s", tool, b)
 		}
+	}
+	if !strings.Contains(b, "*Did:*\n- ran `"+command+"`\n") {
+		t.Errorf("the bottle's trail does not name the command:\n%s", b)
 	}
 }
 

@@ -124,7 +124,7 @@ func TestPerTurnEqualsRebuild(t *testing.T) {
 	ix := openIndex(t, data)
 	name := id + ".md"
 	var final []byte
-	prevIDs := map[int64]int64{} // block checksum → doc id after the previous Put
+	prevIDs := map[int64][]int64{} // block checksum → doc ids after the previous Put
 	steps := 0
 	for cut := 1; cut <= len(lines); cut += max(len(lines)/25, 1) {
 		if cut+max(len(lines)/25, 1) > len(lines) {
@@ -148,10 +148,16 @@ func TestPerTurnEqualsRebuild(t *testing.T) {
 		ids := docIDs(t, ix)
 		kept := 0
 		for sum, was := range prevIDs {
-			if now, ok := ids[sum]; ok {
-				kept++
-				if now != was {
-					t.Errorf("step %d: an unchanged block was indexed again (row %d became %d)", steps, was, now)
+			now, ok := ids[sum]
+			if !ok {
+				continue
+			}
+			kept++
+			// Blocks with the same bytes (a command run in many turns)
+			// share a checksum: each keeps one of the rows.
+			for _, row := range was[:min(len(was), len(now))] {
+				if !slices.Contains(now, row) {
+					t.Errorf("step %d: an unchanged block was indexed again (row %d gone, now %v)", steps, row, now)
 				}
 			}
 		}
@@ -184,19 +190,19 @@ func TestPerTurnEqualsRebuild(t *testing.T) {
 	sameLists(t, "words", got.words, want.words)
 }
 
-// docIDs maps each indexed block's checksum to its row.
-func docIDs(t testing.TB, ix *Index) map[int64]int64 {
+// docIDs maps each indexed block's checksum to its rows, oldest first.
+func docIDs(t testing.TB, ix *Index) map[int64][]int64 {
 	t.Helper()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	st, _, err := ix.conn.Prepare(`SELECT sum, id FROM docs`)
+	st, _, err := ix.conn.Prepare(`SELECT sum, id FROM docs ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	out := map[int64]int64{}
+	out := map[int64][]int64{}
 	for st.Step() {
-		out[st.ColumnInt64(0)] = st.ColumnInt64(1)
+		out[st.ColumnInt64(0)] = append(out[st.ColumnInt64(0)], st.ColumnInt64(1))
 	}
 	return out
 }
@@ -238,7 +244,7 @@ func TestArchiveAndDeletion(t *testing.T) {
 			t.Errorf("hit %s archived=%v, want the archive %s", h.Bottle, h.Archived, archived)
 		}
 	}
-	if after := docIDs(t, ix); !maps.Equal(before, after) {
+	if after := docIDs(t, ix); !maps.EqualFunc(before, after, slices.Equal) {
 		t.Errorf("archiving indexed the bottle again")
 	}
 	list, err := ix.Sessions(context.Background(), Scope{})

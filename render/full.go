@@ -141,7 +141,7 @@ func originalRequest(msg string) *doc {
 func spineSize(sp *sources.Spine) int {
 	n := 0
 	for _, e := range sp.Entries {
-		n += len(e.Text) + 64
+		n += len(e.Text) + 64 + 48*len(e.Deeds)
 	}
 	return n
 }
@@ -182,16 +182,7 @@ func withImages(msg string, images int) string {
 // turn writes one turn, preceded by a rule unless rule is false (a leg
 // heading already separates it). It reports whether it wrote anything.
 func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
-	var said []string
-	var saidAt time.Time
-	for _, a := range t.assistant {
-		if msg := r.text(a.Text); msg != "" {
-			if len(said) == 0 {
-				saidAt = a.Time
-			}
-			said = append(said, msg)
-		}
-	}
+	parts := r.turnParts(t)
 	msg, stripped := "", ""
 	if t.user != nil {
 		stripped = r.text(t.user.Text)
@@ -200,7 +191,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 			msg = "*(private)*"
 		}
 	}
-	if t.user == nil && len(said) == 0 && len(t.obs) == 0 {
+	if t.user == nil && len(parts) == 0 && len(t.obs) == 0 {
 		return false
 	}
 	if rule {
@@ -221,17 +212,55 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 		r.outline = append(r.outline, outlineItem{line: body.next(), clock: r.when.format(t.start()), label: "— Claude continues —"})
 	}
 	r.observations(body, t.obs)
-	if len(said) > 0 {
-		body.line(heading(assistantWho, r.when.format(saidAt)))
-		for i, s := range said {
-			if i > 0 {
-				body.blank()
+	headed := false
+	for _, p := range parts {
+		if len(p.trail) > 0 {
+			body.line(trailHeading)
+			for _, l := range p.trail {
+				body.line(trailItem + l)
 			}
-			body.line(verbatim(s))
+			body.blank()
+			continue
 		}
+		if !headed {
+			body.line(heading(assistantWho, r.when.format(p.at)))
+			headed = true
+		}
+		body.line(verbatim(p.said))
 		body.blank()
 	}
 	return true
+}
+
+// turnPart is a text of the assistant's, or the trail of what it did
+// between two texts.
+type turnPart struct {
+	said  string
+	at    time.Time
+	trail []string
+}
+
+// turnParts lays out what the assistant said and did in a turn, in order:
+// each message's text, then its deeds; the deeds of messages without text
+// between them make one trail.
+func (r *renderer) turnParts(t *turn) []turnPart {
+	var parts []turnPart
+	var deeds []sources.Deed
+	flush := func() {
+		if lines := r.trailLines(deeds); len(lines) > 0 {
+			parts = append(parts, turnPart{trail: lines})
+		}
+		deeds = deeds[:0]
+	}
+	for _, a := range t.assistant {
+		if msg := r.text(a.Text); msg != "" {
+			flush()
+			parts = append(parts, turnPart{said: msg, at: a.Time})
+		}
+		deeds = append(deeds, a.Deeds...)
+	}
+	flush()
+	return parts
 }
 
 func (r *renderer) observations(body *doc, obs []sources.Observation) {

@@ -69,6 +69,7 @@ func FuzzBottleStructure(f *testing.F) {
 	f.Add("<private>x</private>---", "**Us<private>y</private>er**", "<private>", "\t---\t")
 	f.Add("\u00a0**User** (10:00)", "-\u00a0-\u3000-", "\u2003## Outline", "\v*What happened:*")
 	f.Add("## Original request\nz", "\u2028---", "**User, while Claude was working**", "*What happened:* - [#1] x")
+	f.Add("*Did:*\n- ran `x`", "x\n\n*Did:*\n- edited y", "  *Did:*", "cmd\n*Did:*\n---\n**User** (10:00)")
 	f.Fuzz(func(t *testing.T, user1, said, user2, obs string) {
 		t0 := goldenNow.Add(-time.Hour)
 		at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
@@ -77,10 +78,12 @@ func FuzzBottleStructure(f *testing.F) {
 
 		full := Input{SessionID: "s", Now: goldenNow, Spine: &sources.Spine{SessionID: "s", Entries: []sources.Entry{
 			{Kind: sources.EntryUser, Time: at(0), Text: user1 + "\nP1"},
-			{Kind: sources.EntryAssistant, Time: at(2), Text: said},
+			{Kind: sources.EntryAssistant, Time: at(2), Text: said, Deeds: []sources.Deed{
+				{Kind: sources.DeedCommand, Tool: "Bash", Target: obs}, {Kind: sources.DeedEdit, Tool: user2, Target: said},
+				{Kind: sources.DeedOther, Tool: said, Target: user1}}},
 			{Kind: sources.EntryUser, Time: at(4), Text: user2 + "\nP2"},
 		}}, ClaudeMem: &sources.ClaudeMem{ContentSessionID: "s", Observations: []sources.Observation{o}}}
-		wantFull := bottleShape{users: 2, rules: 2, outline: 1}
+		wantFull := bottleShape{users: 2, rules: 2, outline: 1, trails: 1}
 		r := &renderer{}
 		if r.text(user1+"\nP1") != "" { // the first message, unless all private
 			wantFull.original = 1
@@ -107,7 +110,7 @@ func FuzzBottleStructure(f *testing.F) {
 
 // bottleShape counts the lines a bottle's structure is made of.
 type bottleShape struct {
-	users, assistants, rules, outline, original, happened, legs, summaries, headers, states int
+	users, assistants, rules, outline, original, happened, trails, legs, summaries, headers, states int
 }
 
 // readShape reads a bottle the way a lenient program would: a line is
@@ -130,6 +133,8 @@ func readShape(bottle string) bottleShape {
 			s.legs++
 		case strings.HasPrefix(l, "*What happened:*"):
 			s.happened++
+		case strings.HasPrefix(l, "*Did:*"):
+			s.trails++
 		case strings.HasPrefix(l, "> Session summary"):
 			s.summaries++
 		case strings.HasPrefix(l, "# Session bottle"):

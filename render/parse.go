@@ -22,6 +22,7 @@ const (
 	BlockAssistant                    // the assistant's text of one turn
 	BlockObservation                  // one claude-mem observation line
 	BlockSummary                      // a claude-mem session summary (reconstructed mode)
+	BlockDeed                         // one line of the trail of what the assistant did
 )
 
 func (k BlockKind) String() string {
@@ -34,12 +35,15 @@ func (k BlockKind) String() string {
 		return "observation"
 	case BlockSummary:
 		return "summary"
+	case BlockDeed:
+		return "deed"
 	}
 	return "unknown"
 }
 
 // Block is one speaker's part of a bottle's body: a user message, the
-// assistant's text of a turn, one observation line or one summary.
+// assistant's text of a turn (up to its trail, and from there on to the
+// next), one observation line, one trail line or one summary.
 type Block struct {
 	Kind BlockKind
 	// Line is the bottle line the block starts on (its heading, or the
@@ -117,6 +121,9 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 		originalNext bool
 		cur          = -1 // index in p.Blocks of the open user, assistant or summary block
 		observations bool // inside a "What happened" list
+		trail        bool // inside a "Did" list
+		resume       bool // after a trail: text without a heading continues the assistant's
+		lastTime     time.Time
 		prevBlank    = true
 		date         day // the date last shown in the body
 	)
@@ -159,24 +166,46 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 			}
 			observations = false
 		}
+		if trail {
+			if len(line) > len(trailItem) && bytes.HasPrefix(line, []byte(trailItem)) {
+				p.Blocks = append(p.Blocks, Block{Kind: BlockDeed, Line: n, Start: lines.start, End: lines.lineEnd(),
+					Text: lines.start + len(trailItem), Time: lastTime})
+				prevBlank = false
+				continue
+			}
+			trail, resume = false, true
+		}
 		if prevBlank && mayBeMarker(line) {
 			text := string(line)
 			if kind, clock, ok := parseHeading(text); ok {
 				closeBlock(lines.start)
-				p.Blocks = append(p.Blocks, Block{Kind: kind, Line: n, Start: lines.start, Text: lines.lineEnd(), Time: clockTime(&date, clock, loc)})
+				b := Block{Kind: kind, Line: n, Start: lines.start, Text: lines.lineEnd(), Time: clockTime(&date, clock, loc)}
+				p.Blocks = append(p.Blocks, b)
 				cur = len(p.Blocks) - 1
-				prevBlank = false
+				prevBlank, resume, lastTime = false, false, b.Time
 				continue
 			}
 			switch {
 			case text == whatHappened:
 				closeBlock(lines.start)
-				observations = true
+				observations, resume = true, false
+			case text == trailHeading:
+				closeBlock(lines.start)
+				trail, resume = true, false
 			case strings.HasPrefix(text, legPrefix):
 				if clock, ok := parseLeg(text); ok {
 					closeBlock(lines.start)
 					clockTime(&date, clock, loc) // carries its date forward
+					resume = false
 				}
+			}
+		}
+		if resume && !blank {
+			// The assistant's text goes on after what it did.
+			resume = false
+			if string(line) != turnRule {
+				p.Blocks = append(p.Blocks, Block{Kind: BlockAssistant, Line: n, Start: lines.start, Text: lines.start, Time: lastTime})
+				cur = len(p.Blocks) - 1
 			}
 		}
 		prevBlank = blank

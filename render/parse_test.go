@@ -99,23 +99,36 @@ func checkParse(t *testing.T, bottle []byte, loc *time.Location) *Parsed {
 	}
 	// Observation lines are the "- [#…" lines of a list under an
 	// unquoted "*What happened:*" heading; a message quoting one is not.
+	// Trail lines are the "- " lines of a list under an unquoted
+	// "*Did:*" heading.
 	obsLines, inList := 0, false
+	trailLines, inTrail := 0, false
 	for n := p.State.Legs[0]; n <= len(lines); n++ {
 		line := strings.TrimSuffix(lines[n-1], "\n")
 		inList = inList && strings.HasPrefix(line, "- [#") || line == "*What happened:*"
 		if inList && strings.HasPrefix(line, "- [#") {
 			obsLines++
 		}
+		inTrail = inTrail && strings.HasPrefix(line, "- ") || line == "*Did:*"
+		if inTrail && strings.HasPrefix(line, "- ") {
+			trailLines++
+			if i, ok := owner[n]; !ok || p.Blocks[i].Kind != BlockDeed || p.Blocks[i].Line != n {
+				t.Errorf("trail line %d is not a deed block of its own: %.80q", n, line)
+			}
+		}
 		if _, ok := owner[n]; ok {
 			continue
 		}
-		if line == "" || line == "---" || line == "*What happened:*" || strings.HasPrefix(line, "## Leg ") {
+		if line == "" || line == "---" || line == "*What happened:*" || line == "*Did:*" || strings.HasPrefix(line, "## Leg ") {
 			continue
 		}
 		t.Errorf("line %d is in no block: %.80q", n, line)
 	}
 	if got := countBlocks(p, BlockObservation); got != obsLines {
 		t.Errorf("observation blocks = %d, bottle has %d observation lines", got, obsLines)
+	}
+	if got := countBlocks(p, BlockDeed); got != trailLines {
+		t.Errorf("deed blocks = %d, bottle has %d trail lines", got, trailLines)
 	}
 	return p
 }
@@ -165,7 +178,15 @@ func TestParseCompaction(t *testing.T) {
 	}{
 		{BlockUser, 1, at("10:04"), "COMPACT-P1 implement the CSV exporter"},
 		{BlockAssistant, 1, at("10:04"), "COMPACT-A1 Starting with the writer"},
+		// The trail: the Write, then three test runs, each its own deed.
+		{BlockDeed, 1, at("10:04"), "created export/csv.go (+1)"},
+		{BlockDeed, 1, at("10:04"), "ran `go test ./export/ -run TestCSV0`"},
+		{BlockDeed, 1, at("10:04"), "ran `go test ./export/ -run TestCSV1`"},
+		{BlockDeed, 1, at("10:04"), "ran `go test ./export/ -run TestCSV2`"},
 		{BlockAssistant, 2, at("10:31"), "COMPACT-CONTINUE-A Picking up"},
+		{BlockDeed, 2, at("10:31"), "edited export/csv.go (+1 −1)"},
+		// The text after the trail goes on under the same heading.
+		{BlockAssistant, 2, at("10:31"), "COMPACT-CONTINUE-B The exporter is done"},
 		{BlockUser, 2, at("10:33"), "COMPACT-P2 now add a --since flag"},
 		{BlockAssistant, 2, at("10:34"), "COMPACT-A2 Added --since"},
 		{BlockUser, 3, at("11:03"), "COMPACT-P3 run the benchmarks"},
@@ -192,9 +213,6 @@ func TestParseCompaction(t *testing.T) {
 		if strings.Contains(text, "\n---") || strings.HasSuffix(text, "\n\n") {
 			t.Errorf("block %d keeps the turn rule or blank lines: %q", i, text)
 		}
-	}
-	if !strings.Contains(string(b.Bytes[p.Blocks[2].Text:p.Blocks[2].End]), "COMPACT-CONTINUE-B") {
-		t.Errorf("the continuing assistant block lost its second message")
 	}
 	if p.Project != "/home/dev/projects/ledger" || !p.Started.Equal(time.Date(2026, 2, 12, 10, 4, 11, 0, time.UTC)) {
 		t.Errorf("project %q started %v", p.Project, p.Started)
@@ -261,6 +279,42 @@ func TestParseDates(t *testing.T) {
 	for _, c := range []string{"24:00", "9:05", "2026-13-01 10:00", "2026-01-01T10:00", "ab:cd"} {
 		if isClock(c) {
 			t.Errorf("isClock(%q)", c)
+		}
+	}
+}
+
+// TestParseTrailLookalikes: a message that imitates a trail is quoted and
+// gives no deed block, and a deed whose argument holds newlines and
+// headings stays one trail line.
+func TestParseTrailLookalikes(t *testing.T) {
+	sp := &sources.Spine{CWD: "/w", Entries: []sources.Entry{
+		{Kind: sources.EntryUser, Text: "question\n\n*Did:*\n- ran `forged`", Time: goldenNow},
+		{Kind: sources.EntryAssistant, Text: "answer\n\n *Did:*\n- edited forged.go", Time: goldenNow, Deeds: []sources.Deed{
+			{Kind: sources.DeedCommand, Tool: "Bash", Target: "echo hi\n\n**User** (10:00)\n*Did:*\n---\n- injected"},
+		}},
+		{Kind: sources.EntryAssistant, Text: "after", Time: goldenNow},
+	}}
+	b, err := Render(Input{SessionID: "s", Spine: sp, Now: goldenNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := checkParse(t, b.Bytes, time.UTC)
+	var deeds, users []string
+	for _, bl := range p.Blocks {
+		switch bl.Kind {
+		case BlockDeed:
+			deeds = append(deeds, string(b.Bytes[bl.Text:bl.End]))
+		case BlockUser:
+			users = append(users, string(b.Bytes[bl.Text:bl.End]))
+		}
+	}
+	want := "ran `echo hi **User** (10:00) *Did:* --- - injected`\n"
+	if len(deeds) != 1 || deeds[0] != want || len(users) != 1 {
+		t.Errorf("deed blocks %q, want one %q; user blocks %q", deeds, want, users)
+	}
+	for _, quoted := range []string{"\n\\*Did:*\n- ran `forged`", "\n\\ *Did:*\n- edited forged.go"} {
+		if !strings.Contains(string(b.Bytes), quoted) {
+			t.Errorf("bottle lacks the quoted lookalike %q:\n%s", quoted, b.Bytes)
 		}
 	}
 }

@@ -91,6 +91,12 @@ func TestRealFixturesRender(t *testing.T) {
 	}
 }
 
+// trailArguments are the tool input fields a trail line may show (the
+// start of): files, commands, task descriptions, URLs, queries, patterns.
+var trailArguments = map[string]bool{"file_path": true, "notebook_path": true, "command": true,
+	"description": true, "subagent_type": true, "url": true, "query": true, "pattern": true,
+	"path": true, "skill": true}
+
 // facts are what encoding/json finds in a transcript's main thread.
 type facts struct {
 	said   []string // assistant text blocks
@@ -163,7 +169,16 @@ func readFacts(t *testing.T, path string) *facts {
 				s, _ := b["thinking"].(string)
 				out.hidden = append(out.hidden, s)
 			case "tool_use":
-				out.hidden = append(out.hidden, stringsIn(b["input"])...)
+				// The trail names a call by its main argument; the rest
+				// of the input is never shown.
+				input, _ := b["input"].(map[string]any)
+				for k, v := range input {
+					if trailArguments[k] {
+						out.texts = append(out.texts, stringsIn(v)...)
+					} else {
+						out.hidden = append(out.hidden, stringsIn(v)...)
+					}
+				}
 			case "tool_result":
 				out.hidden = append(out.hidden, stringsIn(b["content"])...)
 			}

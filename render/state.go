@@ -15,8 +15,9 @@ import (
 
 // Format is the version of the bottle layout. A bottle of another format is
 // always re-rendered. Format 2 records each transcript's checksum of every
-// byte read and its settled modification time.
-const Format = 2
+// byte read and its settled modification time; format 3 carries the trail
+// of what the assistant did.
+const Format = 3
 
 // Mode says what a bottle was rendered from.
 type Mode string

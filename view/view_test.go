@@ -3,6 +3,8 @@ package view
 import (
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -99,17 +101,27 @@ func TestSessionPage(t *testing.T) {
 		seen[m[1]] = true
 	}
 	// Every outline link has its target on the page.
-	for _, line := range []string{"20", "28", "36", "41", "48", "56", "58"} {
-		if !strings.Contains(body, `id="L`+line+`"`) {
-			t.Errorf("no anchor for outline line %s", line)
+	golden, err := os.ReadFile(filepath.Join("..", "testdata", "render", "compaction-preserved", "bottle.golden.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outline := regexp.MustCompile(`(?m)^- line (\d+) · `).FindAllStringSubmatch(string(golden), -1)
+	if len(outline) != 7 {
+		t.Errorf("%d outline lines in the golden bottle, want 7", len(outline))
+	}
+	for _, m := range outline {
+		if !strings.Contains(body, `id="L`+m[1]+`"`) {
+			t.Errorf("no anchor for outline line %s", m[1])
 		}
 	}
 
 	_, body = ts.get("/s/" + obs)
 	mustContain(t, "the page with observations", body,
 		`<details class="fold"`, "<summary>What happened · 2</summary>",
-		"[#1001] Read retry settings — The retry count is hard-coded to three in the client package")
-	mustNotContain(t, "the page with observations", body, "*What happened:*")
+		"[#1001] Read retry settings — The retry count is hard-coded to three in the client package",
+		// The trail is folded too, and the text after it goes on.
+		"<summary>Did · 2</summary>", "edited client/retry.go (+1 −1)", `<section class="msg assistant cont"`)
+	mustNotContain(t, "the page with observations", body, "*What happened:*", "*Did:*")
 
 	_, body = ts.get("/s/" + recon)
 	mustContain(t, "the reconstructed page", body, `<section class="msg summary"`,
