@@ -31,7 +31,7 @@ type readArgs struct {
 
 var readTool = &sdk.Tool{
 	Name: "read",
-	Description: "Read a bottle: a session's verbatim conversation (tool activity as one-line observations). " +
+	Description: "Read a bottle: a session's verbatim conversation, what was done (files changed, commands run) and observations. " +
 		"Without leg or from: its outline, turns and compactions with their lines. " +
 		"Each result ends with where to continue.",
 }

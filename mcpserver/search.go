@@ -27,7 +27,8 @@ type searchArgs struct {
 var searchTool = &sdk.Tool{
 	Name: "search",
 	Description: "Search the bottles (verbatim conversations) of this project's sessions, best matches first. " +
-		"Each hit: session, date, who spoke, bottle line, snippet. Read around one with read {session, from}.",
+		"Each hit: session, date, who spoke or deed (a file changed, a command run), bottle line, snippet. " +
+		"Read around one with read {session, from}.",
 }
 
 type sessionsArgs struct {

@@ -340,7 +340,8 @@ func TestSearchAndSessionsTools(t *testing.T) {
 	} {
 		sp := &sources.Spine{SessionID: s.id, CWD: s.cwd, Started: testNow.Add(time.Duration(i) * time.Hour), Entries: []sources.Entry{
 			{Kind: sources.EntryUser, Text: s.user, Time: testNow.Add(time.Duration(i) * time.Hour)},
-			{Kind: sources.EntryAssistant, Text: s.answer, Time: testNow.Add(time.Duration(i)*time.Hour + time.Minute)},
+			{Kind: sources.EntryAssistant, Text: s.answer, Time: testNow.Add(time.Duration(i)*time.Hour + time.Minute),
+				Deeds: []sources.Deed{{Kind: sources.DeedEdit, Tool: "Edit", Target: s.cwd + "/uploader.go", Lines: true, Added: 2, Removed: 1}}},
 		}}
 		b, err := render.Render(render.Input{SessionID: s.id, Spine: sp, Now: testNow, Location: time.UTC})
 		if err != nil {
@@ -354,6 +355,11 @@ func TestSearchAndSessionsTools(t *testing.T) {
 	if !strings.Contains(text, "2 hit(s) for \"retry\" in this project (/home/u/app)") || strings.Contains(text, "s-lib") ||
 		!regexp.MustCompile(`\d\. s-app · 2026-11-30 12:0\d · (user|assistant) · line \d+`).MatchString(text) {
 		t.Errorf("search: %q", text)
+	}
+	// A file the session changed finds it, and the hit says it is a deed.
+	text = e.ok(t, "search", map[string]any{"query": "uploader.go"})
+	if !regexp.MustCompile(`1 hit\(s\) for "uploader.go" .*\n1\. s-app · 2026-11-30 12:01 · deed · line \d+\n   edited uploader.go \(\+2 −1\)\n`).MatchString(text) {
+		t.Errorf("search for a changed file: %q", text)
 	}
 	text = e.ok(t, "search", map[string]any{"query": "retry", "all": true, "limit": 1})
 	if !strings.Contains(text, "1 hit(s)") || !strings.Contains(text, "/home/u/") {

@@ -14,7 +14,8 @@ const (
 	DeedEdit
 	// DeedWrite wrote a whole file (Write); Created says whether it was new.
 	DeedWrite
-	// DeedCommand ran a shell command (Bash); Target is the command.
+	// DeedCommand ran a shell command (Bash, or PowerShell on Windows);
+	// Target is the command.
 	DeedCommand
 	// DeedTask started a subagent (Task, Agent); Target is its
 	// description, Agent its type. What the subagent did is its own
@@ -172,7 +173,7 @@ func makeDeed(name string, in *toolInput) *Deed {
 	case "Write":
 		d.Kind, d.Target = DeedWrite, argument(in.filePath)
 		d.Added, d.Lines = rawLines(in.content), in.content != nil
-	case "Bash":
+	case "Bash", "PowerShell":
 		d.Kind, d.Target = DeedCommand, argument(in.command)
 	case "Task", "Agent":
 		d.Kind, d.Target, d.Agent = DeedTask, argument(in.description), argument(in.subagentType)

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/render"
 )
 
 func searchCommand() *cli.Command {
@@ -22,8 +23,9 @@ func searchCommand() *cli.Command {
 		Name:      "search",
 		Usage:     "search the bottles of this project's sessions",
 		ArgsUsage: "QUERY",
-		Description: "Finds the messages and observations that hold every word of QUERY (and every \"quoted\n" +
-			"phrase\"), best first, in the bottles of the current directory's project (the nearest\n" +
+		Description: "Finds the messages, observations and deeds (a file changed, a command run: WHO is\n" +
+			"\"deed\") that hold every word of QUERY (and every \"quoted phrase\"), best first, in the\n" +
+			"bottles of the current directory's project (the nearest\n" +
 			"directory at or above it that sessions were started in, and the directories under it),\n" +
 			"or of every project with --all. Cleared sessions are left out unless --archived. Words of\n" +
 			"Chinese, Japanese and Korean are found inside sentences. While the search index is first\n" +
@@ -43,11 +45,14 @@ func searchCommand() *cli.Command {
 
 // hitJSON is a hit in --json output. The field names are stable.
 type hitJSON struct {
-	Session  string `json:"session"`
-	Bottle   string `json:"bottle"`
-	Line     int    `json:"line"`
-	Time     string `json:"time,omitempty"` // RFC 3339
-	Speaker  string `json:"speaker"`        // user, assistant, observation, summary
+	Session string `json:"session"`
+	Bottle  string `json:"bottle"`
+	Line    int    `json:"line"`
+	Time    string `json:"time,omitempty"` // RFC 3339
+	Speaker string `json:"speaker"`        // user, assistant, observation, summary, deed
+	// Deed marks a hit in the trail of what was done (a file changed, a
+	// command run…) rather than in what someone said.
+	Deed     bool   `json:"deed"`
 	Project  string `json:"project"`
 	Archived bool   `json:"archived"`
 	Snippet  string `json:"snippet"`
@@ -108,8 +113,8 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Bool("json") {
 		out := make([]hitJSON, 0, len(hits))
 		for _, h := range hits {
-			j := hitJSON{Session: h.Session, Bottle: h.Bottle, Line: h.Line, Speaker: h.Kind.String(), Project: h.Project, Archived: h.Archived,
-				Snippet: h.Snippet, Partial: partial}
+			j := hitJSON{Session: h.Session, Bottle: h.Bottle, Line: h.Line, Speaker: h.Kind.String(), Deed: h.Kind == render.BlockDeed,
+				Project: h.Project, Archived: h.Archived, Snippet: h.Snippet, Partial: partial}
 			if !h.Time.IsZero() {
 				j.Time = h.Time.Format(time.RFC3339)
 			}

@@ -125,3 +125,41 @@ func TestProgressPrinter(t *testing.T) {
 		t.Errorf("a quick pass printed %q", out.String())
 	}
 }
+
+// TestSearchDeedHit: a session is found by a file it changed, and the hit
+// says it is a deed, in the table and in --json.
+func TestSearchDeedHit(t *testing.T) {
+	e := newEnv(t, false)
+	rec := func(s string) string {
+		return strings.ReplaceAll(s, "SID", sessionID) + "\n"
+	}
+	records := rec(`{"parentUuid":null,"type":"user","message":{"role":"user","content":"DEED-P1 make the port configurable"},"uuid":"u1","timestamp":"2026-05-01T10:00:00.000Z","sessionId":"SID","cwd":"/home/dev/app"}`) +
+		rec(`{"parentUuid":"u1","type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"/home/dev/app/server/listen.go","old_string":"8080","new_string":"port"}}]},"uuid":"a1","timestamp":"2026-05-01T10:00:05.000Z","sessionId":"SID","cwd":"/home/dev/app"}`) +
+		rec(`{"parentUuid":"a1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"toolUseResult":{"filePath":"x"},"uuid":"r1","timestamp":"2026-05-01T10:00:06.000Z","sessionId":"SID","cwd":"/home/dev/app"}`) +
+		rec(`{"parentUuid":"r1","type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"DEED-A1 The port comes from the flag now."}]},"uuid":"a2","timestamp":"2026-05-01T10:00:09.000Z","sessionId":"SID","cwd":"/home/dev/app"}`)
+	if err := os.WriteFile(filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl"), []byte(records), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	if code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...); code != 0 {
+		t.Fatalf("render: %s", errOut)
+	}
+	code, out, errOut := bottled(t, nil, append(flags, "search", "--all", "server/listen.go")...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || strings.Fields(lines[1])[2] != "deed" || !strings.Contains(lines[1], "edited server/listen.go (+1 −1)") {
+		t.Errorf("search: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, _ = bottled(t, nil, append(flags, "search", "--all", "--json", "server/listen.go")...)
+	var hits []hitJSON
+	if err := json.Unmarshal([]byte(out), &hits); code != 0 || err != nil || len(hits) != 1 {
+		t.Fatalf("--json: code %d, %v, %q", code, err, out)
+	}
+	if h := hits[0]; !h.Deed || h.Speaker != "deed" || h.Snippet != "edited server/listen.go (+1 −1)" {
+		t.Errorf("hit %+v", h)
+	}
+	// What was said is not a deed.
+	code, out, _ = bottled(t, nil, append(flags, "search", "--all", "--json", "DEED-A1")...)
+	if err := json.Unmarshal([]byte(out), &hits); code != 0 || err != nil || len(hits) != 1 || hits[0].Deed || hits[0].Speaker != "assistant" {
+		t.Errorf("--json DEED-A1: code %d, %v, %q", code, err, out)
+	}
+}
