@@ -15,9 +15,10 @@ import (
 )
 
 // FuzzRenderPrivate reads arbitrary transcript bytes followed by a user
-// message and an assistant message, each hiding a secret in a <private>
-// element among fuzzed text, and renders them: the secret must never reach
-// the bottle, whatever surrounds it.
+// message and an assistant message with tool calls, each hiding a secret
+// in a <private> element among fuzzed text (in the message's text and in
+// every argument the trail shows), and renders them: the secret must never
+// reach the bottle, whatever surrounds it.
 func FuzzRenderPrivate(f *testing.F) {
 	f.Add([]byte(""), "before ", " middle <system-reminder>", "</system-reminder> after")
 	f.Add([]byte(`{"type":"user","uuid":"x","message":{"content":"<private>"}}`+"\n"), "<private", "<private>", "")
@@ -31,7 +32,15 @@ func FuzzRenderPrivate(f *testing.F) {
 		text := before + "<private>" + inside + secret + "</private>" + after
 		user, _ := json.Marshal(map[string]any{"type": "user", "uuid": "fz-u", "message": map[string]any{"role": "user", "content": text}})
 		asst, _ := json.Marshal(map[string]any{"type": "assistant", "uuid": "fz-a", "parentUuid": "fz-u",
-			"message": map[string]any{"id": "fz-m", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}}}})
+			"message": map[string]any{"id": "fz-m", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": text},
+				// The trail shows a call's argument, through the same stripper.
+				map[string]any{"type": "tool_use", "id": "t1", "name": "Bash", "input": map[string]any{"command": text}},
+				map[string]any{"type": "tool_use", "id": "t2", "name": "Edit", "input": map[string]any{"file_path": text, "old_string": text, "new_string": text}},
+				map[string]any{"type": "tool_use", "id": "t3", "name": "Task", "input": map[string]any{"description": text, "subagent_type": text}},
+				map[string]any{"type": "tool_use", "id": "t4", "name": "WebFetch", "input": map[string]any{"url": text}},
+				map[string]any{"type": "tool_use", "id": "t5", "name": "Grep", "input": map[string]any{"pattern": text}},
+				map[string]any{"type": "tool_use", "id": "t6", "name": text, "input": map[string]any{"skill": text}},
+			}}})
 		data := append(append(append(append([]byte{}, junk...), '\n'), user...), '\n')
 		data = append(append(data, asst...), '\n')
 		path := filepath.Join(t.TempDir(), "s.jsonl")
