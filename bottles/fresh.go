@@ -85,7 +85,7 @@ const WhyRewritten = "transcript rewritten"
 // CheckState compares a bottle's state with the sources now. transcript is
 // where the session's transcript is now ("" if it has none). Records
 // appended since the bottle that carry nothing it would show (hook
-// records, tool results, a compaction boundary and its summary) leave it
+// records, tool output, a compaction boundary and its summary) leave it
 // fresh; so does a transcript that disappeared, since the bottle keeps what
 // it had. Transcripts of at most verify bytes are read again in full when
 // they were written since (see VerifyAll). The reason is a few words for

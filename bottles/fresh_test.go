@@ -3,6 +3,7 @@ package bottles
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 // `claude -p "/compact" --resume ID` (or "/clear") writes before its hooks
 // run, and checks the bottle: a command waiting in Claude Code's queue is
 // not content, so the bottle stays fresh; text typed into the queue may
-// become a steering message, so it makes the bottle stale.
+// become a steering message, so it makes the bottle stale. A tool call,
+// and a failure in its result, are in the trail; its output is not.
 func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 	const id = "5b1c2d3e-4f50-4a61-8b72-c3d4e5f60718"
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -21,7 +23,8 @@ func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 		at = at.Add(time.Second)
 		return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: at, CWD: "/w"}
 	}
-	base := rec("u1", "").User("FRESH-P1 rename the flag") + rec("a1", "u1").Assistant("m1", "FRESH-A1 Renamed.")
+	base := rec("u1", "").User("FRESH-P1 rename the flag") + rec("a0", "u1").ToolUse("m0", "t0") + rec("a1", "a0").Assistant("m1", "FRESH-A1 Renamed.")
+	failed := strings.Replace(rec("r0", "a1").ToolResult("t0", "exit 1"), `"type":"tool_result"`, `"is_error":true,"type":"tool_result"`, 1)
 	q := func(op, content string) string { return rec("", "").Queue(op, content) }
 	tests := []struct {
 		name     string
@@ -39,6 +42,10 @@ func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 			rec("c2", "c1").Assistant("m2", "FRESH-A2 Wrote CLAUDE.md."), Stale},
 		{"text typed into the queue", q("enqueue", "FRESH-STEER also update the docs"), Stale},
 		{"a prompt", rec("u2", "a1").User("FRESH-P2 and the docs"), Stale},
+		// The trail shows tool calls and whether they failed, never their output.
+		{"a tool call", rec("a2", "a1").ToolUse("m2", "t2"), Stale},
+		{"a tool's output", rec("r0", "a1").ToolResult("t0", "ok"), Fresh},
+		{"a tool's failure", failed, Stale},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,8 +52,9 @@ type Block struct {
 	// Start and End delimit the block in the bottle's bytes, heading
 	// included and trailing blank lines and turn rule excluded.
 	Start, End int
-	// Text is where the block's words start: after the heading line, or
-	// after the list marker of an observation line.
+	// Text is where the block's words start: after the heading line,
+	// after the list marker of an observation or trail line, or at Start
+	// for the assistant's text that goes on after a trail.
 	Text int
 	// Time is when the block was said, as far as its heading shows (to
 	// the minute); zero when the heading shows no time.

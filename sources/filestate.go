@@ -159,9 +159,10 @@ func FileIDOf(info os.FileInfo) FileID {
 // Since compares the file at fs.Path with what fs read, opening it once:
 // rewritten reports that it no longer holds those bytes; appended, that
 // the complete lines written after fs.Offset carry something a spine
-// shows (a genuine user message, assistant text, a steering message).
-// Records that only add structure or noise (tool results, hook and
-// progress records, a compaction boundary and its summary) do not count.
+// shows (a genuine user message, assistant text, a steering message, a
+// tool call, a tool result that failed or made a file). Records that only
+// add structure or noise (other tool results, hook and progress records,
+// a compaction boundary and its summary) do not count.
 //
 // A file whose time is still fs.Mod was not written since: nothing more
 // is read. Otherwise the 4 KiB before the offset are compared (Holds), and
@@ -203,7 +204,8 @@ func (fs FileState) Since(verify int64) (rewritten, appended bool, err error) {
 		case r.kind == recUser && r.class == userGenuine,
 			r.kind == recQueued && r.class == userGenuine,
 			(r.kind == recEnqueue || r.kind == recRemove) && r.queue == queueTyped,
-			r.kind == recAssistant && r.text != "":
+			r.kind == recAssistant && (r.text != "" || r.deed != nil),
+			r.kind == recNode && r.result != 0: // a failure or a new file the trail shows
 			return false, true, nil
 		}
 	}
