@@ -246,18 +246,24 @@ func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed) (map[int64][]d
 	ix.marks++
 	mark := ix.marks
 	var when int64
-blocks:
+	// taken counts, per checksum, the rows identical blocks earlier in the
+	// bottle took: they take them in order, so the next free one is at
+	// that index. A trail repeats lines (a command run in every turn), and
+	// looking for a free row from the start would cost the square of
+	// their number.
+	var taken map[int64]int
 	for seq, b := range p.Blocks {
 		if !b.Time.IsZero() {
 			when = b.Time.Unix()
 		}
 		sum := blockSum(data[b.Start:b.End])
 		ds := have[sum]
-		for i := range ds {
-			d := &ds[i]
-			if d.mark == mark {
-				continue // an identical block earlier in the bottle took it
+		if i := taken[sum]; i < len(ds) {
+			if taken == nil {
+				taken = map[int64]int{}
 			}
+			taken[sum] = i + 1
+			d := &ds[i]
 			d.mark = mark
 			if d.seq != int64(seq) || d.time != when {
 				if err := ix.exec(`UPDATE docs SET seq = ?, time = ? WHERE id = ?`, seq, when, d.id); err != nil {
@@ -265,7 +271,7 @@ blocks:
 				}
 				d.seq, d.time = int64(seq), when
 			}
-			continue blocks
+			continue
 		}
 		body := data[b.Text:b.End]
 		if err := ix.insertDoc(id, seq, sum, b.Kind, when, countWords(body)); err != nil {
@@ -276,6 +282,10 @@ blocks:
 			return nil, err
 		}
 		have[sum] = append(ds, doc{id: row, seq: int64(seq), time: when, mark: mark})
+		if taken == nil {
+			taken = map[int64]int{}
+		}
+		taken[sum] = len(ds) + 1 // every row of this checksum is taken
 	}
 	for sum, ds := range have {
 		kept := ds[:0]
