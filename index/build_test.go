@@ -293,20 +293,13 @@ func TestPurgeDuringBuild(t *testing.T) {
 	const secret = "zqxbuildsecretzq"
 	const n = 4
 	data := buildCorpus(t, n)
-	dir := bottles.BottlesDir(data)
 	s := talk{id: "s-secret", cwd: "/p", start: day, turns: [][2]string{{"the key is " + secret, "noted"}}}
 	writeBottles(t, data, s.bottle(t))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
 	if !filesHold(t, Dir(data), secret) || building(t, ix) == nil {
 		t.Fatal("the secret's bottle is not in the unfinished index")
 	}
-	s.turns[0][0] = "the key is [redacted]"
-	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
-		t.Fatal(err)
-	}
-	if err := bottles.Open(filepath.Dir(dir), nil, nil).AskPurge(); err != nil {
-		t.Fatal(err)
-	}
+	redact(t, data, &s, secret)
 	if err := ix.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -324,33 +317,16 @@ func TestPurgeDuringBuild(t *testing.T) {
 	}
 }
 
-func openIndexWith(t *testing.T, data string, opts Options) *Index {
-	t.Helper()
-	ix, err := Open(context.Background(), data, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
-}
-
 // TestPurgeAnsweredByTheBuild: a purge asked while another process builds
 // the index is left to the builder, which purges at its next step and
 // removes the request.
 func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	const secret = "zqxbuildersecretzq"
 	data := buildCorpus(t, 4)
-	dir := bottles.BottlesDir(data)
 	s := talk{id: "s-secret", cwd: "/p", start: day, turns: [][2]string{{"the key is " + secret, "noted"}}}
 	writeBottles(t, data, s.bottle(t))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
-	s.turns[0][0] = "the key is [redacted]"
-	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
-		t.Fatal(err)
-	}
-	if err := bottles.Open(filepath.Dir(dir), nil, nil).AskPurge(); err != nil {
-		t.Fatal(err)
-	}
+	redact(t, data, &s, secret)
 	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +337,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	if len(search(t, ix, secret, Scope{})) != 0 {
 		t.Error("the redacted word is still found")
 	}
-	if _, err := os.Stat(bottles.Open(filepath.Dir(dir), nil, nil).PurgeMarker()); err != nil || !filesHold(t, Dir(data), secret) {
+	if _, err := os.Stat(bottles.Open(data, nil, nil).PurgeMarker()); err != nil || !filesHold(t, Dir(data), secret) {
 		t.Fatalf("a sync purged while another process built: marker %v", err)
 	}
 	unlock()
@@ -371,7 +347,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	if filesHold(t, Dir(data), secret) {
 		t.Error("the index's files still hold the redacted word after the build")
 	}
-	if _, err := os.Stat(bottles.Open(filepath.Dir(dir), nil, nil).PurgeMarker()); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(bottles.Open(data, nil, nil).PurgeMarker()); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the request is still there: %v", err)
 	}
 }

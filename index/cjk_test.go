@@ -97,10 +97,7 @@ func TestSearchCJK(t *testing.T) {
 func TestSearchCJKRealBottles(t *testing.T) {
 	data := t.TempDir()
 	corpus := realBottles(t, true)
-	for _, b := range corpus {
-		writeBottles(t, data, b.bottle)
-	}
-	ix := openIndex(t, data)
+	ix := indexCorpus(t, data, corpus)
 	checked := map[string]int{}
 	for _, b := range corpus {
 		p, err := render.Parse(b.bottle.Bytes, time.UTC)

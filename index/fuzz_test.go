@@ -13,7 +13,6 @@ import (
 
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
-	"github.com/bottled-dev/bottled/sources"
 )
 
 // queryCorpus holds the words FTS5's query language gives meaning to, so
@@ -146,11 +145,7 @@ func FuzzPrivateNeverFound(f *testing.F) {
 		if err := os.WriteFile(path, []byte(transcript), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		tr, err := sources.ReadTranscript(id, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, []*sources.Transcript{tr}), Now: testNow, Location: time.UTC})
+		b, err := renderTranscript(t, id, path, testNow)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,12 +52,7 @@ func realBottles(t testing.TB, more bool) []realBottle {
 			}
 			return r
 		}, id)
-		tr, err := sources.ReadTranscript(id, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, []*sources.Transcript{tr}),
-			Now: testNow.Add(time.Duration(i) * time.Second), Location: time.UTC})
+		b, err := renderTranscript(t, id, f, testNow.Add(time.Duration(i)*time.Second))
 		if err != nil {
 			continue // sidechain-only
 		}
@@ -83,14 +78,72 @@ func writeBottles(t testing.TB, dataDir string, bs ...*render.Bottle) {
 	}
 }
 
+// indexCorpus writes the bottles of corpus into dataDir and opens its
+// index.
+func indexCorpus(t testing.TB, dataDir string, corpus []realBottle) *Index {
+	t.Helper()
+	for _, b := range corpus {
+		writeBottles(t, dataDir, b.bottle)
+	}
+	return openIndex(t, dataDir)
+}
+
+// renderTranscript renders the transcript at path alone as session id's
+// bottle, as of now.
+func renderTranscript(t testing.TB, id, path string, now time.Time) (*render.Bottle, error) {
+	t.Helper()
+	tr, err := sources.ReadTranscript(id, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, []*sources.Transcript{tr}), Now: now, Location: time.UTC})
+}
+
+// redact rewrites the session's bottle with secret replaced in its first
+// prompt, as a render after a redaction does, and asks for a purge as such
+// a writer does.
+func redact(t testing.TB, data string, s *talk, secret string) {
+	t.Helper()
+	s.turns[0][0] = strings.ReplaceAll(s.turns[0][0], secret, "[redacted]")
+	dir := bottles.BottlesDir(data)
+	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+		t.Fatal(err)
+	}
+	if err := bottles.Open(data, nil, nil).AskPurge(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func openIndex(t testing.TB, dataDir string) *Index {
 	t.Helper()
-	ix, err := Open(context.Background(), dataDir, Options{Location: time.UTC})
+	return openIndexWith(t, dataDir, Options{Location: time.UTC})
+}
+
+// openIndexWith opens the index of dataDir with opts, closed at the
+// test's end.
+func openIndexWith(t testing.TB, dataDir string, opts Options) *Index {
+	t.Helper()
+	ix, err := Open(context.Background(), dataDir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
 	return ix
+}
+
+// listed returns the IDs of the sessions ix lists in scope, sorted.
+func listed(t testing.TB, ix *Index, scope Scope) []string {
+	t.Helper()
+	list, err := ix.Sessions(context.Background(), scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range list {
+		ids = append(ids, s.ID)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 func search(t testing.TB, ix *Index, q string, scope Scope) []Hit {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
-	"github.com/bottled-dev/bottled/sources"
 )
 
 // TestSearchRealBottles indexes the bottles of the real fixtures and
@@ -23,10 +22,7 @@ import (
 func TestSearchRealBottles(t *testing.T) {
 	data := t.TempDir()
 	corpus := realBottles(t, false)
-	for _, b := range corpus {
-		writeBottles(t, data, b.bottle)
-	}
-	ix := openIndex(t, data)
+	ix := indexCorpus(t, data, corpus)
 	words := uniqueWords(t, corpus)
 	checked := 0
 	for _, b := range corpus {
@@ -133,11 +129,7 @@ func TestPerTurnEqualsRebuild(t *testing.T) {
 		if err := os.WriteFile(transcript, bytes.Join(lines[:cut], nil), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		tr, err := sources.ReadTranscript(id, transcript)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, []*sources.Transcript{tr}), Now: testNow, Location: time.UTC})
+		b, err := renderTranscript(t, id, transcript, testNow)
 		if err != nil {
 			continue // nothing to show yet
 		}
@@ -213,10 +205,7 @@ func docIDs(t testing.TB, ix *Index) map[int64][]int64 {
 func TestArchiveAndDeletion(t *testing.T) {
 	data := t.TempDir()
 	corpus := realBottles(t, false)[:3]
-	for _, b := range corpus {
-		writeBottles(t, data, b.bottle)
-	}
-	ix := openIndex(t, data)
+	ix := indexCorpus(t, data, corpus)
 	words := uniqueWords(t, corpus)
 	target := corpus[0]
 	word := words[target.id]

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,20 +23,6 @@ func redactable(id, secret string) talk {
 		s.turns = append(s.turns, [2]string{fmt.Sprintf("%s prompt %d", id, i), strings.Repeat("more words ", 50)})
 	}
 	return s
-}
-
-// redact rewrites the session's bottle without its secret, as a render
-// after a redaction does, and asks for a purge as such a writer does.
-func redact(t *testing.T, data string, s *talk) {
-	t.Helper()
-	s.turns[0][0] = "my key is [redacted] please"
-	dir := bottles.BottlesDir(data)
-	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
-		t.Fatal(err)
-	}
-	if err := bottles.Open(filepath.Dir(dir), nil, nil).AskPurge(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // holdSnapshot opens the index's database as another process reading it
@@ -97,7 +82,7 @@ func TestPurgeKeepsALaterRequest(t *testing.T) {
 	release := holdSnapshot(t, ix)
 	db := ix.genPath(ix.gen)
 	before := fileSize(db)
-	redact(t, data, &a)
+	redact(t, data, &a, first)
 	synced := make(chan error, 1)
 	go func() { synced <- ix.Sync(context.Background()) }()
 	// The purge has merged the segments and copied the database anew into
@@ -109,7 +94,7 @@ func TestPurgeKeepsALaterRequest(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	redact(t, data, &b)
+	redact(t, data, &b, second)
 	release()
 	if err := <-synced; err != nil {
 		t.Fatal(err)
@@ -142,7 +127,7 @@ func TestPurgeWaitsForReaders(t *testing.T) {
 	writeBottles(t, data, s.bottle(t))
 	ix := openIndex(t, data)
 	release := holdSnapshot(t, ix)
-	redact(t, data, &s)
+	redact(t, data, &s, secret)
 	if err := ix.Sync(context.Background()); !errors.Is(err, ErrPurge) {
 		t.Fatalf("Sync with a reader holding the WAL = %v; want ErrPurge", err)
 	}
@@ -170,7 +155,7 @@ func TestPurgeByRebuild(t *testing.T) {
 	s := redactable("s", secret)
 	writeBottles(t, data, s.bottle(t))
 	openIndex(t, data).Close()
-	redact(t, data, &s)
+	redact(t, data, &s, secret)
 	ix, err := Open(context.Background(), data, Options{Location: time.UTC, Rebuild: true})
 	if err != nil {
 		t.Fatal(err)

@@ -21,10 +21,7 @@ func indexedWords(t *testing.T) (string, *Index, map[string]string) {
 	t.Helper()
 	data := t.TempDir()
 	corpus := realBottles(t, false)[:6]
-	for _, b := range corpus {
-		writeBottles(t, data, b.bottle)
-	}
-	ix := openIndex(t, data)
+	ix := indexCorpus(t, data, corpus)
 	words := uniqueWords(t, corpus)
 	if len(words) < 3 {
 		t.Fatalf("only %d bottles with a word of their own", len(words))
@@ -457,14 +454,7 @@ func TestPurgeAsked(t *testing.T) {
 			if !filesHold(t, Dir(data), secret) {
 				t.Fatal("the secret is not in the index to begin with")
 			}
-			s.turns[0][0] = "the key is [redacted]"
-			dir := bottles.BottlesDir(data)
-			if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
-				t.Fatal(err)
-			}
-			if err := bottles.Open(filepath.Dir(dir), nil, nil).AskPurge(); err != nil {
-				t.Fatal(err)
-			}
+			redact(t, data, &s, secret)
 			var err error
 			if how == "Sync" {
 				err = ix.Sync(context.Background())
@@ -477,7 +467,7 @@ func TestPurgeAsked(t *testing.T) {
 			if filesHold(t, Dir(data), secret) {
 				t.Error("the index's files still hold the redacted word")
 			}
-			if _, err := os.Stat(bottles.Open(filepath.Dir(dir), nil, nil).PurgeMarker()); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(bottles.Open(data, nil, nil).PurgeMarker()); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("the marker is still there: %v", err)
 			}
 			if len(search(t, ix, "redacted", Scope{})) == 0 {

@@ -352,16 +352,7 @@ func TestProjectSpellings(t *testing.T) {
 		if got := sessionsOf(search(t, ix, "retry loop", scope)); !slices.Equal(got, c.want) {
 			t.Errorf("search in %q: %v, want %v", c.project, got, c.want)
 		}
-		list, err := ix.Sessions(context.Background(), scope)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, s := range list {
-			got = append(got, s.ID)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, c.want) {
+		if got := listed(t, ix, scope); !slices.Equal(got, c.want) {
 			t.Errorf("sessions of %q: %v, want %v", c.project, got, c.want)
 		}
 	}
@@ -393,16 +384,7 @@ func TestProjectOfSubdirectory(t *testing.T) {
 		if got := sessionsOf(search(t, ix, "retry loop", scope)); !slices.Equal(got, c.want) {
 			t.Errorf("search from %s: %v, want %v", c.dir, got, c.want)
 		}
-		list, err := ix.Sessions(context.Background(), scope)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, s := range list {
-			got = append(got, s.ID)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, c.want) {
+		if got := listed(t, ix, scope); !slices.Equal(got, c.want) {
 			t.Errorf("sessions from %s: %v, want %v", c.dir, got, c.want)
 		}
 		ext, err := ix.Extent(context.Background(), scope)
