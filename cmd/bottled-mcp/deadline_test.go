@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,8 +39,7 @@ func TestReadBesideOddFiles(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
-			claude, data := filepath.Join(root, "claude"), filepath.Join(root, "mem")
-			proj := filepath.Join(claude, "projects", "-home-dev-app")
+			proj := filepath.Join(root, "claude", "projects", "-home-dev-app")
 			if err := os.MkdirAll(proj, 0o700); err != nil {
 				t.Fatal(err)
 			}
@@ -56,60 +50,17 @@ func TestReadBesideOddFiles(t *testing.T) {
 			}
 			m.Make(t, filepath.Join(proj, odd+".jsonl"))
 
-			cmd := exec.Command(bin, "--claude-dir", claude, "--data-dir", data)
 			// Started in the session: finding which session it is in now
 			// reads the heads of the newer files in its directory.
-			cmd.Env = append(os.Environ(), "CLAUDE_CODE_SESSION_ID="+id)
-			stdin, _ := cmd.StdinPipe()
-			stdout, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			p := startMCP(t, bin, root, "CLAUDE_CODE_SESSION_ID="+id)
+			got := p.call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"session":"` + id + `","from":1}}}`)
+			if !strings.Contains(got.line, "ODD-READ-A1 hi") {
+				t.Errorf("read of %s: %s", id, got.line)
 			}
-			t.Cleanup(func() {
-				stdin.Close()
-				cmd.Process.Kill()
-				cmd.Wait()
-			})
-			lines := make(chan string)
-			go func() {
-				defer close(lines)
-				sc := bufio.NewScanner(stdout)
-				sc.Buffer(nil, 16<<20)
-				for sc.Scan() {
-					lines <- sc.Text()
-				}
-			}()
-			call := func(n int, method, params string) string {
-				t.Helper()
-				fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", n, method, params)
-				deadline := time.After(20 * time.Second)
-				for {
-					select {
-					case line, ok := <-lines:
-						if !ok {
-							t.Fatalf("the server ended without answering %s", method)
-						}
-						var v struct {
-							ID int `json:"id"`
-						}
-						if json.Unmarshal([]byte(line), &v) == nil && v.ID == n {
-							return line
-						}
-					case <-deadline:
-						t.Fatalf("no answer to %s within 20 s", method)
-					}
-				}
+			if got := p.call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"from":1}}}`); !strings.Contains(got.line, "ODD-READ-A1 hi") {
+				t.Errorf("read of this session: %s", got.line)
 			}
-			call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}`)
-			io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-			got := call(2, "tools/call", `{"name":"read","arguments":{"session":"`+id+`","from":1}}`)
-			if !strings.Contains(got, "ODD-READ-A1 hi") {
-				t.Errorf("read of %s: %s", id, got)
-			}
-			if got := call(3, "tools/call", `{"name":"read","arguments":{"from":1}}`); !strings.Contains(got, "ODD-READ-A1 hi") {
-				t.Errorf("read of this session: %s", got)
-			}
-			call(4, "tools/list", `{}`)
+			p.call(`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}`)
 		})
 	}
 }

@@ -25,9 +25,14 @@ type mcpProcess struct {
 	out    *bufio.Reader
 }
 
-func startMCP(t *testing.T, bin, dir string) *mcpProcess {
+// startMCP starts bin with its Claude directory and data directory in dir
+// and env added to its environment, and initializes the session.
+func startMCP(t *testing.T, bin, dir string, env ...string) *mcpProcess {
 	t.Helper()
 	cmd := exec.Command(bin, "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem"))
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
