@@ -71,14 +71,7 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	if query == "" {
 		return usagef("search takes a QUERY")
 	}
-	if cmd.Int("limit") < 1 || cmd.Int("limit") > index.MaxLimit {
-		return usagef("--limit must be from 1 to %d", index.MaxLimit)
-	}
-	d, err := dirsOf(cmd)
-	if err != nil {
-		return err
-	}
-	scope, err := workScope(cmd)
+	d, scope, err := workScope(cmd)
 	if err != nil {
 		return err
 	}
@@ -140,18 +133,25 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	return nil
 }
 
-// workScope is the scope of a search or a list from the command's flags:
-// the working directory's project, or every project with --all; cleared
-// sessions with --archived; --limit results.
-func workScope(cmd *cli.Command) (index.Scope, error) {
+// workScope is the directories and the scope of a search or a list from
+// the command's flags: the working directory's project, or every project
+// with --all; cleared sessions with --archived; --limit results, which
+// must be from 1 to index.MaxLimit.
+func workScope(cmd *cli.Command) (dirs, index.Scope, error) {
+	if cmd.Int("limit") < 1 || cmd.Int("limit") > index.MaxLimit {
+		return dirs{}, index.Scope{}, usagef("--limit must be from 1 to %d", index.MaxLimit)
+	}
+	d, err := dirsOf(cmd)
+	if err != nil {
+		return d, index.Scope{}, err
+	}
 	scope := index.Scope{Archived: cmd.Bool("archived"), Limit: cmd.Int("limit")}
 	if !cmd.Bool("all") {
-		var err error
 		if scope.Project, err = os.Getwd(); err != nil {
-			return scope, err
+			return d, scope, err
 		}
 	}
-	return scope, nil
+	return d, scope, nil
 }
 
 // searchBuildFor bounds how long a search that finds the index unbuilt

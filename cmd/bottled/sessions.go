@@ -55,14 +55,7 @@ func runSessions(ctx context.Context, cmd *cli.Command) error {
 	if cmd.NArg() > 0 {
 		return usagef("sessions takes no arguments (to show a session: bottled show ID)")
 	}
-	if cmd.Int("limit") < 1 || cmd.Int("limit") > index.MaxLimit {
-		return usagef("--limit must be from 1 to %d", index.MaxLimit)
-	}
-	d, err := dirsOf(cmd)
-	if err != nil {
-		return err
-	}
-	scope, err := workScope(cmd)
+	d, scope, err := workScope(cmd)
 	if err != nil {
 		return err
 	}
