@@ -134,18 +134,13 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, args search
 	if sc.Until, err = index.ParseTime(args.Until, now, s.cfg.Location); err != nil {
 		return nil, nil, fmt.Errorf("until: %w", err)
 	}
-	ix, err := s.index(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	hits, err := ix.Search(ctx, args.Query, sc)
-	if errors.Is(err, index.ErrNoWords) {
-		return nil, nil, fmt.Errorf("%w: %q", err, args.Query)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	ext, err := ix.Extent(ctx, sc)
+	hits, ext, err := fromIndex(ctx, s, sc, func(ix *index.Index) ([]index.Hit, error) {
+		hits, err := ix.Search(ctx, args.Query, sc)
+		if errors.Is(err, index.ErrNoWords) {
+			err = fmt.Errorf("%w: %q", err, args.Query)
+		}
+		return hits, err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,17 +161,27 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, args search
 	return textResult(out.String()), nil, nil
 }
 
-func (s *Server) sessions(ctx context.Context, _ *sdk.CallToolRequest, args sessionsArgs) (*sdk.CallToolResult, any, error) {
-	sc := s.scope(args.All, args.Archived, args.Limit)
+// fromIndex answers a search or a list: what ask finds in the index, and
+// the extent of scope sc it covered, which the answer names.
+func fromIndex[T any](ctx context.Context, s *Server, sc index.Scope, ask func(*index.Index) (T, error)) (T, index.Extent, error) {
+	var none T
 	ix, err := s.index(ctx)
 	if err != nil {
-		return nil, nil, err
+		return none, index.Extent{}, err
 	}
-	list, err := ix.Sessions(ctx, sc)
+	found, err := ask(ix)
 	if err != nil {
-		return nil, nil, err
+		return none, index.Extent{}, err
 	}
 	ext, err := ix.Extent(ctx, sc)
+	return found, ext, err
+}
+
+func (s *Server) sessions(ctx context.Context, _ *sdk.CallToolRequest, args sessionsArgs) (*sdk.CallToolResult, any, error) {
+	sc := s.scope(args.All, args.Archived, args.Limit)
+	list, ext, err := fromIndex(ctx, s, sc, func(ix *index.Index) ([]index.Session, error) {
+		return ix.Sessions(ctx, sc)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
