@@ -9,12 +9,13 @@ import (
 // maxToken bounds the span of a token format: no known token is longer.
 const maxToken = 1024
 
-// A tokenRule is a token format: a fixed prefix and a body of one
-// alphabet, of a length and, where gitleaks' rule has one, an entropy
-// floor (its rule id is in the comment).
+// A tokenRule is a token format: a fixed prefix (one of a few that mean
+// the same) and a body of one alphabet, of a length and, where gitleaks'
+// rule has one, an entropy floor (its rule id is in the comment).
 type tokenRule struct {
 	kind     string
-	prefix   string // case-sensitive
+	prefixes []string // case-sensitive
+	prefix   string   // the one of prefixes a registered copy matches
 	body     *charset
 	min, max int     // the body's length
 	bounded  bool    // no letter or digit may touch the token at either end
@@ -38,105 +39,79 @@ var (
 var tokenRules = []tokenRule{
 	// anthropic-api-key, anthropic-admin-api-key, and the OAuth tokens
 	// Claude Code itself uses (sk-ant-oat01-, sk-ant-ort01-).
-	{kind: "Anthropic API key", prefix: "sk-ant-", body: b64url, min: 32, max: 300, bounded: true, entropy: 3.5},
+	{kind: "Anthropic API key", prefixes: []string{"sk-ant-"}, body: b64url, min: 32, max: 300, bounded: true, entropy: 3.5},
 	// openai-api-key, and the sk- keys of OpenAI-compatible providers.
-	{kind: "OpenAI API key", prefix: "sk-", body: b64url, min: 20, max: 400, bounded: true, entropy: 2.5, digit: true, check: openAIBody},
+	{kind: "OpenAI API key", prefixes: []string{"sk-"}, body: b64url, min: 20, max: 400, bounded: true, entropy: 2.5, digit: true, check: openAIBody},
 	// github-pat, github-oauth, github-app-token, github-refresh-token,
 	// github-fine-grained-pat. GitHub says tokens may grow to 255 bytes.
-	{kind: "GitHub token", prefix: "ghp_", body: alnum, min: 36, max: 251, entropy: 3},
-	{kind: "GitHub token", prefix: "gho_", body: alnum, min: 36, max: 251, entropy: 3},
-	{kind: "GitHub token", prefix: "ghu_", body: alnum, min: 36, max: 251, entropy: 3},
-	{kind: "GitHub token", prefix: "ghs_", body: alnum, min: 36, max: 251, entropy: 3},
-	{kind: "GitHub token", prefix: "ghr_", body: alnum, min: 36, max: 251, entropy: 3},
-	{kind: "GitHub token", prefix: "github_pat_", body: word, min: 60, max: 244, entropy: 3},
+	{kind: "GitHub token", prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnum, min: 36, max: 251, entropy: 3},
+	{kind: "GitHub token", prefixes: []string{"github_pat_"}, body: word, min: 60, max: 244, entropy: 3},
 	// gitlab-pat, gitlab-pat-routable and the other gitlab-* rules.
-	{kind: "GitLab token", prefix: "glpat-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "glcbt-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "gldt-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "glffct-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "glft-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "glimt-", body: gitlabBody, min: 25, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "glagent-", body: gitlabBody, min: 50, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "gloas-", body: gitlabBody, min: 64, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "glptt-", body: gitlabBody, min: 40, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "glrt-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "glsoat-", body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefix: "GR1348941", body: b64url, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"glpat-", "glcbt-", "gldt-", "glffct-", "glft-"},
+		body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"glimt-"}, body: gitlabBody, min: 25, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"glagent-"}, body: gitlabBody, min: 50, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"gloas-"}, body: gitlabBody, min: 64, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"glptt-"}, body: gitlabBody, min: 40, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"glrt-", "glsoat-"}, body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"GR1348941"}, body: b64url, min: 20, max: 300, bounded: true, entropy: 3},
 	// aws-access-token, with its allowlist of AWS's documented examples.
-	{kind: "AWS access key ID", prefix: "AKIA", body: base32, min: 16, max: 16, bounded: true, entropy: 2.5, check: notExample},
-	{kind: "AWS access key ID", prefix: "ASIA", body: base32, min: 16, max: 16, bounded: true, entropy: 2.5, check: notExample},
-	{kind: "AWS access key ID", prefix: "ABIA", body: base32, min: 16, max: 16, bounded: true, entropy: 2.5, check: notExample},
-	{kind: "AWS access key ID", prefix: "ACCA", body: base32, min: 16, max: 16, bounded: true, entropy: 2.5, check: notExample},
+	{kind: "AWS access key ID", prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"},
+		body: base32, min: 16, max: 16, bounded: true, entropy: 2.5, check: notExample},
 	// gcp-api-key, and Google's OAuth client secrets and access tokens.
-	{kind: "Google API key", prefix: "AIza", body: b64url, min: 35, max: 35, bounded: true, entropy: 3.5},
-	{kind: "Google OAuth secret", prefix: "GOCSPX-", body: b64url, min: 28, max: 28, bounded: true, entropy: 3.5},
-	{kind: "Google OAuth token", prefix: "ya29.", body: dottedB64, min: 30, max: maxToken, bounded: true, entropy: 3.5},
+	{kind: "Google API key", prefixes: []string{"AIza"}, body: b64url, min: 35, max: 35, bounded: true, entropy: 3.5},
+	{kind: "Google OAuth secret", prefixes: []string{"GOCSPX-"}, body: b64url, min: 28, max: 28, bounded: true, entropy: 3.5},
+	{kind: "Google OAuth token", prefixes: []string{"ya29."}, body: dottedB64, min: 30, max: maxToken, bounded: true, entropy: 3.5},
 	// slack-bot-token, slack-user-token, slack-app-token,
 	// slack-config-*, slack-legacy-*.
-	{kind: "Slack token", prefix: "xoxb-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
-	{kind: "Slack token", prefix: "xoxp-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
-	{kind: "Slack token", prefix: "xoxa-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
-	{kind: "Slack token", prefix: "xoxr-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
-	{kind: "Slack token", prefix: "xoxs-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
-	{kind: "Slack token", prefix: "xoxo-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
-	{kind: "Slack token", prefix: "xoxe-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
-	{kind: "Slack token", prefix: "xoxe.xoxp-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
-	{kind: "Slack token", prefix: "xoxe.xoxb-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
-	{kind: "Slack token", prefix: "xapp-", body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
+	{kind: "Slack token", prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxo-", "xoxe-", "xoxe.xoxp-", "xoxe.xoxb-", "xapp-"},
+		body: slackBody, min: 10, max: 300, bounded: true, entropy: 2, digit: true},
 	// slack-webhook-url: the host is kept, the path is the secret.
-	{kind: "Slack webhook", prefix: "hooks.slack.com/services/", body: webhookBody, min: 30, max: 200, keep: true, entropy: 3},
-	{kind: "Slack webhook", prefix: "hooks.slack.com/workflows/", body: webhookBody, min: 30, max: 200, keep: true, entropy: 3},
-	{kind: "Slack webhook", prefix: "hooks.slack.com/triggers/", body: webhookBody, min: 30, max: 200, keep: true, entropy: 3},
+	{kind: "Slack webhook", prefixes: []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"},
+		body: webhookBody, min: 30, max: 200, keep: true, entropy: 3},
 	// stripe-access-token: secret and restricted keys, live and test.
-	{kind: "Stripe key", prefix: "sk_live_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
-	{kind: "Stripe key", prefix: "sk_test_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
-	{kind: "Stripe key", prefix: "sk_prod_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
-	{kind: "Stripe key", prefix: "rk_live_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
-	{kind: "Stripe key", prefix: "rk_test_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
-	{kind: "Stripe key", prefix: "rk_prod_", body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
+	{kind: "Stripe key", prefixes: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"},
+		body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
 	// npm-access-token, pypi-upload-token (and TestPyPI's).
-	{kind: "npm token", prefix: "npm_", body: alnum, min: 36, max: 36, bounded: true, entropy: 2},
-	{kind: "PyPI token", prefix: "pypi-AgEIcHlwaS5vcmc", body: b64url, min: 50, max: maxToken, bounded: true, entropy: 3},
-	{kind: "PyPI token", prefix: "pypi-AgENdGVzdC5weXBpLm9yZw", body: b64url, min: 50, max: maxToken, bounded: true, entropy: 3},
+	{kind: "npm token", prefixes: []string{"npm_"}, body: alnum, min: 36, max: 36, bounded: true, entropy: 2},
+	{kind: "PyPI token", prefixes: []string{"pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"},
+		body: b64url, min: 50, max: maxToken, bounded: true, entropy: 3},
 	// huggingface-access-token, huggingface-organization-api-token.
-	{kind: "Hugging Face token", prefix: "hf_", body: alpha, min: 34, max: 34, bounded: true, entropy: 3.5},
-	{kind: "Hugging Face token", prefix: "api_org_", body: alpha, min: 34, max: 34, bounded: true, entropy: 3.5},
+	{kind: "Hugging Face token", prefixes: []string{"hf_", "api_org_"}, body: alpha, min: 34, max: 34, bounded: true, entropy: 3.5},
 	// AI providers' keys, by their documented prefixes.
-	{kind: "Groq API key", prefix: "gsk_", body: alnum, min: 52, max: 52, bounded: true, entropy: 3.5},
-	{kind: "xAI API key", prefix: "xai-", body: alnum, min: 70, max: 100, bounded: true, entropy: 3.5},
-	{kind: "Perplexity API key", prefix: "pplx-", body: alnum, min: 40, max: 64, bounded: true, entropy: 3.5},
-	{kind: "Replicate token", prefix: "r8_", body: alnum, min: 37, max: 40, bounded: true, entropy: 3.5, digit: true},
+	{kind: "Groq API key", prefixes: []string{"gsk_"}, body: alnum, min: 52, max: 52, bounded: true, entropy: 3.5},
+	{kind: "xAI API key", prefixes: []string{"xai-"}, body: alnum, min: 70, max: 100, bounded: true, entropy: 3.5},
+	{kind: "Perplexity API key", prefixes: []string{"pplx-"}, body: alnum, min: 40, max: 64, bounded: true, entropy: 3.5},
+	{kind: "Replicate token", prefixes: []string{"r8_"}, body: alnum, min: 37, max: 40, bounded: true, entropy: 3.5, digit: true},
 	// sendgrid-api-token, digitalocean-*, shopify-*, vault-service-token,
 	// vault-batch-token, linear-api-key, postman-api-token, sentry-*,
 	// databricks-api-token, doppler-api-token, grafana-*,
 	// heroku-api-key-v2, age-secret-key; Supabase's access tokens.
-	{kind: "SendGrid key", prefix: "SG.", body: dottedB64, min: 66, max: 66, bounded: true, entropy: 3.5},
-	{kind: "DigitalOcean token", prefix: "dop_v1_", body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3},
-	{kind: "DigitalOcean token", prefix: "doo_v1_", body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3},
-	{kind: "DigitalOcean token", prefix: "dor_v1_", body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3},
-	{kind: "Shopify token", prefix: "shpat_", body: hexChars, min: 32, max: 32, bounded: true, entropy: 3},
-	{kind: "Shopify token", prefix: "shpca_", body: hexChars, min: 32, max: 32, bounded: true, entropy: 3},
-	{kind: "Shopify token", prefix: "shppa_", body: hexChars, min: 32, max: 32, bounded: true, entropy: 3},
-	{kind: "Shopify token", prefix: "shpss_", body: hexChars, min: 32, max: 32, bounded: true, entropy: 3},
-	{kind: "Vault token", prefix: "hvs.", body: b64url, min: 90, max: 300, bounded: true, entropy: 3.5},
-	{kind: "Vault token", prefix: "hvb.", body: b64url, min: 138, max: 300, bounded: true, entropy: 3.5},
-	{kind: "Linear API key", prefix: "lin_api_", body: alnum, min: 40, max: 40, bounded: true, entropy: 2},
-	{kind: "Postman API key", prefix: "PMAK-", body: postmanBody, min: 59, max: 59, bounded: true, entropy: 3},
-	{kind: "Sentry token", prefix: "sntrys_", body: sentryBody, min: 50, max: maxToken, bounded: true, entropy: 3.5},
-	{kind: "Sentry token", prefix: "sntryu_", body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3.5},
-	{kind: "Databricks token", prefix: "dapi", body: lowerHex, min: 32, max: 32, bounded: true, entropy: 3, digit: true},
-	{kind: "Doppler token", prefix: "dp.pt.", body: alnum, min: 43, max: 43, bounded: true, entropy: 2},
-	{kind: "Grafana token", prefix: "glsa_", body: word, min: 41, max: 41, bounded: true, entropy: 3},
-	{kind: "Grafana token", prefix: "glc_", body: b64pad, min: 32, max: 400, bounded: true, entropy: 3},
-	{kind: "Heroku API key", prefix: "HRKU-AA", body: b64url, min: 58, max: 58, bounded: true, entropy: 3.5},
-	{kind: "Supabase token", prefix: "sbp_", body: lowerHex, min: 40, max: 40, bounded: true, entropy: 3},
-	{kind: "age secret key", prefix: "AGE-SECRET-KEY-1", body: ageBody, min: 58, max: 58, bounded: true},
+	{kind: "SendGrid key", prefixes: []string{"SG."}, body: dottedB64, min: 66, max: 66, bounded: true, entropy: 3.5},
+	{kind: "DigitalOcean token", prefixes: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3},
+	{kind: "Shopify token", prefixes: []string{"shpat_", "shpca_", "shppa_", "shpss_"}, body: hexChars, min: 32, max: 32, bounded: true, entropy: 3},
+	{kind: "Vault token", prefixes: []string{"hvs."}, body: b64url, min: 90, max: 300, bounded: true, entropy: 3.5},
+	{kind: "Vault token", prefixes: []string{"hvb."}, body: b64url, min: 138, max: 300, bounded: true, entropy: 3.5},
+	{kind: "Linear API key", prefixes: []string{"lin_api_"}, body: alnum, min: 40, max: 40, bounded: true, entropy: 2},
+	{kind: "Postman API key", prefixes: []string{"PMAK-"}, body: postmanBody, min: 59, max: 59, bounded: true, entropy: 3},
+	{kind: "Sentry token", prefixes: []string{"sntrys_"}, body: sentryBody, min: 50, max: maxToken, bounded: true, entropy: 3.5},
+	{kind: "Sentry token", prefixes: []string{"sntryu_"}, body: lowerHex, min: 64, max: 64, bounded: true, entropy: 3.5},
+	{kind: "Databricks token", prefixes: []string{"dapi"}, body: lowerHex, min: 32, max: 32, bounded: true, entropy: 3, digit: true},
+	{kind: "Doppler token", prefixes: []string{"dp.pt."}, body: alnum, min: 43, max: 43, bounded: true, entropy: 2},
+	{kind: "Grafana token", prefixes: []string{"glsa_"}, body: word, min: 41, max: 41, bounded: true, entropy: 3},
+	{kind: "Grafana token", prefixes: []string{"glc_"}, body: b64pad, min: 32, max: 400, bounded: true, entropy: 3},
+	{kind: "Heroku API key", prefixes: []string{"HRKU-AA"}, body: b64url, min: 58, max: 58, bounded: true, entropy: 3.5},
+	{kind: "Supabase token", prefixes: []string{"sbp_"}, body: lowerHex, min: 40, max: 40, bounded: true, entropy: 3},
+	{kind: "age secret key", prefixes: []string{"AGE-SECRET-KEY-1"}, body: ageBody, min: 58, max: 58, bounded: true},
 }
 
 func init() {
 	for i := range tokenRules {
-		t := &tokenRules[i]
-		register(t.prefix, one(t.match))
+		for _, prefix := range tokenRules[i].prefixes {
+			t := tokenRules[i]
+			t.prefix = prefix
+			register(prefix, one(t.match))
+		}
 	}
 	register("eyJ", one(matchJWT))
 	register("-----BEGIN", one(matchPrivateKey))
