@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -164,10 +163,7 @@ func TestSearchWhileAnotherBuilds(t *testing.T) {
 	}
 	defer first.Close()
 	// Another process takes the lock to go on building.
-	unlock, locked, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
-	if err != nil || !locked {
-		t.Fatal(err)
-	}
+	unlock := lockAsBuilder(t, data)
 	waited := 0
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -227,10 +223,7 @@ func TestBuildInterrupted(t *testing.T) {
 		t.Fatalf("interrupted build: %v, want the context's end", err)
 	}
 	// Looked at without building: another process holds the lock.
-	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	unlock := lockAsBuilder(t, data)
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: time.Second})
 	st := building(t, ix)
 	if st == nil || st.Indexed != 3 {
@@ -327,10 +320,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	writeBottles(t, data, s.bottle(t))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
 	redact(t, data, &s, secret)
-	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	unlock := lockAsBuilder(t, data)
 	if err := ix.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -363,10 +353,7 @@ func TestWrittenDuringBuildFoundAtOnce(t *testing.T) {
 	if _, err := Open(ctx, data, Options{Location: time.UTC, Progress: func(int64, int64) { cancel() }}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted build: %v", err)
 	}
-	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	unlock := lockAsBuilder(t, data)
 	defer unlock()
 	writeBottles(t, data, talk{id: "s-new", cwd: "/p", start: day, turns: [][2]string{{"brand new uniqfresh", "ok"}}}.bottle(t))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: time.Second})

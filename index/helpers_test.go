@@ -131,6 +131,17 @@ func openIndexWith(t testing.TB, dataDir string, opts Options) *Index {
 	return ix
 }
 
+// lockAsBuilder takes the build lock of dataDir's index, as another
+// process building it does, until unlock.
+func lockAsBuilder(t testing.TB, dataDir string) (unlock func()) {
+	t.Helper()
+	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(dataDir), lockFile), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return unlock
+}
+
 // listed returns the IDs of the sessions ix lists in scope, sorted.
 func listed(t testing.TB, ix *Index, scope Scope) []string {
 	t.Helper()

@@ -156,10 +156,7 @@ func TestBuildWaitsForAnotherBuilder(t *testing.T) {
 	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	unlock, _, err := lockBuild(context.Background(), filepath.Join(Dir(data), lockFile), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	unlock := lockAsBuilder(t, data)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	waited := 0
