@@ -184,36 +184,32 @@ func (n *node) encode(b *bytes.Buffer, indent string) {
 	case kindRaw:
 		b.Write(n.raw)
 	case kindObject:
-		if len(n.obj) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteString("{\n")
-		for i, m := range n.obj {
-			b.WriteString(indent + "  ")
-			b.Write(marshal(m.key))
+		encodeItems(b, indent, "{", "}", len(n.obj), func(i int, inner string) {
+			b.Write(marshal(n.obj[i].key))
 			b.WriteString(": ")
-			m.val.encode(b, indent+"  ")
-			if i < len(n.obj)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "}")
+			n.obj[i].val.encode(b, inner)
+		})
 	case kindArray:
-		if len(n.arr) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteString("[\n")
-		for i, v := range n.arr {
-			b.WriteString(indent + "  ")
-			v.encode(b, indent+"  ")
-			if i < len(n.arr)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "]")
+		encodeItems(b, indent, "[", "]", len(n.arr), func(i int, inner string) { n.arr[i].encode(b, inner) })
 	}
+}
+
+// encodeItems writes the n items of an object or an array between opening
+// and closing, one a line indented two spaces deeper than indent (item
+// writes item i at that indent); with none, opening and closing alone.
+func encodeItems(b *bytes.Buffer, indent, opening, closing string, n int, item func(i int, inner string)) {
+	if n == 0 {
+		b.WriteString(opening + closing)
+		return
+	}
+	b.WriteString(opening + "\n")
+	for i := range n {
+		b.WriteString(indent + "  ")
+		item(i, indent+"  ")
+		if i < n-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent + closing)
 }
