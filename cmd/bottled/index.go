@@ -22,10 +22,7 @@ func indexCommand() *cli.Command {
 }
 
 func runIndex(ctx context.Context, cmd *cli.Command) error {
-	if cmd.NArg() > 0 {
-		return usagef("index takes no arguments")
-	}
-	d, err := dirsOf(cmd)
+	d, err := dirsOfArgless(cmd)
 	if err != nil {
 		return err
 	}

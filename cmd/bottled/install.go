@@ -65,10 +65,7 @@ type setup struct {
 }
 
 func setupOf(ctx context.Context, cmd *cli.Command) (*setup, error) {
-	if cmd.NArg() > 0 {
-		return nil, usagef("%s takes no arguments", cmd.Name)
-	}
-	d, err := dirsOf(cmd)
+	d, err := dirsOfArgless(cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -234,6 +234,14 @@ type dirs struct {
 	data   string // claude-mem's data dir (DB and bottles)
 }
 
+// dirsOfArgless is dirsOf for a command that takes no arguments.
+func dirsOfArgless(cmd *cli.Command) (dirs, error) {
+	if cmd.NArg() > 0 {
+		return dirs{}, usagef("%s takes no arguments", cmd.Name)
+	}
+	return dirsOf(cmd)
+}
+
 func dirsOf(cmd *cli.Command) (dirs, error) {
 	d := dirs{claude: cmd.String(flagClaude), data: cmd.String(flagDataDir)}
 	if d.claude == "" || d.data == "" {

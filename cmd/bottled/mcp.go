@@ -34,10 +34,7 @@ func mcpCommand() *cli.Command {
 // runMCP replaces this process with bottled-mcp, with the same
 // directories.
 func runMCP(_ context.Context, cmd *cli.Command) error {
-	if cmd.NArg() > 0 {
-		return usagef("mcp takes no arguments")
-	}
-	d, err := dirsOf(cmd)
+	d, err := dirsOfArgless(cmd)
 	if err != nil {
 		return err
 	}

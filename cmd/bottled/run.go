@@ -41,10 +41,7 @@ func runCommand() *cli.Command {
 }
 
 func runDaemon(ctx context.Context, cmd *cli.Command) error {
-	if cmd.NArg() > 0 {
-		return usagef("run takes no arguments")
-	}
-	d, err := dirsOf(cmd)
+	d, err := dirsOfArgless(cmd)
 	if err != nil {
 		return err
 	}

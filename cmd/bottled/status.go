@@ -62,10 +62,7 @@ type statusReport struct {
 }
 
 func runStatus(ctx context.Context, cmd *cli.Command) error {
-	if cmd.NArg() > 0 {
-		return usagef("status takes no arguments")
-	}
-	d, err := dirsOf(cmd)
+	d, err := dirsOfArgless(cmd)
 	if err != nil {
 		return err
 	}
