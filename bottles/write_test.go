@@ -41,52 +41,48 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 	cur := func(obs int64) *sources.ClaudeMemCursor {
 		return &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 9}, Observation: obs}
 	}
+	const full, recon = render.ModeFull, render.ModeReconstructed
+	// src is what a render of the session read: its transcript up to
+	// offset, claude-mem's records up to mem.
+	type src struct {
+		offset int64
+		mem    *sources.ClaudeMemCursor
+		mode   render.Mode
+	}
 	tests := []struct {
 		name        string
-		first, then func(t *testing.T) *render.Bottle
+		first, then src
 		want        Outcome
 		keepFirst   bool
 	}{
 		{"newer transcript replaces",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, nil, render.ModeFull) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, nil, render.ModeFull) }, Written, false},
+			src{100, nil, full}, src{200, nil, full}, Written, false},
 		{"older transcript is refused",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, nil, render.ModeFull) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, nil, render.ModeFull) }, Covered, true},
+			src{200, nil, full}, src{100, nil, full}, Covered, true},
 		{"same sources is a no-op",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) }, Covered, true},
+			src{100, cur(5), full}, src{100, cur(5), full}, Covered, true},
 		{"newer memory replaces",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) }, Written, false},
+			src{100, cur(5), full}, src{100, cur(6), full}, Written, false},
 		{"older memory is refused",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) }, Covered, true},
+			src{100, cur(6), full}, src{100, cur(5), full}, Covered, true},
 		{"crossed (newer transcript, older memory) is refused",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, cur(5), render.ModeFull) }, Crossed, true},
+			src{100, cur(6), full}, src{200, cur(5), full}, Crossed, true},
 		{"crossed (older transcript, newer memory) is refused",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, cur(5), render.ModeFull) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) }, Crossed, true},
+			src{200, cur(5), full}, src{100, cur(6), full}, Crossed, true},
 		{"rows of a database that is gone are not dropped for want of one",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 200, nil, render.ModeFull) }, Crossed, true},
+			src{100, cur(6), full}, src{200, nil, full}, Crossed, true},
 		{"a cursor of another database file is not taken for the one there is",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(6), render.ModeFull) },
-			func(t *testing.T) *render.Bottle {
-				return bottleAt(t, "s", 100, &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 10}, Observation: 1}, render.ModeFull)
-			}, Crossed, true},
+			src{100, cur(6), full}, src{100, &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 10}, Observation: 1}, full}, Crossed, true},
 		{"full is never replaced by reconstructed",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 0, cur(50), render.ModeReconstructed) }, KeptFull, true},
+			src{100, cur(5), full}, src{0, cur(50), recon}, KeptFull, true},
 		{"reconstructed is replaced by full",
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 0, cur(5), render.ModeReconstructed) },
-			func(t *testing.T) *render.Bottle { return bottleAt(t, "s", 100, cur(5), render.ModeFull) }, Written, false},
+			src{0, cur(5), recon}, src{100, cur(5), full}, Written, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "bottles")
-			first, then := tc.first(t), tc.then(t)
+			first := bottleAt(t, "s", tc.first.offset, tc.first.mem, tc.first.mode)
+			then := bottleAt(t, "s", tc.then.offset, tc.then.mem, tc.then.mode)
 			if got, err := writeDurable(dir, first); err != nil || got != Written {
 				t.Fatalf("first Write = %v, %v", got, err)
 			}
