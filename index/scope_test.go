@@ -349,12 +349,19 @@ func TestProjectSpellings(t *testing.T) {
 	}
 	for _, c := range cases {
 		scope := Scope{Project: c.project, Limit: MaxLimit}
-		if got := sessionsOf(search(t, ix, "retry loop", scope)); !slices.Equal(got, c.want) {
-			t.Errorf("search in %q: %v, want %v", c.project, got, c.want)
-		}
-		if got := listed(t, ix, scope); !slices.Equal(got, c.want) {
-			t.Errorf("sessions of %q: %v, want %v", c.project, got, c.want)
-		}
+		checkCovers(t, ix, scope, c.want, fmt.Sprintf("in %q", c.project))
+	}
+}
+
+// checkCovers checks that both a search for words every talk holds and
+// the session list, in scope (said as where), find the sessions want.
+func checkCovers(t *testing.T, ix *Index, scope Scope, want []string, where string) {
+	t.Helper()
+	if got := sessionsOf(search(t, ix, "retry loop", scope)); !slices.Equal(got, want) {
+		t.Errorf("search %s: %v, want %v", where, got, want)
+	}
+	if got := listed(t, ix, scope); !slices.Equal(got, want) {
+		t.Errorf("sessions %s: %v, want %v", where, got, want)
 	}
 }
 
@@ -381,12 +388,7 @@ func TestProjectOfSubdirectory(t *testing.T) {
 	}
 	for _, c := range cases {
 		scope := Scope{Project: c.dir, Limit: MaxLimit}
-		if got := sessionsOf(search(t, ix, "retry loop", scope)); !slices.Equal(got, c.want) {
-			t.Errorf("search from %s: %v, want %v", c.dir, got, c.want)
-		}
-		if got := listed(t, ix, scope); !slices.Equal(got, c.want) {
-			t.Errorf("sessions from %s: %v, want %v", c.dir, got, c.want)
-		}
+		checkCovers(t, ix, scope, c.want, "from "+c.dir)
 		ext, err := ix.Extent(context.Background(), scope)
 		if err != nil {
 			t.Fatal(err)
