@@ -22,16 +22,10 @@ import (
 //
 //	go test ./cmd/bottled-mcp -run '^$' -bench MCPProcess -benchtime 1x
 func BenchmarkMCPProcess(b *testing.B) {
-	for _, f := range testbin.Flavors {
-		b.Run(f.Name, func(b *testing.B) { benchmarkMCP(b, f) })
-	}
+	testbin.EachFlavor(b, "github.com/bottled-dev/bottled/cmd/bottled-mcp", benchmarkMCP)
 }
 
-func benchmarkMCP(b *testing.B, f testbin.Flavor) {
-	dir := b.TempDir()
-	hello := testbin.Hello(b, dir)
-	testbin.Build(b, dir, f.Flags, f.Env, "github.com/bottled-dev/bottled/cmd/bottled-mcp")
-	bin := filepath.Join(dir, "bottled-mcp")
+func benchmarkMCP(b *testing.B, dir, bin, hello string) {
 	server := []string{bin, "--claude-dir", filepath.Join(dir, "claude"), "--data-dir", filepath.Join(dir, "mem")}
 	meta := map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",

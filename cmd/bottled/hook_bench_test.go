@@ -26,16 +26,10 @@ import (
 // "default" is a plain go build; "lean" is the build the README recommends
 // (CGO_ENABLED=0, -ldflags=-s -w), which starts faster.
 func BenchmarkHookProcess(b *testing.B) {
-	for _, f := range testbin.Flavors {
-		b.Run(f.Name, func(b *testing.B) { benchmarkHook(b, f) })
-	}
+	testbin.EachFlavor(b, "github.com/bottled-dev/bottled/cmd/bottled", benchmarkHook)
 }
 
-func benchmarkHook(b *testing.B, fl testbin.Flavor) {
-	dir := b.TempDir()
-	hello := testbin.Hello(b, dir)
-	testbin.Build(b, dir, fl.Flags, fl.Env, "github.com/bottled-dev/bottled/cmd/bottled")
-	bin := filepath.Join(dir, "bottled")
+func benchmarkHook(b *testing.B, dir, bin, hello string) {
 	claude, data := filepath.Join(dir, "claude"), filepath.Join(dir, "mem")
 	const id = "hookbench-0000-4000-8000-000000000000"
 	transcript := filepath.Join(claude, "projects", "-bench", id+".jsonl")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -60,6 +61,20 @@ type Flavor struct {
 var Flavors = []Flavor{
 	{"default", nil, nil},
 	{"lean", []string{"-ldflags=-s -w"}, []string{"CGO_ENABLED=0"}},
+}
+
+// EachFlavor runs bench as a sub-benchmark for each of Flavors, in a
+// temporary directory dir holding the main package pkg (an import path)
+// built that way, as bin, and a hello-world binary (Hello).
+func EachFlavor(b *testing.B, pkg string, bench func(b *testing.B, dir, bin, hello string)) {
+	for _, f := range Flavors {
+		b.Run(f.Name, func(b *testing.B) {
+			dir := b.TempDir()
+			hello := Hello(b, dir)
+			Build(b, dir, f.Flags, f.Env, pkg)
+			bench(b, dir, filepath.Join(dir, path.Base(pkg)), hello)
+		})
+	}
 }
 
 // Hello builds a Go hello-world binary in dir and returns its path: the
