@@ -155,6 +155,15 @@ func english(w *words) (string, bool) {
 	return w.vocab[w.zipf.Uint64()], true
 }
 
+// wordOrEnglish is a word of the language or, as english draws, an
+// English one.
+func (l *language) wordOrEnglish(w *words) string {
+	if e, ok := english(w); ok {
+		return e
+	}
+	return l.word()
+}
+
 func chineseSentence(l *language, w *words, b *strings.Builder) {
 	for k := 6 + w.rng.Intn(15); k > 0; k-- {
 		if e, ok := english(w); ok {
@@ -181,11 +190,7 @@ var (
 
 func japaneseSentence(l *language, w *words, b *strings.Builder) {
 	for k := 3 + w.rng.Intn(6); k > 0; k-- {
-		if e, ok := english(w); ok {
-			b.WriteString(e)
-		} else {
-			b.WriteString(l.word())
-		}
+		b.WriteString(l.wordOrEnglish(w))
 		b.WriteString(japaneseParticles[w.rng.Intn(len(japaneseParticles))])
 		if w.rng.Intn(6) == 0 {
 			b.WriteString("、")
@@ -197,11 +202,7 @@ func japaneseSentence(l *language, w *words, b *strings.Builder) {
 
 func koreanSentence(l *language, w *words, b *strings.Builder) {
 	for k := 4 + w.rng.Intn(9); k > 0; k-- {
-		if e, ok := english(w); ok {
-			b.WriteString(e)
-		} else {
-			b.WriteString(l.word())
-		}
+		b.WriteString(l.wordOrEnglish(w))
 		if w.rng.Intn(10) < 7 {
 			b.WriteString(koreanParticles[w.rng.Intn(len(koreanParticles))])
 		}
