@@ -91,9 +91,9 @@ func TestCredentialsNeverLeave(t *testing.T) {
 
 // TestCredentialsInDeedsNeverLeave writes credentials into what the
 // assistant did: a Bash command (an exported key, a curl with an
-// Authorization header) and a written .env file. Bottles show no tool
-// input today; once they show the trail of deeds, this test checks the
-// trail through every reader too.
+// Authorization header) and a written .env file, which the bottle's
+// trail of deeds shows: no reader, and no file of the bottles or the
+// index, holds them.
 func TestCredentialsInDeedsNeverLeave(t *testing.T) {
 	e := newEnv(t, "", "/home/dev/app")
 	const id = "dee0d000-0000-4000-8000-000000000017"
@@ -116,6 +116,13 @@ func TestCredentialsInDeedsNeverLeave(t *testing.T) {
 	checkNoCredential(t, got, creds)
 	if !strings.Contains(got["bottle read by MCP"], "CREDDEEDA Done.") {
 		t.Errorf("the bottle lacks the turn:\n%s", got["bottle read by MCP"])
+	}
+	// The deeds are in the trail, their credentials replaced: the test
+	// reads what it means to read.
+	for _, want := range []string{"ran `export OPENAI_API_KEY=[redacted: ", ".env"} {
+		if !strings.Contains(got["bottle read by MCP"], want) {
+			t.Errorf("the bottle's trail lacks %q:\n%s", want, got["bottle read by MCP"])
+		}
 	}
 }
 
