@@ -59,25 +59,27 @@ func Socket(tb testing.TB, path string) {
 	}
 }
 
-// LinkToFIFO makes path a symlink to a named pipe made beside it (its
-// name prefixed with "pipe-", so that it is not itself taken for a
-// transcript or a bottle).
+// LinkToFIFO makes path a symlink to a named pipe made beside it.
 func LinkToFIFO(tb testing.TB, path string) {
 	tb.Helper()
-	target := filepath.Join(filepath.Dir(path), "pipe-"+filepath.Base(path)+".target")
-	FIFO(tb, target)
-	if err := os.Symlink(target, path); err != nil {
-		tb.Fatal(err)
-	}
+	fifoBeside(tb, path, ".target", os.Symlink)
 }
 
 // ReplaceWithFIFO puts a named pipe in the place of the file at path,
 // as a rename does: the file's name now names the pipe.
 func ReplaceWithFIFO(tb testing.TB, path string) {
 	tb.Helper()
-	tmp := filepath.Join(filepath.Dir(path), "pipe-"+filepath.Base(path)+".tmp")
-	FIFO(tb, tmp)
-	if err := os.Rename(tmp, path); err != nil {
+	fifoBeside(tb, path, ".tmp", os.Rename)
+}
+
+// fifoBeside makes a named pipe beside path, named for it with "pipe-"
+// before and suffix after (so that it is not itself taken for a
+// transcript or a bottle), and calls put with the pipe's path and path.
+func fifoBeside(tb testing.TB, path, suffix string, put func(fifo, path string) error) {
+	tb.Helper()
+	fifo := filepath.Join(filepath.Dir(path), "pipe-"+filepath.Base(path)+suffix)
+	FIFO(tb, fifo)
+	if err := put(fifo, path); err != nil {
 		tb.Fatal(err)
 	}
 }
