@@ -199,6 +199,25 @@ func TestSearchWhileAnotherBuilds(t *testing.T) {
 	}
 }
 
+// interruptBuild opens the index of dataDir with opts and ends the
+// opening's context when its build has taken in its after-th bottle (as
+// Progress says), as a crash would: the opening must fail with the
+// context's end.
+func interruptBuild(t *testing.T, dataDir string, opts Options, after int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	taken := 0
+	opts.Progress = func(int64, int64) {
+		if taken++; taken == after {
+			cancel()
+		}
+	}
+	if _, err := Open(ctx, dataDir, opts); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v, want the context's end", err)
+	}
+}
+
 // TestBuildInterrupted: a build stopped in the middle of a step (its
 // context ended; a crash is the same to SQLite: a transaction that never
 // commits) keeps what the steps before committed, never looks finished,
@@ -206,22 +225,13 @@ func TestSearchWhileAnotherBuilds(t *testing.T) {
 func TestBuildInterrupted(t *testing.T) {
 	const n = 6
 	data := buildCorpus(t, n)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	info, err := os.Stat(bottles.BottlePath(bottles.BottlesDir(data), "s00"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bottles := 0
-	// Three bottles per step (theirs are all the same size).
-	opts := Options{Location: time.UTC, chunk: 3 * info.Size(), Progress: func(done, total int64) {
-		if bottles++; bottles == 4 { // the first bottle of the second step
-			cancel()
-		}
-	}}
-	if _, err := Open(ctx, data, opts); !errors.Is(err, context.Canceled) {
-		t.Fatalf("interrupted build: %v, want the context's end", err)
-	}
+	// Three bottles per step (theirs are all the same size); stopped at
+	// the first bottle of the second step.
+	interruptBuild(t, data, Options{Location: time.UTC, chunk: 3 * info.Size()}, 4)
 	// Looked at without building: another process holds the lock.
 	unlock := lockAsBuilder(t, data)
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: time.Second})
@@ -348,11 +358,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 func TestWrittenDuringBuildFoundAtOnce(t *testing.T) {
 	const n = 3
 	data := buildCorpus(t, n)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if _, err := Open(ctx, data, Options{Location: time.UTC, Progress: func(int64, int64) { cancel() }}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("interrupted build: %v", err)
-	}
+	interruptBuild(t, data, Options{Location: time.UTC}, 1)
 	unlock := lockAsBuilder(t, data)
 	defer unlock()
 	writeBottles(t, data, talk{id: "s-new", cwd: "/p", start: day, turns: [][2]string{{"brand new uniqfresh", "ok"}}}.bottle(t))
