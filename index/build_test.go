@@ -127,24 +127,20 @@ func checkRowOrder(t *testing.T, ix *Index) {
 	t.Helper()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	st, _, err := ix.conn.Prepare(`SELECT b.path FROM docs d JOIN bottles b ON b.id = d.bottle ORDER BY b.mtime, b.path, d.seq`)
-	if err != nil {
-		t.Fatal(err)
+	// pathsBy lists the bottle of every row, in the order it names.
+	pathsBy := func(order string) []string {
+		st, _, err := ix.conn.Prepare(`SELECT b.path FROM docs d JOIN bottles b ON b.id = d.bottle ORDER BY ` + order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		var paths []string
+		for st.Step() {
+			paths = append(paths, st.ColumnText(0))
+		}
+		return paths
 	}
-	defer st.Close()
-	var byTime []string
-	for st.Step() {
-		byTime = append(byTime, st.ColumnText(0))
-	}
-	st2, _, err := ix.conn.Prepare(`SELECT b.path FROM docs d JOIN bottles b ON b.id = d.bottle ORDER BY d.id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
-	var byRow []string
-	for st2.Step() {
-		byRow = append(byRow, st2.ColumnText(0))
-	}
+	byTime, byRow := pathsBy("b.mtime, b.path, d.seq"), pathsBy("d.id")
 	if !slices.Equal(byTime, byRow) {
 		t.Errorf("rows out of the bottles' order:\nby row  %v\nby time %v", byRow, byTime)
 	}
