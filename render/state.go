@@ -16,8 +16,11 @@ import (
 // Format is the version of the bottle layout. A bottle of another format is
 // always re-rendered. Format 2 records each transcript's checksum of every
 // byte read and its settled modification time; format 3 carries the trail
-// of what the assistant did.
-const Format = 3
+// of what the assistant did. Format 4 tells the user's words from Claude
+// Code's notices and queue echoes by the rules of issue 17 (background-task
+// notices, queue pairing, undelivered messages, asides): a bottle made by
+// the older rules may show a notice as a message or lack one.
+const Format = 4
 
 // Mode says what a bottle was rendered from.
 type Mode string

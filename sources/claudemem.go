@@ -588,11 +588,18 @@ func isObserverJunk(text string) bool {
 	if hasAnyPrefix(t, observerJunkPrefixes) {
 		return true
 	}
-	// A prompt that is nothing but one task notification is the harness
-	// talking (claude-mem skips these since 12.4.3).
-	if strings.HasPrefix(t, "<task-notification") && strings.HasSuffix(t, "</task-notification>") {
-		inner := t[len("<task-notification") : len(t)-len("</task-notification>")]
-		return !strings.Contains(inner, "<task-notification") && !strings.Contains(inner, "</task-notification")
+	// A prompt that is nothing but one task notification (or, from 2.0.7x,
+	// one background shell's or agent's) is the harness talking (claude-mem
+	// skips task notifications since 12.4.3).
+	for _, tag := range noticeTags {
+		if strings.HasPrefix(t, "<"+tag) && strings.HasSuffix(t, "</"+tag+">") {
+			inner := t[len("<"+tag) : len(t)-len("</"+tag+">")]
+			return !strings.Contains(inner, "<"+tag) && !strings.Contains(inner, "</"+tag)
+		}
 	}
 	return false
 }
+
+// noticeTags wrap the notices Claude Code writes as user text when a
+// background task, shell or agent finishes.
+var noticeTags = []string{"task-notification", "bash-notification", "agent-notification"}

@@ -630,6 +630,8 @@ func TestMemoryDropsObserverJunk(t *testing.T) {
 		{"You are a Claude-Mem, a specialized observer tool for creating searchable memory FOR FUTURE SESSIONS.", false},
 		{"Hello memory agent, you are continuing to observe the primary Claude session.", false},
 		{"<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n<summary>done</summary>\n</task-notification>", false},
+		{"<bash-notification>\n<shell-id>b2</shell-id>\n<status>failed</status>\n<summary>Background command failed</summary>\n</bash-notification>", false},
+		{"<agent-notification>\n<agent-id>a3</agent-id>\n<status>completed</status>\n<summary>Agent done</summary>\n</agent-notification>", false},
 		{"Why is \"You are a Claude-Mem, a specialized observer tool\" in my prompts?", true},
 		{"Why does <task-notification> show up in my prompts?", true},
 		{"J real last prompt", true},

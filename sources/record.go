@@ -283,10 +283,13 @@ func typedHash(s string) uint64 {
 var ideBlockPrefixes = []string{"<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>", "<system-reminder>"}
 
 // injectedPrefixes open user-record text that Claude Code, a hook or a
-// plugin wrote rather than the user (transcript-format.md §8.2).
+// plugin wrote rather than the user (transcript-format.md §8.2). The
+// <bash-notification> and <agent-notification> of 2.0.7x are the notices
+// that a background shell or agent finished, written as plain user records
+// and queued like typed text: the older form of <task-notification>.
 var injectedPrefixes = []string{
 	"<local-command-", "Caveat: The messages below", "<bash-input>", "<bash-stdout>",
-	"<bash-stderr>", "<task-notification>", "[Request interrupted by user",
+	"<bash-stderr>", "<task-notification>", "<bash-notification>", "<agent-notification>", "[Request interrupted by user",
 	"This session is being continued", "Stop hook feedback:", "<user-prompt-submit-hook>",
 	"<teammate-message", "<agent-message>", "<cross-session-message", "Your task is to create a detailed summary of the conversation so far",
 	PointerHeading,

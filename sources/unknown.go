@@ -155,7 +155,7 @@ var (
 	// Code, hooks and plugins write) or that is the user's own.
 	knownTags = set("command-name", "command-message", "command-args", "local-command-stdout",
 		"local-command-stderr", "local-command-caveat", "bash-input", "bash-stdout", "bash-stderr",
-		"task-notification", "user-prompt-submit-hook", "teammate-message", "agent-message",
+		"task-notification", "bash-notification", "agent-notification", "user-prompt-submit-hook", "teammate-message", "agent-message",
 		"cross-session-message", "ide_opened_file", "ide_selection", "ide_diagnostics",
 		"system-reminder", "pasted_content", "claude-mem-context", "system_instruction",
 		"system-instruction", "persisted-output")
