@@ -125,6 +125,12 @@ func count(m *map[string]int, name string, n int) {
 // The names Claude Code writes that bottled knows: from the references
 // (transcript-format.md, claude-code-live.md for 2.1.332) and the real
 // transcripts it is tested on. Families are matched by prefix or suffix.
+// Among the attachments, "diagnostics" carries the IDE's or language
+// server's diagnostics that Claude Code hands the model after an edit
+// (its <new-diagnostics> reminder) and "task_status" the state of a
+// background task reported to the model: context for the model, never
+// conversation, so they are dropped like every attachment but
+// queued_command.
 var (
 	knownRecordTypes = set("user", "assistant", "system", "attachment", "progress",
 		"summary", "file-history-snapshot", "file-history-delta", "queue-operation", "last-prompt",
@@ -145,7 +151,7 @@ var (
 		"plan_mode_exit", "plan_mode_reentry", "plan_file_reference", "auto_mode", "auto_mode_exit",
 		"nested_memory", "edited_text_file", "file", "compact_file_reference", "command_permissions",
 		"companion_intro", "session_context", "remote_session_change", "prompt_snapshot",
-		"async_hook_response")
+		"async_hook_response", "diagnostics", "task_status")
 	knownAttachmentPrefixes = []string{"hook_"} // hook_success, hook_additional_context, hook_*_error…
 
 	knownUserBlocks   = set("text", "image", "tool_result", "document")
