@@ -10,11 +10,26 @@ import (
 
 // turn is a user message with what followed it up to the next one, or the
 // assistant continuing on its own (after a compaction) when user is nil.
+// inserts are the user's words said during the turn that are not a turn of
+// their own: shown where they were said, between the assistant's texts,
+// they do not take the texts after them as their answer.
 type turn struct {
 	user      *sources.Entry
 	assistant []*sources.Entry
+	inserts   []insert
 	obs       []sources.Observation
 }
+
+// insert is a message shown inside a turn, after its first at assistant
+// messages: one typed while Claude worked that never reached it.
+type insert struct {
+	at   int
+	user *sources.Entry
+}
+
+// isInsert reports whether a spine entry is shown inside the turn it was
+// said in rather than starting one.
+func isInsert(e *sources.Entry) bool { return e.Kind == sources.EntryUser && e.Undelivered }
 
 func (t *turn) start() time.Time {
 	if t.user != nil {
@@ -39,17 +54,23 @@ func segments(sp *sources.Spine) []segment {
 	var cur *turn
 	for i := range sp.Entries {
 		e := &sp.Entries[i]
-		switch e.Kind {
-		case sources.EntryUser:
+		switch {
+		case isInsert(e):
+			if cur == nil {
+				cur = &turn{}
+				segs = append(segs, segment{turn: cur})
+			}
+			cur.inserts = append(cur.inserts, insert{at: len(cur.assistant), user: e})
+		case e.Kind == sources.EntryUser:
 			cur = &turn{user: e}
 			segs = append(segs, segment{turn: cur})
-		case sources.EntryAssistant:
+		case e.Kind == sources.EntryAssistant:
 			if cur == nil {
 				cur = &turn{}
 				segs = append(segs, segment{turn: cur})
 			}
 			cur.assistant = append(cur.assistant, e)
-		case sources.EntryCompaction:
+		case e.Kind == sources.EntryCompaction:
 			rollover := i > 0 && sp.Entries[i-1].Session != e.Session
 			segs = append(segs, segment{compact: e, rollover: rollover})
 			cur = nil
@@ -214,6 +235,11 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 	r.observations(body, t.obs)
 	headed := false
 	for _, p := range parts {
+		if p.insert != nil {
+			r.insert(body, p.insert)
+			headed = false
+			continue
+		}
 		if len(p.trail) > 0 {
 			body.line(trailHeading)
 			for _, l := range p.trail {
@@ -232,17 +258,19 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 	return true
 }
 
-// turnPart is a text of the assistant's, or the trail of what it did
-// between two texts.
+// turnPart is a text of the assistant's, the trail of what it did between
+// two texts, or an insert: a message of the user's said during the turn.
 type turnPart struct {
-	said  string
-	at    time.Time
-	trail []string
+	said   string
+	at     time.Time
+	trail  []string
+	insert *insert
 }
 
 // turnParts lays out what the assistant said and did in a turn, in order:
 // each message's text, then its deeds; the deeds of messages without text
-// between them make one trail.
+// between them make one trail. Inserts stand after the messages before
+// them, their deeds included.
 func (r *renderer) turnParts(t *turn) []turnPart {
 	var parts []turnPart
 	var deeds []sources.Deed
@@ -252,15 +280,40 @@ func (r *renderer) turnParts(t *turn) []turnPart {
 		}
 		deeds = deeds[:0]
 	}
-	for _, a := range t.assistant {
+	next := 0 // the next insert
+	flushInserts := func(upTo int) {
+		for ; next < len(t.inserts) && t.inserts[next].at <= upTo; next++ {
+			flush()
+			parts = append(parts, turnPart{insert: &t.inserts[next]})
+		}
+	}
+	for k, a := range t.assistant {
+		flushInserts(k)
 		if msg := r.text(a.Text); msg != "" {
 			flush()
 			parts = append(parts, turnPart{said: msg, at: a.Time})
 		}
 		deeds = append(deeds, a.Deeds...)
 	}
+	flushInserts(len(t.assistant))
 	flush()
 	return parts
+}
+
+// insert writes a message shown inside a turn, and lists it in the outline.
+func (r *renderer) insert(body *doc, in *insert) {
+	e := in.user
+	clock := r.when.format(e.Time)
+	stripped := r.text(e.Text)
+	msg := withImages(stripped, e.Images)
+	if msg == "" {
+		msg = "*(private)*"
+	}
+	r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock,
+		label: "(not delivered) " + outlineLabel(stripped, e.Images)})
+	body.line(heading(undeliveredWho, clock))
+	body.line(verbatim(msg))
+	body.blank()
 }
 
 func (r *renderer) observations(body *doc, obs []sources.Observation) {

@@ -16,6 +16,8 @@ const (
 	userWho      = "User"
 	steeringWho  = "User, while Claude was working"
 	assistantWho = "Assistant"
+	// A message typed while Claude worked that never reached it.
+	undeliveredWho = "User, while Claude was working (not delivered)"
 	// A turn's observations: this heading, then one item per observation.
 	whatHappened    = "*What happened:*"
 	observationItem = "- "

@@ -255,7 +255,7 @@ func parseHeading(line string) (BlockKind, string, bool) {
 		}
 	}
 	switch who {
-	case userWho, steeringWho:
+	case userWho, steeringWho, undeliveredWho:
 		return BlockUser, clock, true
 	case assistantWho:
 		return BlockAssistant, clock, true

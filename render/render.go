@@ -19,6 +19,7 @@
 //	## Outline / ## Original request / ## Leg N — …
 //	---                                         before each turn and leg
 //	**User** (time) / **User, while Claude was working** (time)
+//	**User, while Claude was working (not delivered)** (time)
 //	**Assistant** (time)
 //	*What happened:*                            a turn's observations
 //	*Did:*                                      a trail of what the assistant did

@@ -37,7 +37,7 @@ func TestSteeringQueue(t *testing.T) {
 	tests := []struct {
 		name string
 		data string
-		want []string // spine texts; a steering message is marked "~"
+		want []string // spine texts; a steering message is marked "~", one never delivered "!"
 	}{
 		{"typed, then removed", e("STEER") + r("") + said("a2", "a1", "done"),
 			[]string{"P1", "working", "~STEER", "done"}},
@@ -79,6 +79,13 @@ func TestSteeringQueue(t *testing.T) {
 			[]string{"P1", "working", "~STEER", "ok"}},
 		{"a queued_command attachment carries it once", e("STEER") + r("STEER") + queuedCommand("q1", "a1", "STEER", "human") + said("a2", "q1", "ok"),
 			[]string{"P1", "working", "~STEER", "ok"}},
+		{"typed and never consumed is kept, as not delivered", e("LOST") + said("a2", "a1", "done"),
+			[]string{"P1", "working", "!LOST", "done"}},
+		{"sent as the next prompt before its remove renders once",
+			e("NEXT") + user("u2", "a1", "NEXT") + r("") + said("a2", "u2", "ok"),
+			[]string{"P1", "working", "NEXT", "ok"}},
+		{"a remove does not take what was enqueued after it", r("") + e("LATER") + said("a2", "a1", "done"),
+			[]string{"P1", "working", "!LATER", "done"}},
 		{"another session's message is not the user's",
 			e(`<cross-session-message from="x">PEER</cross-session-message>`) + r(`<cross-session-message from="x">PEER</cross-session-message>`) +
 				queuedCommand("q1", "a1", `<cross-session-message from="x">PEER</cross-session-message>`, "peer") + said("a2", "q1", "ok"),
@@ -90,7 +97,10 @@ func TestSteeringQueue(t *testing.T) {
 			var got []string
 			for _, e := range sp.Entries {
 				s := e.Text
-				if e.Steering {
+				switch {
+				case e.Undelivered:
+					s = "!" + s
+				case e.Steering:
 					s = "~" + s
 				}
 				got = append(got, s)

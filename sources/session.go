@@ -45,6 +45,11 @@ type Entry struct {
 	Images int `json:"images,omitempty"`
 	// Steering marks a user message typed while Claude was working.
 	Steering bool `json:"steering,omitempty"`
+	// Undelivered marks a steering message that never reached the model:
+	// nothing consumed it from Claude Code's input queue (an API error
+	// ended the turn, or the transcript ends). It stands where it was
+	// typed.
+	Undelivered bool `json:"undelivered,omitempty"`
 	// ToolUseIDs are the tool_use ids an assistant message issued.
 	ToolUseIDs []string `json:"toolUseIds,omitempty"`
 	// Deeds are what an assistant message's tool calls did, in order;

@@ -57,10 +57,10 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 			}
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: r.time, Text: r.text,
 				Images: r.images, Steering: r.kind == recQueued, Session: n.session})
-		case r.kind == recRemove && steering[i].text != "":
+		case (r.kind == recRemove || r.kind == recEnqueue) && steering[i].text != "":
 			q := steering[i]
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: q.time, Text: q.text,
-				Steering: true, Session: n.session})
+				Steering: true, Undelivered: q.undelivered, Session: n.session})
 		case r.kind == recAssistant:
 			if k, ok := msgs[r.msg]; ok {
 				blocks[k] = append(blocks[k], r)
@@ -367,45 +367,85 @@ func (g *chainGraph) abandonedBranches() map[int32]bool {
 }
 
 // steer is a steering message: text the user typed while Claude worked,
-// delivered mid-turn.
+// delivered mid-turn, or never delivered at all.
 type steer struct {
-	text string
-	time time.Time // when it was typed
+	text        string
+	time        time.Time // when it was typed
+	undelivered bool      // nothing ever consumed it
 }
+
+// queueSwapSlack is how much later than a queue operation the enqueue it
+// consumed can be stamped. Claude Code can write an enqueue and the
+// dequeue that takes it in the other order (seen in bursts of some forty
+// enqueue/dequeue pairs of one text within half a second, 2.1.41–2.1.44);
+// both are stamped when they happen, to the millisecond, so the enqueue's
+// time is at most the operation's, give or take clock rounding. An enqueue
+// stamped later than that is another message, which no earlier operation
+// may take.
+const queueSwapSlack = 50 * time.Millisecond
 
 // steeringMessages replays Claude Code's input queue to find the steering
 // messages: what the user typed while Claude worked and Claude Code
-// delivered mid-turn (a remove). It returns them keyed by the node index of
-// the remove that delivered them.
+// delivered mid-turn (a remove), and what it typed that nothing consumed
+// (the turn ended in an API error, or the file ends). It returns them
+// keyed by the node index of the remove that delivered them, or of the
+// enqueue of one never delivered.
 //
 // The queue holds more than what the user typed, and not everything in it
 // leaves through a queue operation (a task notification can reach the
 // model as a user record of its own), so a remove is not paired with the
 // oldest entry blindly; it takes what Claude Code would take (see take).
-// A delivered text is not a steering message when a queued_command
-// attachment shows it (newer builds record steering that way), or when the
-// next message the user sends has the same text (it was run as a prompt).
+// Entries are paired by content and order, so that one operation written
+// out of place cannot shift every later pairing: an operation consumes
+// only what was enqueued no later than it (one that finds nothing waits
+// for the enqueue written after it), and a user record or queued_command
+// attachment consumes the queued copies of its text (it is that text,
+// delivered). A delivered text is not a steering message when a
+// queued_command attachment shows it (newer builds record steering that
+// way), or when the next message the user sends has the same text (it was
+// run as a prompt).
 func (g *chainGraph) steeringMessages() map[int]steer {
 	var q inputQueue
 	delivered := map[int]steer{}
+	deliver := func(at int, op, from *record) {
+		msg := from
+		if op.queue != queueNone && (from == nil || from.typed != op.typed) {
+			msg = op // the remove's own text is what was delivered
+		}
+		if msg != nil && msg.queue == queueTyped {
+			delivered[at] = steer{text: msg.text, time: msg.time}
+		}
+	}
 	for i, n := range g.nodes {
 		r := n.rec
 		switch r.kind {
 		case recEnqueue:
-			q.push(r)
-		case recDequeue:
-			q.take(r)
-		case recRemove:
-			from := q.take(r)
-			msg := from
-			if r.queue != queueNone && (from == nil || from.typed != r.typed) {
-				msg = r // the remove's own text is what was delivered
+			if d, ok := q.owed(r); ok {
+				if d.rec.kind == recRemove {
+					deliver(d.at, d.rec, r)
+				}
+				continue
 			}
-			if msg != nil && msg.queue == queueTyped {
-				delivered[i] = steer{text: msg.text, time: msg.time}
+			q.push(r, i)
+		case recDequeue, recRemove:
+			from := q.take(r)
+			if from == nil && r.queue == queueNone {
+				q.owe(r, i)
+			}
+			if r.kind == recRemove {
+				deliver(i, r, from)
 			}
 		case recPopAll:
 			q.popTyped()
+		case recUser, recQueued:
+			if r.class == userGenuine && r.typed != 0 {
+				q.consume(r.typed)
+			}
+		}
+	}
+	for _, e := range q.pending {
+		if e.rec.queue == queueTyped {
+			delivered[e.at] = steer{text: e.rec.text, time: e.rec.time, undelivered: true}
 		}
 	}
 	if len(delivered) == 0 {
@@ -425,7 +465,7 @@ func (g *chainGraph) steeringMessages() map[int]steer {
 			nextPrompt = r.typed
 		}
 		if s, ok := delivered[i]; ok {
-			if h := typedHash(s.text); !queued[h] && h != nextPrompt {
+			if h := typedHash(s.text); !queued[h] && (s.undelivered || h != nextPrompt) {
 				out[i] = s
 			}
 		}
@@ -436,10 +476,43 @@ func (g *chainGraph) steeringMessages() map[int]steer {
 // inputQueue is Claude Code's queue of input waiting for the model, as the
 // transcript's queue operations replay it.
 type inputQueue struct {
-	pending []*record // enqueue records, oldest first
+	pending []queued // enqueue records, oldest first
+	// debts are operations that found nothing to consume, oldest first:
+	// the enqueue they consumed may be written after them.
+	debts []queued
 }
 
-func (q *inputQueue) push(r *record) { q.pending = append(q.pending, r) }
+// queued is a queue record with its node index.
+type queued struct {
+	rec *record
+	at  int
+}
+
+func (q *inputQueue) push(r *record, at int) { q.pending = append(q.pending, queued{r, at}) }
+
+// owe records an operation that found nothing to consume.
+func (q *inputQueue) owe(op *record, at int) { q.debts = append(q.debts, queued{op, at}) }
+
+// owed returns the oldest operation still owed an entry that the enqueue
+// e pays: one stamped no earlier than e (within queueSwapSlack). Debts
+// that e is too late for can never be paid and are forgotten.
+func (q *inputQueue) owed(e *record) (queued, bool) {
+	q.debts = slices.DeleteFunc(q.debts, func(d queued) bool {
+		return d.rec.time.IsZero() || e.time.IsZero() || e.time.Sub(d.rec.time) > queueSwapSlack
+	})
+	if len(q.debts) == 0 {
+		return queued{}, false
+	}
+	d := q.debts[0]
+	q.debts = q.debts[1:]
+	return d, true
+}
+
+// consume drops the pending entries with the typed text h: a user record
+// or queued_command attachment with that text is what they delivered.
+func (q *inputQueue) consume(h uint64) {
+	q.pending = slices.DeleteFunc(q.pending, func(e queued) bool { return e.rec.typed == h })
+}
 
 // take removes and returns the entry a dequeue or remove consumed, or nil.
 // An operation that carries its text takes the pending entry with that
@@ -447,12 +520,13 @@ func (q *inputQueue) push(r *record) { q.pending = append(q.pending, r) }
 // a remove delivers mid-turn, which Claude Code does for what the user
 // typed and for its notifications, never for a slash command unless
 // nothing else waits; a dequeue starts the next turn with what the user
-// typed or a command before any notification.
+// typed or a command before any notification. Only entries enqueued no
+// later than the operation (within queueSwapSlack) can be taken.
 func (q *inputQueue) take(op *record) *record {
 	var prefs [][]queueKind // kinds to look for, in turn; oldest first within each
 	switch {
 	case op.queue != queueNone:
-		if i := slices.IndexFunc(q.pending, func(r *record) bool { return r.typed == op.typed }); i >= 0 {
+		if i := slices.IndexFunc(q.pending, func(e queued) bool { return e.rec.typed == op.typed }); i >= 0 {
 			return q.remove(i)
 		}
 		prefs = [][]queueKind{{op.queue}}
@@ -462,15 +536,23 @@ func (q *inputQueue) take(op *record) *record {
 		prefs = [][]queueKind{{queueTyped, queueCommand}, {queueNotice}}
 	}
 	for _, kinds := range prefs {
-		if i := slices.IndexFunc(q.pending, func(r *record) bool { return slices.Contains(kinds, r.queue) }); i >= 0 {
+		if i := slices.IndexFunc(q.pending, func(e queued) bool {
+			return slices.Contains(kinds, e.rec.queue) && !enqueuedAfter(e.rec, op)
+		}); i >= 0 {
 			return q.remove(i)
 		}
 	}
 	return nil
 }
 
+// enqueuedAfter reports whether entry e was stamped too late for op to
+// have consumed it.
+func enqueuedAfter(e, op *record) bool {
+	return !e.time.IsZero() && !op.time.IsZero() && e.time.Sub(op.time) > queueSwapSlack
+}
+
 func (q *inputQueue) remove(i int) *record {
-	r := q.pending[i]
+	r := q.pending[i].rec
 	q.pending = slices.Delete(q.pending, i, i+1)
 	return r
 }
@@ -478,5 +560,5 @@ func (q *inputQueue) remove(i int) *record {
 // popTyped takes back what the user typed: popAll is Claude Code putting
 // queued messages back into the prompt box to be edited.
 func (q *inputQueue) popTyped() {
-	q.pending = slices.DeleteFunc(q.pending, func(r *record) bool { return r.queue == queueTyped })
+	q.pending = slices.DeleteFunc(q.pending, func(e queued) bool { return e.rec.queue == queueTyped })
 }
