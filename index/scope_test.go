@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -454,5 +455,43 @@ func TestSessionsEvery(t *testing.T) {
 	}
 	if got := len(search(t, ix, "gadget", Scope{Limit: Every})); got != MaxLimit {
 		t.Errorf("a search with Every gave %d hits, want %d", got, MaxLimit)
+	}
+}
+
+// TestSearchFindsAsides indexes a bottle with a /btw side question, its
+// answer and a message that was never delivered: search finds each, as
+// the user's or the assistant's words, at its own line.
+func TestSearchFindsAsides(t *testing.T) {
+	sp := &sources.Spine{SessionID: "s-aside", CWD: "/home/u/app", Started: day, Entries: []sources.Entry{
+		{Kind: sources.EntryUser, Time: day, Text: "upgrade the lockfile"},
+		{Kind: sources.EntryAssistant, Time: day.Add(time.Minute), Text: "Upgrading it."},
+		{Kind: sources.EntryUser, Time: day.Add(2 * time.Minute), Text: "what does frozen mean", Aside: true},
+		{Kind: sources.EntryAssistant, Time: day.Add(2 * time.Minute), Text: "It refuses lockfile rewrites.", Aside: true},
+		{Kind: sources.EntryUser, Time: day.Add(3 * time.Minute), Text: "keep the migrations", Steering: true, Undelivered: true},
+		{Kind: sources.EntryAssistant, Time: day.Add(4 * time.Minute), Text: "Upgraded."},
+	}}
+	b, err := render.Render(render.Input{SessionID: sp.SessionID, Spine: sp, Now: testNow, Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	writeBottles(t, data, b)
+	ix := openIndex(t, data)
+	for _, c := range []struct {
+		word, heading string
+		kind          render.BlockKind
+	}{
+		{"frozen", "**User, aside (/btw)**", render.BlockUser},
+		{"rewrites", "**Assistant, aside (/btw)**", render.BlockAssistant},
+		{"migrations", "**User, while Claude was working (not delivered)**", render.BlockUser},
+	} {
+		hits := search(t, ix, c.word, Scope{})
+		if len(hits) != 1 || hits[0].Kind != c.kind {
+			t.Errorf("%q: hits %+v, want one %s hit", c.word, hits, c.kind)
+			continue
+		}
+		if line := lineOf(t, hits[0].Bottle, hits[0].Line-1); !strings.HasPrefix(line, c.heading) {
+			t.Errorf("%q: the hit's line follows %q, want %q", c.word, line, c.heading)
+		}
 	}
 }

@@ -21,15 +21,19 @@ type turn struct {
 }
 
 // insert is a message shown inside a turn, after its first at assistant
-// messages: one typed while Claude worked that never reached it.
+// messages: one typed while Claude worked that never reached it, or a
+// /btw side question with its answer.
 type insert struct {
-	at   int
-	user *sources.Entry
+	at     int
+	user   *sources.Entry
+	answer *sources.Entry // a side question's; nil if none is recorded
 }
 
 // isInsert reports whether a spine entry is shown inside the turn it was
 // said in rather than starting one.
-func isInsert(e *sources.Entry) bool { return e.Kind == sources.EntryUser && e.Undelivered }
+func isInsert(e *sources.Entry) bool {
+	return e.Kind == sources.EntryUser && (e.Undelivered || e.Aside)
+}
 
 func (t *turn) start() time.Time {
 	if t.user != nil {
@@ -61,6 +65,12 @@ func segments(sp *sources.Spine) []segment {
 				segs = append(segs, segment{turn: cur})
 			}
 			cur.inserts = append(cur.inserts, insert{at: len(cur.assistant), user: e})
+		case e.Kind == sources.EntryAssistant && e.Aside:
+			if cur != nil && len(cur.inserts) > 0 {
+				if last := &cur.inserts[len(cur.inserts)-1]; last.user.Aside && last.answer == nil {
+					last.answer = e
+				}
+			}
 		case e.Kind == sources.EntryUser:
 			cur = &turn{user: e}
 			segs = append(segs, segment{turn: cur})
@@ -229,7 +239,7 @@ func (r *renderer) turn(body *doc, t *turn, rule bool) bool {
 		body.line(heading(who, clock))
 		body.line(verbatim(msg))
 		body.blank()
-	} else if len(r.outline) == 0 {
+	} else if len(r.outline) == 0 && len(parts) > 0 && parts[0].insert == nil {
 		r.outline = append(r.outline, outlineItem{line: body.next(), clock: r.when.format(t.start()), label: "— Claude continues —"})
 	}
 	r.observations(body, t.obs)
@@ -303,17 +313,27 @@ func (r *renderer) turnParts(t *turn) []turnPart {
 // insert writes a message shown inside a turn, and lists it in the outline.
 func (r *renderer) insert(body *doc, in *insert) {
 	e := in.user
+	who, tag := undeliveredWho, "(not delivered) "
+	if e.Aside {
+		who, tag = asideWho, "(aside) "
+	}
 	clock := r.when.format(e.Time)
 	stripped := r.text(e.Text)
 	msg := withImages(stripped, e.Images)
 	if msg == "" {
 		msg = "*(private)*"
 	}
-	r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock,
-		label: "(not delivered) " + outlineLabel(stripped, e.Images)})
-	body.line(heading(undeliveredWho, clock))
+	r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, label: tag + outlineLabel(stripped, e.Images)})
+	body.line(heading(who, clock))
 	body.line(verbatim(msg))
 	body.blank()
+	if in.answer != nil {
+		if answer := r.text(in.answer.Text); answer != "" {
+			body.line(heading(asideAnswerWho, r.when.format(in.answer.Time)))
+			body.line(verbatim(answer))
+			body.blank()
+		}
+	}
 }
 
 func (r *renderer) observations(body *doc, obs []sources.Observation) {

@@ -94,6 +94,7 @@ func loadCase(t *testing.T, dir string) Input {
 		}
 		path = dst
 	}
+	installSubagents(t, dir, filepath.Join(project, in.SessionID))
 	chain, err := sources.ReadChain(in.SessionID, path)
 	if err != nil {
 		t.Fatal(err)
@@ -101,10 +102,38 @@ func loadCase(t *testing.T, dir string) Input {
 	in.Spine = sources.BuildSpine(in.SessionID, chain)
 	for i := range in.Spine.Files {
 		f := &in.Spine.Files[i]
-		f.Path = "/home/u/.claude/projects/-case/" + f.Session + ".jsonl"
+		rel, err := filepath.Rel(project, f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Path = "/home/u/.claude/projects/-case/" + filepath.ToSlash(rel)
 		f.ID, f.Mod = sources.FileID{}, 0 // machine-dependent
 	}
 	return in
+}
+
+// installSubagents copies a case's subagents/ files (side-question
+// transcripts) to where Claude Code keeps them: <sessionId>/subagents/
+// beside the session's transcript.
+func installSubagents(t *testing.T, dir, sessionDir string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "subagents", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		return
+	}
+	dst := filepath.Join(sessionDir, "subagents")
+	if err := os.MkdirAll(dst, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // expectLine returns the rest of the first line of a case's expect.txt

@@ -18,6 +18,10 @@ const (
 	assistantWho = "Assistant"
 	// A message typed while Claude worked that never reached it.
 	undeliveredWho = "User, while Claude was working (not delivered)"
+	// A /btw side question and its answer, given apart from the
+	// conversation.
+	asideWho       = "User, aside (/btw)"
+	asideAnswerWho = "Assistant, aside (/btw)"
 	// A turn's observations: this heading, then one item per observation.
 	whatHappened    = "*What happened:*"
 	observationItem = "- "

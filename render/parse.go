@@ -255,9 +255,9 @@ func parseHeading(line string) (BlockKind, string, bool) {
 		}
 	}
 	switch who {
-	case userWho, steeringWho, undeliveredWho:
+	case userWho, steeringWho, undeliveredWho, asideWho:
 		return BlockUser, clock, true
-	case assistantWho:
+	case assistantWho, asideAnswerWho:
 		return BlockAssistant, clock, true
 	}
 	return 0, "", false

@@ -20,6 +20,7 @@
 //	---                                         before each turn and leg
 //	**User** (time) / **User, while Claude was working** (time)
 //	**User, while Claude was working (not delivered)** (time)
+//	**User, aside (/btw)** (time) / **Assistant, aside (/btw)** (time)
 //	**Assistant** (time)
 //	*What happened:*                            a turn's observations
 //	*Did:*                                      a trail of what the assistant did

@@ -26,7 +26,7 @@ func (t *Transcript) addLine(line []byte) {
 }
 
 func (t *Transcript) apply(r *rawRecord) {
-	if r.sidechain {
+	if r.sidechain && !t.aside {
 		return
 	}
 	if len(r.uuid) > 0 {
@@ -106,6 +106,7 @@ func (t *Transcript) applyUser(r *rawRecord, rec record) {
 		class, text = userLocalOutput, ""
 	}
 	rec.kind, rec.class, rec.text, rec.images = recUser, class, text, images
+	rec.aside = t.aside && class == userGenuine && r.content.contains(sideQuestionMark)
 	if typed != "" {
 		rec.typed = typedHash(typed)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,6 +147,42 @@ func ChainBack(links map[string]string, session string) []string {
 	return chain
 }
 
+// asidePrefix opens the names of the transcripts Claude Code writes for
+// /btw side questions: agent-aside_question-<16 hex>.jsonl, among the
+// session's subagent transcripts.
+const asidePrefix = "agent-aside_question-"
+
+// IsAsideFile reports whether name (a base name) is the transcript of a
+// /btw side question.
+func IsAsideFile(name string) bool {
+	return strings.HasPrefix(name, asidePrefix) && strings.HasSuffix(name, ".jsonl") &&
+		ValidSessionID(strings.TrimSuffix(name, ".jsonl"))
+}
+
+// SubagentsDir is the directory of the subagent transcripts (2.1.x) of
+// the session whose transcript is at path: <sessionId>/subagents beside it.
+func SubagentsDir(path string) string {
+	return filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+}
+
+// AsideFiles returns the /btw side-question transcripts of the session
+// whose transcript is at path, by name (none if it has no subagents
+// directory). A side question's words exist only there: Claude Code
+// writes nothing of it into the session's own transcript.
+func AsideFiles(path string) []string {
+	entries, err := os.ReadDir(SubagentsDir(path))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && IsAsideFile(e.Name()) {
+			out = append(out, filepath.Join(SubagentsDir(path), e.Name()))
+		}
+	}
+	return out
+}
+
 // SessionOf is the session id a transcript file is named after.
 func SessionOf(path string) string { return strings.TrimSuffix(filepath.Base(path), ".jsonl") }
 
@@ -193,26 +230,40 @@ func ReadContinuedIn(path string) (string, error) {
 }
 
 // ReadChain parses the transcript of sessionID at path and those of its
-// predecessors, oldest first, checking on the way the states of them in
-// expect (see Transcript.Expect).
+// predecessors, oldest first, then the side-question transcripts of each
+// (see ChainFiles), checking on the way the states of them in expect (see
+// Transcript.Expect).
 func ReadChain(sessionID, path string, expect ...FileState) ([]*Transcript, error) {
 	preds, err := Predecessors(path)
 	if err != nil {
 		return nil, err
 	}
 	var chain []*Transcript
-	for _, p := range preds {
-		t, err := ReadTranscript(SessionOf(p), p, expect...)
-		if err != nil {
+	for _, p := range ChainFiles(append(preds, path)) {
+		id := SessionOf(p)
+		if p == path {
+			id = sessionID
+		}
+		t, err := ReadTranscript(id, p, expect...)
+		if err != nil && !(IsAsideFile(filepath.Base(p)) && errors.Is(err, fs.ErrNotExist)) {
 			return nil, err
 		}
-		chain = append(chain, t)
+		if t != nil {
+			chain = append(chain, t)
+		}
 	}
-	t, err := ReadTranscript(sessionID, path, expect...)
-	if err != nil {
-		return nil, err
+	return chain, nil
+}
+
+// ChainFiles is the files a session's spine is built from, given its
+// chain of transcripts (predecessors first): those, then the /btw
+// side-question transcripts of each, in the same order.
+func ChainFiles(chain []string) []string {
+	out := slices.Clone(chain)
+	for _, p := range chain {
+		out = append(out, AsideFiles(p)...)
 	}
-	return append(chain, t), nil
+	return out
 }
 
 // maxProjectKey is the length (in UTF-16 units) past which Claude Code cuts

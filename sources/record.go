@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"bytes"
 	"hash/fnv"
 	"strings"
 	"time"
@@ -73,6 +74,7 @@ type record struct {
 	trigger    string // compaction trigger
 	deed       *Deed  // assistant tool_use: what it did
 	result     uint8  // tool result: resultFailed, resultCreated
+	aside      bool   // user, in a side question's file: the question (sideQuestionMark)
 }
 
 // rawRecord collects the fields of one line before it is classified; the
@@ -261,6 +263,25 @@ func readContent(s *scanner) content {
 	other := s.peek()
 	s.skip()
 	return content{other: other}
+}
+
+// sideQuestionMark opens the reminder Claude Code wraps a /btw side
+// question in (<system-reminder>This is a side question from the user…);
+// the question follows it, and the reminder is stripped like any other.
+const sideQuestionMark = "This is a side question from the user"
+
+// contains reports whether the raw text of the content, a string or a
+// text block, holds s (which must need no JSON escape).
+func (c *content) contains(s string) bool {
+	if c.isString {
+		return bytes.Contains(c.raw, []byte(s))
+	}
+	for _, b := range c.blocks {
+		if b.typ == "text" && bytes.Contains(b.text, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *content) has(typ string) bool {

@@ -45,6 +45,10 @@ type Entry struct {
 	Images int `json:"images,omitempty"`
 	// Steering marks a user message typed while Claude was working.
 	Steering bool `json:"steering,omitempty"`
+	// Aside marks a /btw side question (a user entry) and its answer (an
+	// assistant entry): asked while the conversation went on, answered
+	// apart from it, found only in the side question's own transcript.
+	Aside bool `json:"aside,omitempty"`
 	// Undelivered marks a steering message that never reached the model:
 	// nothing consumed it from Claude Code's input queue (an API error
 	// ended the turn, or the transcript ends). It stands where it was

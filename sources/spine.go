@@ -15,14 +15,26 @@ import (
 // files (the first copy wins), minus the branches a rewind abandoned
 // (transcript-format.md §5, approach B), with split assistant messages
 // regrouped by message id and steering messages resolved.
-func BuildSpine(sessionID string, chain []*Transcript) *Spine {
+//
+// Side-question transcripts among the files (see ChainFiles) are not laid
+// end to end with the others: each adds its question and answer where
+// they were asked (see addAsides).
+func BuildSpine(sessionID string, files []*Transcript) *Spine {
+	var chain, asides []*Transcript
+	for _, t := range files {
+		if t.aside {
+			asides = append(asides, t)
+		} else {
+			chain = append(chain, t)
+		}
+	}
 	g := joinChain(chain)
 	abandoned := g.abandonedBranches()
 	steering := g.steeringMessages()
 	copies := g.replayedPrompts(abandoned)
 
 	sp := &Spine{SessionID: sessionID}
-	for _, t := range chain {
+	for _, t := range files {
 		sp.Files = append(sp.Files, t.State())
 		sp.Malformed += t.malformed
 		sp.Unknown.Add(&t.unknown)
@@ -87,6 +99,9 @@ func BuildSpine(sessionID string, chain []*Transcript) *Spine {
 		}
 	}
 	markCreated(sp.Entries, results)
+	for _, t := range asides {
+		sp.addAside(t)
+	}
 	return sp
 }
 
@@ -114,6 +129,65 @@ func markCreated(entries []Entry, results map[string]uint8) {
 			seen[d.Target] = true
 		}
 	}
+}
+
+// addAside adds the /btw side questions of a side-question transcript, each
+// with its answer, where they were asked: after the last entry said no
+// later than the question. Such a transcript opens with a copy of the
+// conversation so far (the context the question was answered in), then
+// holds the question, wrapped in Claude Code's side-question reminder, and
+// the answer. The questions are the user messages that carry the reminder
+// (or, if none does, the last user message); an answer is the assistant's
+// text after its question.
+func (sp *Spine) addAside(t *Transcript) {
+	var questions []int
+	last := -1
+	for i := range t.recs {
+		if r := &t.recs[i]; r.kind == recUser && r.class == userGenuine {
+			last = i
+			if r.aside {
+				questions = append(questions, i)
+			}
+		}
+	}
+	if len(questions) == 0 && last >= 0 {
+		questions = []int{last}
+	}
+	for _, q := range questions {
+		sp.insertAside(t, q)
+	}
+}
+
+// insertAside inserts the question t.recs[q] and the answer after it.
+func (sp *Spine) insertAside(t *Transcript, q int) {
+	question := &t.recs[q]
+	var said []string
+	var saidAt time.Time
+	for i := q + 1; i < len(t.recs); i++ {
+		r := &t.recs[i]
+		if r.kind == recUser && r.class == userGenuine {
+			break
+		}
+		if r.kind == recAssistant && r.text != "" && !slices.Contains(said, r.text) {
+			if len(said) == 0 {
+				saidAt = r.time
+			}
+			said = append(said, r.text)
+		}
+	}
+	owner := t.owner
+	at := len(sp.Entries)
+	for at > 0 && sp.Entries[at-1].Time.After(question.time) {
+		at--
+	}
+	if at > 0 {
+		owner = sp.Entries[at-1].Session
+	}
+	add := []Entry{{Kind: EntryUser, Time: question.time, Text: question.text, Images: question.images, Aside: true, Session: owner}}
+	if len(said) > 0 {
+		add = append(add, Entry{Kind: EntryAssistant, Time: saidAt, Text: strings.Join(said, "\n\n"), Aside: true, Session: owner})
+	}
+	sp.Entries = slices.Insert(sp.Entries, at, add...)
 }
 
 // addCompaction appends a compaction marker, merging it into a marker that

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 	"unsafe"
 )
@@ -50,6 +51,11 @@ type Transcript struct {
 	SessionID string
 	// Path is the file's location.
 	Path string
+	// aside: the file is a /btw side question's (see IsAsideFile), whose
+	// records are all sidechain records and are kept; owner is the
+	// session it was asked in.
+	aside bool
+	owner string
 
 	recs   []record
 	uuids  []string         // interned uuid by id
@@ -117,7 +123,11 @@ func (t *Transcript) Size() int64 {
 // NewTranscript returns empty parse state for the transcript of sessionID
 // at path. Nothing is read until Update.
 func NewTranscript(sessionID, path string) *Transcript {
-	return &Transcript{SessionID: sessionID, Path: path, ids: map[string]int32{}}
+	t := &Transcript{SessionID: sessionID, Path: path, ids: map[string]int32{}}
+	if IsAsideFile(filepath.Base(path)) {
+		t.aside, t.owner = true, filepath.Base(filepath.Dir(filepath.Dir(path)))
+	}
+	return t
 }
 
 // ReadTranscript parses the whole transcript at path, checking on the way

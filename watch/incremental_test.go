@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,4 +107,117 @@ func appendTo(t *testing.T, path string, b []byte) {
 	if _, err := f.Write(b); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestIncrementalCasesEqualOneShot is TestIncrementalRenderEqualsOneShot
+// over the synthetic render cases (testdata/render) that are one
+// transcript, with the side-question transcripts beside it growing along
+// with it: the queue replay, undelivered messages and asides give, at
+// every cut, what a one-shot read of the same bytes gives.
+func TestIncrementalCasesEqualOneShot(t *testing.T) {
+	cases, _ := filepath.Glob(filepath.Join("..", "testdata", "render", "*", "transcript.jsonl"))
+	if len(cases) == 0 {
+		t.Fatal("no cases in testdata/render")
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for i, c := range cases {
+		dir := filepath.Dir(c)
+		if _, err := os.Stat(filepath.Join(dir, "predecessor.jsonl")); err == nil {
+			continue // chains: see chain_test.go
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			id := caseSession(t, dir)
+			root := t.TempDir()
+			d := New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: filepath.Join(root, "data"), Now: func() time.Time { return now }})
+			path := filepath.Join(root, "claude", "projects", "p", id+".jsonl")
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			srcs := []string{c}
+			dsts := []string{path}
+			asides, _ := filepath.Glob(filepath.Join(dir, "subagents", "*.jsonl"))
+			for _, a := range asides {
+				srcs = append(srcs, a)
+				dsts = append(dsts, filepath.Join(sources.SubagentsDir(path), filepath.Base(a)))
+			}
+			var datas [][]byte
+			for k, src := range srcs {
+				data, err := os.ReadFile(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				datas = append(datas, data)
+				if k == 0 {
+					if err := os.WriteFile(dsts[k], nil, 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			d.paths[id] = path
+			s := &session{id: id}
+			rng := rand.New(rand.NewPCG(uint64(i), 11))
+			offs := make([]int, len(datas))
+			for done := false; !done; {
+				done = true
+				for k, data := range datas {
+					if offs[k] == len(data) {
+						continue
+					}
+					n := min(len(data)-offs[k], 1+rng.IntN(max(len(data)/20, 64)))
+					if k > 0 && offs[k] == 0 {
+						if err := os.MkdirAll(filepath.Dir(dsts[k]), 0o700); err != nil {
+							t.Fatal(err)
+						}
+						if err := os.WriteFile(dsts[k], nil, 0o600); err != nil {
+							t.Fatal(err)
+						}
+					}
+					appendTo(t, dsts[k], data[offs[k]:offs[k]+n])
+					offs[k] += n
+					done = done && offs[k] == len(data)
+				}
+				if done {
+					for _, p := range dsts {
+						waitSettled(t, p)
+					}
+				}
+				if res := d.renderSession(context.Background(), s, false); res.err != nil {
+					t.Fatal(res.err)
+				}
+			}
+			got, gotErr := os.ReadFile(bottles.BottlePath(d.store.Dir, id))
+			chain, err := sources.ReadChain(id, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, chain), Now: now, Location: time.Local})
+			switch {
+			case wantErr != nil:
+				if gotErr == nil {
+					t.Fatalf("one-shot render failed (%v) but the daemon wrote a bottle", wantErr)
+				}
+			case gotErr != nil:
+				t.Fatalf("no bottle from the daemon's path: %v", gotErr)
+			case !bytes.Equal(got, want.Bytes):
+				t.Fatalf("the daemon's incremental bottle differs from the one-shot render:\n%s\n----\n%s", got, want.Bytes)
+			}
+		})
+	}
+}
+
+// caseSession reads the "# session:" line of a render case's expect.txt.
+func caseSession(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "expect.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if s, ok := strings.CutPrefix(line, "# session:"); ok {
+			return strings.TrimSpace(s)
+		}
+	}
+	t.Fatalf("%s/expect.txt has no '# session:' line", dir)
+	return ""
 }

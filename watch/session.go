@@ -254,12 +254,13 @@ func (d *Daemon) expectBottle(s *session) {
 	}
 }
 
-// syncChain makes s.chain the parse state of the session's predecessors
-// and its own transcript, keeping the state of files it already had.
+// syncChain makes s.chain the parse state of the session's predecessors,
+// its own transcript and their side-question transcripts (see
+// sources.ChainFiles), keeping the state of files it already had.
 func (d *Daemon) syncChain(s *session, path string) {
 	var paths []string
 	if path != "" {
-		paths = append(d.predecessorPaths(s.id, filepath.Dir(path)), path)
+		paths = sources.ChainFiles(append(d.predecessorPaths(s.id, filepath.Dir(path)), path))
 	}
 	have := map[string]*sources.Transcript{}
 	for _, t := range s.chain {
@@ -269,7 +270,11 @@ func (d *Daemon) syncChain(s *session, path string) {
 	for _, p := range paths {
 		t := have[p]
 		if t == nil {
-			t = sources.NewTranscript(sources.SessionOf(p), p)
+			id := sources.SessionOf(p)
+			if p == path {
+				id = s.id
+			}
+			t = sources.NewTranscript(id, p)
 		}
 		chain = append(chain, t)
 	}

@@ -14,6 +14,9 @@ type Rec struct {
 	UUID, Parent string // an empty Parent is null (a root)
 	At           time.Time
 	CWD          string // omitted if empty
+	// Agent, if set, makes the record a subagent's (a sidechain record
+	// with that agentId), as in a side question's transcript.
+	Agent string
 }
 
 // User is a typed prompt.
@@ -53,6 +56,9 @@ func (r Rec) envelope(typ string) map[string]any {
 	}
 	if r.CWD != "" {
 		m["cwd"] = r.CWD
+	}
+	if r.Agent != "" {
+		m["isSidechain"], m["agentId"] = true, r.Agent
 	}
 	return m
 }
