@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/bottled-dev/bottled/redact"
@@ -117,6 +118,9 @@ func CheckState(st *render.State, transcript string, memNow ClaudeMemNow, verify
 	if !own && transcript != "" {
 		return Stale, "transcript appeared", nil
 	}
+	if newAside(st, transcript) {
+		return Stale, "new side question", nil
+	}
 	if memNow == nil {
 		return Fresh, "", nil
 	}
@@ -135,6 +139,22 @@ func CheckState(st *render.State, transcript string, memNow ClaudeMemNow, verify
 		return Stale, "new claude-mem records", nil
 	}
 	return Fresh, "", nil
+}
+
+// newAside reports whether the session whose transcript is at transcript
+// has a /btw side-question transcript its bottle did not read: one asked
+// since, which writes nothing into the session's own transcript. It costs
+// a look at one directory.
+func newAside(st *render.State, transcript string) bool {
+	if transcript == "" {
+		return false
+	}
+	for _, a := range sources.AsideFiles(transcript) {
+		if !slices.ContainsFunc(st.Transcripts, func(f sources.FileState) bool { return f.Path == a }) {
+			return true
+		}
+	}
+	return false
 }
 
 // Check compares the bottle of session with the sources now (see

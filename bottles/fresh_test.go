@@ -1,6 +1,7 @@
 package bottles
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,4 +77,70 @@ func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckSeesSideQuestions renders a bottle, then asks a /btw side
+// question: its transcript appears beside the session's (which gains
+// nothing), so the bottle is stale until rendered again; the answer
+// written after makes it stale again.
+func TestCheckSeesSideQuestions(t *testing.T) {
+	const id = "6c2d3e4f-5061-4b72-9c83-d4e5f6071829"
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	rec := func(uuid, parent, agent string) synth.Rec {
+		at = at.Add(time.Second)
+		return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: at, CWD: "/w", Agent: agent}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, id+".jsonl")
+	base := rec("u1", "", "").User("BTW-P1 rename the flag") + rec("a1", "u1", "").Assistant("m1", "BTW-A1 Renamed.")
+	if err := os.WriteFile(path, []byte(base), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := storeAt(filepath.Join(dir, "bottles"))
+	write := func() {
+		t.Helper()
+		b, err := store.FromDisk(t.Context(), Request{SessionID: id, Transcript: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(want Freshness) {
+		t.Helper()
+		got, _, why, err := store.Check(id, path, nil, VerifyAll, nil)
+		if err != nil || got != want {
+			t.Errorf("Check = %v (%s), err %v; want %v", got, why, err, want)
+		}
+	}
+	write()
+	check(Fresh)
+
+	const agent = "aside_question-0123456789abcdef"
+	aside := filepath.Join(dir, id, "subagents", "agent-"+agent+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(aside), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	question := rec("u1", "", agent).User("BTW-P1 rename the flag") +
+		rec("q1", "u1", agent).User("<system-reminder>This is a side question from the user.</system-reminder>\n\nBTW-Q what was the old name?")
+	if err := os.WriteFile(aside, []byte(question), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check(Stale)
+	write()
+	check(Fresh)
+	if b, err := os.ReadFile(store.Path(id)); err != nil || !bytes.Contains(b, []byte("BTW-Q what was the old name?")) {
+		t.Fatalf("bottle lacks the side question (err %v)", err)
+	}
+
+	f, err := os.OpenFile(aside, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(rec("qa1", "q1", agent).Assistant("m2", "BTW-QA It was --legacy.")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	check(Stale)
 }

@@ -749,3 +749,75 @@ func TestDaemonRebuildsALostIndex(t *testing.T) {
 		return err == nil && strings.Count(d.stderr.String(), "search index ready") == 2
 	})
 }
+
+// asideRecs is a /btw side question's transcript as Claude Code writes it
+// (records of a subagent whose id names it a side question): a copy of the
+// conversation so far, then the question in its reminder; answer, if not
+// empty, follows.
+func asideRecs(id, agent, question, answer string) string {
+	rec := func(uuid, parent string) synth.Rec {
+		return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: time.Now(), Agent: agent}
+	}
+	s := rec("u1", "").User("BTW-E2E-P1 tidy the imports") +
+		rec(agent+"-q", "u1").User("<system-reminder>This is a side question from the user.</system-reminder>\n\n"+question)
+	if answer != "" {
+		s += rec(agent+"-a", agent+"-q").Assistant("m-"+agent, answer)
+	}
+	return s
+}
+
+// TestDaemonFollowsSideQuestions plays /btw side questions against a
+// daemon that rescans only hourly, so that the file watches alone must
+// bring them: one asked while the session works, whose answer is written
+// after, and one asked while it is idle. Their transcripts are written in
+// <session>/subagents/, which appears after the session's transcript.
+func TestDaemonFollowsSideQuestions(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	d := startDaemon(t, claude, data, "--rescan", "1h")
+	const id = "7e3a1c5b-9d2f-4b80-a6c4-1f8e3d5b7a92"
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	appendFile(t, path, userRec(id, "u1", "", "BTW-E2E-P1 tidy the imports"))
+	d.waitContains(id, "BTW-E2E-P1 tidy the imports")
+
+	const first = "aside_question-1111111111111111"
+	aside := filepath.Join(sources.SubagentsDir(path), "agent-"+first+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(aside), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, aside, asideRecs(id, first, "BTW-E2E-Q1 which linter do we run?", ""))
+	d.waitContains(id, "BTW-E2E-Q1 which linter do we run?")
+	appendFile(t, aside, synth.Rec{Session: id, UUID: first + "-a", Parent: first + "-q", At: time.Now(), Agent: first}.
+		Assistant("m-"+first, "BTW-E2E-QA1 golangci-lint, from the Makefile."))
+	d.waitContains(id, "BTW-E2E-QA1 golangci-lint, from the Makefile.")
+
+	appendFile(t, path, assistantRec(id, "a1", "u1", "m1", "BTW-E2E-A1 Imports tidied."))
+	d.waitContains(id, "BTW-E2E-A1 Imports tidied.")
+	const second = "aside_question-2222222222222222"
+	appendFile(t, filepath.Join(filepath.Dir(aside), "agent-"+second+".jsonl"),
+		asideRecs(id, second, "BTW-E2E-Q2 is the CI green?", "BTW-E2E-QA2 It was, on the last push."))
+	b := d.waitContains(id, "BTW-E2E-Q2 is the CI green?", "BTW-E2E-QA2 It was, on the last push.")
+	if !strings.Contains(b, "**User, aside (/btw)**") {
+		t.Errorf("side questions not marked as asides:\n%s", b)
+	}
+}
+
+// TestDaemonFindsSideQuestionsAtRescan asks a side question of a session
+// last written before the daemon started: no file event leads to it (its
+// directories are not watched), and the rescan finds it.
+func TestDaemonFindsSideQuestionsAtRescan(t *testing.T) {
+	t.Parallel()
+	claude, data := dirs(t)
+	const id = "8f4b2d6c-0e3a-4c91-b7d5-2a9f4e6c8b03"
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	appendFile(t, path, userRec(id, "u1", "", "BTW-E2E-P1 tidy the imports")+assistantRec(id, "a1", "u1", "m1", "BTW-E2E-A1 Done."))
+	if err := os.MkdirAll(sources.SubagentsDir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, "BTW-E2E-A1 Done.")
+	const agent = "aside_question-3333333333333333"
+	appendFile(t, filepath.Join(sources.SubagentsDir(path), "agent-"+agent+".jsonl"),
+		asideRecs(id, agent, "BTW-E2E-Q3 who owns this repo?", "BTW-E2E-QA3 The platform team."))
+	d.waitContains(id, "BTW-E2E-Q3 who owns this repo?", "BTW-E2E-QA3 The platform team.")
+}

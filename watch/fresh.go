@@ -107,7 +107,20 @@ func stampOf(path string) (fileStamp, error) {
 	if err != nil {
 		return fileStamp{}, err
 	}
-	return fileStamp{info.Size(), info.ModTime()}, nil
+	return fileStamp{size: info.Size(), mod: info.ModTime()}, nil
+}
+
+// transcriptStampOf is stampOf of a transcript, with its side questions'
+// stamp (see transcriptStamp).
+func transcriptStampOf(path string) (fileStamp, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileStamp{}, nil
+	}
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return transcriptStamp(path, info), nil
 }
 
 // checkFresh checks the bottle of session id, whose transcript is at path

@@ -26,7 +26,12 @@ import (
 // <claude-dir> (until projects/ exists), projects/, every project directory
 // in it, and the data directory, where claude-mem's database lives; it
 // re-stats every transcript periodically and after an event overflow, and
-// polls for roots that do not exist yet.
+// polls for roots that do not exist yet. The side questions (/btw) of a
+// session are transcripts of their own in <sessionId>/subagents/ beside
+// its transcript: the session's directory and that one are watched once
+// the session is seen written to (or a rescan finds a side question new),
+// so that only live sessions cost watches; the rescan's stamps cover the
+// others.
 //
 // Its state is owned by its run goroutine, except during initialScan, which
 // runs before it.
@@ -62,6 +67,9 @@ type fsWatch struct {
 	// checkFresh), which sets checking while it runs; run waits for it.
 	checks   sync.WaitGroup
 	checking atomic.Bool
+	// sessionDirs maps the watched <sessionId> and <sessionId>/subagents
+	// directories of live sessions onto their transcripts.
+	sessionDirs map[string]string
 	// guardDue: the lock file, the socket or the data directory changed;
 	// the guard checks them at the next tick (rm -rf has finished by then,
 	// and is not raced by files made again under it). The rescan checks
@@ -72,6 +80,34 @@ type fsWatch struct {
 type fileStamp struct {
 	size int64
 	mod  time.Time
+	// asides is, for a transcript, the stamp of its session's /btw
+	// side-question transcripts (see asideStamp): a side question writes
+	// nothing into the session's own transcript.
+	asides asideStamp
+}
+
+// asideStamp sums up a session's side-question transcripts: how many, their
+// total size and the newest time among them.
+type asideStamp struct {
+	n    int
+	size int64
+	mod  time.Time
+}
+
+// transcriptStamp is the stamp of the transcript at path, whose file info
+// is info: its size and time, and its side questions'.
+func transcriptStamp(path string, info os.FileInfo) fileStamp {
+	st := fileStamp{size: info.Size(), mod: info.ModTime()}
+	for _, a := range sources.AsideFiles(path) {
+		if ai, err := os.Stat(a); err == nil {
+			st.asides.n++
+			st.asides.size += ai.Size()
+			if ai.ModTime().After(st.asides.mod) {
+				st.asides.mod = ai.ModTime()
+			}
+		}
+	}
+	return st
 }
 
 // newFSWatch makes the file watcher. Without one (the inotify instance
@@ -98,7 +134,7 @@ func newWatchState(deps fsDeps) *fsWatch {
 	return &fsWatch{
 		fsDeps: deps, projects: filepath.Clean(sources.ProjectsDir(deps.claude)),
 		watched: map[string]bool{}, seen: map[string]fileStamp{}, unwatched: map[string]string{},
-		links: map[string]string{}, odd: map[string]bool{},
+		links: map[string]string{}, odd: map[string]bool{}, sessionDirs: map[string]string{},
 	}
 }
 
@@ -138,7 +174,7 @@ func (f *fsWatch) initialScan() []dated {
 			continue
 		}
 		id := sources.SessionOf(p)
-		f.setSeen(p, fileStamp{info.Size(), info.ModTime()})
+		f.setSeen(p, transcriptStamp(p, info))
 		f.follow(p)
 		if f.observer(p, "") {
 			continue
@@ -302,10 +338,52 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 			delete(f.unwatched, ev.Name)
 			f.status()
 		}
+	case f.sessionDirs[ev.Name] != "" && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)):
+		delete(f.sessionDirs, ev.Name) // fsnotify drops the watch itself
+		delete(f.watched, ev.Name)
+	case f.sessionDirs[dir] != "":
+		transcript := f.sessionDirs[dir]
+		switch {
+		case name == "subagents" && ev.Has(fsnotify.Create):
+			f.watchAsides(transcript)
+			if len(sources.AsideFiles(transcript)) > 0 {
+				f.touched(ctx, transcript) // written before the watch landed
+			}
+		case sources.IsAsideFile(name):
+			f.touched(ctx, transcript)
+		}
 	case f.links[ev.Name] != "":
 		f.touched(ctx, f.links[ev.Name])
+	case f.watched[dir] && filepath.Dir(dir) == f.projects && ev.Has(fsnotify.Create) && sources.ValidSessionID(name) && isDir(ev.Name):
+		// A session's own directory, beside its transcript: its side
+		// questions will be written under it.
+		transcript := ev.Name + ".jsonl"
+		f.watchAsides(transcript)
+		if len(sources.AsideFiles(transcript)) > 0 {
+			f.touched(ctx, transcript) // written before the watches landed
+		}
 	case f.watched[dir] && sources.IsSessionFile(name):
+		f.watchAsides(ev.Name)
 		f.touched(ctx, ev.Name)
+	}
+}
+
+// watchAsides watches the directory beside a live session's transcript
+// (<sessionId>, where subagents/ appears) and its subagents/ directory,
+// where the transcripts of its side questions are written, as far as they
+// exist. A watch that cannot be added leaves them to the rescan.
+func (f *fsWatch) watchAsides(transcript string) {
+	for _, dir := range []string{strings.TrimSuffix(transcript, ".jsonl"), sources.SubagentsDir(transcript)} {
+		if f.sessionDirs[dir] != "" {
+			continue
+		}
+		if !isDir(dir) {
+			return // nor is the one inside it
+		}
+		f.add(dir)
+		if f.watched[dir] {
+			f.sessionDirs[dir] = transcript
+		}
 	}
 }
 
@@ -362,7 +440,7 @@ func (f *fsWatch) touched(ctx context.Context, path string) {
 		}
 		return
 	}
-	f.changed(ctx, path, fileStamp{info.Size(), info.ModTime()}, true)
+	f.changed(ctx, path, transcriptStamp(path, info), true)
 }
 
 // changed reports a transcript as changed: it now has stamp if it exists,
@@ -507,8 +585,11 @@ func (f *fsWatch) rescanAll(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		stamp := fileStamp{info.Size(), info.ModTime()}
+		stamp := transcriptStamp(p, info)
 		if old, ok := f.seen[p]; !ok || old != stamp {
+			if ok && old.asides != stamp.asides {
+				f.watchAsides(p) // a side question asked now: follow its answer
+			}
 			f.changed(ctx, p, stamp, true)
 			continue
 		}

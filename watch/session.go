@@ -104,7 +104,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		res.outcome = outcomeObserver
 		return res
 	}
-	before, err := stampOf(path)
+	before, err := transcriptStampOf(path)
 	if catchUp && err == nil {
 		if out, _ := d.checkFresh(ctx, s.id, path, before, true); out != "" {
 			res.outcome, res.checked = out, true
