@@ -165,3 +165,32 @@ func TestPurgeByRebuild(t *testing.T) {
 		t.Error("the rebuild did not answer the request")
 	}
 }
+
+// TestPurgeWhileLocked: a purge asked for while another process holds the
+// build lock (a purge that took an earlier request, a build) cannot run
+// now. Sync says so (ErrPurgeBusy, an ErrPurge) instead of nil, so that the
+// caller tries again rather than waiting for its next full sync, and the
+// request stays; once the lock is free, the next sync purges.
+func TestPurgeWhileLocked(t *testing.T) {
+	const secret = "zqxlockedsecretzq"
+	data := t.TempDir()
+	s := redactable("s", secret)
+	writeBottles(t, data, s.bottle(t))
+	ix := openIndex(t, data)
+	unlock := lockAsBuilder(t, data)
+	redact(t, data, &s, secret)
+	err := ix.Sync(context.Background())
+	if !errors.Is(err, ErrPurgeBusy) || !errors.Is(err, ErrPurge) {
+		t.Errorf("Sync with the build lock held by another = %v; want ErrPurgeBusy, an ErrPurge", err)
+	}
+	if !markerThere(t, data) || !filesHold(t, Dir(data), secret) {
+		t.Fatal("the request went, or the files were purged, with the lock held by another")
+	}
+	unlock()
+	if err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if filesHold(t, Dir(data), secret) || markerThere(t, data) {
+		t.Error("the sync after the lock was freed did not purge")
+	}
+}

@@ -58,16 +58,21 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 // said. The marker goes only once the purge is durable, and only if it
 // is still the request taken (bottles.PurgeRequest): a process killed
 // meanwhile leaves it for the next, and a request made meanwhile is the
-// next sync's. A purge takes the build lock: a process holding it (a
-// purge, or a build, which purges at its next step) answers the request.
+// next sync's. A purge takes the build lock. A process holding it may not
+// answer this request (a purge that took an earlier one leaves a later
+// marker), so a sync that finds it held says so (ErrPurgeBusy), and the
+// request waits for a sync that can take the lock.
 func (ix *Index) syncAll(ctx context.Context) error {
 	req, asked := ix.store.TakePurge()
 	if err := ix.reconcileAll(ctx); err != nil || !asked {
 		return err
 	}
 	unlock, ok, err := tryLock(filepath.Join(ix.dir, lockFile))
-	if err != nil || !ok {
+	if err != nil {
 		return err
+	}
+	if !ok {
+		return ErrPurgeBusy
 	}
 	defer unlock()
 	return ix.purgeAsked(req)
@@ -90,6 +95,11 @@ func (ix *Index) purgeAsked(req bottles.PurgeRequest) error {
 // of deleted blocks may still be in its files. The request stays, and the
 // next full sync purges again.
 var ErrPurge = errors.New("purge the search index")
+
+// ErrPurgeBusy is the ErrPurge of a purge that could not start: another
+// process holds the build lock (a purge that took an earlier request, a
+// build). It is no fault; the caller tries again later.
+var ErrPurgeBusy = fmt.Errorf("%w: another process holds the index's build lock", ErrPurge)
 
 func (ix *Index) reconcileAll(ctx context.Context) error {
 	disk, rows, err := ix.diskAndRows()

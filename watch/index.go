@@ -171,7 +171,9 @@ func (d *Daemon) purge(ctx context.Context, ix *index.Index) {
 // A purge that failed (a full disk, another process that kept reading the
 // index) leaves the marker and is tried again with the retries' backoff
 // (an index found unusable is built again by the sync, which holds only
-// what the bottles hold now). Called by the keeper.
+// what the bottles hold now); so is one that could not start because
+// another process held the index's build lock, which is no fault and is
+// not warned of. Called by the keeper.
 func (d *Daemon) purged(ctx context.Context, err error, took time.Duration) {
 	if err == nil {
 		d.purgeFailures = 0
@@ -184,7 +186,11 @@ func (d *Daemon) purged(ctx context.Context, err error, took time.Duration) {
 	}
 	d.purgeFailures++
 	wait := d.cfg.indexRetryWait(d.purgeFailures, took)
-	d.log.Warn("purge the search index of what rewritten transcripts no longer say", "err", err, "retry_in", wait)
+	if errors.Is(err, index.ErrPurgeBusy) {
+		d.log.Debug("purge of the search index waits for another process", "err", err, "retry_in", wait)
+	} else {
+		d.log.Warn("purge the search index of what rewritten transcripts no longer say", "err", err, "retry_in", wait)
+	}
 	d.purgeDue = d.cfg.Now().Add(wait)
 	signal(d.purgeNow)
 }
