@@ -444,6 +444,68 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	}
 }
 
+// TestFaultKilledBeforePurgeAsked kills the daemon (kill -9) after it has
+// written the bottle of a redacted transcript and before it has indexed
+// it: another process holds the index's write lock, so the daemon waits
+// there. The old words are still in the index's files, and the bottle on
+// disk is fresh, so only a purge asked for before the bottle was written
+// tells the restarted daemon to purge them.
+func TestFaultKilledBeforePurgeAsked(t *testing.T) {
+	t.Parallel()
+	const secret, blank = "ASKKILL-5b7d20e4c1", "[redacted-by-user01]"
+	claude, data := dirs(t)
+	const id = "5b7d20e4-0000-4000-8000-000000000001"
+	path := transcriptIn(t, claude, "-home-dev-app", id)
+	head := userRec(id, "u1", "", "ASKKILL-P1 the key is "+secret+" keep it safe")
+	appendFile(t, path, head+assistantRec(id, "a1", "u1", "m1", "ASKKILL-A1 noted"))
+	d := startDaemon(t, claude, data, "--rescan", "1h")
+	d.waitContains(id, secret)
+	eventually(t, "the index is ready, with the secret", func() bool {
+		st, err := d.status()
+		return err == nil && st.Search.State == watch.SearchReady && indexHolds(t, data, secret)
+	})
+
+	// Another process writes to the index: the daemon's update of the
+	// bottle waits for it (the index's busy timeout).
+	writer, err := sql.Open("sqlite3", "file:"+indexGeneration(t, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	hold, err := writer.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
+	if _, err := hold.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteAt([]byte(blank), int64(strings.Index(head, secret)))
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "ASKKILL-P1") && !strings.Contains(b, secret) })
+	d.cmd.Process.Kill()
+	<-d.exited
+	if _, err := hold.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	hold.Close()
+
+	d = startDaemon(t, claude, data, "--rescan", "1h")
+	eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
+	eventually(t, "the purge marker goes", func() bool {
+		_, err := os.Lstat(bottles.Open(data, nil, nil).PurgeMarker())
+		return errors.Is(err, fs.ErrNotExist)
+	})
+}
+
 // indexGeneration is the database file of the search index in use.
 func indexGeneration(t *testing.T, data string) string {
 	t.Helper()

@@ -135,6 +135,23 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 	return nil
 }
 
+// askPurgeFirst leaves the purge marker before the daemon writes a bottle
+// of session s made by the redaction rules redactID, if that bottle drops
+// what a rewritten transcript no longer says or replaces one made by other
+// rules. A daemon killed between the write and forgetRemoved's request
+// would otherwise leave a fresh bottle, an index that keeps the old words
+// in its files, and nothing that tells the next process to purge them.
+// forgetRemoved asks again once the bottle is written, so that a purge
+// that took this request before the bottle was on disk leaves that one.
+func (d *Daemon) askPurgeFirst(s *session, redactID string) {
+	if !s.rewrote && (s.madeBy == "" || s.madeBy == redactID) {
+		return
+	}
+	if err := d.store.AskPurge(); err != nil {
+		d.log.Warn("ask for a purge of the search index", "session", s.id, "err", err)
+	}
+}
+
 // forgetRemoved makes the search index forget, in its files as in its
 // results, what a session's rewritten transcript no longer says (a
 // redaction), once the session's bottle is on disk: bottle, if not nil, is

@@ -126,6 +126,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			return res
 		}
 		res.mode, res.malformed, res.unknown = string(b.State.Mode), b.Malformed, b.State.Unknown
+		d.askPurgeFirst(s, b.State.Redact)
 		out, err := d.batch.Write(b)
 		if err != nil {
 			res.err = err
