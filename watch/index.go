@@ -112,22 +112,14 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// A purge that fails leaves the index usable: it is tried again as
-	// the keeper's purges are.
-	synced := d.cfg.Now()
-	if err := ix.Sync(ctx); errors.Is(err, index.ErrPurge) {
-		d.purged(ctx, err, d.cfg.Now().Sub(synced))
-	} else if err != nil {
+	if err := d.syncIndex(ctx, ix); err != nil {
 		ix.Close()
 		return err
 	}
 	d.index.Store(ix)
 	// A bottle written between the sync and the store was not indexed by
 	// its render: look once more.
-	synced = d.cfg.Now()
-	if err := ix.Sync(ctx); errors.Is(err, index.ErrPurge) {
-		d.purged(ctx, err, d.cfg.Now().Sub(synced))
-	} else if err != nil && ctx.Err() == nil {
+	if err := d.syncIndex(ctx, ix); err != nil && ctx.Err() == nil {
 		d.log.Warn("sync search index", "err", err)
 	}
 	d.log.Info("search index ready", "took", d.cfg.Now().Sub(began).Round(time.Millisecond))
@@ -150,6 +142,19 @@ func (d *Daemon) askPurgeFirst(s *session, redactID string) {
 	if err := d.store.AskPurge(); err != nil {
 		d.log.Warn("ask for a purge of the search index", "session", s.id, "err", err)
 	}
+}
+
+// syncIndex syncs ix for openIndex, which purges it if asked. A purge that
+// fails leaves the index usable: it is tried again as the keeper's purges
+// are (purged), and only another error is returned.
+func (d *Daemon) syncIndex(ctx context.Context, ix *index.Index) error {
+	began := d.cfg.Now()
+	err := ix.Sync(ctx)
+	if errors.Is(err, index.ErrPurge) {
+		d.purged(ctx, err, d.cfg.Now().Sub(began))
+		return nil
+	}
+	return err
 }
 
 // forgetRemoved makes the search index forget, in its files as in its
