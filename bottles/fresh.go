@@ -276,10 +276,13 @@ func (s *Store) Ensure(ctx context.Context, req Request, cur *Current) (*Current
 			}
 		}
 	}
-	if cur != nil {
-		req.Expect = cur.State.Transcripts // read already
+	var b *render.Bottle
+	var out Outcome
+	if cur != nil { // its state was read already
+		b, out, err = s.writeFromDisk(ctx, req, cur.State)
+	} else {
+		b, out, err = s.WriteFromDisk(ctx, req)
 	}
-	b, out, err := s.WriteFromDisk(ctx, req)
 	if err != nil {
 		return nil, false, err
 	}

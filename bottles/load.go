@@ -106,11 +106,21 @@ const MaxCrossed = 3
 // redaction), or one made by other redaction rules, leaves the purge
 // marker (AskPurge): the search index must forget what the old one said.
 func (s *Store) WriteFromDisk(ctx context.Context, req Request) (*render.Bottle, Outcome, error) {
+	st, err := ReadState(s.Path(req.SessionID))
+	if err != nil {
+		st = nil
+	}
+	return s.writeFromDisk(ctx, req, st)
+}
+
+// writeFromDisk is WriteFromDisk of a session whose bottle on disk has
+// state onDisk (nil if it has none), already read by the caller.
+func (s *Store) writeFromDisk(ctx context.Context, req Request, onDisk *render.State) (*render.Bottle, Outcome, error) {
 	otherRules := false
-	if st, err := ReadState(s.Path(req.SessionID)); err == nil {
-		otherRules = st.Redact != req.Rules.ID()
+	if onDisk != nil {
+		otherRules = onDisk.Redact != req.Rules.ID()
 		if req.Expect == nil {
-			req.Expect = st.Transcripts
+			req.Expect = onDisk.Transcripts
 		}
 	}
 	for attempt := 1; ; attempt++ {
