@@ -1,7 +1,6 @@
 package safefile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -155,19 +154,4 @@ func blocking(f *os.File) error {
 		return fmt.Errorf("open %s: %w", f.Name(), opErr)
 	}
 	return nil
-}
-
-// ReadFollow reads the whole regular file at path (see OpenFollow).
-func ReadFollow(path string) ([]byte, error) {
-	f, info, err := OpenFollow(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var buf bytes.Buffer
-	buf.Grow(int(info.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return buf.Bytes(), nil
 }

@@ -39,9 +39,3 @@ func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
 	f, info, err := safefile.OpenFollow(path)
 	return f, info, safefile.AlsoIs(err, fs.ErrNotExist)
 }
-
-// ReadRegular reads the whole regular file at path (see OpenRegular).
-func ReadRegular(path string) ([]byte, error) {
-	data, err := safefile.ReadFollow(path)
-	return data, safefile.AlsoIs(err, fs.ErrNotExist)
-}

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,21 +26,31 @@ func TestOpenRegular(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := ReadRegular(link); err != nil || string(data) != "a line\n" {
+	if data, err := readRegular(link); err != nil || string(data) != "a line\n" {
 		t.Errorf("ReadRegular through a link: %q, %v", data, err)
 	}
 	fifo := filepath.Join(dir, "fifo.jsonl")
 	oddfile.FIFO(t, fifo)
 	for _, path := range []string{dir, fifo} {
-		_, err := ReadRegular(path)
+		_, err := readRegular(path)
 		if !errors.Is(err, ErrNotRegular) || !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("ReadRegular(%s) = %v; want an ErrNotRegular that is an fs.ErrNotExist", path, err)
+			t.Errorf("readRegular(%s) = %v; want an ErrNotRegular that is an fs.ErrNotExist", path, err)
 		}
 		if _, err := StatRegular(path); !errors.Is(err, ErrNotRegular) || !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("StatRegular(%s) = %v", path, err)
 		}
 	}
-	if _, err := ReadRegular(filepath.Join(dir, "none.jsonl")); !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotRegular) {
+	if _, err := readRegular(filepath.Join(dir, "none.jsonl")); !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotRegular) {
 		t.Errorf("a missing file: %v", err)
 	}
+}
+
+// readRegular reads the whole file OpenRegular opens at path.
+func readRegular(path string) ([]byte, error) {
+	f, _, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
