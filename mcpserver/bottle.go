@@ -10,23 +10,24 @@ import (
 	"github.com/bottled-dev/bottled/sources"
 )
 
-// findBottle resolves the session a read names ("" for this session,
-// current; else an id or the start of one, bottles.Store.FindSession) and returns
-// its id and its bottle as bottles.Store.EnsureRead gives it: rendered first,
-// within the render timeout, when it is stale or missing and its session
-// was not cleared.
 // store is the data directory's bottles, at the server's clock and time
 // zone.
 func (s *Server) store() *bottles.Store {
 	return bottles.Open(s.cfg.DataDir, s.cfg.Now, s.cfg.Location)
 }
 
+// findBottle resolves the session a read names ("" for this session,
+// current; else an id or the start of one, bottles.Store.FindSession) and
+// returns its id and its bottle as bottles.Store.EnsureRead gives it:
+// rendered first, within the render timeout, when it is stale or missing
+// and its session was not cleared.
 func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *bottles.Current, error) {
+	store := s.store()
 	id := arg
 	switch {
 	case arg != "":
 		var err error
-		if id, err = s.store().FindSession(s.cfg.ClaudeDir, arg); err != nil {
+		if id, err = store.FindSession(s.cfg.ClaudeDir, arg); err != nil {
 			return "", nil, err
 		}
 	case current == "":
@@ -36,7 +37,7 @@ func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *
 	default:
 		id = current
 	}
-	cur, err := s.store().EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: s.cfg.ClaudeDir, Timeout: s.cfg.RenderTimeout, Rules: s.rules()})
+	cur, err := store.EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: s.cfg.ClaudeDir, Timeout: s.cfg.RenderTimeout, Rules: s.rules()})
 	if err != nil {
 		return "", nil, err
 	}
