@@ -137,13 +137,6 @@ func newestArchived(dir, session string) (string, *render.State) {
 	return path, st
 }
 
-// Archive moves the bottle of session to the archive, named as above,
-// under the same lock as writes so that it cannot cross a render or
-// another archive. It returns the new path, or "" if there was no bottle.
-func archiveSession(dir, session string, now time.Time) (string, error) {
-	return archiveLatest(dir, session, now, nil)
-}
-
 // ArchiveLatest is Archive of whichever is newer of the bottle on disk and
 // b, a bottle of the session rendered from the sources just now (nil if
 // none): b when it may replace the one on disk (see Write) or there is

@@ -51,7 +51,7 @@ func TestArchiveOrder(t *testing.T) {
 				if err := os.WriteFile(BottlePath(dir, id), bottleAt(t, id, 100, nil, render.ModeFull).Bytes, 0o600); err != nil {
 					t.Fatal(err)
 				}
-				if p, err := archiveSession(dir, id, at); err != nil || p == "" {
+				if p, err := storeAt(dir, at).Archive(id); err != nil || p == "" {
 					t.Fatalf("Archive = %q, %v", p, err)
 				}
 			}

@@ -80,10 +80,10 @@ func TestWriteRefusesCrossedRender(t *testing.T) {
 	m1 := memory()
 	newerTranscript, newerMemory := bottle(t1, m0), bottle(t0, m1)
 
-	if got, err := writeDurable(dir, newerTranscript); err != nil || got != Written {
+	if got, err := storeAt(dir).Write(newerTranscript); err != nil || got != Written {
 		t.Fatalf("first Write = %v, %v", got, err)
 	}
-	got, err := writeDurable(dir, newerMemory)
+	got, err := storeAt(dir).Write(newerMemory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestWriteRefusesCrossedRender(t *testing.T) {
 
 	// Sources read now cover both bottles.
 	both := bottle(transcript(), memory())
-	if got, err := writeDurable(dir, both); err != nil || got != Written {
+	if got, err := storeAt(dir).Write(both); err != nil || got != Written {
 		t.Fatalf("Write of a render covering both = %v, %v; want written", got, err)
 	}
 	onDisk, _ = os.ReadFile(BottlePath(dir, sid))

@@ -58,7 +58,7 @@ func TestEnsure(t *testing.T) {
 	ensure(false, "ENSURE-P1")
 	appendLine("u2", `"u1"`, "ENSURE-P2 second")
 	ensure(true, "ENSURE-P2")
-	if _, err := archiveSession(bottles, "s", testNow); err != nil {
+	if _, err := storeAt(bottles).Archive("s"); err != nil {
 		t.Fatal(err)
 	}
 	if b := ensure(false, "ENSURE-P2"); !b.Archived || filepath.Dir(b.Path) != ArchiveDir(bottles) {

@@ -60,7 +60,7 @@ func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := writeDurable(bottles, b); err != nil {
+			if _, err := storeAt(bottles).Write(b); err != nil {
 				t.Fatal(err)
 			}
 			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)

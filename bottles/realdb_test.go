@@ -414,7 +414,7 @@ func rdbCheckAdvance(t *testing.T, dir string, older, newer *render.Bottle) {
 		{"same again", newer, Covered, newer},
 	}
 	for _, s := range steps {
-		got, err := writeDurable(dir, s.b)
+		got, err := storeAt(dir).Write(s.b)
 		if err != nil {
 			t.Fatalf("%s: Write: %v", s.name, err)
 		}

@@ -34,7 +34,7 @@ func (d sessionDirs) bottle(t *testing.T, id, prompt string, at time.Time) strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeDurable(d.bottles, b); err != nil {
+	if _, err := storeAt(d.bottles).Write(b); err != nil {
 		t.Fatal(err)
 	}
 	return BottlePath(d.bottles, id)
@@ -70,7 +70,7 @@ func TestFindSession(t *testing.T) {
 	at := testNow.Add(-3 * time.Hour)
 	d.bottle(t, "aaaa1111-live", "LIVE prompt", at)
 	d.bottle(t, "bbbb2222-cleared", "CLEARED prompt", at)
-	if _, err := archiveSession(d.bottles, "bbbb2222-cleared", testNow); err != nil {
+	if _, err := storeAt(d.bottles).Archive("bbbb2222-cleared"); err != nil {
 		t.Fatal(err)
 	}
 	d.transcript(t, "cccc3333-transcript", "TRANSCRIPT only")
@@ -200,7 +200,7 @@ func TestEnsureRead(t *testing.T) {
 	read("READ-P1") // missing: rendered
 	d.transcript(t, "s-read", "READ-P2 second")
 	read("READ-P2") // stale: rendered
-	if _, err := archiveSession(d.bottles, "s-read", testNow); err != nil {
+	if _, err := storeAt(d.bottles).Archive("s-read"); err != nil {
 		t.Fatal(err)
 	}
 	if cur := read("READ-P2"); !cur.Archived || filepath.Dir(cur.Path) != ArchiveDir(d.bottles) {

@@ -57,7 +57,7 @@ func TestLongStateLine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "bottles")
 			newer := longBottle(t, tc.cwd, tc.chain, tc.pathLen, 2000)
-			if got, err := writeDurable(dir, newer); err != nil || got != Written {
+			if got, err := storeAt(dir).Write(newer); err != nil || got != Written {
 				t.Fatalf("Write = %v, %v", got, err)
 			}
 			if st, err := ReadState(BottlePath(dir, "s")); err != nil {
@@ -74,7 +74,7 @@ func TestLongStateLine(t *testing.T) {
 				t.Errorf("Parse: project of %d bytes, want %d", len(p.Project), tc.cwd)
 			}
 			older := longBottle(t, tc.cwd, tc.chain, tc.pathLen, 1500)
-			if got, err := writeDurable(dir, older); err != nil || got != Covered {
+			if got, err := storeAt(dir).Write(older); err != nil || got != Covered {
 				t.Errorf("Write of a bottle read from older sources = %v, %v; want %v", got, err, Covered)
 			}
 			if onDisk, _ := os.ReadFile(BottlePath(dir, "s")); string(onDisk) != string(newer.Bytes) {

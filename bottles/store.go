@@ -53,13 +53,9 @@ func (s *Store) Write(b *render.Bottle) (Outcome, error) { return writeDurable(s
 // bottle (see durable.go).
 func (s *Store) NewBatch() *Batch { return newBatch(s.Dir, s.Now) }
 
-// CleanTemp removes the temporary files that writers killed mid-write
-// left, and reports how many it removed and how many it left because they
-// are too young to tell from a write in progress.
-func (s *Store) CleanTemp() (removed, young int, err error) { return cleanTemp(s.Dir, s.Now()) }
-
-// Archive moves the bottle of session to the archive (see archive.go) and
-// returns its new path, "" if there was no bottle.
+// Archive moves the bottle of session to the archive (see archive.go),
+// under the same lock as writes so that it cannot cross a render or
+// another archive, and returns its new path, "" if there was no bottle.
 func (s *Store) Archive(session string) (string, error) {
 	return archiveLatest(s.Dir, session, s.Now(), nil)
 }

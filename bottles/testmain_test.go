@@ -23,7 +23,12 @@ const (
 	stateClose     = " -->"
 )
 
-// storeAt is the store whose bottles directory is dir, at the tests' time.
-func storeAt(dir string) *Store {
-	return &Store{DataDir: filepath.Dir(dir), Dir: dir, Now: func() time.Time { return testNow }, Loc: time.UTC}
+// storeAt is the store whose bottles directory is dir, at the tests' time
+// (or at the time given).
+func storeAt(dir string, at ...time.Time) *Store {
+	now := testNow
+	if len(at) > 0 {
+		now = at[0]
+	}
+	return &Store{DataDir: filepath.Dir(dir), Dir: dir, Now: func() time.Time { return now }, Loc: time.UTC}
 }

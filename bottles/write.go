@@ -252,11 +252,13 @@ func lockDir(dir string) (unlock func(), err error) {
 // for the leftover of a crash rather than a write in progress.
 const staleTemp = time.Minute
 
-// CleanTemp removes temporary files that writers killed mid-write left in
-// dir. It returns how many it removed, and how many it left because they
-// are too young to tell from a write in progress. A dir that is a symbolic
-// link is left alone: bottled wrote nothing through it (see safefile.MkdirPrivate).
-func cleanTemp(dir string, now time.Time) (removed, young int, err error) {
+// CleanTemp removes the temporary files that writers killed mid-write
+// left in the bottles directory. It returns how many it removed, and how
+// many it left because they are too young to tell from a write in
+// progress. A bottles directory that is a symbolic link is left alone:
+// bottled wrote nothing through it (see safefile.MkdirPrivate).
+func (s *Store) CleanTemp() (removed, young int, err error) {
+	dir, now := s.Dir, s.Now()
 	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		return 0, 0, nil
 	}

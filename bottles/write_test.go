@@ -83,10 +83,10 @@ func TestWriteNeverMovesBackwards(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "bottles")
 			first := bottleAt(t, "s", tc.first.offset, tc.first.mem, tc.first.mode)
 			then := bottleAt(t, "s", tc.then.offset, tc.then.mem, tc.then.mode)
-			if got, err := writeDurable(dir, first); err != nil || got != Written {
+			if got, err := storeAt(dir).Write(first); err != nil || got != Written {
 				t.Fatalf("first Write = %v, %v", got, err)
 			}
-			got, err := writeDurable(dir, then)
+			got, err := storeAt(dir).Write(then)
 			if err != nil || got != tc.want {
 				t.Fatalf("second Write = %v, %v; want %v", got, err, tc.want)
 			}
@@ -121,13 +121,13 @@ func TestWriteReplacedDatabase(t *testing.T) {
 	}
 	old := &sources.ClaudeMemCursor{DB: sources.FileID{Ino: 1}, MemorySessionID: "m-old", Observation: 871}
 	now := &sources.ClaudeMemCursor{DB: sources.FileIDOf(info), MemorySessionID: "m-new", Observation: 1}
-	if got, err := writeDurable(dir, bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Written {
+	if got, err := storeAt(dir).Write(bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Written {
 		t.Fatalf("first Write = %v, %v", got, err)
 	}
-	if got, err := writeDurable(dir, bottleAt(t, "s", 100, now, render.ModeFull)); err != nil || got != Written {
+	if got, err := storeAt(dir).Write(bottleAt(t, "s", 100, now, render.ModeFull)); err != nil || got != Written {
 		t.Fatalf("Write of a bottle read from the database there is now = %v, %v; want written", got, err)
 	}
-	if got, err := writeDurable(dir, bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Covered {
+	if got, err := storeAt(dir).Write(bottleAt(t, "s", 100, old, render.ModeFull)); err != nil || got != Covered {
 		t.Fatalf("Write of a bottle read from the database that is gone = %v, %v; want unchanged (kept)", got, err)
 	}
 }
@@ -138,7 +138,7 @@ func TestWritePermissions(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil { // made by someone else, too open
 		t.Fatal(err)
 	}
-	if _, err := writeDurable(dir, bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
+	if _, err := storeAt(dir).Write(bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]os.FileMode{dir: 0o700, BottlePath(dir, "s"): 0o600} {
@@ -151,7 +151,7 @@ func TestWritePermissions(t *testing.T) {
 		}
 	}
 	fresh := filepath.Join(t.TempDir(), "new", "bottles")
-	if _, err := writeDurable(fresh, bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
+	if _, err := storeAt(fresh).Write(bottleAt(t, "s", 1, nil, render.ModeFull)); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{fresh, filepath.Dir(fresh)} {
@@ -175,7 +175,7 @@ func TestWriteConcurrent(t *testing.T) {
 	for round := 0; round < 20; round++ {
 		for i := range bottles {
 			wg.Go(func() {
-				if _, err := writeDurable(dir, bottles[(i*7+round)%writers]); err != nil {
+				if _, err := storeAt(dir).Write(bottles[(i*7+round)%writers]); err != nil {
 					t.Error(err)
 				}
 			})
@@ -206,7 +206,7 @@ func TestCleanTemp(t *testing.T) {
 	if err := os.Chtimes(stale, now.Add(-time.Hour), now.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	n, young, err := cleanTemp(dir, now)
+	n, young, err := storeAt(dir, now).CleanTemp()
 	if err != nil || n != 1 || young != 1 {
 		t.Fatalf("CleanTemp = %d removed, %d young, %v; want 1 and 1", n, young, err)
 	}
@@ -215,7 +215,7 @@ func TestCleanTemp(t *testing.T) {
 			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, exists)
 		}
 	}
-	if n, _, err := cleanTemp(filepath.Join(dir, "absent"), now); err != nil || n != 0 {
+	if n, _, err := storeAt(filepath.Join(dir, "absent"), now).CleanTemp(); err != nil || n != 0 {
 		t.Errorf("CleanTemp of a missing dir = %d, %v", n, err)
 	}
 }
@@ -223,7 +223,7 @@ func TestCleanTemp(t *testing.T) {
 func TestReadState(t *testing.T) {
 	dir := t.TempDir()
 	b := bottleAt(t, "s", 42, &sources.ClaudeMemCursor{Prompt: 3}, render.ModeFull)
-	if _, err := writeDurable(dir, b); err != nil {
+	if _, err := storeAt(dir).Write(b); err != nil {
 		t.Fatal(err)
 	}
 	st, err := ReadState(BottlePath(dir, "s"))
@@ -287,7 +287,7 @@ func TestWriteAfterRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	bottles := filepath.Join(dir, "bottles")
-	if _, err := writeDurable(bottles, render()); err != nil {
+	if _, err := storeAt(bottles).Write(render()); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
@@ -297,10 +297,10 @@ func TestWriteAfterRewrite(t *testing.T) {
 	f.WriteString(line("v1", "NEW prompt"))
 	f.Close()
 	newer := render()
-	if got, err := writeDurable(bottles, newer); err != nil || got != Written {
+	if got, err := storeAt(bottles).Write(newer); err != nil || got != Written {
 		t.Fatalf("Write after rewrite = %v, %v; want Written", got, err)
 	}
-	if got, err := writeDurable(bottles, newer); err != nil || got != Covered {
+	if got, err := storeAt(bottles).Write(newer); err != nil || got != Covered {
 		t.Fatalf("second Write = %v, %v; want Covered", got, err)
 	}
 	data, _ := os.ReadFile(BottlePath(bottles, "s"))
