@@ -70,19 +70,13 @@ func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 // records its render time to the nanosecond and its size, so equal heads
 // mean equal bottles.
 func (ix *Index) readBottle(name string, written []byte) ([]byte, fileState, error) {
-	f, err := bottles.OpenBottle(filepath.Join(ix.store.Dir, filepath.FromSlash(name)))
-	if errors.Is(err, safefile.ErrNotRegular) {
-		// Not followed (a link may point anywhere): as if it were gone.
-		return nil, fileState{}, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
-	}
+	// A link is not followed (it may point anywhere), nor is anything but
+	// a regular file read: either is as if the bottle were gone.
+	f, info, err := safefile.Open(filepath.Join(ix.store.Dir, filepath.FromSlash(name)))
 	if err != nil {
-		return nil, fileState{}, err
+		return nil, fileState{}, safefile.AlsoIs(err, fs.ErrNotExist)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fileState{}, err
-	}
 	st := stateOf(info)
 	if head := headLen(written); head > 0 && info.Size() == int64(len(written)) {
 		buf := make([]byte, head)
