@@ -20,19 +20,19 @@ import (
 // replaces the link itself, never what it points to.
 var ErrNotRegular = safefile.ErrNotRegular
 
-// OpenBottle opens the bottle file at path for reading, without following
+// openBottle opens the bottle file at path for reading, without following
 // a symbolic link and without blocking (a FIFO), and only if it is a
 // regular file.
-func OpenBottle(path string) (*os.File, error) {
+func openBottle(path string) (*os.File, error) {
 	f, _, err := safefile.Open(path)
 	return f, safefile.AlsoIs(err, render.ErrNoState)
 }
 
 // ReadState reads the state recorded in the bottle at path without reading
 // the rest of the file. A file that is not a regular one (a symbolic link,
-// a FIFO) has none (see OpenBottle).
+// a FIFO) has none (see openBottle).
 func ReadState(path string) (*render.State, error) {
-	f, err := OpenBottle(path)
+	f, err := openBottle(path)
 	if err != nil {
 		return nil, err
 	}

@@ -30,18 +30,18 @@ func TestOpenBottle(t *testing.T) {
 		if err := mk(p); err != nil {
 			t.Fatal(err)
 		}
-		f, err := OpenBottle(p)
+		f, err := openBottle(p)
 		if err == nil {
 			f.Close()
 		}
 		if !errors.Is(err, ErrNotRegular) || !errors.Is(err, render.ErrNoState) {
-			t.Errorf("%s: OpenBottle = %v; want ErrNotRegular", name, err)
+			t.Errorf("%s: openBottle = %v; want ErrNotRegular", name, err)
 		}
 	}
-	if _, err := OpenBottle(filepath.Join(dir, "none.md")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := openBottle(filepath.Join(dir, "none.md")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing: %v; want fs.ErrNotExist", err)
 	}
-	f, err := OpenBottle(target)
+	f, err := openBottle(target)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -225,9 +225,9 @@ func readCurrent(path string) (*Current, error) {
 // ReadBottle reads the bottle file at path with the state it records, nil
 // if there is no file. A file that is not a bottle is an error wrapping
 // ErrNoState; one that is not a regular file (a symbolic link, which may
-// point anywhere) is not read, and is an ErrNotRegular (see OpenBottle).
+// point anywhere) is not read, and is an ErrNotRegular (see openBottle).
 func ReadBottle(path string) (*Current, error) {
-	f, err := OpenBottle(path)
+	f, err := openBottle(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

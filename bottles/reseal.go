@@ -35,7 +35,7 @@ func resealFile(dir, path string, rules *redact.Rules) ([]byte, error) {
 		return nil, err
 	}
 	defer unlock()
-	f, err := OpenBottle(path)
+	f, err := openBottle(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
