@@ -143,7 +143,8 @@ func newestArchived(dir, session string) (string, *render.State) {
 // none. A bottle on disk a turn behind the sources (the daemon renders a
 // moment after each write) archived as it is would make the next render,
 // finding content the archive lacks, bring the cleared session back.
-func archiveLatest(dir, session string, now time.Time, b *render.Bottle) (string, error) {
+func (s *Store) ArchiveLatest(session string, b *render.Bottle) (string, error) {
+	dir, now := s.Dir, s.Now()
 	src := BottlePath(dir, session)
 	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) && b == nil {
 		return "", nil

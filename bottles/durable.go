@@ -82,10 +82,10 @@ func crashed(dir string) (time.Time, bool) {
 }
 
 // UnsyncedMarker is the path of the marker file in the bottles directory
-// dir (see above): there while bottles a Batch wrote are not synced yet,
-// or until every bottle a crash of the machine may have damaged was
-// rendered again.
-func unsyncedMarker(dir string) string { return filepath.Join(dir, markerName) }
+// (see above): there while bottles a Batch wrote are not synced yet, or
+// until every bottle a crash of the machine may have damaged was rendered
+// again.
+func (s *Store) UnsyncedMarker() string { return filepath.Join(s.Dir, markerName) }
 
 // damaged reports whether the bottle at path was modified during a batch
 // that a crash of the machine interrupted, as crash (crashed, or what a
@@ -118,11 +118,12 @@ type Batch struct {
 	Dirty chan struct{}
 }
 
-// NewBatch returns a batch writing into dir. A marker left there by a
-// crash of the machine is kept until Recovered.
-func newBatch(dir string, now func() time.Time) *Batch {
-	since, crash := crashed(dir)
-	return &Batch{dir: dir, now: now, recovery: crash, since: since, pending: map[string]bool{}, Dirty: make(chan struct{}, 1)}
+// NewBatch returns a batch writing into the store without syncing each
+// bottle. A marker left there by a crash of the machine is kept until
+// Recovered.
+func (s *Store) NewBatch() *Batch {
+	since, crash := crashed(s.Dir)
+	return &Batch{dir: s.Dir, now: s.Now, recovery: crash, since: since, pending: map[string]bool{}, Dirty: make(chan struct{}, 1)}
 }
 
 // crashed is the crash the batch knows of (see the package function).

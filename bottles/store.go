@@ -49,23 +49,10 @@ func (s *Store) ArchivedPath(session string) string { return archivedPath(s.Dir,
 // syncing it and the directory.
 func (s *Store) Write(b *render.Bottle) (Outcome, error) { return writeDurable(s.Dir, b) }
 
-// NewBatch returns a batch writing into the store without syncing each
-// bottle (see durable.go).
-func (s *Store) NewBatch() *Batch { return newBatch(s.Dir, s.Now) }
-
 // Archive moves the bottle of session to the archive (see archive.go),
 // under the same lock as writes so that it cannot cross a render or
 // another archive, and returns its new path, "" if there was no bottle.
-func (s *Store) Archive(session string) (string, error) {
-	return archiveLatest(s.Dir, session, s.Now(), nil)
-}
-
-// ArchiveLatest is Archive of whichever is newer of the bottle on disk and
-// b, a bottle of the session rendered from the sources just now (nil if
-// none); see archiveLatest.
-func (s *Store) ArchiveLatest(session string, b *render.Bottle) (string, error) {
-	return archiveLatest(s.Dir, session, s.Now(), b)
-}
+func (s *Store) Archive(session string) (string, error) { return s.ArchiveLatest(session, nil) }
 
 // AskPurge leaves a new purge marker, durably (see purge.go).
 func (s *Store) AskPurge() error { return askPurge(s.Dir) }
@@ -76,7 +63,3 @@ func (s *Store) TakePurge() (PurgeRequest, bool) { return takePurge(s.Dir) }
 
 // PurgeMarker is the path of the purge marker.
 func (s *Store) PurgeMarker() string { return purgeMarker(s.Dir) }
-
-// UnsyncedMarker is the path of the marker a Batch leaves while bottles it
-// wrote are not synced yet (see durable.go).
-func (s *Store) UnsyncedMarker() string { return unsyncedMarker(s.Dir) }
