@@ -813,7 +813,9 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		const id = "de1e0000-0000-4000-8000-000000000001"
 		path := transcriptIn(t, claude, "-p", id)
 		appendFile(t, path, userRec(id, "u1", "", "DELETED-P1 go"))
-		d := startDaemon(t, claude, data)
+		// The rescan renders the lost bottle again once its transcript
+		// has been quiet for 100 ms.
+		d := startDaemon(t, claude, data, "--check-quiet", "100ms")
 		d.waitContains(id, "DELETED-P1 go")
 		waitAtRest(t, d, id)
 		if err := os.RemoveAll(data); err != nil {

@@ -233,7 +233,9 @@ func TestDaemonFollowsPatternsFile(t *testing.T) {
 	acme := "acme_" + fakecred.New(20).Str(fakecred.Hex, 32)
 	path := transcriptIn(t, claude, "-home-dev-app", id)
 	appendFile(t, path, userRec(id, "u1", "", "FOLLOWRULES-P1 log in with "+acme)+assistantRec(id, "a1", "u1", "m1", "FOLLOWRULES-A1 In."))
-	d := startDaemon(t, claude, data)
+	// The rescan checks the bottle against the new patterns once its
+	// transcript has been quiet for 100 ms.
+	d := startDaemon(t, claude, data, "--check-quiet", "100ms")
 	d.waitContains(id, acme)
 	eventually(t, "the index holds the token", func() bool { return indexHoldsAny(t, data, acme) })
 
