@@ -240,7 +240,6 @@ type Daemon struct {
 	// a transcript rewritten, or the rescan found the purge marker a hook
 	// or the render command left (capacity 1).
 	purgeNow chan struct{}
-	guard    *guard         // set by Run
 	batch    *bottles.Batch // writes bottles, syncing them a moment later
 
 	db    atomic.Pointer[sources.ClaudeMemDB] // nil until the database can be opened
@@ -364,15 +363,14 @@ func (d *Daemon) Run(parent context.Context) error {
 	ctx, stop := context.WithCancelCause(parent)
 	defer stop(nil)
 	defer d.status.wait() // once the guard has closed the socket
-	g := newGuard(d, lk, ln, stop)
+	g := &guard{dir: d.cfg.DataDir, log: d.log, lk: lk, ln: ln, stop: stop, rescan: d.requestRescan, serve: d.status.start}
 	defer g.close()
-	d.guard = g
 	if d.batch.Damaged() {
 		d.log.Warn("the machine went down while bottles were being written; those written just before are rendered again")
 	}
 	d.cleanTemp()
 	d.loadRules()
-	fw := newFSWatch(d.fsDeps())
+	fw := newFSWatch(d.fsDeps(g.check))
 	defer fw.close()
 	d.rec.update(func(st *Status) { st.Started = d.cfg.Now() })
 	d.rec.mu.Lock()

@@ -47,8 +47,9 @@ type fsDeps struct {
 	loadRules func(ctx context.Context, orphans func() []string)
 }
 
-// fsDeps is what the daemon gives its file watcher.
-func (d *Daemon) fsDeps() fsDeps {
+// fsDeps is what the daemon gives its file watcher, with guard checking
+// the data directory (nil: none).
+func (d *Daemon) fsDeps(guard func()) fsDeps {
 	return fsDeps{
 		claude: d.cfg.ClaudeDir, data: d.cfg.DataDir, store: d.store,
 		log: d.log, rec: d.rec, now: d.cfg.Now,
@@ -59,13 +60,9 @@ func (d *Daemon) fsDeps() fsDeps {
 		checkFresh: d.checkFresh,
 		pokeDB:     func() { signal(d.dbPokes) },
 		checkIndex: d.checkIndex,
-		guard: func() {
-			if d.guard != nil {
-				d.guard.check()
-			}
-		},
-		cleanTemp: d.cleanTemp,
-		askPurge:  func() { signal(d.purgeNow) },
+		guard:      guard,
+		cleanTemp:  d.cleanTemp,
+		askPurge:   func() { signal(d.purgeNow) },
 		loadRules: func(ctx context.Context, orphans func() []string) {
 			if d.loadRules() {
 				d.resealUnrenderable(ctx, orphans())

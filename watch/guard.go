@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 )
 
@@ -20,46 +21,47 @@ import (
 // The file watcher's goroutine runs its checks and owns the lock and the
 // listener while it runs; Run closes them after it has stopped.
 type guard struct {
-	d    *Daemon
+	dir  string // the data directory
+	log  *slog.Logger
 	lk   *lock
 	ln   *unixListener
 	stop context.CancelCauseFunc
-}
-
-func newGuard(d *Daemon, lk *lock, ln *unixListener, stop context.CancelCauseFunc) *guard {
-	return &guard{d: d, lk: lk, ln: ln, stop: stop}
+	// rescan asks for a rescan (the bottles may have gone with the
+	// directory), and serve serves status on a new socket.
+	rescan func()
+	serve  func(*unixListener)
 }
 
 // check makes the lock file and the socket again if they are not the
 // daemon's own any more.
 func (g *guard) check() {
-	dir := g.d.cfg.DataDir
+	dir := g.dir
 	if !g.lk.intact() {
 		lk, err := g.relock(dir)
 		switch {
 		case errors.Is(err, ErrRunning):
-			g.d.log.Error("the data directory was deleted and another daemon has taken it since; stopping this one", "err", err)
+			g.log.Error("the data directory was deleted and another daemon has taken it since; stopping this one", "err", err)
 			g.stop(err)
 			return
 		case err != nil:
-			g.d.log.Warn("the data directory was deleted and cannot be made again; trying again", "err", err)
+			g.log.Warn("the data directory was deleted and cannot be made again; trying again", "err", err)
 			return
 		}
 		g.lk.release()
 		g.lk = lk
-		g.d.log.Warn("the data directory or its lock was deleted; made it again", "dir", dir)
-		g.d.requestRescan() // the bottles may have gone with it
+		g.log.Warn("the data directory or its lock was deleted; made it again", "dir", dir)
+		g.rescan()
 	}
 	if !g.ln.intact() {
 		ln, err := listenStatus(dir)
 		if err != nil {
-			g.d.log.Warn("cannot make the status socket again; trying again", "err", err)
+			g.log.Warn("cannot make the status socket again; trying again", "err", err)
 			return
 		}
 		g.ln.close()
 		g.ln = ln
-		g.d.status.start(ln)
-		g.d.log.Warn("the status socket was deleted; made it again", "path", ln.path)
+		g.serve(ln)
+		g.log.Warn("the status socket was deleted; made it again", "path", ln.path)
 	}
 }
 

@@ -309,7 +309,7 @@ func TestRescan(t *testing.T) {
 	setMod(t, base, pa, pb, pe)
 	clock.set(base.Add(time.Minute))
 	checks := 0
-	deps := d.fsDeps()
+	deps := d.fsDeps(nil)
 	deps.checkFresh = func(ctx context.Context, id, path string, ts fileStamp, tailFirst bool) (string, bool) {
 		checks++
 		return d.checkFresh(ctx, id, path, ts, tailFirst)
