@@ -30,8 +30,8 @@ import (
 // session are transcripts of their own in <sessionId>/subagents/ beside
 // its transcript: the session's directory and that one are watched once
 // the session is seen written to (or a rescan finds a side question new),
-// so that only live sessions cost watches; the rescan's stamps cover the
-// others.
+// and no longer once it has been left alone for sessionWatchIdle, so that
+// only live sessions cost watches; the rescan's stamps cover the others.
 //
 // Its state is owned by its run goroutine, except during initialScan, which
 // runs before it.
@@ -85,6 +85,15 @@ type fileStamp struct {
 	// nothing into the session's own transcript.
 	asides asideStamp
 }
+
+// sessionWatchIdle is how long a session's transcript and side questions
+// must have been left alone before the rescan removes the watches of its
+// directories (see watchAsides): without it every session written to while
+// the daemon runs keeps two inotify watches for good, out of a limit
+// shared by every program of the user. A side question asked of a session
+// idle for longer reaches its bottle at the next rescan (Config.Rescan,
+// 30 s by default) instead of at once, and the watches are added again.
+const sessionWatchIdle = 10 * time.Minute
 
 // asideLists remembers the side-question transcripts of each subagents
 // directory as of the directory's modification time, which changes
@@ -650,8 +659,25 @@ func (f *fsWatch) rescanAll(ctx context.Context) {
 			f.touched(ctx, p) // gone: its bottle is rendered from what is left
 		}
 	}
+	f.unwatchIdle(now)
 	f.status()
 	f.checkBottles(ctx, check)
+}
+
+// unwatchIdle removes the watches of the session directories (see
+// watchAsides) of the sessions left alone for sessionWatchIdle, or gone.
+func (f *fsWatch) unwatchIdle(now time.Time) {
+	for dir, transcript := range f.sessionDirs {
+		stamp, ok := f.seen[transcript]
+		if ok && (now.Sub(stamp.mod) < sessionWatchIdle || now.Sub(stamp.asides.mod) < sessionWatchIdle) {
+			continue
+		}
+		if f.w != nil {
+			f.w.Remove(dir) // an error: the watch went with the directory
+		}
+		delete(f.sessionDirs, dir)
+		delete(f.watched, dir)
+	}
 }
 
 // stamped is a transcript and its stamp when last seen.

@@ -12,6 +12,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/memwriter"
 	"github.com/bottled-dev/bottled/internal/synth"
@@ -546,4 +548,60 @@ func TestSyncDelay(t *testing.T) {
 			t.Errorf("the batch's marker is still there %v after the first bottle was written (%v)", delay, err)
 		}
 	})
+}
+
+// TestSessionWatchesDropWhenIdle writes to a session with a subagents
+// directory: the file watcher watches its two directories, for its side
+// questions; once the session has been left alone for sessionWatchIdle,
+// the rescan removes those watches, which every session written to while
+// the daemon runs would otherwise keep for good. A side question asked
+// later is found by the rescan, which watches the directories again.
+func TestSessionWatchesDropWhenIdle(t *testing.T) {
+	clock := &testClock{}
+	d := testDaemon(t, Config{Now: clock.now})
+	const id = "1d1e0000-0000-4000-8000-000000000001"
+	path := writeTranscript(t, d, id, "IDLE-P1")
+	subagents := sources.SubagentsDir(path)
+	if err := os.MkdirAll(subagents, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f := newFSWatch(d.fsDeps(nil))
+	defer f.close()
+	if f.w == nil {
+		t.Skip("no inotify instance left")
+	}
+	base := time.Now().Truncate(time.Second)
+	clock.set(base)
+	f.initialScan()
+	writeTranscript(t, d, id, "IDLE-P2")
+	setMod(t, base, path)
+	f.handle(t.Context(), fsnotify.Event{Name: path, Op: fsnotify.Write})
+	watching := func() []string {
+		return slices.DeleteFunc(f.w.WatchList(), func(dir string) bool { return dir != subagents && dir != filepath.Dir(subagents) })
+	}
+	if got := watching(); len(got) != 2 {
+		t.Fatalf("a session written to: its directories watched are %v, want both", got)
+	}
+	clock.set(base.Add(sessionWatchIdle - time.Second))
+	rescan(f)
+	if got := watching(); len(got) != 2 {
+		t.Fatalf("a rescan before the session was idle for %v dropped watches: %v left", sessionWatchIdle, got)
+	}
+	clock.set(base.Add(sessionWatchIdle))
+	rescan(f)
+	if got := watching(); len(got) != 0 || len(f.sessionDirs) != 0 {
+		t.Fatalf("a rescan once the session was idle for %v left %v watched (%v)", sessionWatchIdle, got, f.sessionDirs)
+	}
+	aside := filepath.Join(subagents, "agent-aside_question-1111111111111111.jsonl")
+	if err := os.WriteFile(aside, []byte(synth.Rec{Session: id, UUID: "q", At: base, CWD: "/home/dev/app"}.User("IDLE-Q1")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	takeChanges(d)
+	rescan(f)
+	if got := watching(); len(got) != 2 {
+		t.Fatalf("a rescan that found a side question: its session's directories watched are %v, want both", got)
+	}
+	if got := takeChanges(d); len(got) != 1 || got[0].id != id {
+		t.Fatalf("a rescan that found a side question reported %+v, want a change to %s", got, id)
+	}
 }
