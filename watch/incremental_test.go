@@ -32,16 +32,10 @@ func TestIncrementalRenderEqualsOneShot(t *testing.T) {
 				t.Fatal(err)
 			}
 			const id = "s"
-			root := t.TempDir()
-			d := New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: filepath.Join(root, "data"), Now: func() time.Time { return now }})
-			path := filepath.Join(root, "claude", "projects", "p", id+".jsonl")
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-				t.Fatal(err)
-			}
+			d, path := incrementalDaemon(t, id, now)
 			if err := os.WriteFile(path, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			d.paths[id] = path
 			s := &session{id: id}
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			for off := 0; off < len(data); {
@@ -57,24 +51,46 @@ func TestIncrementalRenderEqualsOneShot(t *testing.T) {
 					t.Fatal(res.err)
 				}
 			}
-			got, gotErr := os.ReadFile(bottles.BottlePath(d.store.Dir, id))
-
 			tr, err := sources.ReadTranscript(id, path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, wantErr := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, []*sources.Transcript{tr}), Now: now, Location: time.Local})
-			switch {
-			case wantErr != nil:
-				if gotErr == nil {
-					t.Fatalf("one-shot render failed (%v) but the daemon wrote a bottle", wantErr)
-				}
-			case gotErr != nil:
-				t.Fatalf("no bottle from the daemon's path: %v", gotErr)
-			case !bytes.Equal(got, want.Bytes):
-				t.Fatalf("the daemon's incremental bottle differs from the one-shot render")
-			}
+			equalsOneShot(t, d, id, []*sources.Transcript{tr}, now)
 		})
+	}
+}
+
+// incrementalDaemon makes a daemon, not running, on new directories, with
+// the clock stopped at now, that knows session id's transcript to be at
+// path, in a project directory made for it.
+func incrementalDaemon(t *testing.T, id string, now time.Time) (d *Daemon, path string) {
+	t.Helper()
+	root := t.TempDir()
+	d = New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: filepath.Join(root, "data"), Now: func() time.Time { return now }})
+	path = filepath.Join(root, "claude", "projects", "p", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d.paths[id] = path
+	return d, path
+}
+
+// equalsOneShot checks that the bottle of session id that d wrote is byte
+// for byte the one a one-shot render of chain gives (and that there is
+// none if that render fails).
+func equalsOneShot(t *testing.T, d *Daemon, id string, chain []*sources.Transcript, now time.Time) {
+	t.Helper()
+	got, gotErr := os.ReadFile(bottles.BottlePath(d.store.Dir, id))
+	want, wantErr := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, chain), Now: now, Location: time.Local})
+	switch {
+	case wantErr != nil:
+		if gotErr == nil {
+			t.Fatalf("one-shot render failed (%v) but the daemon wrote a bottle", wantErr)
+		}
+	case gotErr != nil:
+		t.Fatalf("no bottle from the daemon's path: %v", gotErr)
+	case !bytes.Equal(got, want.Bytes):
+		t.Fatalf("the daemon's incremental bottle differs from the one-shot render:\n%s\n----\n%s", got, want.Bytes)
 	}
 }
 
@@ -128,12 +144,7 @@ func TestIncrementalCasesEqualOneShot(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
 			id := caseSession(t, dir)
-			root := t.TempDir()
-			d := New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: filepath.Join(root, "data"), Now: func() time.Time { return now }})
-			path := filepath.Join(root, "claude", "projects", "p", id+".jsonl")
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-				t.Fatal(err)
-			}
+			d, path := incrementalDaemon(t, id, now)
 			srcs := []string{c}
 			dsts := []string{path}
 			asides, _ := filepath.Glob(filepath.Join(dir, "subagents", "*.jsonl"))
@@ -154,7 +165,6 @@ func TestIncrementalCasesEqualOneShot(t *testing.T) {
 					}
 				}
 			}
-			d.paths[id] = path
 			s := &session{id: id}
 			rng := rand.New(rand.NewPCG(uint64(i), 11))
 			offs := make([]int, len(datas))
@@ -186,22 +196,11 @@ func TestIncrementalCasesEqualOneShot(t *testing.T) {
 					t.Fatal(res.err)
 				}
 			}
-			got, gotErr := os.ReadFile(bottles.BottlePath(d.store.Dir, id))
 			chain, err := sources.ReadChain(id, path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, wantErr := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, chain), Now: now, Location: time.Local})
-			switch {
-			case wantErr != nil:
-				if gotErr == nil {
-					t.Fatalf("one-shot render failed (%v) but the daemon wrote a bottle", wantErr)
-				}
-			case gotErr != nil:
-				t.Fatalf("no bottle from the daemon's path: %v", gotErr)
-			case !bytes.Equal(got, want.Bytes):
-				t.Fatalf("the daemon's incremental bottle differs from the one-shot render:\n%s\n----\n%s", got, want.Bytes)
-			}
+			equalsOneShot(t, d, id, chain, now)
 		})
 	}
 }
