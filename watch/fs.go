@@ -67,8 +67,9 @@ type fsWatch struct {
 	// checkFresh), which sets checking while it runs; run waits for it.
 	checks   sync.WaitGroup
 	checking atomic.Bool
-	// sessionDirs maps the watched <sessionId> and <sessionId>/subagents
-	// directories of live sessions onto their transcripts.
+	// sessionDirs maps the <sessionId> and <sessionId>/subagents
+	// directories of live sessions (watched, or in unwatched) onto their
+	// transcripts.
 	sessionDirs map[string]string
 	// guardDue: the lock file, the socket or the data directory changed;
 	// the guard checks them at the next tick (rm -rf has finished by then,
@@ -394,6 +395,7 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 	case f.sessionDirs[ev.Name] != "" && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)):
 		delete(f.sessionDirs, ev.Name) // fsnotify drops the watch itself
 		delete(f.watched, ev.Name)
+		delete(f.unwatched, ev.Name)
 	case f.sessionDirs[dir] != "":
 		transcript := f.sessionDirs[dir]
 		switch {
@@ -427,16 +429,14 @@ func (f *fsWatch) handle(ctx context.Context, ev fsnotify.Event) {
 // exist. A watch that cannot be added leaves them to the rescan.
 func (f *fsWatch) watchAsides(transcript string) {
 	for _, dir := range []string{strings.TrimSuffix(transcript, ".jsonl"), sources.SubagentsDir(transcript)} {
-		if f.sessionDirs[dir] != "" {
+		if f.watched[dir] {
 			continue
 		}
 		if !isDir(dir) {
 			return // nor is the one inside it
 		}
 		f.add(dir)
-		if f.watched[dir] {
-			f.sessionDirs[dir] = transcript
-		}
+		f.sessionDirs[dir] = transcript // watched or not: unwatchIdle forgets it
 	}
 }
 
@@ -672,11 +672,12 @@ func (f *fsWatch) unwatchIdle(now time.Time) {
 		if ok && (now.Sub(stamp.mod) < sessionWatchIdle || now.Sub(stamp.asides.mod) < sessionWatchIdle) {
 			continue
 		}
-		if f.w != nil {
+		if f.watched[dir] {
 			f.w.Remove(dir) // an error: the watch went with the directory
 		}
 		delete(f.sessionDirs, dir)
 		delete(f.watched, dir)
+		delete(f.unwatched, dir)
 	}
 }
 

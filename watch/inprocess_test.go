@@ -605,3 +605,38 @@ func TestSessionWatchesDropWhenIdle(t *testing.T) {
 		t.Fatalf("a rescan that found a side question reported %+v, want a change to %s", got, id)
 	}
 }
+
+// TestSessionWatchesFailedDropWhenIdle is TestSessionWatchesDropWhenIdle
+// for a watcher without inotify (as when the limits are reached): the
+// session's directories, listed as unwatched once a rescan found a side
+// question, leave that list once the session is idle, and status with it.
+func TestSessionWatchesFailedDropWhenIdle(t *testing.T) {
+	clock := &testClock{}
+	d := testDaemon(t, Config{Now: clock.now})
+	const id = "1d1e0000-0000-4000-8000-000000000002"
+	path := writeTranscript(t, d, id, "IDLE-P1")
+	subagents := sources.SubagentsDir(path)
+	if err := os.MkdirAll(subagents, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f := newWatchState(d.fsDeps(nil))
+	base := time.Now().Truncate(time.Second)
+	clock.set(base)
+	f.initialScan()
+	aside := filepath.Join(subagents, "agent-aside_question-2222222222222222.jsonl")
+	if err := os.WriteFile(aside, []byte(synth.Rec{Session: id, UUID: "q", At: base, CWD: "/home/dev/app"}.User("IDLE-Q1")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	setMod(t, base, path, aside)
+	rescan(f)
+	if _, ok := f.unwatched[subagents]; !ok {
+		t.Fatalf("a rescan that found a side question without a watcher: unwatched %v, want its directories", f.unwatched)
+	}
+	clock.set(base.Add(sessionWatchIdle))
+	rescan(f)
+	for dir := range f.unwatched {
+		if strings.HasPrefix(dir, filepath.Dir(subagents)) {
+			t.Fatalf("a rescan once the session was idle for %v left %s among the unwatched directories", sessionWatchIdle, dir)
+		}
+	}
+}
