@@ -251,27 +251,11 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 	r.state.Session = r.in.SessionID
 	r.state.Rendered = r.in.Now.UTC()
 	r.state.Lines = top.lines + pre.lines + body.lines
-	// The state line holds the file's byte count, itself included: iterate
-	// until the count's own digits stop changing it.
-	rest := top.b.Len() + pre.b.Len() + body.b.Len()
-	size := head.b.Len() + rest
-	for range 4 {
-		r.state.Bytes = size
-		sl, err := r.state.line()
-		if err != nil {
-			return nil, err
-		}
-		if n := head.b.Len() + len(sl) + rest; n != size {
-			size = n
-			continue
-		}
-		out := make([]byte, 0, size)
-		for _, part := range [][]byte{head.b.Bytes(), sl, top.b.Bytes(), pre.b.Bytes(), body.b.Bytes()} {
-			out = append(out, part...)
-		}
-		return out, nil
+	out, err := r.state.withStateLine(head.b.Bytes(), top.b.Bytes(), pre.b.Bytes(), body.b.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", r.in.SessionID, err)
 	}
-	return nil, fmt.Errorf("render %s: bottle size did not settle", r.in.SessionID)
+	return out, nil
 }
 
 func orDash(s string) string {

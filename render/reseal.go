@@ -39,23 +39,11 @@ func Reseal(data []byte, rules *redact.Rules) ([]byte, *State, error) {
 	head := redactKeepingLines(rules, string(bytes.Join(lines[:stateLineN-1], []byte("\n"))))
 	body := redactKeepingLines(rules, string(lines[stateLineN]))
 	st.Redact, st.Task = rules.ID(), rules.Redact(st.Task)
-	rest := len(head) + 1 + len(body) // and the newline before the state line
-	size := len(data)
-	for range 4 {
-		st.Bytes = size
-		sl, err := st.line()
-		if err != nil {
-			return nil, nil, err
-		}
-		if n := rest + len(sl); n != size {
-			size = n
-			continue
-		}
-		out := make([]byte, 0, size)
-		out = append(append(append(append(out, head...), '\n'), sl...), body...)
-		return out, st, nil
+	out, err := st.withStateLine([]byte(head+"\n"), []byte(body))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reseal %s: %w", st.Session, err)
 	}
-	return nil, nil, fmt.Errorf("reseal %s: bottle size did not settle", st.Session)
+	return out, st, nil
 }
 
 // redactKeepingLines is rules.Redact that keeps the newlines of each span

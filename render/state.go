@@ -80,6 +80,39 @@ func (s *State) line() ([]byte, error) {
 	return slices.Concat([]byte(stateOpen), js, []byte(stateClose), []byte("\n")), nil
 }
 
+// withStateLine is head, the state line of s and the rest, with s.Bytes
+// the size of the whole: the count's own digits can change that size, so
+// the line is made until the count stops changing it.
+func (s *State) withStateLine(head []byte, rest ...[]byte) ([]byte, error) {
+	fixed := len(head)
+	for _, p := range rest {
+		fixed += len(p)
+	}
+	size := fixed
+	for range 4 {
+		s.Bytes = size
+		sl, err := s.line()
+		if err != nil {
+			return nil, err
+		}
+		if n := fixed + len(sl); n != size {
+			size = n
+			continue
+		}
+		out := make([]byte, 0, size)
+		out = append(append(out, head...), sl...)
+		for _, p := range rest {
+			out = append(out, p...)
+		}
+		return out, nil
+	}
+	return nil, errUnsettled
+}
+
+// errUnsettled reports a state line whose byte count never matched the
+// bottle's size.
+var errUnsettled = errors.New("bottle size did not settle")
+
 // ErrNoState reports a file that does not carry a bottle state line.
 var ErrNoState = errors.New("no bottle state")
 
