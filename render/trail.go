@@ -2,7 +2,9 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -159,17 +161,17 @@ func (r *renderer) lookLine(run []sources.Deed) string {
 	for _, d := range run {
 		if d.Kind == sources.DeedSearch {
 			searches++
-			if p := clip(r.deedText(d.Target), patternMax); p != "" && !contains(patterns, p) {
+			if p := clip(r.deedText(d.Target), patternMax); p != "" && !slices.Contains(patterns, p) {
 				patterns = append(patterns, p)
 			}
 			continue
 		}
-		if p := r.path(d.Target); !contains(files, p) {
+		if p := r.path(d.Target); !slices.Contains(files, p) {
 			files = append(files, p)
 		}
 	}
 	var parts []string
-	if list := strings.Join(files, ", "); len(files) > 0 && len(files) <= lookFilesMax && len([]rune(list)) <= lookListMax {
+	if list := strings.Join(files, ", "); len(files) > 0 && len(files) <= lookFilesMax && utf8.RuneCountInString(list) <= lookListMax {
 		parts = append(parts, "read "+list)
 	} else if len(files) > 0 {
 		parts = append(parts, fmt.Sprintf("read %d files", len(files)))
@@ -183,15 +185,6 @@ func (r *renderer) lookLine(run []sources.Deed) string {
 		parts = append(parts, fmt.Sprintf("%d searches", searches))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func contains(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }
 
 // path is a file a deed names, relative to the session's directory when
