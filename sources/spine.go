@@ -572,7 +572,7 @@ func (q *inputQueue) owe(op *record, at int) { q.debts = append(q.debts, queued{
 // that e is too late for can never be paid and are forgotten.
 func (q *inputQueue) owed(e *record) (queued, bool) {
 	q.debts = slices.DeleteFunc(q.debts, func(d queued) bool {
-		return d.rec.time.IsZero() || e.time.IsZero() || e.time.Sub(d.rec.time) > queueSwapSlack
+		return d.rec.time.IsZero() || e.time.IsZero() || enqueuedAfter(e, d.rec)
 	})
 	if len(q.debts) == 0 {
 		return queued{}, false
