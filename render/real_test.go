@@ -67,7 +67,7 @@ func TestRealFixturesRender(t *testing.T) {
 			bottle := string(b.Bytes)
 			if !rewound[name] {
 				for _, s := range facts.said {
-					if want := verbatim(Text(nil, s)); !strings.Contains(bottle, want) {
+					if want := verbatim(shown(nil, s)); !strings.Contains(bottle, want) {
 						t.Errorf("assistant text missing: %.80q", want)
 					}
 				}

@@ -142,7 +142,7 @@ var (
 const spanSlack = 256
 
 // FuzzTextRedacts runs the function every bottle string goes through
-// (Text: clean, the tag stripper, redaction) over a generated credential of
+// (shown: clean, the tag stripper, redaction) over a generated credential of
 // every kind in arbitrary text, in two ways: split at a fuzzed point by a
 // <private> element (which the stripper joins again) between plain
 // separators, or whole between separators that may be elements the
@@ -150,9 +150,9 @@ const spanSlack = 256
 // credential's secret nor the private text may survive; when the text
 // around it redacts to itself, no span redaction replaces is longer than
 // the credential and a bounded slack, so redaction eats nothing that is
-// not one; and Text is idempotent. (Both at once, a credential split by a
+// not one; and shown is idempotent. (Both at once, a credential split by a
 // private element and joined to a word by another, is not covered: each
-// removal could join or separate, and Text does not try every way.)
+// removal could join or separate, and shown does not try every way.)
 func FuzzTextRedacts(f *testing.F) {
 	for i, s := range [][2]string{
 		{"", ""}, {"Here it is ", ", thanks"}, {"token=", ""}, {`{"password": "`, `"}`},
@@ -182,11 +182,11 @@ func FuzzTextRedacts(f *testing.F) {
 			seps = append(seps[:len(seps):len(seps)], elementSeparators...)
 		}
 		in := before + seps[int(sepA)%len(seps)] + cred + seps[int(sepB)%len(seps)] + after
-		out := Text(nil, in)
+		out := shown(nil, in)
 		if strings.Contains(out, c.Secret) || strings.Contains(out, private) {
 			t.Fatalf("%s or the private text survived:\n in %q\nout %q", c.Kind, in, out)
 		}
-		if again := Text(nil, out); again != out {
+		if again := shown(nil, out); again != out {
 			t.Fatalf("not idempotent:\n in %q\nout %q\nthen %q", in, out, again)
 		}
 		rules := redact.Builtin()
@@ -266,7 +266,7 @@ func TestRealBottlesRedactions(t *testing.T) {
 }
 
 // TestTextJoins: what clean and the tag stripper remove can join a
-// credential to the words around it, or join its parts; Text finds it
+// credential to the words around it, or join its parts; shown finds it
 // either way. (An npm token touching a letter or digit is not taken for
 // one; a GitHub token would be.)
 func TestTextJoins(t *testing.T) {
@@ -277,8 +277,8 @@ func TestTextJoins(t *testing.T) {
 		"token " + npm[:10] + "<private>hidden</private>" + npm[10:] + " end",
 		"x<persisted-output>o</persisted-output>" + npm + "\x00y",
 	} {
-		if out := Text(nil, in); strings.Contains(out, npm) || strings.Contains(out, npm[4:20]) || !strings.Contains(out, "[redacted: npm token]") {
-			t.Errorf("Text(%q) = %q", in, out)
+		if out := shown(nil, in); strings.Contains(out, npm) || strings.Contains(out, npm[4:20]) || !strings.Contains(out, "[redacted: npm token]") {
+			t.Errorf("shown(%q) = %q", in, out)
 		}
 	}
 }

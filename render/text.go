@@ -27,7 +27,7 @@ func clean(s string) string {
 	return s
 }
 
-// Text prepares a source string for the bottle: cleaned, through the tag
+// shown prepares a source string for the bottle: cleaned, through the tag
 // stripper, then through redaction by rules (nil: the built-in rules).
 // Every string a bottle shows goes through here, before anything clips it
 // or puts it on one line, so that a credential is never cut below the
@@ -42,7 +42,7 @@ func clean(s string) string {
 // clean drops. (A credential both split by a removed element and joined
 // to a word by another removal is not found: each removal would have to
 // be tried both ways.)
-func Text(rules *redact.Rules, s string) string {
+func shown(rules *redact.Rules, s string) string {
 	if strings.IndexByte(s, 0) >= 0 {
 		s = rules.Redact(s)
 	}
@@ -54,8 +54,8 @@ func Text(rules *redact.Rules, s string) string {
 	return rules.Redact(st)
 }
 
-// text is Text with the rules of the bottle being rendered.
-func (r *renderer) text(s string) string { return Text(r.in.Rules, s) }
+// text is shown with the rules of the bottle being rendered.
+func (r *renderer) text(s string) string { return shown(r.in.Rules, s) }
 
 // stripped is a source string cleaned and through the tag stripper, not
 // redacted: for tests of a string that the bottle does not show (is there

@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkText measures what redaction adds to every string a bottle
-// shows: the cleaning and the tag stripper alone (stripped), beside Text,
+// shows: the cleaning and the tag stripper alone (stripped), beside shown,
 // which redacts too, over every message of the real transcripts (both
 // corpora), in the same run.
 func BenchmarkText(b *testing.B) {
@@ -29,7 +29,7 @@ func BenchmarkText(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		fn   func(string) string
-	}{{"stripped", stripped}, {"Text", func(s string) string { return Text(nil, s) }}} {
+	}{{"stripped", stripped}, {"shown", func(s string) string { return shown(nil, s) }}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
