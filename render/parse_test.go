@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -34,8 +33,7 @@ func TestParseCoversBody(t *testing.T) {
 			}
 		})
 	}
-	files := append(fixtures.Transcripts(t, fixtures.Real(t)), fixtures.Transcripts(t, fixtures.Real2(t))...)
-	for _, f := range files {
+	for _, f := range realTranscripts(t) {
 		if strings.HasPrefix(filepath.Base(f), "agent-") {
 			continue
 		}

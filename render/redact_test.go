@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
-	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -215,13 +214,9 @@ var reviewedRedactions = map[string]int{}
 // each with its context): each must be reviewed. A transcript that
 // renders no bottle is skipped.
 func TestRealBottlesRedactions(t *testing.T) {
-	var files []string
-	for _, dir := range []string{fixtures.Real(t), fixtures.Real2(t)} {
-		files = append(files, fixtures.Transcripts(t, dir)...)
-	}
 	got := map[string]int{}
 	bottles, size := 0, 0
-	for _, f := range files {
+	for _, f := range realTranscripts(t) {
 		tr, err := sources.ReadTranscript("s", f)
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package render
 import (
 	"testing"
 
-	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -14,16 +13,14 @@ import (
 func BenchmarkText(b *testing.B) {
 	var texts []string
 	var size int64
-	for _, dir := range []string{fixtures.Real(b), fixtures.Real2(b)} {
-		for _, f := range fixtures.Transcripts(b, dir) {
-			tr, err := sources.ReadTranscript("s", f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, e := range sources.BuildSpine("s", []*sources.Transcript{tr}).Entries {
-				texts = append(texts, e.Text)
-				size += int64(len(e.Text))
-			}
+	for _, f := range realTranscripts(b) {
+		tr, err := sources.ReadTranscript("s", f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range sources.BuildSpine("s", []*sources.Transcript{tr}).Entries {
+			texts = append(texts, e.Text)
+			size += int64(len(e.Text))
 		}
 	}
 	for _, bc := range []struct {

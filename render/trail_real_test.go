@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -33,12 +32,8 @@ const (
 // relative to it, a command on one line). Growth compares each bottle
 // with the one rendered from the same spine without its deeds.
 func TestTrailTargets(t *testing.T) {
-	var files []string
-	for _, dir := range []string{fixtures.Real(t), fixtures.Real2(t)} {
-		files = append(files, fixtures.Transcripts(t, dir)...)
-	}
 	var all, compacted trailScore
-	for _, f := range files {
+	for _, f := range realTranscripts(t) {
 		calls := readCalls(t, f)
 		if len(calls.files) == 0 && len(calls.commands) == 0 {
 			continue
