@@ -70,7 +70,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 	first := ""
 	for _, g := range groups {
 		if g.prompt != nil {
-			first = r.promptText(g.prompt)
+			first = promptText(g.prompt, r.text(g.prompt.Text))
 			break
 		}
 	}
@@ -86,8 +86,9 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 		body.blank()
 		if p := g.prompt; p != nil {
 			clock := r.when.format(p.Created)
-			msg := r.promptText(p)
-			r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, user: r.text(p.Text)})
+			shown := r.text(p.Text)
+			msg := promptText(p, shown)
+			r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, user: shown})
 			if msg == "" {
 				msg = "*(private)*"
 			}
@@ -107,10 +108,10 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 	return pre, body
 }
 
-// promptText is a stored prompt as the bottle shows it, marking where
-// claude-mem (or bottled's own read cap) cut it.
-func (r *renderer) promptText(p *sources.Prompt) string {
-	msg := r.text(p.Text)
+// promptText is a stored prompt as the bottle shows it, from its text as
+// text made it (msg), marking where claude-mem (or bottled's own read cap)
+// cut it.
+func promptText(p *sources.Prompt, msg string) string {
 	switch {
 	case msg == "":
 		return ""
