@@ -20,6 +20,12 @@ func TestSteeringQueue(t *testing.T) {
 	e := func(content string) string { return q("enqueue", content) }
 	r := func(content string) string { return q("remove", content) }
 	d := func() string { return q("dequeue", "") }
+	// soon is an enqueue stamped just after the record before it, written
+	// after an operation that consumed it (Claude Code can swap the two).
+	soon := func(content string) string {
+		at = at.Add(5 * time.Millisecond)
+		return synth.Rec{Session: "s", At: at}.Queue("enqueue", content)
+	}
 	user := func(uuid, parent, text string) string {
 		return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: tick()}.User(text)
 	}
@@ -86,6 +92,8 @@ func TestSteeringQueue(t *testing.T) {
 			[]string{"P1", "working", "NEXT", "ok"}},
 		{"a remove does not take what was enqueued after it", r("") + e("LATER") + said("a2", "a1", "done"),
 			[]string{"P1", "working", "!LATER", "done"}},
+		{"a remove written just before the enqueue it took delivers it", r("") + soon("SWAPPED") + said("a2", "a1", "done"),
+			[]string{"P1", "working", "~SWAPPED", "done"}},
 		{"another session's message is not the user's",
 			e(`<cross-session-message from="x">PEER</cross-session-message>`) + r(`<cross-session-message from="x">PEER</cross-session-message>`) +
 				queuedCommand("q1", "a1", `<cross-session-message from="x">PEER</cross-session-message>`, "peer") + said("a2", "q1", "ok"),
