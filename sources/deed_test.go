@@ -92,8 +92,9 @@ func TestSpineDeeds(t *testing.T) {
 	call("m2", "t3", "Bash", map[string]any{"command": "go test ./...", "description": "tests"}, ok, true)
 	call("m3", "t4", "Write", map[string]any{"file_path": "/w/new.go", "content": "a\nb\n"}, map[string]any{"type": "create"}, false)
 	call("m3", "t5", "Write", map[string]any{"file_path": "/w/old.go", "content": "a"}, map[string]any{"type": "update"}, false)
-	call("m3", "t6", "Write", map[string]any{"file_path": "/w/a.go", "content": "a"}, ok, false)     // read before: written over
-	call("m3", "t7", "Write", map[string]any{"file_path": "/w/fresh.go", "content": "a"}, ok, false) // never seen: created
+	call("m3", "t6", "Write", map[string]any{"file_path": "/w/a.go", "content": "a"}, ok, false)      // read before: written over
+	call("m3", "t7", "Write", map[string]any{"file_path": "/w/fresh.go", "content": "a"}, ok, false)  // never seen: created
+	call("m3", "t7f", "Write", map[string]any{"file_path": "/w/denied.go", "content": "a"}, ok, true) // failed: made nothing
 	call("m4", "t8", "Task", map[string]any{"description": "Review", "subagent_type": "reviewer", "prompt": "PROMPT"}, ok, false)
 	rec(map[string]any{"type": "assistant", "isSidechain": true, "message": map[string]any{"id": "side", "role": "assistant",
 		"content": []any{map[string]any{"type": "tool_use", "id": "ts", "name": "Bash", "input": map[string]any{"command": "SIDECHAIN"}}}}})
@@ -124,6 +125,7 @@ func TestSpineDeeds(t *testing.T) {
 		`Write 2 "/w/old.go"  +1-0 lines=true created=false failed=false`,
 		`Write 2 "/w/a.go"  +1-0 lines=true created=false failed=false`,
 		`Write 2 "/w/fresh.go"  +1-0 lines=true created=true failed=false`,
+		`Write 2 "/w/denied.go"  +1-0 lines=true created=false failed=true`,
 		`Task 4 "Review" reviewer +0-0 lines=false created=false failed=false`,
 		`mcp__gh__issue 9 ""  +0-0 lines=false created=false failed=false`,
 		`MultiEdit 1 "/w/a.go"  +3-1 lines=true created=false failed=false`,
