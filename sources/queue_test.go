@@ -26,6 +26,11 @@ func TestSteeringQueue(t *testing.T) {
 		at = at.Add(5 * time.Millisecond)
 		return synth.Rec{Session: "s", At: at}.Queue("enqueue", content)
 	}
+	// stale is an enqueue stamped a minute after the record before it:
+	// written before operations that came earlier than it.
+	stale := func(content string) string {
+		return synth.Rec{Session: "s", At: at.Add(time.Minute)}.Queue("enqueue", content)
+	}
 	user := func(uuid, parent, text string) string {
 		return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: tick()}.User(text)
 	}
@@ -94,6 +99,8 @@ func TestSteeringQueue(t *testing.T) {
 			[]string{"P1", "working", "!LATER", "done"}},
 		{"a remove written just before the enqueue it took delivers it", r("") + soon("SWAPPED") + said("a2", "a1", "done"),
 			[]string{"P1", "working", "~SWAPPED", "done"}},
+		{"a remove does not take an entry written before it but stamped later", stale("LATE") + r("") + said("a2", "a1", "done"),
+			[]string{"P1", "working", "!LATE", "done"}},
 		{"another session's message is not the user's",
 			e(`<cross-session-message from="x">PEER</cross-session-message>`) + r(`<cross-session-message from="x">PEER</cross-session-message>`) +
 				queuedCommand("q1", "a1", `<cross-session-message from="x">PEER</cross-session-message>`, "peer") + said("a2", "q1", "ok"),
