@@ -43,3 +43,56 @@ func TestTrailRedacts(t *testing.T) {
 		})
 	}
 }
+
+// TestTrailLines checks how runs of deeds fold into trail lines: what
+// makes a run, the counts of a run's failures and line changes, and how
+// a path is shown.
+func TestTrailLines(t *testing.T) {
+	long := "/w/" + strings.Repeat("d/", pathMax) + "f.go"
+	for _, c := range []struct {
+		name    string
+		project string
+		deeds   []sources.Deed
+		want    []string
+	}{
+		{"each write of a file is its own line", "/w", []sources.Deed{
+			{Kind: sources.DeedWrite, Tool: "Write", Target: "/w/a.go", Created: true, Lines: true, Added: 1},
+			{Kind: sources.DeedWrite, Tool: "Write", Target: "/w/a.go", Lines: true, Added: 2},
+		}, []string{"created a.go (+1)", "wrote a.go (2 lines)"}},
+		{"edits of one file make one line", "/w", []sources.Deed{
+			{Kind: sources.DeedEdit, Tool: "Edit", Target: "/w/a.go", Lines: true, Added: 1, Removed: 2},
+			{Kind: sources.DeedEdit, Tool: "Edit", Target: "/w/a.go", Lines: true, Added: 3, Failed: true},
+		}, []string{"edited a.go ×2 (+1 −2) — 1 failed"}},
+		{"a repeated command, some failed", "/w", []sources.Deed{
+			{Kind: sources.DeedCommand, Tool: "Bash", Target: "go test"},
+			{Kind: sources.DeedCommand, Tool: "Bash", Target: "go test", Failed: true},
+			{Kind: sources.DeedCommand, Tool: "Bash", Target: "go test", Failed: true},
+		}, []string{"ran `go test` ×3 — 2 failed"}},
+		{"a repeated command, all failed", "/w", []sources.Deed{
+			{Kind: sources.DeedCommand, Tool: "Bash", Target: "make", Failed: true},
+			{Kind: sources.DeedCommand, Tool: "Bash", Target: "make", Failed: true},
+		}, []string{"ran `make` ×2 — failed"}},
+		{"reads and searches fold", "/w", []sources.Deed{
+			{Kind: sources.DeedRead, Tool: "Read", Target: "/w/a.go"},
+			{Kind: sources.DeedSearch, Tool: "Grep", Target: "func main"},
+			{Kind: sources.DeedRead, Tool: "Read", Target: "/w/a.go"},
+		}, []string{"read a.go; searched `func main`"}},
+		{"searches are counted", "/w", []sources.Deed{
+			{Kind: sources.DeedSearch, Tool: "Grep", Target: "x"},
+			{Kind: sources.DeedSearch, Tool: "Grep", Target: "x"},
+		}, []string{"2 searches"}},
+		{"a path keeps its end", "/elsewhere", []sources.Deed{
+			{Kind: sources.DeedEdit, Tool: "Edit", Target: long},
+		}, []string{"edited …" + long[len(long)-pathMax+1:]}},
+		{"a session in / shows paths whole", "/", []sources.Deed{
+			{Kind: sources.DeedRead, Tool: "Read", Target: "/etc/hosts"},
+		}, []string{"read /etc/hosts"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &renderer{project: c.project}
+			if got := r.trailLines(c.deeds); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
