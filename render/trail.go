@@ -156,13 +156,13 @@ func lineCounts(run []sources.Deed) string {
 // read while they are few and short, else their number, and the search
 // when there is one, else the number of searches.
 func (r *renderer) lookLine(run []sources.Deed) string {
-	var files, patterns []string
-	searches := 0
+	var files []string
+	searches, pattern := 0, "" // the pattern is shown only for a single search
 	for _, d := range run {
 		if d.Kind == sources.DeedSearch {
 			searches++
-			if p := clip(r.deedText(d.Target), patternMax); p != "" && !slices.Contains(patterns, p) {
-				patterns = append(patterns, p)
+			if searches == 1 {
+				pattern = clip(r.deedText(d.Target), patternMax)
 			}
 			continue
 		}
@@ -177,8 +177,8 @@ func (r *renderer) lookLine(run []sources.Deed) string {
 		parts = append(parts, fmt.Sprintf("read %d files", len(files)))
 	}
 	switch {
-	case searches == 1 && len(patterns) == 1:
-		parts = append(parts, "searched "+codeSpan(patterns[0]))
+	case searches == 1 && pattern != "":
+		parts = append(parts, "searched "+codeSpan(pattern))
 	case searches == 1:
 		parts = append(parts, "searched")
 	case searches > 1:
