@@ -278,6 +278,22 @@ func TestTextJoins(t *testing.T) {
 	}
 }
 
+// TestTextKeepsPrivate: redaction before the stripper must not take away
+// a tag of a <private> element, or what it hides is shown. Here a private
+// key's END line is inside the element and its BEGIN line before it.
+func TestTextKeepsPrivate(t *testing.T) {
+	key := fakecred.New(9).PrivateKey("RSA ", 4).Text
+	end := strings.Index(key, "\n-----END")
+	for _, in := range []string{
+		key[:end-4] + "<private>" + key[end-4:] + "\nHIDDEN words</private> after",
+		"<system-reminder>note</system-reminder>" + key[:end-4] + "<private>" + key[end-4:] + "\nHIDDEN</private>",
+	} {
+		if out := shown(nil, in); strings.Contains(out, "HIDDEN") || strings.Contains(out, "private>") {
+			t.Errorf("shown(%q) = %q", in, out)
+		}
+	}
+}
+
 // TestReseal redacts bottles from before redaction in place. A bottle
 // whose credentials are tokens becomes, byte for byte, the bottle the
 // rules render from the same sources; one with a private key block keeps

@@ -49,9 +49,32 @@ func shown(rules *redact.Rules, s string) string {
 	c := clean(s)
 	st := StripTags(c)
 	if len(st) != len(strings.TrimSpace(c)) {
-		st = StripTags(rules.Redact(c))
+		st = StripTags(redactBetweenTags(rules, c))
 	}
 	return rules.Redact(st)
+}
+
+// redactBetweenTags is rules.Redact for the pass before the stripper,
+// leaving alone a span that holds a '<' or '>': replacing it could take
+// away one tag of an element and let out what the element hides (a
+// private key's BEGIN line before a <private> tag, its END line inside
+// the element). The pass after the stripper still sees such a span.
+func redactBetweenTags(rules *redact.Rules, s string) string {
+	var b strings.Builder
+	last := 0
+	for _, f := range rules.Find(s) {
+		if strings.ContainsAny(s[f.Start:f.End], "<>") {
+			continue
+		}
+		b.WriteString(s[last:f.Start])
+		b.WriteString(redact.Placeholder(f.Kind))
+		last = f.End
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // text is shown with the rules of the bottle being rendered.
