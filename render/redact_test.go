@@ -278,8 +278,8 @@ func TestTextJoins(t *testing.T) {
 	}
 }
 
-// TestTextKeepsPrivate: redaction before the stripper must not take away
-// a tag of a <private> element, or what it hides is shown. Here a private
+// TestTextKeepsPrivate: redaction before the stripper (or before clean)
+// must not take away a tag of a <private> element, or what it hides is shown. Here a private
 // key's END line is inside the element and its BEGIN line before it.
 func TestTextKeepsPrivate(t *testing.T) {
 	key := fakecred.New(9).PrivateKey("RSA ", 4).Text
@@ -287,6 +287,7 @@ func TestTextKeepsPrivate(t *testing.T) {
 	for _, in := range []string{
 		key[:end-4] + "<private>" + key[end-4:] + "\nHIDDEN words</private> after",
 		"<system-reminder>note</system-reminder>" + key[:end-4] + "<private>" + key[end-4:] + "\nHIDDEN</private>",
+		"\x00" + key[:end-4] + "<private>" + key[end-4:] + "\nHIDDEN</private>", // a NUL: the pass before clean
 	} {
 		if out := shown(nil, in); strings.Contains(out, "HIDDEN") || strings.Contains(out, "private>") {
 			t.Errorf("shown(%q) = %q", in, out)

@@ -44,7 +44,7 @@ func clean(s string) string {
 // be tried both ways.)
 func shown(rules *redact.Rules, s string) string {
 	if strings.IndexByte(s, 0) >= 0 {
-		s = rules.Redact(s)
+		s = redactBetweenTags(rules, s)
 	}
 	c := clean(s)
 	st := StripTags(c)
@@ -54,7 +54,7 @@ func shown(rules *redact.Rules, s string) string {
 	return rules.Redact(st)
 }
 
-// redactBetweenTags is rules.Redact for the pass before the stripper,
+// redactBetweenTags is rules.Redact for the passes before the stripper,
 // leaving alone a span that holds a '<' or '>': replacing it could take
 // away one tag of an element and let out what the element hides (a
 // private key's BEGIN line before a <private> tag, its END line inside
