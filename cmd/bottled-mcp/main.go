@@ -18,10 +18,10 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/bottled-dev/bottled/mcpserver"
+	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/version"
 )
 
@@ -49,8 +49,9 @@ type usageError struct{ error }
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bottled-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	claudeDir := fs.String("claude-dir", envOr("CLAUDE_CONFIG_DIR", ".claude"), "Claude Code's config directory (transcripts are in its projects/)")
-	dataDir := fs.String("data-dir", envOr("CLAUDE_MEM_DATA_DIR", ".claude-mem"), "claude-mem's data directory (its claude-mem.db; bottles in its bottles/)")
+	defaultClaude, defaultData := sources.DefaultDirs()
+	claudeDir := fs.String("claude-dir", defaultClaude, "Claude Code's config directory (transcripts are in its projects/)")
+	dataDir := fs.String("data-dir", defaultData, "claude-mem's data directory (its claude-mem.db; bottles in its bottles/)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: bottled-mcp [--claude-dir DIR] [--data-dir DIR]\n\n"+
@@ -73,7 +74,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
-	claude, data, err := absDirs(*claudeDir, *dataDir)
+	claude, data, err := sources.AbsDirs(*claudeDir, *dataDir)
+	if errors.Is(err, sources.ErrEmptyDir) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -93,27 +97,4 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Log:       log,
 	})
 	return srv.Run(ctx, &mcpserver.Lines{Reader: stdin, Writer: stdout, Log: log})
-}
-
-// envOr is the variable's value, or ~/<name> when it is unset.
-func envOr(key, name string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, name)
-	}
-	return name
-}
-
-func absDirs(claude, data string) (string, string, error) {
-	if claude == "" || data == "" {
-		return "", "", usageError{errors.New("--claude-dir and --data-dir must not be empty")}
-	}
-	c, err := filepath.Abs(claude)
-	if err != nil {
-		return "", "", err
-	}
-	d, err := filepath.Abs(data)
-	return c, d, err
 }

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/version"
 	"github.com/bottled-dev/bottled/view"
 	"github.com/bottled-dev/bottled/watch"
@@ -62,8 +63,9 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bottled-view", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	claudeDir := fs.String("claude-dir", envOr("CLAUDE_CONFIG_DIR", ".claude"), "Claude Code's config directory (transcripts are in its projects/)")
-	dataDir := fs.String("data-dir", envOr("CLAUDE_MEM_DATA_DIR", ".claude-mem"), "claude-mem's data directory (bottles in its bottles/)")
+	defaultClaude, defaultData := sources.DefaultDirs()
+	claudeDir := fs.String("claude-dir", defaultClaude, "Claude Code's config directory (transcripts are in its projects/)")
+	dataDir := fs.String("data-dir", defaultData, "claude-mem's data directory (bottles in its bottles/)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: bottled-view [--claude-dir DIR] [--data-dir DIR] view [--port N] [--no-open]\n"+
@@ -81,7 +83,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintf(stdout, "bottled-view version %s\n", version.String())
 		return err
 	}
-	claude, data, err := absDirs(*claudeDir, *dataDir)
+	claude, data, err := sources.AbsDirs(*claudeDir, *dataDir)
+	if errors.Is(err, sources.ErrEmptyDir) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -245,27 +250,4 @@ func writeFile(path string, force bool, write func(io.Writer) error) error {
 		return err
 	}
 	return nil
-}
-
-// envOr is the variable's value, or ~/<name> when it is unset.
-func envOr(key, name string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, name)
-	}
-	return name
-}
-
-func absDirs(claude, data string) (string, string, error) {
-	if claude == "" || data == "" {
-		return "", "", usageError{errors.New("--claude-dir and --data-dir must not be empty")}
-	}
-	c, err := filepath.Abs(claude)
-	if err != nil {
-		return "", "", err
-	}
-	d, err := filepath.Abs(data)
-	return c, d, err
 }

@@ -14,11 +14,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/version"
 )
 
@@ -75,6 +75,7 @@ const (
 // parser: every flag of a command is inherited by its subcommands); after
 // "--" every word is an argument.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	homeClaude, homeData := sources.HomeDirs()
 	root := &cli.Command{
 		Name:            "bottled",
 		Usage:           "keep Claude Code session bottles current",
@@ -93,14 +94,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			&cli.StringFlag{
 				Name:    flagClaude,
 				Usage:   "Claude Code's config directory (transcripts are in its projects/)",
-				Sources: cli.EnvVars("CLAUDE_CONFIG_DIR"),
-				Value:   defaultDir(".claude"),
+				Sources: cli.EnvVars(sources.ClaudeDirEnv),
+				Value:   homeClaude,
 			},
 			&cli.StringFlag{
 				Name:    flagDataDir,
 				Usage:   "claude-mem's data directory (its claude-mem.db; bottles go in its bottles/)",
-				Sources: cli.EnvVars("CLAUDE_MEM_DATA_DIR"),
-				Value:   defaultDir(".claude-mem"),
+				Sources: cli.EnvVars(sources.DataDirEnv),
+				Value:   homeData,
 			},
 		},
 		Commands: []*cli.Command{
@@ -218,16 +219,6 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.msg }
 
-// defaultDir is ~/<name>, or <name> relative to the working directory if
-// the home directory is unknown.
-func defaultDir(name string) string {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return name
-	}
-	return filepath.Join(home, name)
-}
-
 // dirs are the directories every command works on.
 type dirs struct {
 	claude string // Claude Code's config dir
@@ -244,15 +235,10 @@ func dirsOfArgless(cmd *cli.Command) (dirs, error) {
 
 func dirsOf(cmd *cli.Command) (dirs, error) {
 	d := dirs{claude: cmd.String(flagClaude), data: cmd.String(flagDataDir)}
-	if d.claude == "" || d.data == "" {
-		return d, usagef("--%s and --%s must not be empty", flagClaude, flagDataDir)
-	}
 	var err error
-	if d.claude, err = filepath.Abs(d.claude); err != nil {
-		return d, err
+	d.claude, d.data, err = sources.AbsDirs(d.claude, d.data)
+	if errors.Is(err, sources.ErrEmptyDir) {
+		return d, usageError{err}
 	}
-	if d.data, err = filepath.Abs(d.data); err != nil {
-		return d, err
-	}
-	return d, nil
+	return d, err
 }
