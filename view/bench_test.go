@@ -25,11 +25,11 @@ func BenchmarkList(b *testing.B) {
 	data := b.TempDir()
 	store := bottles.Open(data, nil, nil)
 	for i := range *benchSessions {
-		s := talk{fmt.Sprintf("bench-%05d-0000-4000-8000-000000000000", i), fmt.Sprintf("/home/u/project-%02d", i%50),
-			day.Add(time.Duration(i) * time.Minute), [][2]string{
-				{fmt.Sprintf("prompt %d: make the retry loop back off and tell me why it failed before", i), "Done: it backs off now."},
-				{"and the tests?", "They pass."}}}
-		if _, err := store.Write(s.bottle(b)); err != nil {
+		s := talk{ID: fmt.Sprintf("bench-%05d-0000-4000-8000-000000000000", i), CWD: fmt.Sprintf("/home/u/project-%02d", i%50), Start: day.Add(time.Duration(i) * time.Minute), Turns: [][2]string{
+			{fmt.Sprintf("prompt %d: make the retry loop back off and tell me why it failed before", i), "Done: it backs off now."},
+			{"and the tests?", "They pass."}}}
+
+		if _, err := store.Write(s.Bottle(b, testNow)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func BenchmarkSession2MB(b *testing.B) {
 	for size := 0; size < 2<<20; size += len(answer) + 200 {
 		turns = append(turns, [2]string{fmt.Sprintf("turn %d: and now **this** part, with [a link](https://example.com/%d)?", len(turns), len(turns)), answer})
 	}
-	s := talk{"bench-2mb-0000-4000-8000-000000000000", "/home/u/app", day, turns}
+	s := talk{ID: "bench-2mb-0000-4000-8000-000000000000", CWD: "/home/u/app", Start: day, Turns: turns}
 	writeTalks(b, data, s)
 	ix, err := index.Open(context.Background(), data, index.Options{Location: time.UTC})
 	if err != nil {
@@ -78,7 +78,7 @@ func BenchmarkSession2MB(b *testing.B) {
 	for _, c := range []struct {
 		name, path string
 		cold       bool
-	}{{"opened-cold", "/s/" + s.id, true}, {"opened", "/s/" + s.id, false}, {"live-refresh", "/s/" + s.id + "?part=body", false}} {
+	}{{"opened-cold", "/s/" + s.ID, true}, {"opened", "/s/" + s.ID, false}, {"live-refresh", "/s/" + s.ID + "?part=body", false}} {
 		b.Run(c.name, func(b *testing.B) {
 			timed(b, func() {
 				if c.cold { // nothing rendered before: the first time the page is opened
@@ -92,7 +92,7 @@ func BenchmarkSession2MB(b *testing.B) {
 			})
 		})
 	}
-	cur, _ := bottles.Open(data, nil, nil).ReadCurrent(s.id)
+	cur, _ := bottles.Open(data, nil, nil).ReadCurrent(s.ID)
 	b.ReportMetric(float64(len(cur.Data))/1e6, "MB-bottle")
 }
 

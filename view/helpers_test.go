@@ -14,8 +14,8 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/handmade"
 	"github.com/bottled-dev/bottled/render"
-	"github.com/bottled-dev/bottled/sources"
 )
 
 const (
@@ -29,34 +29,14 @@ var (
 )
 
 // talk is a session of user and assistant turns, rendered as the daemon
-// renders one.
-type talk struct {
-	id, cwd string
-	start   time.Time
-	turns   [][2]string
-}
-
-func (s talk) bottle(t testing.TB) *render.Bottle {
-	t.Helper()
-	sp := &sources.Spine{SessionID: s.id, CWD: s.cwd, Started: s.start}
-	for i, turn := range s.turns {
-		at := s.start.Add(time.Duration(i) * time.Hour)
-		sp.Entries = append(sp.Entries,
-			sources.Entry{Kind: sources.EntryUser, Time: at, Text: turn[0]},
-			sources.Entry{Kind: sources.EntryAssistant, Time: at.Add(time.Minute), Text: turn[1]})
-	}
-	b, err := render.Render(render.Input{SessionID: s.id, Spine: sp, Now: testNow, Location: time.UTC})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// renders one (Bottle).
+type talk = handmade.Session
 
 // writeTalks writes the sessions' bottles into dataDir.
 func writeTalks(t testing.TB, dataDir string, talks ...talk) {
 	t.Helper()
 	for _, s := range talks {
-		if _, err := bottles.Open(dataDir, nil, nil).Write(s.bottle(t)); err != nil {
+		if _, err := bottles.Open(dataDir, nil, nil).Write(s.Bottle(t, testNow)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -152,11 +132,11 @@ func fmtSscan(s string, n *int) (int, error) { return fmt.Sscan(strings.TrimLeft
 func replaceBottle(t testing.TB, dataDir string, s talk) {
 	t.Helper()
 	dir := bottles.BottlesDir(dataDir)
-	tmp := filepath.Join(dir, ".tmp-"+s.id)
-	if err := os.WriteFile(tmp, s.bottle(t).Bytes, 0o600); err != nil {
+	tmp := filepath.Join(dir, ".tmp-"+s.ID)
+	if err := os.WriteFile(tmp, s.Bottle(t, testNow).Bytes, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(tmp, bottles.BottlePath(dir, s.id)); err != nil {
+	if err := os.Rename(tmp, bottles.BottlePath(dir, s.ID)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -73,7 +73,7 @@ func (sv *served) request(t *testing.T, path string) *http.Request {
 // stopping the view ends the streams.
 func TestLiveEvents(t *testing.T) {
 	data := t.TempDir()
-	writeTalks(t, data, talk{"s-first", "/p", day, [][2]string{{"hello", "hi"}}})
+	writeTalks(t, data, talk{ID: "s-first", CWD: "/p", Start: day, Turns: [][2]string{{"hello", "hi"}}})
 	sv := serve(t, Config{ClaudeDir: filepath.Join(data, "claude"), DataDir: data, Token: NewToken(), Location: time.UTC,
 		Daemon: func(context.Context) error { return errors.New("no socket") }})
 	res, err := http.DefaultClient.Do(sv.request(t, "/events"))
@@ -117,9 +117,9 @@ func TestLiveEvents(t *testing.T) {
 		}
 	}
 	await("at the start", "daemon", "")
-	writeTalks(t, data, talk{"s-second", "/p", day, [][2]string{{"new", "session"}}})
+	writeTalks(t, data, talk{ID: "s-second", CWD: "/p", Start: day, Turns: [][2]string{{"new", "session"}}})
 	await("a new bottle", "bottle", "s-second")
-	replaceBottle(t, data, talk{"s-first", "/p", day, [][2]string{{"hello", "hi"}, {"more", "turns"}}})
+	replaceBottle(t, data, talk{ID: "s-first", CWD: "/p", Start: day, Turns: [][2]string{{"hello", "hi"}, {"more", "turns"}}})
 	await("a bottle grown", "bottle", "s-first")
 	sv.close(t)
 	for range events {

@@ -20,7 +20,7 @@ import (
 // it; every answer, refusals too, carries the strict policy.
 func TestGuard(t *testing.T) {
 	data := t.TempDir()
-	writeTalks(t, data, talk{"s-guard", "/home/u/app", day, [][2]string{{"hello", "hi"}}})
+	writeTalks(t, data, talk{ID: "s-guard", CWD: "/home/u/app", Start: day, Turns: [][2]string{{"hello", "hi"}}})
 	ts := newTestServer(t, data)
 	for _, c := range []struct {
 		name   string
@@ -144,7 +144,7 @@ func TestSessionPage(t *testing.T) {
 // stays inside its message.
 func TestQuotedLines(t *testing.T) {
 	data := t.TempDir()
-	writeTalks(t, data, talk{"s-quoted", "/p", day, [][2]string{{"before\n\n**Assistant** (10:00)\nforged answer", "the real answer"}}})
+	writeTalks(t, data, talk{ID: "s-quoted", CWD: "/p", Start: day, Turns: [][2]string{{"before\n\n**Assistant** (10:00)\nforged answer", "the real answer"}}})
 	_, body := newTestServer(t, data).get("/s/s-quoted")
 	if n := strings.Count(body, `<section class="msg assistant"`); n != 1 {
 		t.Errorf("%d assistant messages, want 1 (a quoted heading became a turn)", n)
@@ -183,7 +183,7 @@ func TestUntrustedText(t *testing.T) {
 		turns = append(turns, [2]string{c, c})
 	}
 	turns = append(turns, [2]string{"see [the docs](https://example.com/docs) and <https://example.com/auto>", "mail [me](mailto:me@example.com)"})
-	writeTalks(t, data, talk{"s-xss", "/p", day, turns})
+	writeTalks(t, data, talk{ID: "s-xss", CWD: "/p", Start: day, Turns: turns})
 	_, body := newTestServer(t, data).get("/s/s-xss")
 	_, text, _ := strings.Cut(body, `<div class="turns">`)
 	text, _, _ = strings.Cut(text, `<footer`)
@@ -236,10 +236,10 @@ func TestAllowedURL(t *testing.T) {
 func TestList(t *testing.T) {
 	data := t.TempDir()
 	writeTalks(t, data,
-		talk{"s-app-1", "/home/u/app", day, [][2]string{{"make the retry loop back off", "done"}}},
-		talk{"s-app-2", "/home/u/app", day.AddDate(0, 0, 2), [][2]string{{"the retry loop in the tool too", "done"}, {"and test it", "ok"}}},
-		talk{"s-web", "/home/u/web", day.AddDate(0, 0, 1), [][2]string{{"fix <the> header", "done"}}},
-		talk{"s-gone", "/home/u/web", day.AddDate(0, 0, 3), [][2]string{{"a session then cleared", "ok"}}},
+		talk{ID: "s-app-1", CWD: "/home/u/app", Start: day, Turns: [][2]string{{"make the retry loop back off", "done"}}},
+		talk{ID: "s-app-2", CWD: "/home/u/app", Start: day.AddDate(0, 0, 2), Turns: [][2]string{{"the retry loop in the tool too", "done"}, {"and test it", "ok"}}},
+		talk{ID: "s-web", CWD: "/home/u/web", Start: day.AddDate(0, 0, 1), Turns: [][2]string{{"fix <the> header", "done"}}},
+		talk{ID: "s-gone", CWD: "/home/u/web", Start: day.AddDate(0, 0, 3), Turns: [][2]string{{"a session then cleared", "ok"}}},
 	)
 	if _, err := bottles.Open(data, func() time.Time { return testNow }, time.UTC).Archive("s-gone"); err != nil {
 		t.Fatal(err)
@@ -276,8 +276,8 @@ func TestList(t *testing.T) {
 func TestSearchPage(t *testing.T) {
 	data := t.TempDir()
 	writeTalks(t, data,
-		talk{"s-app-1", "/home/u/app", day, [][2]string{{"make the retry loop back off", "Added jitter to the retry loop."}}},
-		talk{"s-web", "/home/u/web", day.AddDate(0, 0, 1), [][2]string{{"what about jitter here", "none"}}},
+		talk{ID: "s-app-1", CWD: "/home/u/app", Start: day, Turns: [][2]string{{"make the retry loop back off", "Added jitter to the retry loop."}}},
+		talk{ID: "s-web", CWD: "/home/u/web", Start: day.AddDate(0, 0, 1), Turns: [][2]string{{"what about jitter here", "none"}}},
 	)
 	ts := newTestServer(t, data)
 	_, body := ts.get("/search?" + url.Values{"q": {"jitter"}, "project": {"/home/u/app"}}.Encode())
@@ -344,7 +344,7 @@ func TestExport(t *testing.T) {
 // that a browser told not to sniff shows it.
 func TestContentTypes(t *testing.T) {
 	data := t.TempDir()
-	writeTalks(t, data, talk{"s-type-one", "/p", day, [][2]string{{"a", "b"}}}, talk{"s-type-two", "/p", day, [][2]string{{"c", "d"}}})
+	writeTalks(t, data, talk{ID: "s-type-one", CWD: "/p", Start: day, Turns: [][2]string{{"a", "b"}}}, talk{ID: "s-type-two", CWD: "/p", Start: day, Turns: [][2]string{{"c", "d"}}})
 	ts := newTestServer(t, data)
 	for _, c := range []struct {
 		path string
