@@ -22,13 +22,13 @@ func buildCorpus(t *testing.T, n int) string {
 	data := t.TempDir()
 	base := time.Now().Add(-time.Duration(n) * time.Hour)
 	for i := range n {
-		s := talk{id: fmt.Sprintf("s%02d", i), cwd: "/p", start: day.Add(time.Duration(i) * time.Hour), turns: [][2]string{
+		s := talk{ID: fmt.Sprintf("s%02d", i), CWD: "/p", Start: day.Add(time.Duration(i) * time.Hour), Turns: [][2]string{
 			{fmt.Sprintf("question uniq%d common", i), "answer common"},
 			{"more", fmt.Sprintf("second answer uniq%d", i)},
 		}}
-		writeBottles(t, data, s.bottle(t))
+		writeBottles(t, data, s.Bottle(t, testNow))
 		at := base.Add(time.Duration(i) * time.Hour)
-		if err := os.Chtimes(bottles.BottlePath(bottles.BottlesDir(data), s.id), at, at); err != nil {
+		if err := os.Chtimes(bottles.BottlePath(bottles.BottlesDir(data), s.ID), at, at); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -259,10 +259,10 @@ func TestBuildTakesInChanges(t *testing.T) {
 	dir := bottles.BottlesDir(data)
 	// A new session, an old one resumed (rewritten, so newer now), one
 	// taken in already deleted.
-	fresh := talk{id: "s-new", cwd: "/p", start: day, turns: [][2]string{{"brand new uniqfresh", "ok"}}}
-	writeBottles(t, data, fresh.bottle(t))
-	resumed := talk{id: "s00", cwd: "/p", start: day, turns: [][2]string{{"question uniq0 common", "answer"}, {"resumed uniqresumed", "ok"}}}
-	if err := replaceFile(bottles.BottlePath(dir, "s00"), resumed.bottle(t).Bytes); err != nil {
+	fresh := talk{ID: "s-new", CWD: "/p", Start: day, Turns: [][2]string{{"brand new uniqfresh", "ok"}}}
+	writeBottles(t, data, fresh.Bottle(t, testNow))
+	resumed := talk{ID: "s00", CWD: "/p", Start: day, Turns: [][2]string{{"question uniq0 common", "answer"}, {"resumed uniqresumed", "ok"}}}
+	if err := replaceFile(bottles.BottlePath(dir, "s00"), resumed.Bottle(t, testNow).Bytes); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(bottles.BottlePath(dir, "s05"))
@@ -292,8 +292,8 @@ func TestPurgeDuringBuild(t *testing.T) {
 	const secret = "zqxbuildsecretzq"
 	const n = 4
 	data := buildCorpus(t, n)
-	s := talk{id: "s-secret", cwd: "/p", start: day, turns: [][2]string{{"the key is " + secret, "noted"}}}
-	writeBottles(t, data, s.bottle(t))
+	s := talk{ID: "s-secret", CWD: "/p", Start: day, Turns: [][2]string{{"the key is " + secret, "noted"}}}
+	writeBottles(t, data, s.Bottle(t, testNow))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
 	if !filesHold(t, Dir(data), secret) || building(t, ix) == nil {
 		t.Fatal("the secret's bottle is not in the unfinished index")
@@ -322,8 +322,8 @@ func TestPurgeDuringBuild(t *testing.T) {
 func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	const secret = "zqxbuildersecretzq"
 	data := buildCorpus(t, 4)
-	s := talk{id: "s-secret", cwd: "/p", start: day, turns: [][2]string{{"the key is " + secret, "noted"}}}
-	writeBottles(t, data, s.bottle(t))
+	s := talk{ID: "s-secret", CWD: "/p", Start: day, Turns: [][2]string{{"the key is " + secret, "noted"}}}
+	writeBottles(t, data, s.Bottle(t, testNow))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
 	redact(t, data, &s, secret)
 	unlock := lockAsBuilder(t, data)
@@ -357,7 +357,7 @@ func TestWrittenDuringBuildFoundAtOnce(t *testing.T) {
 	interruptBuild(t, data, Options{Location: time.UTC}, 1)
 	unlock := lockAsBuilder(t, data)
 	defer unlock()
-	writeBottles(t, data, talk{id: "s-new", cwd: "/p", start: day, turns: [][2]string{{"brand new uniqfresh", "ok"}}}.bottle(t))
+	writeBottles(t, data, talk{ID: "s-new", CWD: "/p", Start: day, Turns: [][2]string{{"brand new uniqfresh", "ok"}}}.Bottle(t, testNow))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: time.Second})
 	if len(search(t, ix, "uniqfresh", Scope{})) != 1 || len(found(t, ix, n)) != 0 {
 		t.Errorf("the new bottle is not found alone")

@@ -15,17 +15,17 @@ import (
 // write them: no spaces between Chinese or Japanese words, Korean
 // particles attached to the word, English names mixed in.
 var cjkTalks = []talk{
-	{"s-zh", "/home/u/zh", day, [][2]string{
+	{ID: "s-zh", CWD: "/home/u/zh", Start: day, Turns: [][2]string{
 		{"我们需要让这个服务更稳定一些，然后再部署到生产环境。", "好的，我先检查日志，再修改配置让服务更稳定。"},
 		{"用redis缓存会话数据可以吗？", "可以，使用redis集群来缓存会话。"},
 	}},
-	{"s-ja", "/home/u/ja", day.Add(time.Hour), [][2]string{
+	{ID: "s-ja", CWD: "/home/u/ja", Start: day.Add(time.Hour), Turns: [][2]string{
 		{"このプログラムはとても安定しています。テストを追加してください。", "テストを追加しました。"},
 	}},
-	{"s-ko", "/home/u/ko", day.Add(2 * time.Hour), [][2]string{
+	{ID: "s-ko", CWD: "/home/u/ko", Start: day.Add(2 * time.Hour), Turns: [][2]string{
 		{"이 서비스는 안정적입니다. 배포를 진행해 주세요.", "배포를 진행했습니다. 모니터링도 설정했습니다."},
 	}},
-	{"s-fr", "/home/u/fr", day.Add(3 * time.Hour), [][2]string{
+	{ID: "s-fr", CWD: "/home/u/fr", Start: day.Add(3 * time.Hour), Turns: [][2]string{
 		{"Le café est prêt, naïve question about Zürich", "Noted."},
 	}},
 }
@@ -36,7 +36,7 @@ var cjkTalks = []talk{
 func TestSearchCJK(t *testing.T) {
 	data := t.TempDir()
 	for _, s := range cjkTalks {
-		writeBottles(t, data, s.bottle(t))
+		writeBottles(t, data, s.Bottle(t, testNow))
 	}
 	ix := openIndex(t, data)
 	cases := []struct {

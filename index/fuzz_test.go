@@ -18,12 +18,12 @@ import (
 // queryCorpus holds the words FTS5's query language gives meaning to, so
 // that a query that slipped into its syntax would find the wrong blocks.
 var queryCorpus = []talk{
-	{"q1", "/p", day, [][2]string{
+	{ID: "q1", CWD: "/p", Start: day, Turns: [][2]string{
 		{"near the table drop", "or and not"},
 		{"select star from bottles", "match body column text"},
 		{"alpha beta gamma", "beta alpha"},
 	}},
-	{"q2", "/p", day.Add(time.Hour), [][2]string{
+	{ID: "q2", CWD: "/p", Start: day.Add(time.Hour), Turns: [][2]string{
 		{"a b c d e f g", "NEAR OR AND NOT"},
 		{"bm25 rank rowid", "delete all optimize merge"},
 	}},
@@ -44,7 +44,7 @@ func FuzzSearchQuery(f *testing.F) {
 	}
 	data := f.TempDir()
 	for _, s := range queryCorpus {
-		writeBottles(f, data, s.bottle(f))
+		writeBottles(f, data, s.Bottle(f, testNow))
 	}
 	ix := openIndex(f, data)
 	type block struct {
@@ -53,13 +53,13 @@ func FuzzSearchQuery(f *testing.F) {
 	}
 	var blocks []block
 	for _, s := range queryCorpus {
-		b := s.bottle(f)
+		b := s.Bottle(f, testNow)
 		p, err := render.Parse(b.Bytes, time.UTC)
 		if err != nil {
 			f.Fatal(err)
 		}
 		for _, bl := range p.Blocks {
-			blocks = append(blocks, block{s.id, tokens(string(b.Bytes[bl.Text:bl.End]))})
+			blocks = append(blocks, block{s.ID, tokens(string(b.Bytes[bl.Text:bl.End]))})
 		}
 	}
 	f.Fuzz(func(t *testing.T, q string) {

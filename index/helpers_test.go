@@ -104,9 +104,9 @@ func renderTranscript(t testing.TB, id, path string, now time.Time) (*render.Bot
 // a writer does.
 func redact(t testing.TB, data string, s *talk, secret string) {
 	t.Helper()
-	s.turns[0][0] = strings.ReplaceAll(s.turns[0][0], secret, "[redacted]")
+	s.Turns[0][0] = strings.ReplaceAll(s.Turns[0][0], secret, "[redacted]")
 	dir := bottles.BottlesDir(data)
-	if err := replaceFile(bottles.BottlePath(dir, s.id), s.bottle(t).Bytes); err != nil {
+	if err := replaceFile(bottles.BottlePath(dir, s.ID), s.Bottle(t, testNow).Bytes); err != nil {
 		t.Fatal(err)
 	}
 	if err := bottles.Open(data, nil, nil).AskPurge(); err != nil {

@@ -17,22 +17,22 @@ import (
 // and what the link points to is never found.
 func TestLinkedBottleNotIndexed(t *testing.T) {
 	data := t.TempDir()
-	inside := talk{id: "s-inside", cwd: "/p", start: day, turns: [][2]string{{"a plain question", "a plain answer"}}}
-	writeBottles(t, data, inside.bottle(t))
-	outside := talk{id: "s-linked", cwd: "/p", start: day, turns: [][2]string{{"where is outsideword", "outsideword is here"}}}
+	inside := talk{ID: "s-inside", CWD: "/p", Start: day, Turns: [][2]string{{"a plain question", "a plain answer"}}}
+	writeBottles(t, data, inside.Bottle(t, testNow))
+	outside := talk{ID: "s-linked", CWD: "/p", Start: day, Turns: [][2]string{{"where is outsideword", "outsideword is here"}}}
 	target := filepath.Join(t.TempDir(), "elsewhere.md")
-	if err := os.WriteFile(target, outside.bottle(t).Bytes, 0o600); err != nil {
+	if err := os.WriteFile(target, outside.Bottle(t, testNow).Bytes, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	link := bottles.BottlePath(bottles.BottlesDir(data), outside.id)
+	link := bottles.BottlePath(bottles.BottlesDir(data), outside.ID)
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
 	ix := openIndex(t, data)
-	if _, _, err := ix.readBottle(outside.id+".md", nil); !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := ix.readBottle(outside.ID+".md", nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("reading the link: %v; want it taken for a bottle gone", err)
 	}
-	if err := ix.Put(context.Background(), outside.id+".md", outside.bottle(t).Bytes); err != nil {
+	if err := ix.Put(context.Background(), outside.ID+".md", outside.Bottle(t, testNow).Bytes); err != nil {
 		t.Fatal(err)
 	}
 	if hits := search(t, ix, "outsideword", Scope{}); len(hits) != 0 {

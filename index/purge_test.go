@@ -17,10 +17,10 @@ import (
 // redactable is a session whose first prompt holds a secret, with enough
 // turns that FTS5 does not rewrite its segment by itself.
 func redactable(id, secret string) talk {
-	s := talk{id: id, cwd: "/p", start: day}
-	s.turns = [][2]string{{"my key is " + secret + " please", "noted"}}
+	s := talk{ID: id, CWD: "/p", Start: day}
+	s.Turns = [][2]string{{"my key is " + secret + " please", "noted"}}
 	for i := range 50 {
-		s.turns = append(s.turns, [2]string{fmt.Sprintf("%s prompt %d", id, i), strings.Repeat("more words ", 50)})
+		s.Turns = append(s.Turns, [2]string{fmt.Sprintf("%s prompt %d", id, i), strings.Repeat("more words ", 50)})
 	}
 	return s
 }
@@ -74,7 +74,7 @@ func TestPurgeKeepsALaterRequest(t *testing.T) {
 	const first, second = "zqxfirstsecretzq", "zqxsecondsecretzq"
 	data := t.TempDir()
 	a, b := redactable("a", first), redactable("b", second)
-	writeBottles(t, data, a.bottle(t), b.bottle(t))
+	writeBottles(t, data, a.Bottle(t, testNow), b.Bottle(t, testNow))
 	ix := openIndex(t, data)
 	if !filesHold(t, Dir(data), first) || !filesHold(t, Dir(data), second) {
 		t.Fatal("the secrets are not in the index to begin with")
@@ -124,7 +124,7 @@ func TestPurgeWaitsForReaders(t *testing.T) {
 	const secret = "zqxreadersecretzq"
 	data := t.TempDir()
 	s := redactable("s", secret)
-	writeBottles(t, data, s.bottle(t))
+	writeBottles(t, data, s.Bottle(t, testNow))
 	ix := openIndex(t, data)
 	release := holdSnapshot(t, ix)
 	redact(t, data, &s, secret)
@@ -153,7 +153,7 @@ func TestPurgeByRebuild(t *testing.T) {
 	const secret = "zqxrebuildsecretzq"
 	data := t.TempDir()
 	s := redactable("s", secret)
-	writeBottles(t, data, s.bottle(t))
+	writeBottles(t, data, s.Bottle(t, testNow))
 	openIndex(t, data).Close()
 	redact(t, data, &s, secret)
 	ix, err := Open(context.Background(), data, Options{Location: time.UTC, Rebuild: true})
@@ -175,7 +175,7 @@ func TestPurgeWhileLocked(t *testing.T) {
 	const secret = "zqxlockedsecretzq"
 	data := t.TempDir()
 	s := redactable("s", secret)
-	writeBottles(t, data, s.bottle(t))
+	writeBottles(t, data, s.Bottle(t, testNow))
 	ix := openIndex(t, data)
 	unlock := lockAsBuilder(t, data)
 	redact(t, data, &s, secret)

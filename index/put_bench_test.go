@@ -14,12 +14,12 @@ import (
 // turn's blocks are tokenized.
 func BenchmarkPutAppend(b *testing.B) {
 	data := b.TempDir()
-	s := talk{id: "bench", cwd: "/p", start: day}
+	s := talk{ID: "bench", CWD: "/p", Start: day}
 	for i := range 3000 {
-		s.turns = append(s.turns, [2]string{fmt.Sprintf("prompt %d %s", i, strings.Repeat("words of the user ", 20)),
+		s.Turns = append(s.Turns, [2]string{fmt.Sprintf("prompt %d %s", i, strings.Repeat("words of the user ", 20)),
 			fmt.Sprintf("answer %d %s", i, strings.Repeat("and the assistant answers at length ", 40))})
 	}
-	bt := s.bottle(b)
+	bt := s.Bottle(b, testNow)
 	writeBottles(b, data, bt)
 	ix := openIndex(b, data)
 	dir := bottles.BottlesDir(data)
@@ -27,13 +27,13 @@ func BenchmarkPutAppend(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		n++
-		s.turns = append(s.turns, [2]string{fmt.Sprintf("new prompt %d", n), "new answer"})
-		bt := s.bottle(b)
-		if err := replaceFile(bottles.BottlePath(dir, s.id), bt.Bytes); err != nil {
+		s.Turns = append(s.Turns, [2]string{fmt.Sprintf("new prompt %d", n), "new answer"})
+		bt := s.Bottle(b, testNow)
+		if err := replaceFile(bottles.BottlePath(dir, s.ID), bt.Bytes); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		if err := ix.Put(context.Background(), s.id+".md", bt.Bytes); err != nil {
+		if err := ix.Put(context.Background(), s.ID+".md", bt.Bytes); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -372,23 +372,23 @@ func TestProgress(t *testing.T) {
 func TestPurge(t *testing.T) {
 	const secret = "zqxsecretvaluezq"
 	data := t.TempDir()
-	s := talk{id: "redacted", cwd: "/p", start: day}
-	s.turns = [][2]string{{"my key is " + secret + " please", "noted"}, {"second prompt", "second answer"}}
+	s := talk{ID: "redacted", CWD: "/p", Start: day}
+	s.Turns = [][2]string{{"my key is " + secret + " please", "noted"}, {"second prompt", "second answer"}}
 	for i := range 50 { // enough that FTS5 does not rewrite the segment by itself
-		s.turns = append(s.turns, [2]string{fmt.Sprintf("prompt %d", i), strings.Repeat("more words ", 50)})
+		s.Turns = append(s.Turns, [2]string{fmt.Sprintf("prompt %d", i), strings.Repeat("more words ", 50)})
 	}
-	writeBottles(t, data, s.bottle(t))
+	writeBottles(t, data, s.Bottle(t, testNow))
 	ix := openIndex(t, data)
 	if len(search(t, ix, secret, Scope{})) == 0 {
 		t.Fatal("the secret is not indexed")
 	}
-	s.turns[0][0] = "my key is [redacted] please"
-	bt := s.bottle(t)
+	s.Turns[0][0] = "my key is [redacted] please"
+	bt := s.Bottle(t, testNow)
 	dir := bottles.BottlesDir(data)
-	if err := replaceFile(bottles.BottlePath(dir, s.id), bt.Bytes); err != nil {
+	if err := replaceFile(bottles.BottlePath(dir, s.ID), bt.Bytes); err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.Put(context.Background(), s.id+".md", bt.Bytes); err != nil {
+	if err := ix.Put(context.Background(), s.ID+".md", bt.Bytes); err != nil {
 		t.Fatal(err)
 	}
 	if hits := search(t, ix, secret, Scope{}); len(hits) != 0 {
@@ -444,9 +444,9 @@ func TestPurgeAsked(t *testing.T) {
 	for _, how := range []string{"Sync", "SyncNames"} {
 		t.Run(how, func(t *testing.T) {
 			data := t.TempDir()
-			s := talk{id: "asked", cwd: "/p", start: day}
-			s.turns = [][2]string{{"the key is " + secret, "noted"}, {"second prompt", "second answer"}}
-			writeBottles(t, data, s.bottle(t))
+			s := talk{ID: "asked", CWD: "/p", Start: day}
+			s.Turns = [][2]string{{"the key is " + secret, "noted"}, {"second prompt", "second answer"}}
+			writeBottles(t, data, s.Bottle(t, testNow))
 			ix := openIndex(t, data)
 			if !filesHold(t, Dir(data), secret) {
 				t.Fatal("the secret is not in the index to begin with")

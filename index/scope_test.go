@@ -13,48 +13,28 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/internal/handmade"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
-// talk is a hand-made session: turns of a user message and an answer, an
-// hour apart from start.
-type talk struct {
-	id, cwd string
-	start   time.Time
-	turns   [][2]string
-}
-
-func (s talk) bottle(t testing.TB) *render.Bottle {
-	t.Helper()
-	sp := &sources.Spine{SessionID: s.id, CWD: s.cwd, Started: s.start}
-	for i, turn := range s.turns {
-		at := s.start.Add(time.Duration(i) * time.Hour)
-		sp.Entries = append(sp.Entries,
-			sources.Entry{Kind: sources.EntryUser, Time: at, Text: turn[0]},
-			sources.Entry{Kind: sources.EntryAssistant, Time: at.Add(time.Minute), Text: turn[1]})
-	}
-	b, err := render.Render(render.Input{SessionID: s.id, Spine: sp, Now: testNow, Location: time.UTC})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// talk is a hand-made session, rendered into a bottle by Bottle.
+type talk = handmade.Session
 
 var day = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 
 var talks = []talk{
-	{"s-app-1", "/home/u/app", day, [][2]string{
+	{ID: "s-app-1", CWD: "/home/u/app", Start: day, Turns: [][2]string{
 		{"make the retry loop back off", "Added exponential backoff to the retry loop."},
 		{"what about jitter", "Jitter added: full jitter, capped at 30 s."},
 	}},
-	{"s-app-2", "/home/u/app/cmd/tool", day.AddDate(0, 0, 2), [][2]string{
+	{ID: "s-app-2", CWD: "/home/u/app/cmd/tool", Start: day.AddDate(0, 0, 2), Turns: [][2]string{
 		{"the retry loop in the tool too", "The tool now shares the retry loop."},
 	}},
-	{"s-other", "/home/u/application", day.AddDate(0, 0, 5), [][2]string{
+	{ID: "s-other", CWD: "/home/u/application", Start: day.AddDate(0, 0, 5), Turns: [][2]string{
 		{"retry loop for the other application", "Done, with a retry budget."},
 	}},
-	{"s-old", "/home/u/app", day.AddDate(0, -2, 0), [][2]string{
+	{ID: "s-old", CWD: "/home/u/app", Start: day.AddDate(0, -2, 0), Turns: [][2]string{
 		{"first try at a retry loop", "A plain retry loop, no backoff yet."},
 	}},
 }
@@ -63,7 +43,7 @@ func talkIndex(t *testing.T) *Index {
 	t.Helper()
 	data := t.TempDir()
 	for _, s := range talks {
-		writeBottles(t, data, s.bottle(t))
+		writeBottles(t, data, s.Bottle(t, testNow))
 	}
 	return openIndex(t, data)
 }
@@ -130,9 +110,9 @@ func TestSearchHits(t *testing.T) {
 	// The block that says "retry" three times ranks above the ones that
 	// say it once (bm25: term frequency against length).
 	data := t.TempDir()
-	writeBottles(t, data, talk{"s-rank", "/p", day, [][2]string{
+	writeBottles(t, data, talk{ID: "s-rank", CWD: "/p", Start: day, Turns: [][2]string{
 		{"retry", "ok"}, {"retry, retry, retry!", "ok"}, {"and retry", "ok"},
-	}}.bottle(t))
+	}}.Bottle(t, testNow))
 	hits = search(t, openIndex(t, data), "retry", Scope{})
 	if len(hits) != 3 || hits[0].Snippet != "retry, retry, retry!" {
 		t.Errorf("best hit %+v", hits)
@@ -143,7 +123,7 @@ func TestSearchHits(t *testing.T) {
 		many = append(many, [2]string{fmt.Sprintf("widget %d", i), "ok"})
 	}
 	data = t.TempDir()
-	writeBottles(t, data, talk{"s-many", "/p", day, many}.bottle(t))
+	writeBottles(t, data, talk{ID: "s-many", CWD: "/p", Start: day, Turns: many}.Bottle(t, testNow))
 	for _, c := range []struct{ limit, want int }{{0, DefaultLimit}, {5, 5}, {1000, 30}} {
 		if got := len(search(t, openIndex(t, data), "widget", Scope{Limit: c.limit})); got != c.want {
 			t.Errorf("limit %d: %d hits, want %d", c.limit, got, c.want)
@@ -193,7 +173,7 @@ func TestSessions(t *testing.T) {
 // with none, it says so.
 func TestInUse(t *testing.T) {
 	data := t.TempDir()
-	writeBottles(t, data, talks[0].bottle(t), talks[1].bottle(t))
+	writeBottles(t, data, talks[0].Bottle(t, testNow), talks[1].Bottle(t, testNow))
 	if _, err := InUse(data); !errors.Is(err, ErrUnusable) {
 		t.Errorf("no index: %v, want ErrUnusable", err)
 	}
@@ -211,7 +191,7 @@ func TestInUse(t *testing.T) {
 // sees bottles written, archived and deleted by others before each query.
 func TestWatchFollowsChanges(t *testing.T) {
 	data := t.TempDir()
-	writeBottles(t, data, talks[0].bottle(t))
+	writeBottles(t, data, talks[0].Bottle(t, testNow))
 	ix := openIndex(t, data)
 	if err := ix.Watch(); err != nil {
 		t.Fatal(err)
@@ -225,7 +205,7 @@ func TestWatchFollowsChanges(t *testing.T) {
 		want  []string
 	}{
 		{"start", func() {}, "retry", Scope{}, []string{"s-app-1"}},
-		{"a new bottle", func() { writeBottles(t, data, talks[2].bottle(t)) }, "retry", Scope{}, []string{"s-app-1", "s-other"}},
+		{"a new bottle", func() { writeBottles(t, data, talks[2].Bottle(t, testNow)) }, "retry", Scope{}, []string{"s-app-1", "s-other"}},
 		{"archived", func() {
 			if _, err := bottles.Open(filepath.Dir(dir), func() time.Time { return testNow }, nil).Archive("s-other"); err != nil {
 				t.Fatal(err)
@@ -260,21 +240,21 @@ func TestWatchFollowsChanges(t *testing.T) {
 // another searches and syncs the same index never fails either.
 func TestConcurrentWriters(t *testing.T) {
 	data := t.TempDir()
-	writeBottles(t, data, talks[0].bottle(t))
+	writeBottles(t, data, talks[0].Bottle(t, testNow))
 	writer, reader := openIndex(t, data), openIndex(t, data)
 	done := make(chan error, 1)
 	go func() {
 		s := talks[1]
 		for i := range 40 {
-			s.turns = append(s.turns, [2]string{fmt.Sprintf("question %d about the retry loop", i), "answer"})
+			s.Turns = append(s.Turns, [2]string{fmt.Sprintf("question %d about the retry loop", i), "answer"})
 			// (bottles.Store.Write would keep the first: these bottles record
 			// no sources to compare.)
-			b := s.bottle(t)
-			if err := replaceFile(bottles.BottlePath(bottles.BottlesDir(data), s.id), b.Bytes); err != nil {
+			b := s.Bottle(t, testNow)
+			if err := replaceFile(bottles.BottlePath(bottles.BottlesDir(data), s.ID), b.Bytes); err != nil {
 				done <- err
 				return
 			}
-			if err := writer.Put(context.Background(), s.id+".md", b.Bytes); err != nil {
+			if err := writer.Put(context.Background(), s.ID+".md", b.Bytes); err != nil {
 				done <- err
 				return
 			}
@@ -318,7 +298,7 @@ func replaceFile(path string, data []byte) error {
 func TestProjectSpellings(t *testing.T) {
 	data := t.TempDir()
 	for _, s := range talks {
-		writeBottles(t, data, s.bottle(t))
+		writeBottles(t, data, s.Bottle(t, testNow))
 	}
 	recon, err := render.Render(render.Input{SessionID: "s-recon", Now: testNow, Location: time.UTC,
 		ClaudeMem: &sources.ClaudeMem{ContentSessionID: "s-recon", Project: "app", Started: day,
@@ -405,7 +385,7 @@ func TestProjectOfSubdirectory(t *testing.T) {
 func TestExtentCleared(t *testing.T) {
 	data := t.TempDir()
 	for _, s := range talks {
-		writeBottles(t, data, s.bottle(t))
+		writeBottles(t, data, s.Bottle(t, testNow))
 	}
 	ix := openIndex(t, data)
 	if _, err := bottles.Open(data, func() time.Time { return testNow }, nil).Archive("s-old"); err != nil {
@@ -441,8 +421,8 @@ func TestSessionsEvery(t *testing.T) {
 	var bs []*render.Bottle
 	const n = MaxLimit + 20
 	for i := range n {
-		bs = append(bs, talk{fmt.Sprintf("s-every-%03d", i), "/p", day.Add(time.Duration(i) * time.Minute),
-			[][2]string{{"gadget", "ok"}}}.bottle(t))
+		bs = append(bs, talk{ID: fmt.Sprintf("s-every-%03d", i), CWD: "/p", Start: day.Add(time.Duration(i) * time.Minute),
+			Turns: [][2]string{{"gadget", "ok"}}}.Bottle(t, testNow))
 	}
 	writeBottles(t, data, bs...)
 	ix := openIndex(t, data)
