@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/version"
 	"github.com/bottled-dev/bottled/view"
@@ -215,39 +217,31 @@ func runExport(ctx context.Context, args []string, claude, data string, stdout, 
 	if *out == "" {
 		return view.Export(stdout, id, cur, *format, time.Local)
 	}
-	return writeFile(*out, *force, func(w io.Writer) error { return view.Export(w, id, cur, *format, time.Local) })
+	var page bytes.Buffer
+	if err := view.Export(&page, id, cur, *format, time.Local); err != nil {
+		return err
+	}
+	return writeFile(*out, *force, page.Bytes())
 }
 
-// writeFile writes path whole or not at all: into a temporary file beside
-// it (0600: it holds a conversation), synced, then renamed into place;
-// without force, a file that appeared meanwhile is not replaced.
-func writeFile(path string, force bool, write func(io.Writer) error) error {
+// writeFile writes path whole or not at all, 0600 (it holds a
+// conversation), as safefile writes; without force, a file that appeared
+// meanwhile is not replaced.
+func writeFile(path string, force bool, data []byte) error {
+	if force {
+		return safefile.Write(path, data)
+	}
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	tmp, _, err := safefile.WriteTemp(dir, safefile.TempPrefix+filepath.Base(path)+"-*", data, true)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	defer os.Remove(tmp)
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if force {
-		return os.Rename(tmp, path)
-	}
 	if err := os.Link(tmp, path); err != nil { // fails if path exists, atomically
 		if errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("%s exists: --force replaces it", path)
 		}
 		return err
 	}
-	return nil
+	return safefile.SyncDir(dir)
 }
