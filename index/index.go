@@ -361,6 +361,10 @@ func (ix *Index) openGen(gen int) error {
 		c.Close()
 		return err
 	}
+	// A read-only no-op where the index is; where it is not, a write, once.
+	// Its failure (another process's write outlasting the busy timeout) is
+	// left to a later opening: the lists are right without, only slower.
+	_ = c.Exec(listIndexSQL)
 	ix.conn, ix.gen, ix.file = c, gen, sources.FileIDOf(info)
 	return nil
 }
@@ -439,6 +443,7 @@ CREATE TABLE bottles (
 CREATE INDEX bottles_session ON bottles (session);
 CREATE INDEX bottles_file ON bottles (ino, size, mtime);
 CREATE INDEX bottles_project ON bottles (project);
+%[4]s;
 CREATE TABLE docs (
 	id     INTEGER PRIMARY KEY,         -- the row of text
 	bottle INTEGER NOT NULL,
@@ -458,8 +463,19 @@ CREATE TABLE build (                -- one row while the build is unfinished (se
 	pending_bytes INTEGER NOT NULL,
 	done_bytes    INTEGER NOT NULL     -- bytes of bottles the build took in
 );
-%s;
-`, applicationID, Format, textTable)
+%[3]s;
+`, applicationID, Format, textTable, listIndexSQL)
+
+// listIndex orders the bottles as the lists show them (sessionsSQL), so
+// that a list is read in order instead of sorted whole: sorting 5,000
+// sessions took half of the list's query. It came after Format 4 without
+// changing the format, since no reader depends on it: an older binary
+// keeps it up to date as SQLite keeps every index, and openGen adds it to
+// a generation made without it.
+const (
+	listIndex    = "bottles_active"
+	listIndexSQL = "CREATE INDEX IF NOT EXISTS " + listIndex + " ON bottles (last_active, started)"
+)
 
 // textTable is the full-text index of the blocks' bodies, with the words
 // of each bottle's project in scope.
