@@ -334,7 +334,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		scope.Until, err = index.ParseTime(body.Until, now, s.cfg.Location)
 	}
 	if err != nil {
-		body.Error = err.Error() + ": give a date (2026-05-01), a date and time (2026-05-01 14:00) or an age (12h, 7d)"
+		body.Error = err.Error() // index.ParseTime's says what it reads
 		s.writeStatus(w, http.StatusBadRequest, "search", f, false)
 		return
 	}

@@ -302,8 +302,8 @@ func TestSearchPage(t *testing.T) {
 	mustContain(t, "a search of every project", body, `href="/s/s-app-1#L`, `href="/s/s-web#L`, "2 hits in every project")
 
 	res, body := ts.get("/search?q=jitter&all=1&since=yesterday-ish")
-	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "give a date") {
-		t.Errorf("a bad since: %d", res.StatusCode)
+	if n := strings.Count(body, "give a date"); res.StatusCode != http.StatusBadRequest || n != 1 {
+		t.Errorf("a bad since: %d, the formats said %d times, want once", res.StatusCode, n)
 	}
 	// The box is on every page, with what it searches.
 	for _, path := range []string{"/", "/s/s-web", "/search"} {
