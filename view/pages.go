@@ -2,7 +2,6 @@ package view
 
 import (
 	"bytes"
-	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -11,12 +10,11 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
-	"github.com/bottled-dev/bottled/render"
 )
 
 //go:embed templates/*.html
@@ -69,12 +67,13 @@ func (s *Server) write(w http.ResponseWriter, name string, f frame, part bool) {
 
 // writeStatus is write with another status than 200.
 func (s *Server) writeStatus(w http.ResponseWriter, status int, name string, f frame, part bool) {
-	var buf bytes.Buffer
+	buf := pageBuffers.Get().(*bytes.Buffer)
+	defer putPageBuffer(buf)
 	tmpl := name + "-page"
 	if part {
 		tmpl = name
 	}
-	if err := templates.ExecuteTemplate(&buf, tmpl, f); err != nil {
+	if err := templates.ExecuteTemplate(buf, tmpl, f); err != nil {
 		s.cfg.Log.Warn("page", "template", name, "err", err)
 		http.Error(w, "could not make the page: "+err.Error(), http.StatusInternalServerError)
 		return
@@ -84,6 +83,24 @@ func (s *Server) writeStatus(w http.ResponseWriter, status int, name string, f f
 	_, _ = w.Write(buf.Bytes())
 }
 
+// pageBuffers holds the buffers pages are written into: a list of
+// thousands of sessions is megabytes, and a live list is fetched again
+// on every change, so its buffer is kept rather than grown again from
+// nothing each time.
+var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// pageBufferKept is the largest buffer kept for the next page: a list of
+// about 20,000 sessions.
+const pageBufferKept = 8 << 20
+
+func putPageBuffer(b *bytes.Buffer) {
+	if b.Cap() > pageBufferKept {
+		return
+	}
+	b.Reset()
+	pageBuffers.Put(b)
+}
+
 // message answers with a page that says one thing.
 func (s *Server) message(w http.ResponseWriter, status int, title, text string) {
 	f := s.frame(title, "message")
@@ -91,21 +108,8 @@ func (s *Server) message(w http.ResponseWriter, status int, title, text string) 
 	s.writeStatus(w, status, "message", f, false)
 }
 
-// projectGroup is one project's sessions in the list.
-type projectGroup struct {
-	Project  string
-	Sessions []listedSession
-}
-
-type listedSession struct {
-	ID, Started, LastActive, Mode, FirstPrompt string
-	Turns, Compactions                         int
-	Archived                                   bool
-}
-
 type listBody struct {
-	Groups   []projectGroup
-	Sessions template.HTML // the groups as HTML (writeGroups)
+	Sessions template.HTML // the projects and their sessions as HTML (listHTML)
 	Count    int
 	Archived bool // cleared sessions are shown
 	Cleared  int  // cleared sessions left out
@@ -140,74 +144,16 @@ func (s *Server) listBody(r *http.Request, archived bool) (*listBody, error) {
 	}
 	list := all
 	if !archived {
-		list = slices.DeleteFunc(slices.Clone(all), func(s index.Session) bool { return s.Archived })
+		// all keeps its length (for Cleared) and is not read again.
+		list = slices.DeleteFunc(all, func(s index.Session) bool { return s.Archived })
 	}
 	body := &listBody{Count: len(list), Archived: archived, Cleared: len(all) - len(list)}
 	if b, err := s.ix.Building(ctx); err == nil && b != nil && b.Indexed < b.Total {
 		body.Note = fmt.Sprintf("The search index is still being built: these are the newest %d of %d sessions (%d%%); the rest come as it goes.",
 			b.Indexed, b.Total, b.Percent())
 	}
-	groups := map[string]int{}
-	for _, ses := range list {
-		i, ok := groups[ses.Project]
-		if !ok {
-			i = len(body.Groups)
-			groups[ses.Project] = i
-			body.Groups = append(body.Groups, projectGroup{Project: ses.Project})
-		}
-		loc := s.cfg.Location
-		body.Groups[i].Sessions = append(body.Groups[i].Sessions, listedSession{
-			ID: ses.ID, Started: stamp(ses.Started, loc), LastActive: stamp(ses.LastActive, loc), Mode: string(ses.Mode),
-			FirstPrompt: trimmed(ses.FirstPrompt, 160), Turns: ses.Turns, Compactions: ses.Compactions, Archived: ses.Archived})
-	}
-	body.Sessions = writeGroups(body.Groups)
+	body.Sessions = listHTML(list, s.cfg.Location)
 	return body, nil
-}
-
-// writeGroups writes the list's projects and sessions as HTML, every
-// value escaped: here rather than in a template, which took three
-// quarters of the time of a list of thousands.
-func writeGroups(groups []projectGroup) template.HTML {
-	var b strings.Builder
-	n := 0
-	for _, g := range groups {
-		n += len(g.Sessions)
-	}
-	b.Grow(n * 450) // a row's HTML is about 420 bytes
-	esc := template.HTMLEscapeString
-	plural := func(n int, noun string) string {
-		if n == 1 {
-			return "1 " + noun
-		}
-		return strconv.Itoa(n) + " " + noun + "s"
-	}
-	for _, g := range groups {
-		b.WriteString(`<section class="project"><h2>`)
-		b.WriteString(esc(cmp.Or(g.Project, "(no project)")))
-		fmt.Fprintf(&b, ` <span class="count">%d</span></h2>`+"\n"+`<ol class="sessions">`+"\n", len(g.Sessions))
-		for _, s := range g.Sessions {
-			cls := "session"
-			if s.Archived {
-				cls += " cleared"
-			}
-			id := esc(s.ID)
-			fmt.Fprintf(&b, `<li class="%s" data-id="%s"><a href="%s"><span class="prompt">%s</span></a>`+"\n",
-				cls, id, esc(sessionURL(s.ID)), esc(cmp.Or(s.FirstPrompt, "—")))
-			fmt.Fprintf(&b, `<span class="meta"><span title="last active">%s</span> · started %s · %s`, esc(s.LastActive), esc(s.Started), plural(s.Turns, "turn"))
-			if s.Compactions > 0 {
-				b.WriteString(" · " + plural(s.Compactions, "compaction"))
-			}
-			if s.Mode == string(render.ModeReconstructed) {
-				b.WriteString(` · <span class="mode" title="Claude Code deleted the transcript: the bottle was rebuilt from claude-mem">reconstructed</span>`)
-			}
-			if s.Archived {
-				b.WriteString(` · <span class="mode">cleared</span>`)
-			}
-			fmt.Fprintf(&b, ` · <code class="id">%s</code></span></li>`+"\n", id)
-		}
-		b.WriteString("</ol>\n</section>\n")
-	}
-	return template.HTML(b.String()) // every value above is escaped
 }
 
 type sessionBody struct {

@@ -88,9 +88,12 @@ func sessionOfFile(name string, archived bool) string {
 }
 
 // stamp shows a time to the minute in loc, "—" if unknown.
+// stampLayout is how the view writes a time to the minute.
+const stampLayout = "2006-01-02 15:04"
+
 func stamp(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.In(loc).Format("2006-01-02 15:04")
+	return t.In(loc).Format(stampLayout)
 }

@@ -31,6 +31,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bottled-dev/bottled/index"
 )
@@ -286,8 +287,14 @@ func refuse(w http.ResponseWriter, why string) {
 // trimmed is s cut to n runes, with an ellipsis when cut.
 func trimmed(s string, n int) string {
 	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	for i := range s {
+		if n == 0 {
+			return s[:i] + "…"
+		}
+		n--
 	}
 	return s
 }

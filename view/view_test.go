@@ -356,3 +356,22 @@ func TestContentTypes(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimmed(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"  short  ", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven runes", 11, "eleven rune…"},
+		{"ééééé", 3, "ééé…"},
+		{"日本語のプロンプト", 4, "日本語の…"},
+		{"", 3, ""},
+	} {
+		if got := trimmed(c.in, c.n); got != c.want {
+			t.Errorf("trimmed(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
