@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 )
 
@@ -235,11 +236,11 @@ func TestUpdateUnchanged(t *testing.T) {
 	if changed, err := tr.Update(); err != nil || changed {
 		t.Fatalf("Update of an unchanged file: changed=%v err=%v", changed, err)
 	}
-	appendFile(t, path, []byte(`{"type":"user","message":`)) // torn: not yet a record
+	growfile.Append(t, path, `{"type":"user","message":`) // torn: not yet a record
 	if changed, err := tr.Update(); err != nil || changed {
 		t.Fatalf("Update after a torn append: changed=%v err=%v", changed, err)
 	}
-	appendFile(t, path, []byte(`"x"}`+"\n"+userLine("u2", "u1", "2026-01-01T10:01:00.000Z", "q")))
+	growfile.Append(t, path, `"x"}`+"\n"+userLine("u2", "u1", "2026-01-01T10:01:00.000Z", "q"))
 	if changed, err := tr.Update(); err != nil || !changed || tr.Rewrites() != 0 {
 		t.Fatalf("Update after appends: changed=%v err=%v rewrites=%d", changed, err, tr.Rewrites())
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/internal/growfile"
 )
 
 // The real transcripts are read in place from ../shared/fixtures/real
@@ -193,7 +194,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 						cuts = []int{(from + to) / 2, to}
 					}
 					for _, cut := range cuts {
-						appendFile(t, path, data[from:cut])
+						growfile.Append(t, path, data[from:cut])
 						if _, err := tr.Update(); err != nil {
 							t.Fatal(err)
 						}
@@ -225,7 +226,7 @@ func TestUpdateResumesAtSplit(t *testing.T) {
 	want := unsettled(spineOf(t, writeAndRead(t, path, data)))
 	for _, cut := range []int{0, 1, len(data) / 3, midLine(data, len(data)/2), len(data) - 1, len(data)} {
 		tr := writeAndRead(t, path, data[:cut])
-		appendFile(t, path, data[cut:])
+		growfile.Append(t, path, data[cut:])
 		if _, err := tr.Update(); err != nil {
 			t.Fatal(err)
 		}
@@ -261,18 +262,6 @@ func writeAndRead(t *testing.T, path string, data []byte) *Transcript {
 		t.Fatal(err)
 	}
 	return tr
-}
-
-func appendFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(data); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // lineBounds returns 0 and the offset after every newline.
