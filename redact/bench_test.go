@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -25,7 +26,7 @@ var (
 
 func loadReal(b *testing.B) {
 	b.Helper()
-	files := realTranscripts(b)
+	files := fixtures.All(b)
 	realOnce.Do(func() {
 		transcripts = files
 		for _, path := range files {

@@ -37,7 +37,7 @@ func TestRealTranscripts(t *testing.T) {
 	creds := fakecred.New(17).Every()
 	got := map[string]int{}
 	strs, inserted := 0, 0
-	for _, path := range realTranscripts(t) {
+	for _, path := range fixtures.All(t) {
 		name := filepath.Base(filepath.Dir(path)) + "/" + filepath.Base(path)
 		eachString(t, path, func(s string) {
 			strs++
@@ -79,16 +79,6 @@ func TestRealTranscripts(t *testing.T) {
 	if inserted < 1000 {
 		t.Errorf("only %d credentials were put into real text", inserted)
 	}
-}
-
-// realTranscripts returns every transcript of both real corpora.
-func realTranscripts(tb testing.TB) []string {
-	tb.Helper()
-	var files []string
-	for _, dir := range []string{fixtures.Real(tb), fixtures.Real2(tb)} {
-		files = append(files, fixtures.Transcripts(tb, dir)...)
-	}
-	return files
 }
 
 // eachString calls fn with every string value of every line of a

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -33,7 +34,7 @@ func TestParseCoversBody(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range realTranscripts(t) {
+	for _, f := range fixtures.All(t) {
 		if strings.HasPrefix(filepath.Base(f), "agent-") {
 			continue
 		}

@@ -13,17 +13,6 @@ import (
 	"github.com/bottled-dev/bottled/sources"
 )
 
-// realTranscripts returns every transcript of both real corpora,
-// subagent files included.
-func realTranscripts(tb testing.TB) []string {
-	tb.Helper()
-	var files []string
-	for _, dir := range []string{fixtures.Real(tb), fixtures.Real2(tb)} {
-		files = append(files, fixtures.Transcripts(tb, dir)...)
-	}
-	return files
-}
-
 // rewound lists the fixtures with abandoned rewind branches, whose
 // assistant text is rightly not all in the bottle.
 var rewound = map[string]bool{"daaain__claude-code-log__-experiments-ideas__03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl": true}
@@ -37,7 +26,7 @@ var rewound = map[string]bool{"daaain__claude-code-log__-experiments-ideas__03eb
 // is in it verbatim (quoted where it looks like the bottle's structure),
 // and no tool input, tool output or thinking text is.
 func TestRealFixturesRender(t *testing.T) {
-	files := realTranscripts(t)
+	files := fixtures.All(t)
 	probed := 0 // tool and thinking texts checked, over all files
 	defer func() {
 		if probed < 1000 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -216,7 +217,7 @@ var reviewedRedactions = map[string]int{}
 func TestRealBottlesRedactions(t *testing.T) {
 	got := map[string]int{}
 	bottles, size := 0, 0
-	for _, f := range realTranscripts(t) {
+	for _, f := range fixtures.All(t) {
 		tr, err := sources.ReadTranscript("s", f)
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package render
 import (
 	"testing"
 
+	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -13,7 +14,7 @@ import (
 func BenchmarkText(b *testing.B) {
 	var texts []string
 	var size int64
-	for _, f := range realTranscripts(b) {
+	for _, f := range fixtures.All(b) {
 		tr, err := sources.ReadTranscript("s", f)
 		if err != nil {
 			b.Fatal(err)

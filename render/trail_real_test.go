@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bottled-dev/bottled/internal/fixtures"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -33,7 +34,7 @@ const (
 // with the one rendered from the same spine without its deeds.
 func TestTrailTargets(t *testing.T) {
 	var all, compacted trailScore
-	for _, f := range realTranscripts(t) {
+	for _, f := range fixtures.All(t) {
 		calls := readCalls(t, f)
 		if len(calls.files) == 0 && len(calls.commands) == 0 {
 			continue

@@ -166,11 +166,7 @@ func userTextsOfLines(t *testing.T, path string, from, to int) []string {
 // two halves also resumes mid-line, where the torn half must wait for the
 // rest.
 func TestIncrementalEqualsFull(t *testing.T) {
-	var files []string
-	for _, dir := range []string{fixtures.Real(t), fixtures.Real2(t)} {
-		files = append(files, fixtures.Transcripts(t, dir)...)
-	}
-	for _, f := range files {
+	for _, f := range fixtures.All(t) {
 		t.Run(filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
 			data, err := os.ReadFile(f)
