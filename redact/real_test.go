@@ -1,12 +1,10 @@
 package redact_test
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,21 +83,11 @@ func TestRealTranscripts(t *testing.T) {
 // transcript, however deep in the record.
 func eachString(tb testing.TB, path string, fn func(string)) {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	for sc.Scan() {
+	for line := range fixtures.Lines(tb, path) {
 		var v any
-		if json.Unmarshal(sc.Bytes(), &v) == nil {
+		if json.Unmarshal(line, &v) == nil {
 			walk(v, fn)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatalf("%s: %v", path, err)
 	}
 }
 

@@ -1,10 +1,8 @@
 package render
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,15 +125,8 @@ func probeOf(s string) string {
 
 func readFacts(t *testing.T, path string) *facts {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out facts
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
+	for line := range fixtures.Lines(t, path) {
 		var r struct {
 			Type          string          `json:"type"`
 			IsSidechain   bool            `json:"isSidechain"`
@@ -145,7 +136,7 @@ func readFacts(t *testing.T, path string) *facts {
 				Content json.RawMessage `json:"content"`
 			} `json:"message"`
 		}
-		if json.Unmarshal(sc.Bytes(), &r) != nil || r.IsSidechain {
+		if json.Unmarshal(line, &r) != nil || r.IsSidechain {
 			continue
 		}
 		var blocks []map[string]any
@@ -185,9 +176,6 @@ func readFacts(t *testing.T, path string) *facts {
 			_ = json.Unmarshal(r.ToolUseResult, &v)
 			out.hidden = append(out.hidden, stringsIn(v)...)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return &out
 }

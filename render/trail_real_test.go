@@ -1,11 +1,9 @@
 package render
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,17 +89,9 @@ type calls struct {
 
 func readCalls(t *testing.T, path string) calls {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var c calls
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
+	for line := range fixtures.Lines(t, path) {
 		if bytes.Contains(line, []byte(`"compact_boundary"`)) || bytes.Contains(line, []byte(`"isCompactSummary":true`)) {
 			c.compacted = true
 		}
@@ -146,9 +136,6 @@ func readCalls(t *testing.T, path string) calls {
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
 	if c.cwd == "" {
 		// A session whose first records carry no cwd: take any.
 		c.cwd = firstCWD(t, path)
@@ -157,11 +144,8 @@ func readCalls(t *testing.T, path string) calls {
 }
 
 func firstCWD(t *testing.T, path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range bytes.Lines(data) {
+	t.Helper()
+	for line := range fixtures.Lines(t, path) {
 		var r struct {
 			CWD string `json:"cwd"`
 		}
