@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,16 +46,9 @@ func FuzzRenderPrivate(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		tr, err := sources.ReadTranscript("s", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := Render(Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow})
-		if errors.Is(err, ErrNothing) {
+		b := renderSpine(t, spineOf(t, path))
+		if b == nil {
 			return
-		}
-		if err != nil {
-			t.Fatal(err)
 		}
 		if strings.Contains(string(b.Bytes), secret) {
 			t.Fatalf("secret leaked from %q", text)

@@ -25,21 +25,9 @@ var goldenNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 // and must satisfy the case's expect.txt and order.txt oracles, which were
 // written independently of the renderer.
 func TestGolden(t *testing.T) {
-	cases, err := filepath.Glob(filepath.Join("..", "testdata", "render", "*", "expect.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) == 0 {
-		t.Fatal("no cases in testdata/render")
-	}
-	for _, c := range cases {
-		dir := filepath.Dir(c)
+	for _, dir := range goldenCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			in := loadCase(t, dir)
-			b, err := Render(in)
-			if err != nil {
-				t.Fatalf("Render: %v", err)
-			}
+			in, b := renderCase(t, dir)
 			checkOracles(t, dir, in, b.Bytes)
 			golden := filepath.Join(dir, "bottle.golden.md")
 			if *update {

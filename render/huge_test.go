@@ -82,10 +82,6 @@ func TestHugeLineCase(t *testing.T) {
 users 3
 assistants 3
 `)
-	in := loadCase(t, dir)
-	b, err := Render(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, b := renderCase(t, dir)
 	checkOracles(t, dir, in, b.Bytes)
 }

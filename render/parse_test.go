@@ -1,7 +1,6 @@
 package render
 
 import (
-	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,15 +18,9 @@ import (
 // message of the input, and the observation blocks are the bottle's
 // observation lines.
 func TestParseCoversBody(t *testing.T) {
-	cases, _ := filepath.Glob(filepath.Join("..", "testdata", "render", "*", "expect.txt"))
-	for _, c := range cases {
-		dir := filepath.Dir(c)
+	for _, dir := range goldenCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			in := loadCase(t, dir)
-			b, err := Render(in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, b := renderCase(t, dir)
 			p := checkParse(t, b.Bytes, time.UTC)
 			if want := expectedUsers(t, dir); want >= 0 && countBlocks(p, BlockUser) != want {
 				t.Errorf("user blocks = %d, want %d (expect.txt)", countBlocks(p, BlockUser), want)
@@ -39,17 +32,10 @@ func TestParseCoversBody(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			tr, err := sources.ReadTranscript("s", f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sp := sources.BuildSpine("s", []*sources.Transcript{tr})
-			b, err := Render(Input{SessionID: "s", Spine: sp, Now: goldenNow})
-			if errors.Is(err, ErrNothing) {
+			sp := spineOf(t, f)
+			b := renderSpine(t, sp)
+			if b == nil {
 				return // a sidechain-only file: nothing to parse
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			p := checkParse(t, b.Bytes, time.UTC)
 			users := 0
@@ -160,10 +146,7 @@ func expectedUsers(t *testing.T, dir string) int {
 // compaction case against the case's transcript, read by hand: kinds,
 // legs, times (the date shown once, then carried) and text.
 func TestParseCompaction(t *testing.T) {
-	b, err := Render(loadCase(t, filepath.Join("..", "testdata", "render", "compaction")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := renderCase(t, filepath.Join("..", "testdata", "render", "compaction"))
 	p := checkParse(t, b.Bytes, time.UTC)
 	at := func(hm string) time.Time {
 		tm, _ := time.Parse("2006-01-02 15:04", "2026-02-12 "+hm)

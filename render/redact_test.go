@@ -1,7 +1,6 @@
 package render
 
 import (
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,16 +217,9 @@ func TestRealBottlesRedactions(t *testing.T) {
 	got := map[string]int{}
 	bottles, size := 0, 0
 	for _, f := range fixtures.All(t) {
-		tr, err := sources.ReadTranscript("s", f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := Render(Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow})
-		if errors.Is(err, ErrNothing) {
+		b := renderSpine(t, spineOf(t, f))
+		if b == nil {
 			continue
-		}
-		if err != nil {
-			t.Fatal(err)
 		}
 		bottles++
 		size += len(b.Bytes)

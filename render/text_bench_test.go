@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/bottled-dev/bottled/internal/fixtures"
-	"github.com/bottled-dev/bottled/sources"
 )
 
 // BenchmarkText measures what redaction adds to every string a bottle
@@ -15,11 +14,7 @@ func BenchmarkText(b *testing.B) {
 	var texts []string
 	var size int64
 	for _, f := range fixtures.All(b) {
-		tr, err := sources.ReadTranscript("s", f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, e := range sources.BuildSpine("s", []*sources.Transcript{tr}).Entries {
+		for _, e := range spineOf(b, f).Entries {
 			texts = append(texts, e.Text)
 			size += int64(len(e.Text))
 		}

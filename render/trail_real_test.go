@@ -37,13 +37,9 @@ func TestTrailTargets(t *testing.T) {
 		if len(calls.files) == 0 && len(calls.commands) == 0 {
 			continue
 		}
-		tr, err := sources.ReadTranscript("s", f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sp := sources.BuildSpine("s", []*sources.Transcript{tr})
-		b, err := Render(Input{SessionID: "s", Spine: sp, Now: goldenNow})
-		if err != nil {
+		sp := spineOf(t, f)
+		b := renderSpine(t, sp)
+		if b == nil {
 			continue // nothing to render (a subagent's file)
 		}
 		bare := *sp
