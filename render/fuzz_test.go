@@ -120,33 +120,40 @@ type bottleShape struct {
 func readShape(bottle string) bottleShape {
 	var s bottleShape
 	for _, line := range strings.Split(bottle, "\n") {
-		l := strings.TrimLeftFunc(line, unicode.IsSpace)
-		switch {
-		case strings.HasPrefix(l, "**User"):
-			s.users++
-		case strings.HasPrefix(l, "**Assistant"):
-			s.assistants++
-		case strings.HasPrefix(l, "## Outline"):
-			s.outline++
-		case strings.HasPrefix(l, "## Original request"):
-			s.original++
-		case strings.HasPrefix(l, "## Leg"):
-			s.legs++
-		case strings.HasPrefix(l, "*What happened:*"):
-			s.happened++
-		case strings.HasPrefix(l, "*Did:*"):
-			s.trails++
-		case strings.HasPrefix(l, "> Session summary"):
-			s.summaries++
-		case strings.HasPrefix(l, "# Session bottle"):
-			s.headers++
-		case strings.HasPrefix(l, "<!-- bottled-state"):
-			s.states++
-		case isRule(l):
-			s.rules++
+		if n := s.counter(strings.TrimLeftFunc(line, unicode.IsSpace)); n != nil {
+			*n++
 		}
 	}
 	return s
+}
+
+// counter is the count a line adds to: that of the first of the bottle's
+// openings it starts with, the rules' for a thematic break, nil for any
+// other line.
+func (s *bottleShape) counter(l string) *int {
+	for _, o := range []struct {
+		prefix string
+		n      *int
+	}{
+		{"**User", &s.users},
+		{"**Assistant", &s.assistants},
+		{"## Outline", &s.outline},
+		{"## Original request", &s.original},
+		{"## Leg", &s.legs},
+		{"*What happened:*", &s.happened},
+		{"*Did:*", &s.trails},
+		{"> Session summary", &s.summaries},
+		{"# Session bottle", &s.headers},
+		{"<!-- bottled-state", &s.states},
+	} {
+		if strings.HasPrefix(l, o.prefix) {
+			return o.n
+		}
+	}
+	if isRule(l) {
+		return &s.rules
+	}
+	return nil
 }
 
 // isRule reports a markdown thematic break: three or more '-', '*' or '_'
