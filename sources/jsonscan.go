@@ -45,69 +45,53 @@ func (s *scanner) peek() byte {
 	return s.b[s.i]
 }
 
-// object calls field for every member of the object at the cursor. field
-// must consume the value (by decoding or skipping it).
-func (s *scanner) object(field func(key []byte)) {
-	if s.peek() != '{' {
-		s.fail()
-		return
-	}
-	s.i++
-	if s.peek() == '}' {
-		s.i++
-		return
-	}
-	for !s.bad {
-		if s.peek() != '"' {
-			s.fail()
-			return
-		}
-		key := s.rawString()
-		if s.peek() != ':' {
-			s.fail()
-			return
-		}
-		s.i++
-		start := s.i
-		field(key)
-		if s.i == start && !s.bad {
-			s.skip() // the callback ignored the value
-		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return
-		default:
-			s.fail()
-			return
-		}
-	}
-}
+// object calls field for every member of the object at the cursor, at the
+// start of the member's value; a value field leaves is skipped.
+func (s *scanner) object(field func(key []byte)) { s.list('{', '}', field) }
 
-// array calls elem for every element of the array at the cursor.
-func (s *scanner) array(elem func()) {
-	if s.peek() != '[' {
+// array calls elem for every element of the array at the cursor; an
+// element elem leaves is skipped.
+func (s *scanner) array(elem func()) { s.list('[', ']', func([]byte) { elem() }) }
+
+// list reads the object ('{', '}') or array ('[', ']') at the cursor,
+// calling item at the start of each member's value (with the member's
+// key) or element (with a nil key), the white space before it consumed.
+// A value item did not consume is skipped, so that an item may peek at a
+// value of a type it has no use for and leave it.
+func (s *scanner) list(open, close byte, item func(key []byte)) {
+	if s.peek() != open {
 		s.fail()
 		return
 	}
 	s.i++
-	if s.peek() == ']' {
+	if s.peek() == close {
 		s.i++
 		return
 	}
 	for !s.bad {
+		var key []byte
+		if open == '{' {
+			if s.peek() != '"' {
+				s.fail()
+				return
+			}
+			key = s.rawString()
+			if s.peek() != ':' {
+				s.fail()
+				return
+			}
+			s.i++
+		}
 		s.ws()
 		start := s.i
-		elem()
+		item(key)
 		if s.i == start && !s.bad {
 			s.skip()
 		}
 		switch s.peek() {
 		case ',':
 			s.i++
-		case ']':
+		case close:
 			s.i++
 			return
 		default:
@@ -210,9 +194,9 @@ func (s *scanner) skip() {
 	case '"':
 		s.rawString()
 	case '{':
-		s.object(func([]byte) { s.skip() })
+		s.list('{', '}', func([]byte) { s.skip() })
 	case '[':
-		s.array(s.skip)
+		s.list('[', ']', func([]byte) { s.skip() })
 	case 't':
 		s.literal("true")
 	case 'f':

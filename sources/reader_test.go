@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -278,6 +279,31 @@ func TestScannerSkipsAnyValue(t *testing.T) {
 		s.skip()
 		if s.ok() {
 			t.Errorf("skip(%q) accepted malformed JSON", v)
+		}
+	}
+}
+
+// TestParseRecordSpacedValues: a value of a type the reader has no use
+// for is skipped whether or not white space comes before it, so a line
+// written with spaces after its colons reads as the same record.
+func TestParseRecordSpacedValues(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"user","uuid":"u1","message":"x"}`,
+		`{"type":"attachment","uuid":"u1","attachment":5}`,
+		`{"type":"assistant","uuid":"a1","message":{"content":[{"type":"text","text":null}]}}`,
+		`{"type":"user","uuid":"u1","toolUseResult":"Error","message":{"content":"x"}}`,
+	} {
+		spaced := strings.ReplaceAll(line, `":`, `": `)
+		var compact, r rawRecord
+		if !parseRecord([]byte(line), &compact) {
+			t.Fatalf("%s: not read as a record", line)
+		}
+		if !parseRecord([]byte(spaced), &r) {
+			t.Errorf("%s: not read as a record", spaced)
+			continue
+		}
+		if !reflect.DeepEqual(r, compact) {
+			t.Errorf("%s reads as %+v, without the spaces as %+v", spaced, r, compact)
 		}
 	}
 }
