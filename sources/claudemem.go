@@ -159,20 +159,16 @@ func (m *ClaudeMemDB) schemaIn(ctx context.Context, q querier) (*schema, error) 
 // modified after.
 func readSchema(ctx context.Context, q querier, path string) (*schema, error) {
 	cols := func(table string) (map[string]bool, error) {
-		rows, err := q.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
 		out := map[string]bool{}
-		for rows.Next() {
+		err := eachRow(ctx, q, "SELECT name FROM pragma_table_info(?)", []any{table}, func(scan scanFunc) error {
 			var name string
-			if err := rows.Scan(&name); err != nil {
-				return nil, err
+			if err := scan(&name); err != nil {
+				return err
 			}
 			out[name] = true
-		}
-		return out, rows.Err()
+			return nil
+		})
+		return out, err
 	}
 	s := &schema{}
 	var err error
@@ -242,6 +238,26 @@ func (m *ClaudeMemDB) wrap(err error) error {
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// scanFunc copies the columns of the current row into dest, as
+// (*sql.Rows).Scan.
+type scanFunc func(dest ...any) error
+
+// eachRow runs query and calls row with the scanner of each row it
+// returns, stopping at the first error.
+func eachRow(ctx context.Context, q querier, query string, args []any, row func(scanFunc) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // SchemaVersion returns the highest version in claude-mem's schema ledger
@@ -447,16 +463,11 @@ func (r *sessionReader) prompts(mem *ClaudeMem, content string, dbID int64) erro
 		where = "(session_db_id = ? OR (session_db_id IS NULL AND " + s.promptContent + " = ?))"
 		args = []any{dbID, content}
 	}
-	rows, err := r.tx.QueryContext(r.ctx, fmt.Sprintf(
-		`SELECT id, %s, %s, length(%s) > %d, %s FROM user_prompts WHERE %s ORDER BY %s, id`,
+	query := fmt.Sprintf(`SELECT id, %s, %s, length(%s) > %d, %s FROM user_prompts WHERE %s ORDER BY %s, id`,
 		col(s.promptCols, "prompt_number"), capped(s.promptCols, "prompt_text", maxPromptChars),
 		col(s.promptCols, "prompt_text"), maxPromptChars, col(s.promptCols, "created_at_epoch"),
-		where, col(s.promptCols, "prompt_number")), args...)
-	if err != nil {
-		return fmt.Errorf("read user_prompts: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+		where, col(s.promptCols, "prompt_number"))
+	err := eachRow(r.ctx, r.tx, query, args, func(scan scanFunc) error {
 		var (
 			p       Prompt
 			num     sql.NullInt64
@@ -464,18 +475,26 @@ func (r *sessionReader) prompts(mem *ClaudeMem, content string, dbID int64) erro
 			clipped sql.NullBool
 			created sql.NullInt64
 		)
-		if err := rows.Scan(&p.ID, &num, &text, &clipped, &created); err != nil {
-			return fmt.Errorf("read user_prompts: %w", err)
+		if err := scan(&p.ID, &num, &text, &clipped, &created); err != nil {
+			return err
 		}
 		mem.Cursor.Prompt = max(mem.Cursor.Prompt, p.ID)
 		p.Number, p.Text, p.Clipped = num.Int64, text.String, clipped.Bool
 		p.Created = millis(created)
-		if isObserverJunk(p.Text) {
-			continue
+		if !isObserverJunk(p.Text) {
+			mem.Prompts = append(mem.Prompts, p)
 		}
-		mem.Prompts = append(mem.Prompts, p)
+		return nil
+	})
+	return tableErr("user_prompts", err)
+}
+
+// tableErr says which table a read failed in.
+func tableErr(table string, err error) error {
+	if err != nil {
+		return fmt.Errorf("read %s: %w", table, err)
 	}
-	return rows.Err()
+	return nil
 }
 
 func (r *sessionReader) observations(mem *ClaudeMem) error {
@@ -484,31 +503,27 @@ func (r *sessionReader) observations(mem *ClaudeMem) error {
 		return nil
 	}
 	c := s.obsCols
-	rows, err := r.tx.QueryContext(r.ctx, fmt.Sprintf(
-		`SELECT id, %s, %s, %s, %s, %s, %s, %s FROM observations WHERE %s = ? ORDER BY %s, id`,
+	query := fmt.Sprintf(`SELECT id, %s, %s, %s, %s, %s, %s, %s FROM observations WHERE %s = ? ORDER BY %s, id`,
 		col(c, "type"), capped(c, "title", maxFieldChars), capped(c, "subtitle", maxFieldChars),
 		capped(c, "narrative", maxFieldChars), capped(c, "text", maxFieldChars),
 		col(c, "prompt_number"), col(c, "created_at_epoch"),
-		s.obsMemory, col(c, "created_at_epoch")), mem.MemorySessionID)
-	if err != nil {
-		return fmt.Errorf("read observations: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+		s.obsMemory, col(c, "created_at_epoch"))
+	err := eachRow(r.ctx, r.tx, query, []any{mem.MemorySessionID}, func(scan scanFunc) error {
 		var (
 			o                                  Observation
 			typ, title, sub, narrative, legacy sql.NullString
 			num, created                       sql.NullInt64
 		)
-		if err := rows.Scan(&o.ID, &typ, &title, &sub, &narrative, &legacy, &num, &created); err != nil {
-			return fmt.Errorf("read observations: %w", err)
+		if err := scan(&o.ID, &typ, &title, &sub, &narrative, &legacy, &num, &created); err != nil {
+			return err
 		}
 		o.Type, o.Title, o.Subtitle, o.Narrative, o.Text = typ.String, title.String, sub.String, narrative.String, legacy.String
 		o.PromptNumber, o.Created = num.Int64, millis(created)
 		mem.Cursor.Observation = max(mem.Cursor.Observation, o.ID)
 		mem.Observations = append(mem.Observations, o)
-	}
-	return rows.Err()
+		return nil
+	})
+	return tableErr("observations", err)
 }
 
 func (r *sessionReader) summaries(mem *ClaudeMem) error {
@@ -517,57 +532,48 @@ func (r *sessionReader) summaries(mem *ClaudeMem) error {
 		return nil
 	}
 	c := s.sumCols
-	rows, err := r.tx.QueryContext(r.ctx, fmt.Sprintf(
-		`SELECT id, %s, %s, %s, %s, %s, %s, %s, %s FROM session_summaries WHERE %s = ? ORDER BY %s, id`,
+	query := fmt.Sprintf(`SELECT id, %s, %s, %s, %s, %s, %s, %s, %s FROM session_summaries WHERE %s = ? ORDER BY %s, id`,
 		capped(c, "request", maxFieldChars), capped(c, "investigated", maxFieldChars),
 		capped(c, "learned", maxFieldChars), capped(c, "completed", maxFieldChars),
 		capped(c, "next_steps", maxFieldChars), capped(c, "notes", maxFieldChars),
 		col(c, "prompt_number"), col(c, "created_at_epoch"),
-		s.sumMemory, col(c, "created_at_epoch")), mem.MemorySessionID)
-	if err != nil {
-		return fmt.Errorf("read session_summaries: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+		s.sumMemory, col(c, "created_at_epoch"))
+	err := eachRow(r.ctx, r.tx, query, []any{mem.MemorySessionID}, func(scan scanFunc) error {
 		var (
 			x                 Summary
 			req, inv, learned sql.NullString
 			done, next, notes sql.NullString
 			num, created      sql.NullInt64
 		)
-		if err := rows.Scan(&x.ID, &req, &inv, &learned, &done, &next, &notes, &num, &created); err != nil {
-			return fmt.Errorf("read session_summaries: %w", err)
+		if err := scan(&x.ID, &req, &inv, &learned, &done, &next, &notes, &num, &created); err != nil {
+			return err
 		}
 		x.Request, x.Investigated, x.Learned = req.String, inv.String, learned.String
 		x.Completed, x.NextSteps, x.Notes = done.String, next.String, notes.String
 		x.PromptNumber, x.Created = num.Int64, millis(created)
 		mem.Cursor.Summary = max(mem.Cursor.Summary, x.ID)
 		mem.Summaries = append(mem.Summaries, x)
-	}
-	return rows.Err()
+		return nil
+	})
+	return tableErr("session_summaries", err)
 }
 
 func (r *sessionReader) toolUses(mem *ClaudeMem, content string) error {
-	rows, err := r.tx.QueryContext(r.ctx,
-		`SELECT tool_use_id, observation_id FROM tool_uses WHERE content_session_id = ? AND observation_id IS NOT NULL ORDER BY id`,
-		content)
-	if err != nil {
-		return fmt.Errorf("read tool_uses: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	const query = `SELECT tool_use_id, observation_id FROM tool_uses WHERE content_session_id = ? AND observation_id IS NOT NULL ORDER BY id`
+	err := eachRow(r.ctx, r.tx, query, []any{content}, func(scan scanFunc) error {
 		var id string
 		var obs int64
-		if err := rows.Scan(&id, &obs); err != nil {
-			return fmt.Errorf("read tool_uses: %w", err)
+		if err := scan(&id, &obs); err != nil {
+			return err
 		}
 		if mem.ToolUses == nil {
 			mem.ToolUses = map[string]int64{}
 		}
 		mem.ToolUses[id] = obs
 		mem.Cursor.ToolUseLinks++
-	}
-	return rows.Err()
+		return nil
+	})
+	return tableErr("tool_uses", err)
 }
 
 func millis(v sql.NullInt64) time.Time {

@@ -181,21 +181,16 @@ func (c *changeReader) max(table string) (int64, error) {
 }
 
 func (c *changeReader) collect(query string, after int64) error {
-	rows, err := c.tx.QueryContext(c.ctx, query, after)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return eachRow(c.ctx, c.tx, query, []any{after}, func(scan scanFunc) error {
 		var id sql.NullString
-		if err := rows.Scan(&id); err != nil {
+		if err := scan(&id); err != nil {
 			return err
 		}
 		if id.String != "" {
 			c.found[id.String] = true
 		}
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // maxWaiting bounds how many sessions without a memory session id are
@@ -220,21 +215,17 @@ func (c *changeReader) sessions(cur ChangeCursor, report bool) ([]int64, error) 
 		where = s.sessMemory + " IS NULL" // starting: remember who is waiting
 		args = nil
 	}
-	rows, err := c.tx.QueryContext(c.ctx, fmt.Sprintf(`SELECT id, %s, %s IS NOT NULL FROM sdk_sessions WHERE (%s) AND %s ORDER BY id DESC LIMIT %d`,
-		s.sessContent, s.sessMemory, where, c.claudeOnly(""), maxWaiting), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	query := fmt.Sprintf(`SELECT id, %s, %s IS NOT NULL FROM sdk_sessions WHERE (%s) AND %s ORDER BY id DESC LIMIT %d`,
+		s.sessContent, s.sessMemory, where, c.claudeOnly(""), maxWaiting)
 	var waiting []int64
-	for rows.Next() {
+	err := eachRow(c.ctx, c.tx, query, args, func(scan scanFunc) error {
 		var (
 			id         int64
 			content    sql.NullString
 			registered bool
 		)
-		if err := rows.Scan(&id, &content, &registered); err != nil {
-			return nil, err
+		if err := scan(&id, &content, &registered); err != nil {
+			return err
 		}
 		if !registered {
 			waiting = append(waiting, id)
@@ -242,6 +233,10 @@ func (c *changeReader) sessions(cur ChangeCursor, report bool) ([]int64, error) 
 		if report && (registered || id > cur.Session) && content.String != "" {
 			c.found[content.String] = true
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return waiting, rows.Err()
+	return waiting, nil
 }
