@@ -498,64 +498,65 @@ func tableErr(table string, err error) error {
 }
 
 func (r *sessionReader) observations(mem *ClaudeMem) error {
-	s := r.s
-	if s.obsMemory == "" {
-		return nil
-	}
-	c := s.obsCols
-	query := fmt.Sprintf(`SELECT id, %s, %s, %s, %s, %s, %s, %s FROM observations WHERE %s = ? ORDER BY %s, id`,
-		col(c, "type"), capped(c, "title", maxFieldChars), capped(c, "subtitle", maxFieldChars),
-		capped(c, "narrative", maxFieldChars), capped(c, "text", maxFieldChars),
-		col(c, "prompt_number"), col(c, "created_at_epoch"),
-		s.obsMemory, col(c, "created_at_epoch"))
-	err := eachRow(r.ctx, r.tx, query, []any{mem.MemorySessionID}, func(scan scanFunc) error {
-		var (
-			o                                  Observation
-			typ, title, sub, narrative, legacy sql.NullString
-			num, created                       sql.NullInt64
-		)
-		if err := scan(&o.ID, &typ, &title, &sub, &narrative, &legacy, &num, &created); err != nil {
-			return err
-		}
-		o.Type, o.Title, o.Subtitle, o.Narrative, o.Text = typ.String, title.String, sub.String, narrative.String, legacy.String
-		o.PromptNumber, o.Created = num.Int64, millis(created)
-		mem.Cursor.Observation = max(mem.Cursor.Observation, o.ID)
-		mem.Observations = append(mem.Observations, o)
-		return nil
-	})
-	return tableErr("observations", err)
+	return r.memoryRows(mem, "observations", r.s.obsMemory, r.s.obsCols,
+		[]string{"type", "title", "subtitle", "narrative", "text"},
+		func(id int64, v []string, prompt int64, created time.Time) {
+			mem.Observations = append(mem.Observations, Observation{ID: id,
+				Type: v[0], Title: v[1], Subtitle: v[2], Narrative: v[3], Text: v[4],
+				PromptNumber: prompt, Created: created})
+			mem.Cursor.Observation = max(mem.Cursor.Observation, id)
+		})
 }
 
 func (r *sessionReader) summaries(mem *ClaudeMem) error {
-	s := r.s
-	if s.sumMemory == "" {
+	return r.memoryRows(mem, "session_summaries", r.s.sumMemory, r.s.sumCols,
+		[]string{"request", "investigated", "learned", "completed", "next_steps", "notes"},
+		func(id int64, v []string, prompt int64, created time.Time) {
+			mem.Summaries = append(mem.Summaries, Summary{ID: id,
+				Request: v[0], Investigated: v[1], Learned: v[2], Completed: v[3], NextSteps: v[4], Notes: v[5],
+				PromptNumber: prompt, Created: created})
+			mem.Cursor.Summary = max(mem.Cursor.Summary, id)
+		})
+}
+
+// memoryRows reads the rows of table that the observer wrote for the
+// memory session (memCol is the column naming it; "" when the table is
+// missing), oldest first. row gets each row's id, the values of the text
+// columns named, in their order (each capped at maxFieldChars, "" when
+// NULL or missing from this schema), its prompt number and its time.
+func (r *sessionReader) memoryRows(mem *ClaudeMem, table, memCol string, cols map[string]bool, texts []string,
+	row func(id int64, text []string, prompt int64, created time.Time)) error {
+	if memCol == "" {
 		return nil
 	}
-	c := s.sumCols
-	query := fmt.Sprintf(`SELECT id, %s, %s, %s, %s, %s, %s, %s, %s FROM session_summaries WHERE %s = ? ORDER BY %s, id`,
-		capped(c, "request", maxFieldChars), capped(c, "investigated", maxFieldChars),
-		capped(c, "learned", maxFieldChars), capped(c, "completed", maxFieldChars),
-		capped(c, "next_steps", maxFieldChars), capped(c, "notes", maxFieldChars),
-		col(c, "prompt_number"), col(c, "created_at_epoch"),
-		s.sumMemory, col(c, "created_at_epoch"))
+	selected := make([]string, len(texts))
+	for i, name := range texts {
+		selected[i] = capped(cols, name, maxFieldChars)
+	}
+	query := fmt.Sprintf(`SELECT id, %s, %s, %s FROM %s WHERE %s = ? ORDER BY %s, id`,
+		strings.Join(selected, ", "), col(cols, "prompt_number"), col(cols, "created_at_epoch"),
+		table, memCol, col(cols, "created_at_epoch"))
 	err := eachRow(r.ctx, r.tx, query, []any{mem.MemorySessionID}, func(scan scanFunc) error {
 		var (
-			x                 Summary
-			req, inv, learned sql.NullString
-			done, next, notes sql.NullString
-			num, created      sql.NullInt64
+			id           int64
+			values       = make([]sql.NullString, len(texts))
+			num, created sql.NullInt64
 		)
-		if err := scan(&x.ID, &req, &inv, &learned, &done, &next, &notes, &num, &created); err != nil {
+		dest := []any{&id}
+		for i := range values {
+			dest = append(dest, &values[i])
+		}
+		if err := scan(append(dest, &num, &created)...); err != nil {
 			return err
 		}
-		x.Request, x.Investigated, x.Learned = req.String, inv.String, learned.String
-		x.Completed, x.NextSteps, x.Notes = done.String, next.String, notes.String
-		x.PromptNumber, x.Created = num.Int64, millis(created)
-		mem.Cursor.Summary = max(mem.Cursor.Summary, x.ID)
-		mem.Summaries = append(mem.Summaries, x)
+		text := make([]string, len(values))
+		for i, v := range values {
+			text[i] = v.String
+		}
+		row(id, text, num.Int64, millis(created))
 		return nil
 	})
-	return tableErr("session_summaries", err)
+	return tableErr(table, err)
 }
 
 func (r *sessionReader) toolUses(mem *ClaudeMem, content string) error {
