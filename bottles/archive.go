@@ -169,8 +169,8 @@ func (s *Store) ArchiveLatest(session string, b *render.Bottle) (string, error) 
 		names[i] = e.Name()
 	}
 	dst := filepath.Join(ArchiveDir(dir), archiveName(names, session, now))
-	if b != nil && newerThanOnDisk(dir, src, b) {
-		return dst, archiveBottle(dir, src, dst, b)
+	if newer, purge := newerThanOnDisk(dir, src, b); newer {
+		return dst, archiveBottle(dir, src, dst, b, purge)
 	}
 	if err := os.Rename(src, dst); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -187,28 +187,39 @@ func (s *Store) ArchiveLatest(session string, b *render.Bottle) (string, error) 
 // newerThanOnDisk reports whether b may replace the bottle at src, or,
 // there being none, whether it shows what the session's newest archive
 // does not; the caller holds the lock.
-func newerThanOnDisk(dir, src string, b *render.Bottle) bool {
+func newerThanOnDisk(dir, src string, b *render.Bottle) (newer, purge bool) {
+	if b == nil {
+		return false, false
+	}
 	cur, err := ReadState(src)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		_, arch := newestArchived(dir, b.State.Session)
-		return arch == nil || !stillCurrent(arch, &b.State)
+		return arch == nil || !stillCurrent(arch, &b.State), false
 	case errors.Is(err, render.ErrNoState):
-		return true
+		return true, false
 	case err != nil:
-		return false
+		return false, false
 	}
-	return judge(cur, &b.State, dbNow(dir)) == Written
+	return judge(cur, &b.State, dbNow(dir)) == Written, b.Rewritten || drops(cur, &b.State)
 }
 
 // archiveBottle writes b as the archived bottle dst and removes the bottle
 // at src; the caller holds the lock. Until the removal, a crash leaves
 // the session's bottle live beside its archive, as if it had not been
-// cleared.
-func archiveBottle(dir, src, dst string, b *render.Bottle) error {
+// cleared. With purge (b may not show what the bottle at src showed: see
+// drops), the search index's purge marker is left first, as Write leaves
+// it.
+func archiveBottle(dir, src, dst string, b *render.Bottle, purge bool) error {
 	tmp, err := writeTemp(dir, b.State.Session, b.Bytes, true) // removed by CleanTemp if a crash leaves it
 	if err != nil {
 		return fmt.Errorf("archive bottle: %w", err)
+	}
+	if purge {
+		if err := leavePurge(dir); err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("archive bottle: %w", err)
+		}
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		os.Remove(tmp)

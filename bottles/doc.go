@@ -6,11 +6,12 @@
 // Store.NewBatch with its deferred syncs and crash marker,
 // Store.CleanTemp), whether one is fresh against its sources (CheckState,
 // Store.Check, Store.Ensure), the archives of cleared sessions
-// (Store.Archive, Store.ArchiveLatest), the search index's purge marker
-// (Store.AskPurge, Store.TakePurge), and finding a session's bottle by the
-// start of its id (Store.FindSession, Store.EnsureRead). It also reads the
-// data directory's redaction patterns (LoadRules), which every render
-// takes.
+// (Store.Archive, Store.ArchiveLatest), the search index's purge marker,
+// which every write that drops what the bottle it replaces showed leaves
+// before its rename (Store.AskPurge, Store.TakePurge), and finding a
+// session's bottle by the start of its id (Store.FindSession,
+// Store.EnsureRead). It also reads the data directory's redaction patterns
+// (LoadRules), which every render takes.
 //
 // The bytes of a bottle are package render's, which touches no file; every
 // file here is written and opened through package safefile. Data flows one

@@ -70,27 +70,27 @@ func Load(ctx context.Context, req Request) (*Loaded, error) {
 }
 
 // FromDisk loads a session's sources and renders its bottle now, without
-// writing it. When there is nothing to render the error wraps ErrNothing
-// and says why.
+// writing it. The bottle is Rewritten when a transcript no longer holds
+// what req.Expect says it held (Loaded.Rewritten), so that the write that
+// replaces the old bottle with it asks the search index to forget what
+// the old one said. When there is nothing to render the error wraps
+// ErrNothing and says why.
 func (s *Store) FromDisk(ctx context.Context, req Request) (*render.Bottle, error) {
-	b, _, err := s.fromDisk(ctx, req)
-	return b, err
-}
-
-// fromDisk is FromDisk that also reports whether a transcript no longer
-// holds what req.Expect says it held (Loaded.Rewritten).
-func (s *Store) fromDisk(ctx context.Context, req Request) (*render.Bottle, bool, error) {
 	l, err := Load(ctx, req)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	in := l.Input(req.SessionID)
 	in.Now, in.Location, in.Rules = s.Now(), s.Loc, req.Rules
 	b, err := render.Render(in)
 	if errors.Is(err, render.ErrNothing) {
-		return nil, false, fmt.Errorf("%w for session %s: %s", render.ErrNothing, req.SessionID, l.Why())
+		return nil, fmt.Errorf("%w for session %s: %s", render.ErrNothing, req.SessionID, l.Why())
 	}
-	return b, l.Rewritten(), err
+	if err != nil {
+		return nil, err
+	}
+	b.Rewritten = l.Rewritten()
+	return b, nil
 }
 
 // MaxCrossed bounds how many times a session is rendered in a row because
@@ -103,8 +103,8 @@ const MaxCrossed = 3
 // rendering again while another writer's bottle crosses the new one. It
 // returns the last bottle rendered and what Write did with it. A bottle
 // that replaces one made from transcript bytes that are gone now (a
-// redaction), or one made by other redaction rules, leaves the purge
-// marker (AskPurge): the search index must forget what the old one said.
+// redaction), or one made by other redaction rules, asks the search index
+// to forget what the old one said (Write leaves the purge marker).
 func (s *Store) WriteFromDisk(ctx context.Context, req Request) (*render.Bottle, Outcome, error) {
 	st, err := ReadState(s.Path(req.SessionID))
 	if err != nil {
@@ -116,15 +116,11 @@ func (s *Store) WriteFromDisk(ctx context.Context, req Request) (*render.Bottle,
 // writeFromDisk is WriteFromDisk of a session whose bottle on disk has
 // state onDisk (nil if it has none), already read by the caller.
 func (s *Store) writeFromDisk(ctx context.Context, req Request, onDisk *render.State) (*render.Bottle, Outcome, error) {
-	otherRules := false
-	if onDisk != nil {
-		otherRules = onDisk.Redact != req.Rules.ID()
-		if req.Expect == nil {
-			req.Expect = onDisk.Transcripts
-		}
+	if onDisk != nil && req.Expect == nil {
+		req.Expect = onDisk.Transcripts
 	}
 	for attempt := 1; ; attempt++ {
-		b, rewritten, err := s.fromDisk(ctx, req)
+		b, err := s.FromDisk(ctx, req)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -132,11 +128,6 @@ func (s *Store) writeFromDisk(ctx context.Context, req Request, onDisk *render.S
 			return nil, 0, fmt.Errorf("render %s: %w", req.SessionID, err)
 		}
 		out, err := s.Write(b)
-		if err == nil && out == Written && (rewritten || otherRules) {
-			// Best effort: the bottle is right either way; without the
-			// marker the index keeps the old words in its files only.
-			s.AskPurge()
-		}
 		if err != nil || out != Crossed || attempt == MaxCrossed || req.ClaudeMem == nil {
 			return b, out, err
 		}

@@ -18,10 +18,11 @@ import (
 // other redaction rules: see render.Reseal.
 
 // ResealFile reseals the bottle at path (a live bottle of the store, or
-// an archived one) in place, atomically
-// and under the lock writers take, if it was made by other rules. It
-// returns the bottle's new bytes, or nil when it was left as it was (made
-// by rules already, gone, or not a bottle).
+// an archived one) in place, atomically and under the lock writers take,
+// if it was made by other rules, leaving the search index's purge marker
+// before it replaces the file (see purge.go). It returns the bottle's new
+// bytes, or nil when it was left as it was (made by rules already, gone,
+// or not a bottle).
 func (s *Store) ResealFile(path string, rules *redact.Rules) ([]byte, error) {
 	return resealFile(s.Dir, path, rules)
 }
@@ -58,6 +59,12 @@ func resealFile(dir, path string, rules *redact.Rules) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reseal %s: %w", path, err)
 	}
+	// The search index must forget what the bottle held: asked before the
+	// rename, as Write asks (see purge.go).
+	if err := leavePurge(dir); err != nil {
+		os.Remove(tmp)
+		return nil, fmt.Errorf("reseal %s: %w", path, err)
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("reseal %s: %w", path, err)
@@ -67,8 +74,8 @@ func resealFile(dir, path string, rules *redact.Rules) ([]byte, error) {
 
 // resealed is c, a bottle its sources cannot make again (archived, or
 // kept over what they make), resealed in place if it was made by other
-// rules; the purge marker asks the index to forget what it held. A bottle
-// that cannot be resealed is returned as it is.
+// rules (which asks the index to forget what it held). A bottle that
+// cannot be resealed is returned as it is.
 func resealed(dir string, c *Current, rules *redact.Rules) *Current {
 	if c == nil || c.State.Redact == rules.ID() {
 		return c
@@ -81,7 +88,6 @@ func resealed(dir string, c *Current, rules *redact.Rules) *Current {
 	if err != nil {
 		return c
 	}
-	askPurge(dir) // best effort, as WriteFromDisk's
 	return &Current{Path: c.Path, Data: out, State: st, Archived: c.Archived}
 }
 

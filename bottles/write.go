@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -57,7 +58,10 @@ func (o Outcome) String() string {
 // otherwise the bottle on disk is kept and the outcome says why (Covered,
 // KeptFull, Crossed). The check and the rename happen under an exclusive
 // lock on dir, so concurrent writers (the daemon, a hook, the CLI) are
-// safe.
+// safe. A bottle that replaces one whose words it may not show (drops,
+// Bottle.Rewritten) leaves the search index's purge marker first, under
+// the same lock (see purge.go); when the marker cannot be left, the
+// bottle is not written.
 func writeDurable(dir string, b *render.Bottle) (Outcome, error) {
 	return write(dir, b, true, func() (time.Time, bool) { return crashed(dir) })
 }
@@ -86,8 +90,10 @@ func write(dir string, b *render.Bottle, durable bool, crash func() (time.Time, 
 	defer unlock()
 	dst := BottlePath(dir, b.State.Session)
 	cur, err := ReadState(dst)
+	purge := false
 	switch {
 	case err == nil:
+		purge = b.Rewritten || drops(cur, &b.State)
 		if damaged(dst, crash) {
 			break // whatever its state line says
 		}
@@ -100,6 +106,13 @@ func write(dir string, b *render.Bottle, durable bool, crash func() (time.Time, 
 		}
 	case !errors.Is(err, render.ErrNoState):
 		return 0, fmt.Errorf("read bottle %s: %w", dst, err)
+	}
+	if purge {
+		// Before the rename: a process killed right after it leaves the
+		// request with the bottle (see purge.go).
+		if err := leavePurge(dir); err != nil {
+			return 0, fmt.Errorf("write bottle %s: %w", dst, err)
+		}
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		return 0, fmt.Errorf("write bottle %s: %w", dst, err)
@@ -167,6 +180,31 @@ func judge(cur, next *render.State, db currentDB) Outcome {
 		}
 	}
 	return v
+}
+
+// drops reports whether a bottle of state next, replacing one of state
+// cur, may not show words cur's showed, which the search index must then
+// forget (see purge.go): it was made by other redaction rules, or a
+// transcript cur was made from is gone from next (deleted, or replaced by
+// another file) or was read by next to a smaller offset, or to the same
+// offset and found other bytes. A rewrite that only its reader could tell
+// (bytes changed before an offset next read past) is render.Bottle's
+// Rewritten. It reads no file, so a write that only adds to a bottle
+// pays nothing for it.
+func drops(cur, next *render.State) bool {
+	if cur.Redact != next.Redact {
+		return true
+	}
+	for _, c := range cur.Transcripts {
+		i := slices.IndexFunc(next.Transcripts, func(n sources.FileState) bool { return n.Session == c.Session && n.ID == c.ID })
+		if i < 0 {
+			return true
+		}
+		if n := next.Transcripts[i]; n.Offset < c.Offset || n.Offset == c.Offset && n.Sum != c.Sum {
+			return true
+		}
+	}
+	return false
 }
 
 // differs reports whether next read the file f describes to the same

@@ -19,7 +19,9 @@ import (
 // Sync brings the index in line with the bottles on disk: bottles written,
 // archived or deleted by any process (the hooks, the CLI, a user) since the
 // index last saw them. It reads only the bottles whose files changed. If a
-// writer asked for a purge (bottles.Store.AskPurge), it purges the index then.
+// writer asked for a purge (the marker bottles.Store.Write leaves before it
+// replaces a bottle whose words the new one may not show), it purges the
+// index then.
 func (ix *Index) Sync(ctx context.Context) error {
 	return ix.do(ctx, func() error { return ix.syncAll(ctx) })
 }
@@ -53,9 +55,10 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 // writer asked.
 //
 // A purge asked for is taken before the directory is listed: the writer
-// that asked wrote its bottle before its marker, so this sync takes that
-// bottle in, and the purge after it drops what the bottle's old blocks
-// said. The marker goes only once the purge is durable, and only if it
+// that asked left its marker and renamed its bottle in one hold of the
+// bottles directory's lock, under which TakePurge reads the marker, so
+// this sync takes that bottle in, and the purge after it drops what the
+// bottle's old blocks said. The marker goes only once the purge is durable, and only if it
 // is still the request taken (bottles.PurgeRequest): a process killed
 // meanwhile leaves it for the next, and a request made meanwhile is the
 // next sync's. A purge takes the build lock. A process holding it may not
@@ -284,7 +287,7 @@ func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 // and the WAL, which may hold older copies of pages, emptied: the whole
 // index is rewritten twice, seconds for hundreds of megabytes. Then the
 // files are synced, so that the purge is on disk before the request for it
-// goes. Sync runs it when a writer asked (bottles.Store.AskPurge).
+// goes. Sync runs it when a writer asked (bottles.Store.TakePurge).
 func (ix *Index) purgeLocked() error {
 	if err := ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize')`); err != nil {
 		return fmt.Errorf("merge: %w", err)

@@ -65,8 +65,8 @@ func (w *watcher) run(store *bottles.Store) {
 			}
 			dir, file := filepath.Split(ev.Name)
 			if ev.Name == store.PurgeMarker() && !ev.Has(fsnotify.Remove) {
-				// A writer asks for a purge (bottles.Store.AskPurge), which a
-				// full sync makes.
+				// A writer asks for a purge (the marker bottles.Store.Write
+				// leaves), which a full sync makes.
 				w.mu.Lock()
 				w.all = true
 				w.mu.Unlock()
