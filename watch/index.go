@@ -127,23 +127,6 @@ func (d *Daemon) openIndex(ctx context.Context) error {
 	return nil
 }
 
-// askPurgeFirst leaves the purge marker before the daemon writes a bottle
-// of session s made by the redaction rules redactID, if that bottle drops
-// what a rewritten transcript no longer says or replaces one made by other
-// rules. A daemon killed between the write and forgetRemoved's request
-// would otherwise leave a fresh bottle, an index that keeps the old words
-// in its files, and nothing that tells the next process to purge them.
-// forgetRemoved asks again once the bottle is written, so that a purge
-// that took this request before the bottle was on disk leaves that one.
-func (d *Daemon) askPurgeFirst(s *session, redactID string) {
-	if !s.rewrote && (s.madeBy == "" || s.madeBy == redactID) {
-		return
-	}
-	if err := d.store.AskPurge(); err != nil {
-		d.log.Warn("ask for a purge of the search index", "session", s.id, "err", err)
-	}
-}
-
 // syncIndex syncs ix for openIndex, which purges it if asked. A purge that
 // fails leaves the index usable: it is tried again as the keeper's purges
 // are (purged), and only another error is returned.
@@ -159,10 +142,11 @@ func (d *Daemon) syncIndex(ctx context.Context, ix *index.Index) error {
 
 // forgetRemoved makes the search index forget, in its files as in its
 // results, what a session's rewritten transcript no longer says (a
-// redaction), once the session's bottle is on disk: bottle, if not nil, is
-// that bottle, written by another process and not indexed yet. It leaves
-// the purge marker (bottles.Store.AskPurge), which outlives a crash, and the
-// keeper purges the index in the background.
+// redaction), or what its bottle made by other rules held, once the
+// session's bottle is on disk: bottle, if not nil, is that bottle, not
+// indexed yet. The writer of the bottle left the purge marker before it
+// renamed it into place (bottles.Store.Write, ResealFile), which outlives
+// a crash; the keeper purges the index in the background.
 func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 	if !s.rewrote {
 		return
@@ -172,9 +156,6 @@ func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
 		d.indexBottle(ctx, s.id, bottle)
 	}
 	d.log.Debug("transcript rewritten; purging the search index", "session", s.id)
-	if err := d.store.AskPurge(); err != nil {
-		d.log.Warn("ask for a purge of the search index", "session", s.id, "err", err)
-	}
 	signal(d.purgeNow)
 }
 

@@ -60,8 +60,9 @@ func (d *Daemon) rulesNow() *redact.Rules {
 
 // resealUnrenderable redacts in place the bottles made by other rules
 // that no render can make again (bottles.Store.ResealFile): the archived ones,
-// and the live ones of the sessions in orphans, whose transcript is gone.
-// It asks for the search index to be purged of what they held. Called by
+// and the live ones of the sessions in orphans, whose transcript is gone;
+// the store asks for the search index to be purged of what they held
+// before it replaces each, and the keeper is told. Called by
 // Run before the catch-up (whose renders reseal orphans themselves, once
 // they found nothing to render them from) and by the rescan when the
 // rules changed.
@@ -90,9 +91,6 @@ func (d *Daemon) resealUnrenderable(ctx context.Context, orphans []string) {
 	}
 	d.log.Info("bottles made by other redaction rules that no source can make again were redacted in place",
 		"bottles", n, "took", d.cfg.Now().Sub(began).Round(time.Millisecond))
-	if err := d.store.AskPurge(); err != nil {
-		d.log.Warn("ask for a purge of the search index", "err", err)
-	}
 	signal(d.purgeNow)
 }
 

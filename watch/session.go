@@ -27,9 +27,10 @@ type session struct {
 	// verify: read the transcripts again in full before the next render
 	// (set by the loop when it starts the render).
 	verify bool
-	// rewrote: a transcript was found rewritten (a redaction, say): once
-	// the bottle is written, the search index must forget what the
-	// rewrite removed (see forgetRemoved).
+	// rewrote: a transcript was found rewritten (a redaction, say): the
+	// search index must forget what the rewrite removed; the store asks
+	// for it as it writes the bottle (render.Bottle.Rewritten), and the
+	// keeper purges once it is written (see forgetRemoved).
 	rewrote bool
 	// madeBy is the ID of the redaction rules the bottle on disk was
 	// made by, as far as the daemon knows ("" if it knows of none): a
@@ -126,7 +127,11 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			return res
 		}
 		res.mode, res.malformed, res.unknown = string(b.State.Mode), b.Malformed, b.State.Unknown
-		d.askPurgeFirst(s, b.State.Redact)
+		// The store asks the search index to forget what the bottle on
+		// disk showed, before it replaces it, when this one may not show
+		// it: made by other rules, from a transcript replaced or cut, or
+		// (which only the parse state can tell) rewritten in place.
+		b.Rewritten = s.rewrote
 		out, err := d.batch.Write(b)
 		if err != nil {
 			res.err = err
