@@ -44,8 +44,10 @@ func TestMain(m *testing.M) {
 }
 
 // fastFlags make the daemon quick enough for tests; the behaviour under
-// test does not depend on the values.
-var fastFlags = []string{"--debounce", "40ms", "--max-wait", "200ms", "--rescan", "1s"}
+// test does not depend on the values. A test waiting for what a rescan
+// finds waits a fifth of a second for it; one that must see changes
+// through file events alone passes --rescan 1h.
+var fastFlags = []string{"--debounce", "40ms", "--max-wait", "200ms", "--rescan", "200ms"}
 
 // daemon is a running `bottled run` on temporary directories.
 type daemon struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -800,6 +801,20 @@ func TestFaultSymlinks(t *testing.T) {
 	d.waitContains(later, "LINK-LATER-P2 seen through the link")
 }
 
+// deleteDataDir deletes a running daemon's data directory, as rm -r does,
+// again if the daemon made a file in it meanwhile (its rescan makes the
+// socket again) and the directory could not go.
+func deleteDataDir(t *testing.T, data string) {
+	t.Helper()
+	eventually(t, "the data directory is deleted", func() bool {
+		err := os.RemoveAll(data)
+		if err != nil && !errors.Is(err, syscall.ENOTEMPTY) {
+			t.Fatal(err)
+		}
+		return err == nil
+	})
+}
+
 // TestFaultDataDirDeleted deletes the data directory under a running
 // daemon: it notices, makes its lock and socket again (status finds it,
 // a second daemon refuses to start), and renders the bottles again. If a
@@ -818,9 +833,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		d := startDaemon(t, claude, data, "--check-quiet", "100ms")
 		d.waitContains(id, "DELETED-P1 go")
 		waitAtRest(t, d, id)
-		if err := os.RemoveAll(data); err != nil {
-			t.Fatal(err)
-		}
+		deleteDataDir(t, data)
 		eventually(t, "the daemon answers on its socket again", func() bool {
 			_, err := d.status()
 			return err == nil
@@ -839,9 +852,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		claude, data := dirs(t)
 		first := startDaemon(t, claude, data)
 		waitAtRest(t, first)
-		if err := os.RemoveAll(data); err != nil {
-			t.Fatal(err)
-		}
+		deleteDataDir(t, data)
 		second := launchDaemon(t, claude, data, nil)
 		// One of them stops, saying another daemon runs (the second at
 		// start if the first made its lock again before, else the first
