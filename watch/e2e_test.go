@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -145,6 +146,13 @@ const stopDeadline = 3 * time.Minute
 func (d *daemon) stop() int {
 	d.t.Helper()
 	d.cmd.Process.Signal(syscall.SIGTERM)
+	return d.wait()
+}
+
+// wait waits for the daemon to exit, which it does within stopDeadline of
+// a SIGTERM, and returns the exit code.
+func (d *daemon) wait() int {
+	d.t.Helper()
 	select {
 	case err := <-d.exited:
 		var ee *exec.ExitError
@@ -159,6 +167,51 @@ func (d *daemon) stop() int {
 		d.t.Fatalf("daemon did not exit within %v of SIGTERM", stopDeadline)
 		return -1
 	}
+}
+
+// logged waits until the daemon's log holds text n times.
+func (d *daemon) logged(text string, n int) {
+	d.t.Helper()
+	eventually(d.t, fmt.Sprintf("the daemon logged %q %d times", text, n), func() bool {
+		return strings.Count(d.stderr.String(), text) >= n
+	})
+}
+
+// holdBottles takes the lock every writer of the data directory's bottles
+// takes to put a bottle in place (the daemon, a hook, the render command),
+// making the bottles directory first: until release, no bottle is
+// written, and each render waits at that last step with its temporary
+// file written.
+func holdBottles(t testing.TB, data string) (release func()) {
+	t.Helper()
+	dir := bottles.BottlesDir(data)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	release = sync.OnceFunc(func() { f.Close() }) // closing drops the lock
+	t.Cleanup(release)
+	return release
+}
+
+// temporaries counts the temporary bottles in the data directory: the
+// renders waiting to put their bottle in place, or what killed writers
+// left.
+func temporaries(data string) int {
+	entries, _ := os.ReadDir(bottles.BottlesDir(data))
+	n := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			n++
+		}
+	}
+	return n
 }
 
 func (d *daemon) bottle(id string) string {
@@ -389,58 +442,47 @@ func TestDaemonCatchUp(t *testing.T) {
 	}
 }
 
-// TestDaemonSIGTERMWhileBusy stops the daemon in the middle of a catch-up
-// of large transcripts: it starts no render after SIGTERM (it says how many
-// are in flight, and no more bottles are written after that), exits 0,
-// and every bottle on disk is whole (no temporary files, every size
-// matching its recorded state).
+// TestDaemonSIGTERMWhileBusy stops the daemon in the middle of a catch-up,
+// while every worker has a render in flight (each waits to put its bottle
+// in place while a writer holds the bottles' lock): it starts no render
+// after SIGTERM (it says how many are in flight, and no more bottles are
+// written after that), exits 0, and every bottle on disk is whole (no
+// temporary files, every size matching its recorded state).
 func TestDaemonSIGTERMWhileBusy(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
-	proj := filepath.Join(claude, "projects", "-p")
-	if err := os.MkdirAll(proj, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	big := strings.Repeat("lorem ipsum dolor sit amet ", 4000)
-	for i := range 40 {
+	const workers = 4
+	for i := range 3 * workers {
 		id := fmt.Sprintf("b0000000-0000-4000-8000-%012d", i)
-		var sb strings.Builder
-		parent := ""
-		for j := range 40 {
-			u, a := fmt.Sprintf("u%d", j), fmt.Sprintf("a%d", j)
-			sb.WriteString(userRec(id, u, parent, fmt.Sprintf("BUSY %d prompt %d", i, j)))
-			sb.WriteString(assistantRec(id, a, u, "m"+a, big))
-			parent = a
-		}
-		appendFile(t, filepath.Join(proj, id+".jsonl"), sb.String())
+		appendFile(t, transcriptIn(t, claude, "-p", id), userRec(id, "u1", "", fmt.Sprintf("BUSY %d prompt", i))+
+			assistantRec(id, "a1", "u1", "m1", fmt.Sprintf("BUSY %d answer", i)))
 	}
-	d := startDaemon(t, claude, data, "--workers", "4")
-	var busy bool
-	eventually(t, "catch-up has started", func() bool {
-		st, err := d.status()
-		busy = err == nil && !st.CatchUp.Over
-		return err == nil && st.CatchUp.Done > 0
-	})
-	if !busy {
-		t.Fatalf("catch-up was over before SIGTERM; the test no longer stops a busy daemon")
+	release := holdBottles(t, data)
+	d := startDaemon(t, claude, data, "--workers", fmt.Sprint(workers))
+	eventually(t, "every worker has a render in flight", func() bool { return temporaries(data) == workers })
+	if st, err := d.status(); err != nil || st.CatchUp.Over {
+		t.Fatalf("catch-up over (status err %v) with every render waiting: the test no longer stops a busy daemon", err)
 	}
-	if code := d.stop(); code != 0 {
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	const stopping = `msg="stopping once the renders in flight finish" renders=`
+	d.logged(stopping, 1)
+	release()
+	if code := d.wait(); code != 0 {
 		t.Fatalf("exit code %d, want 0", code)
 	}
-	log := d.stderr.String()
-	_, after, ok := strings.Cut(log, `msg="stopping once the renders in flight finish" renders=`)
+	_, after, _ := strings.Cut(d.stderr.String(), stopping)
 	var inFlight int
-	if !ok {
-		t.Fatalf("the daemon did not say it was stopping with renders in flight:\n%s", log)
-	}
 	fmt.Sscanf(after, "%d", &inFlight)
-	if written := strings.Count(after, `msg="bottle written"`); inFlight < 1 || inFlight > 4 || written > inFlight {
-		t.Errorf("%d renders in flight at SIGTERM (workers: 4), then %d bottles written: a render started after SIGTERM", inFlight, written)
+	if written := strings.Count(after, `msg="bottle written"`); inFlight != workers || written > inFlight {
+		t.Errorf("%d renders in flight at SIGTERM (workers: %d), then %d bottles written: a render started after SIGTERM", inFlight, workers, written)
 	}
 	dir := bottles.BottlesDir(data)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(entries) > inFlight {
+		t.Errorf("%d files in the bottles directory after a stop with %d renders in flight: a render started after SIGTERM", len(entries), inFlight)
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {

@@ -901,33 +901,32 @@ func waitAtRest(t *testing.T, d *daemon, ids ...string) {
 	}
 }
 
-// TestFaultSIGHUP sends SIGHUP to a daemon in the middle of a catch-up: it
-// keeps running (a daemon takes SIGHUP as a cue to check everything
-// again), and leaves nothing behind when it stops. Temporary files a
-// killed hook or render command left are removed by the running daemon.
+// TestFaultSIGHUP sends SIGHUP to a daemon in the middle of a catch-up (its
+// renders wait to put their bottles in place while a writer holds the
+// bottles' lock): it keeps running, takes each SIGHUP as a cue to check
+// everything again, and leaves nothing behind when it stops. Temporary
+// files a killed hook or render command left are removed by the running
+// daemon at the check a SIGHUP asks for (it rescans only hourly
+// otherwise).
 func TestFaultSIGHUP(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
-	for i := range 20 {
+	for i := range 6 {
 		id := fmt.Sprintf("5160b000-0000-4000-8000-%012d", i)
-		f, err := os.Create(transcriptIn(t, claude, "-p", id))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := synth.Transcript(f, id, 4<<20, uint64(i)+1); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		appendFile(t, transcriptIn(t, claude, "-p", id), userRec(id, "u1", "", "SIGHUP a prompt")+assistantRec(id, "a1", "u1", "m1", "SIGHUP an answer"))
 	}
-	d := startDaemon(t, claude, data)
-	eventually(t, "catch-up has started", func() bool {
-		st, err := d.status()
-		return err == nil && st.CatchUp.Done > 0
-	})
-	for range 3 {
+	release := holdBottles(t, data)
+	d := startDaemon(t, claude, data, "--rescan", "1h")
+	eventually(t, "catch-up has started", func() bool { return temporaries(data) > 0 })
+	const hup = "SIGHUP: checking every bottle"
+	for i := range 3 {
 		d.cmd.Process.Signal(syscall.SIGHUP)
-		time.Sleep(100 * time.Millisecond)
+		d.logged(hup, i+1)
 	}
+	if st, err := d.status(); err != nil || st.CatchUp.Over {
+		t.Fatalf("catch-up over (status err %v) with every render waiting: the test no longer signals a busy daemon", err)
+	}
+	release()
 	eventually(t, "catch-up is over", func() bool {
 		st, err := d.status()
 		return err == nil && st.CatchUp.Over
@@ -939,13 +938,13 @@ func TestFaultSIGHUP(t *testing.T) {
 	}
 
 	// A temporary file as a killed writer leaves it, a few minutes old.
-	bottlesDir := bottles.BottlesDir(data)
-	left := filepath.Join(bottlesDir, ".tmp-5160b000-0000-4000-8000-000000000000-1234.md")
+	left := filepath.Join(bottles.BottlesDir(data), ".tmp-5160b000-0000-4000-8000-000000000000-1234.md")
 	if err := os.WriteFile(left, []byte("half a bottle"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-5 * time.Minute)
 	os.Chtimes(left, old, old)
+	d.cmd.Process.Signal(syscall.SIGHUP)
 	eventually(t, "the leftover temporary file is removed", func() bool {
 		_, err := os.Stat(left)
 		return os.IsNotExist(err)
@@ -953,11 +952,8 @@ func TestFaultSIGHUP(t *testing.T) {
 	if code := d.stop(); code != 0 {
 		t.Errorf("exit code %d after SIGTERM, want 0", code)
 	}
-	entries, _ := os.ReadDir(bottlesDir)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
-			t.Errorf("temporary file left: %s", e.Name())
-		}
+	if n := temporaries(data); n > 0 {
+		t.Errorf("%d temporary files left", n)
 	}
 	if _, err := os.Stat(filepath.Join(data, watch.SocketFile)); !os.IsNotExist(err) {
 		t.Errorf("socket left behind (stat err %v)", err)
