@@ -16,23 +16,38 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/watch"
+	"golang.org/x/sync/errgroup"
 )
 
 // manySessions writes n small transcripts of two records each, spread over
-// 30 project directories, and returns the path of the first.
+// 30 project directories, and returns the path of the first. It writes
+// manyWriters at a time: making a file waits on the disk far more than it
+// uses a core.
 func manySessions(t testing.TB, claude string, n int) (firstID, firstPath string) {
 	t.Helper()
-	for i := range n {
-		id := fmt.Sprintf("f1000000-0000-4000-8000-%012d", i)
-		path := transcriptIn(t, claude, fmt.Sprintf("-home-dev-f%02d", i%30), id)
-		if err := os.WriteFile(path, []byte(userRec(id, "u1", "", "FLOOD a prompt")+assistantRec(id, "a1", "u1", "m1", "An answer.")), 0o600); err != nil {
+	const projects, manyWriters = 30, 16
+	session := func(i int) (id, path string) {
+		id = fmt.Sprintf("f1000000-0000-4000-8000-%012d", i)
+		return id, filepath.Join(claude, "projects", fmt.Sprintf("-home-dev-f%02d", i%projects), id+".jsonl")
+	}
+	for i := range min(n, projects) {
+		_, path := session(i)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if i == 0 {
-			firstID, firstPath = id, path
-		}
 	}
-	return firstID, firstPath
+	var g errgroup.Group
+	g.SetLimit(manyWriters)
+	for i := range n {
+		g.Go(func() error {
+			id, path := session(i)
+			return os.WriteFile(path, []byte(userRec(id, "u1", "", "FLOOD a prompt")+assistantRec(id, "a1", "u1", "m1", "An answer.")), 0o600)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return session(0)
 }
 
 // flood is clients keeping the daemon's status socket busy until stopped:
