@@ -21,6 +21,7 @@ import (
 	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/internal/standin"
 	"github.com/bottled-dev/bottled/internal/testbin"
+	"github.com/bottled-dev/bottled/internal/waitfor"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -364,23 +365,17 @@ func (w *world) waitBottle(id, what string, ok func(string) bool) string {
 	return last
 }
 
-// waitDeadline bounds every wait for a condition: far beyond what any
-// takes when it holds, for a busy machine (nothing here is timed).
-// statusTimeout bounds one status query, which a poll tries again.
+// waitDeadline bounds every wait: far beyond what any takes when it
+// holds, for a busy machine (nothing here is timed). statusTimeout bounds
+// one status query, which a poll tries again.
 const (
-	waitDeadline  = 2 * time.Minute
+	waitDeadline  = waitfor.Deadline
 	statusTimeout = 10 * time.Second
 )
 
 func (w *world) eventually(what string, cond func() bool) {
 	w.t.Helper()
-	deadline := time.Now().Add(waitDeadline)
-	for !cond() {
-		if time.Now().After(deadline) {
-			w.t.Fatalf("timed out after %v waiting until %s", waitDeadline, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	waitfor.Cond(w.t, what, cond)
 }
 
 // archived lists the paths of the archived bottles of a session.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/internal/waitfor"
 )
 
 // TestCrashMarkerGoesWithNothingToRender starts the daemon on a bottles
@@ -39,14 +40,8 @@ func TestCrashMarkerGoesWithNothingToRender(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	// A generous deadline: a busy machine is slow, nothing here is timed.
-	const wait = 2 * time.Minute
-	for deadline := time.Now().Add(wait); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(marker); os.IsNotExist(err) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the crash's marker is still there %v after the daemon started", wait)
-		}
-	}
+	waitfor.Cond(t, "the crash's marker goes", func() bool {
+		_, err := os.Stat(marker)
+		return os.IsNotExist(err)
+	})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/internal/testbin"
+	"github.com/bottled-dev/bottled/internal/waitfor"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -278,27 +279,10 @@ func (d *daemon) waitSettled(id string, since time.Time) {
 	})
 }
 
-// eventually polls cond until it holds, failing the test after a generous
-// deadline (shared CI machines are slow, and the race detector slows the
-// daemon several times over; nothing here measures time).
+// eventually waits until cond holds (see waitfor.Cond).
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	eventuallyWithin(t, waitDeadline, what, cond)
-}
-
-// waitDeadline is how long eventually waits: far beyond what any
-// condition takes when it holds.
-const waitDeadline = 2 * time.Minute
-
-func eventuallyWithin(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting until %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.Cond(t, what, cond)
 }
 
 // Transcript records of session id, stamped now, as Claude Code 2.1.x

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/internal/waitfor"
 	"github.com/bottled-dev/bottled/watch"
 )
 
@@ -61,7 +62,7 @@ func BenchmarkIdle(b *testing.B) {
 
 	d := startDaemon(b, claude, data, "--debounce", "250ms", "--max-wait", "2s", "--rescan", "30s")
 	began := time.Now()
-	eventuallyWithin(b, 5*time.Minute, "catch-up is over", func() bool {
+	waitfor.Within(b, 5*time.Minute, "catch-up is over", func() bool {
 		st, err := d.status()
 		return err == nil && st.CatchUp.Over
 	})

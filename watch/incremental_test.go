@@ -12,6 +12,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/internal/waitfor"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -99,18 +100,13 @@ func equalsOneShot(t *testing.T, d *Daemon, id string, chain []*sources.Transcri
 // when read depends on the clock otherwise, and the state line with it.
 func waitSettled(t *testing.T, path string) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+	waitfor.Cond(t, path+"'s time settles", func() bool {
 		info, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sources.Settled(info.ModTime(), time.Now()) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s's time never settled", path)
-		}
-	}
+		return sources.Settled(info.ModTime(), time.Now())
+	})
 }
 
 func appendTo(t *testing.T, path string, b []byte) {

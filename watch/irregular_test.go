@@ -14,6 +14,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/oddfile"
+	"github.com/bottled-dev/bottled/internal/waitfor"
 )
 
 // hookDeadline is the --timeout the hooks of these tests run with, and
@@ -166,7 +167,7 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 				}
 				for _, id := range odd {
 					// A render that failed is tried again after 1 s, 2, 4…
-					eventuallyWithin(t, time.Minute, id+"'s bottle shows what was written under the lease", func() bool {
+					waitfor.Within(t, time.Minute, id+"'s bottle shows what was written under the lease", func() bool {
 						return strings.Contains(d.bottle(id), "ODD-P2 written under the lease")
 					})
 				}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/waitfor"
 	"github.com/bottled-dev/bottled/render"
 )
 
@@ -99,7 +100,7 @@ func BenchmarkChangeToBottle(b *testing.B) {
 
 	d := startDaemon(b, claude, data, "--verbose",
 		"--debounce", latDebounce.String(), "--max-wait", latMaxWait.String(), "--rescan", "30s")
-	eventuallyWithin(b, 2*time.Minute, "catch-up is over", func() bool {
+	waitfor.Within(b, 2*time.Minute, "catch-up is over", func() bool {
 		st, err := d.status()
 		return err == nil && st.CatchUp.Over
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/waitfor"
 )
 
 var memIdle = flag.Duration("mem.idle", 60*time.Second,
@@ -69,7 +70,7 @@ func benchMemory(b *testing.B, gen func(path, id string) string) {
 	for b.Loop() {
 		d := startDaemon(b, claude, data, "--debounce", "250ms", "--max-wait", "2s", "--rescan", "30s")
 		began := time.Now()
-		eventuallyWithin(b, 10*time.Minute, "catch-up is over", func() bool {
+		waitfor.Within(b, 10*time.Minute, "catch-up is over", func() bool {
 			st, err := d.status()
 			return err == nil && st.CatchUp.Over
 		})

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/bottled-dev/bottled/internal/waitfor"
 )
 
 // TestStatusCache: a status is built at most once per statusReuse however
@@ -99,16 +101,6 @@ func statusAt(t *testing.T, build func() Status) (*statusServer, string, func(ti
 	return s, dir, func(d time.Duration) { ahead.Add(int64(d)) }
 }
 
-// waitFor polls cond until it holds, failing after a generous deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-	}
-}
-
 // TestStatusServerBounds holds every slot of a status server (its build
 // waits): a client more is told at once that the daemon is busy, which
 // Query reports as ErrBusy at its deadline; released, every client held
@@ -166,7 +158,7 @@ func TestStatusServerBounds(t *testing.T) {
 		defer conn.Close()
 		held = append(held, conn)
 	}
-	waitFor(t, "the slow readers are dropped and a client is answered", func() bool {
+	waitfor.Cond(t, "the slow readers are dropped and a client is answered", func() bool {
 		st, err := Query(context.Background(), dir)
 		return err == nil && st.Version == "held"
 	})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/waitfor"
 	"github.com/bottled-dev/bottled/watch"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkStatus(b *testing.B) {
 	}
 	for b.Loop() {
 		d := startDaemon(b, claude, data, "--rescan", "30s")
-		eventuallyWithin(b, 5*time.Minute, "catch-up is over", func() bool {
+		waitfor.Within(b, 5*time.Minute, "catch-up is over", func() bool {
 			st, err := d.status()
 			return err == nil && st.CatchUp.Over
 		})
@@ -105,7 +106,7 @@ func BenchmarkStatusFlood(b *testing.B) {
 			marker := fmt.Sprintf("FLOOD-BENCH-%d", i)
 			start := time.Now()
 			appendFile(b, p, userRec(id, "u2", "a1", marker))
-			eventuallyWithin(b, 5*time.Minute, id+" shows "+marker, func() bool { return strings.Contains(d.bottle(id), marker) })
+			waitfor.Within(b, 5*time.Minute, id+" shows "+marker, func() bool { return strings.Contains(d.bottle(id), marker) })
 			took = append(took, time.Since(start))
 		}
 		slices.Sort(took)
@@ -128,7 +129,7 @@ func BenchmarkStatusFlood(b *testing.B) {
 	}
 	for b.Loop() {
 		d := startDaemon(b, claude, data, "--rescan", "30m")
-		eventuallyWithin(b, 10*time.Minute, "catch-up is over", func() bool {
+		waitfor.Within(b, 10*time.Minute, "catch-up is over", func() bool {
 			st, err := d.status()
 			return err == nil && st.CatchUp.Over
 		})
