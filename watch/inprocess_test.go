@@ -77,6 +77,23 @@ func runLoop(t *testing.T, d *Daemon) {
 	})
 }
 
+// runIndexKeeper runs the daemon's index keeper until the test ends, then
+// closes the index.
+func runIndexKeeper(t *testing.T, d *Daemon) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.keepIndex(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		d.closeIndex()
+	})
+}
+
 // renderedAt returns when status shows session id's last render finished,
 // and how many renders the daemon has counted.
 func renderedAt(d *Daemon, id string) (time.Time, int) {
@@ -463,17 +480,7 @@ func TestIndexKeeper(t *testing.T) {
 		if err := os.WriteFile(index.Dir(d.cfg.DataDir), []byte("in the way"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			d.keepIndex(ctx)
-		}()
-		defer func() {
-			cancel()
-			<-done
-			d.closeIndex()
-		}()
+		runIndexKeeper(t, d)
 		t0 := time.Now()
 		search := func() Search { return d.rec.snapshot().Search }
 		synctest.Wait()

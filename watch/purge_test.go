@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -30,17 +29,7 @@ func TestPurgeRetriedWhileLocked(t *testing.T) {
 		if err := os.MkdirAll(d.store.Dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			d.keepIndex(ctx)
-		}()
-		defer func() {
-			cancel()
-			<-done
-			d.closeIndex()
-		}()
+		runIndexKeeper(t, d)
 		synctest.Wait()
 		if s := d.rec.snapshot().Search; s.State != SearchReady {
 			t.Fatalf("the index is not ready: %+v", s)
