@@ -380,10 +380,7 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	appendFile(t, path, sb.String())
 	d := startDaemon(t, claude, data, "--rescan", "1h")
 	d.waitContains(id, secret)
-	eventually(t, "the index is ready, with the secret", func() bool {
-		st, err := d.status()
-		return err == nil && st.Search.State == watch.SearchReady && indexHolds(t, data, secret)
-	})
+	d.waitIndexed(secret)
 
 	// A reader holds a snapshot of the index from before the redaction.
 	db := indexGeneration(t, data)
@@ -414,15 +411,7 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	// build, not yet checkpointed): the purge's copy is measured past it.
 	dbSize, walSize := size(db), size(db+"-wal")
 
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.WriteAt([]byte(blank), int64(strings.Index(head, secret)))
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	overwrite(t, path, int64(strings.Index(head, secret)), blank)
 	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "PURGEKILL-P1") && !strings.Contains(b, secret) })
 	// The purge merges the index's segments and copies the database anew
 	// (VACUUM), both into the WAL, which it then waits to empty. (The
@@ -431,17 +420,13 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	d.cmd.Process.Kill()
 	<-d.exited
 
-	d = startDaemon(t, claude, data, "--rescan", "1h")
+	startDaemon(t, claude, data, "--rescan", "1h")
 	// The purge may empty the WAL now.
 	if _, err := snapshot.ExecContext(context.Background(), "ROLLBACK"); err != nil {
 		t.Fatal(err)
 	}
 	snapshot.Close()
-	eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
-	eventually(t, "the purge marker goes", func() bool {
-		_, err := os.Lstat(bottles.Open(data, nil, nil).PurgeMarker())
-		return errors.Is(err, fs.ErrNotExist)
-	})
+	waitPurged(t, data, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
 	if hits, code := runBottledExit(t, claude, data, "", "search", "--all", "PURGEKILL-P1"); code != 0 {
 		t.Errorf("search after the purge: exit %d\n%s", code, hits)
 	}
@@ -463,10 +448,7 @@ func TestFaultKilledBeforePurgeAsked(t *testing.T) {
 	appendFile(t, path, head+assistantRec(id, "a1", "u1", "m1", "ASKKILL-A1 noted"))
 	d := startDaemon(t, claude, data, "--rescan", "1h")
 	d.waitContains(id, secret)
-	eventually(t, "the index is ready, with the secret", func() bool {
-		st, err := d.status()
-		return err == nil && st.Search.State == watch.SearchReady && indexHolds(t, data, secret)
-	})
+	d.waitIndexed(secret)
 
 	// Another process writes to the index: the daemon's update of the
 	// bottle waits for it (the index's busy timeout).
@@ -484,15 +466,7 @@ func TestFaultKilledBeforePurgeAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.WriteAt([]byte(blank), int64(strings.Index(head, secret)))
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	overwrite(t, path, int64(strings.Index(head, secret)), blank)
 	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "ASKKILL-P1") && !strings.Contains(b, secret) })
 	d.cmd.Process.Kill()
 	<-d.exited
@@ -501,12 +475,8 @@ func TestFaultKilledBeforePurgeAsked(t *testing.T) {
 	}
 	hold.Close()
 
-	d = startDaemon(t, claude, data, "--rescan", "1h")
-	eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
-	eventually(t, "the purge marker goes", func() bool {
-		_, err := os.Lstat(bottles.Open(data, nil, nil).PurgeMarker())
-		return errors.Is(err, fs.ErrNotExist)
-	})
+	startDaemon(t, claude, data, "--rescan", "1h")
+	waitPurged(t, data, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
 }
 
 // indexGeneration is the database file of the search index in use.

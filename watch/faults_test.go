@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -501,16 +502,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		appendFile(t, path, sb.String())
 		return path, int64(strings.Index(head, secret))
 	}
-	redact := func(t *testing.T, path string, at int64) {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteAt([]byte(blank), at); err != nil {
-			t.Fatal(err)
-		}
-	}
+	redact := func(t *testing.T, path string, at int64) { overwrite(t, path, at, blank) }
 	noSecret := func(b string) bool { return strings.Contains(b, "REDACT-P1") && !strings.Contains(b, secret) }
 
 	t.Run("daemon, written in place", func(t *testing.T) {
@@ -646,13 +638,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		// Put the secret back in the bottle (an earlier render), then
 		// the render command.
 		cli("", "render", id)
-		restore := func() {
-			redact2 := []byte(secret)
-			f, _ := os.OpenFile(path, os.O_WRONLY, 0)
-			f.WriteAt(redact2, at)
-			f.Close()
-		}
-		restore()
+		overwrite(t, path, at, secret)
 		os.Remove(bottles.BottlePath(bottles.BottlesDir(data), id))
 		cli("", "render", id)
 		fileClockTick(t, path)
@@ -1005,7 +991,7 @@ func TestFaultStatusAsksTheDaemon(t *testing.T) {
 // indexHolds reports whether a file of the search index in dataDir holds
 // word (not only whether a search finds it: FTS5 keeps a deleted row's
 // words in its files until its segments are merged).
-func indexHolds(t *testing.T, dataDir, word string) bool {
+func indexHolds(t testing.TB, dataDir, word string) bool {
 	t.Helper()
 	dir := index.Dir(dataDir)
 	entries, _ := os.ReadDir(dir)
@@ -1016,6 +1002,43 @@ func indexHolds(t *testing.T, dataDir, word string) bool {
 		}
 	}
 	return false
+}
+
+// waitIndexed waits until the daemon's search index is ready and a file of
+// it holds word.
+func (d *daemon) waitIndexed(word string) {
+	d.t.Helper()
+	eventually(d.t, "the index is ready, with "+word, func() bool {
+		st, err := d.status()
+		return err == nil && st.Search.State == watch.SearchReady && indexHolds(d.t, d.data, word)
+	})
+}
+
+// overwrite writes text over the bytes of the file at path from offset
+// at, in place, as a user redacting a transcript with an editor that
+// keeps the file does.
+func overwrite(t *testing.T, path string, at int64, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt([]byte(text), at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitPurged waits until gone holds (what a redaction took out of the
+// bottles is out of the search index's files too), then until the purge
+// marker is gone: the purge the redaction asked for is done.
+func waitPurged(t *testing.T, data, what string, gone func() bool) {
+	t.Helper()
+	eventually(t, what, gone)
+	eventually(t, "the purge marker goes", func() bool {
+		_, err := os.Lstat(bottles.Open(data, nil, nil).PurgeMarker())
+		return errors.Is(err, fs.ErrNotExist)
+	})
 }
 
 // fileClockTick waits until a file written now gets a later modification

@@ -2,8 +2,6 @@ package watch_test
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,12 +55,8 @@ func TestDaemonRedactsOlderBottles(t *testing.T) {
 			t.Errorf("the bottle keeps the %s:\n%s", c.Kind, bottle)
 		}
 	}
-	eventually(t, "the credentials leave the index's files", func() bool {
+	waitPurged(t, data, "the credentials leave the index's files", func() bool {
 		return !indexHoldsAny(t, data, gh.Secret) && !indexHoldsAny(t, data, jwt.Secret)
-	})
-	eventually(t, "the purge marker goes", func() bool {
-		_, err := os.Lstat(bottles.Open(data, nil, nil).PurgeMarker())
-		return errors.Is(err, fs.ErrNotExist)
 	})
 	out, code := runBottledExit(t, claude, data, "", "search", "--all", "OLDBOTTLE-P1")
 	if code != 0 || !strings.Contains(out, id[:8]) || strings.Contains(out, gh.Secret) {
