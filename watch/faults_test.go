@@ -3,7 +3,6 @@ package watch_test
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -963,27 +962,16 @@ func TestFaultStatusAsksTheDaemon(t *testing.T) {
 	for _, id := range ids {
 		d.waitContains(id, "STATUS-P1 go")
 	}
-	survey := func() watch.Survey {
-		out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "status", "--json").Output()
-		if err != nil {
-			t.Fatalf("status: %v", err)
-		}
-		var rep struct{ Disk watch.Survey }
-		if err := json.Unmarshal(out, &rep); err != nil {
-			t.Fatalf("status --json: %v\n%s", err, out)
-		}
-		return rep.Disk
-	}
 	var sv watch.Survey
 	eventually(t, "status shows the daemon's knowledge", func() bool {
-		sv = survey()
+		sv = diskSurvey(t, claude, data)
 		return sv.Source == "daemon" && sv.Transcripts == 3 && sv.Fresh == 3
 	})
 	if len(sv.Sessions) != 3 || sv.Sessions[0].Freshness != "fresh" {
 		t.Errorf("sessions = %+v", sv.Sessions)
 	}
 	d.stop()
-	if sv = survey(); sv.Source != "disk" || sv.Fresh != 3 {
+	if sv = diskSurvey(t, claude, data); sv.Source != "disk" || sv.Fresh != 3 {
 		t.Errorf("without the daemon: %+v; want the disk's survey", sv)
 	}
 }
