@@ -123,15 +123,20 @@ func TestStatusServerBounds(t *testing.T) {
 	s.writeTimeout = 200 * time.Millisecond
 	socket := filepath.Join(dir, SocketFile)
 
-	var held []*os.File
-	for range statusConns {
-		conn, err := dialUnix(socket)
-		if err != nil {
-			t.Fatal(err)
+	// connectAll connects as many clients as the server answers at once.
+	connectAll := func() []*os.File {
+		var conns []*os.File
+		for range statusConns {
+			conn, err := dialUnix(socket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { conn.Close() })
+			conns = append(conns, conn)
 		}
-		defer conn.Close()
-		held = append(held, conn)
+		return conns
 	}
+	held := connectAll()
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	_, err := Query(ctx, dir)
 	cancel()
@@ -149,15 +154,7 @@ func TestStatusServerBounds(t *testing.T) {
 	// Slow readers of a long status hold the slots until the deadline.
 	big.Store(true)
 	advance(time.Minute) // the next answer is built again, long
-	held = held[:0]
-	for range statusConns {
-		conn, err := dialUnix(socket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		held = append(held, conn)
-	}
+	held = connectAll()
 	waitfor.Cond(t, "the slow readers are dropped and a client is answered", func() bool {
 		st, err := Query(context.Background(), dir)
 		return err == nil && st.Version == "held"
