@@ -557,6 +557,33 @@ func TestSyncDelay(t *testing.T) {
 	})
 }
 
+// sessionWithSubagents returns a daemon on a test clock, not running, with
+// a turn of session id in its transcript and the session's subagents
+// directory, where side questions go.
+func sessionWithSubagents(t *testing.T, id string) (d *Daemon, clock *testClock, path, subagents string) {
+	t.Helper()
+	clock = &testClock{}
+	d = testDaemon(t, Config{Now: clock.now})
+	path = writeTranscript(t, d, id, "IDLE-P1")
+	subagents = sources.SubagentsDir(path)
+	if err := os.MkdirAll(subagents, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return d, clock, path, subagents
+}
+
+// writeAside writes a side question of session id, stamped at, to its
+// subagents directory, as the subagent agent (16 hex digits), and returns
+// its path.
+func writeAside(t *testing.T, subagents, id, agent string, at time.Time) string {
+	t.Helper()
+	path := filepath.Join(subagents, "agent-aside_question-"+agent+".jsonl")
+	if err := os.WriteFile(path, []byte(synth.Rec{Session: id, UUID: "q", At: at, CWD: "/home/dev/app"}.User("IDLE-Q1")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestSessionWatchesDropWhenIdle writes to a session with a subagents
 // directory: the file watcher watches its two directories, for its side
 // questions; once the session has been left alone for sessionWatchIdle,
@@ -564,14 +591,8 @@ func TestSyncDelay(t *testing.T) {
 // the daemon runs would otherwise keep for good. A side question asked
 // later is found by the rescan, which watches the directories again.
 func TestSessionWatchesDropWhenIdle(t *testing.T) {
-	clock := &testClock{}
-	d := testDaemon(t, Config{Now: clock.now})
 	const id = "1d1e0000-0000-4000-8000-000000000001"
-	path := writeTranscript(t, d, id, "IDLE-P1")
-	subagents := sources.SubagentsDir(path)
-	if err := os.MkdirAll(subagents, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	d, clock, path, subagents := sessionWithSubagents(t, id)
 	f := newFSWatch(d.fsDeps(nil))
 	defer f.close()
 	if f.w == nil {
@@ -599,10 +620,7 @@ func TestSessionWatchesDropWhenIdle(t *testing.T) {
 	if got := watching(); len(got) != 0 || len(f.sessionDirs) != 0 {
 		t.Fatalf("a rescan once the session was idle for %v left %v watched (%v)", sessionWatchIdle, got, f.sessionDirs)
 	}
-	aside := filepath.Join(subagents, "agent-aside_question-1111111111111111.jsonl")
-	if err := os.WriteFile(aside, []byte(synth.Rec{Session: id, UUID: "q", At: base, CWD: "/home/dev/app"}.User("IDLE-Q1")), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAside(t, subagents, id, "1111111111111111", base)
 	takeChanges(d)
 	rescan(f)
 	if got := watching(); len(got) != 2 {
@@ -618,22 +636,13 @@ func TestSessionWatchesDropWhenIdle(t *testing.T) {
 // session's directories, listed as unwatched once a rescan found a side
 // question, leave that list once the session is idle, and status with it.
 func TestSessionWatchesFailedDropWhenIdle(t *testing.T) {
-	clock := &testClock{}
-	d := testDaemon(t, Config{Now: clock.now})
 	const id = "1d1e0000-0000-4000-8000-000000000002"
-	path := writeTranscript(t, d, id, "IDLE-P1")
-	subagents := sources.SubagentsDir(path)
-	if err := os.MkdirAll(subagents, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	d, clock, path, subagents := sessionWithSubagents(t, id)
 	f := newWatchState(d.fsDeps(nil))
 	base := time.Now().Truncate(time.Second)
 	clock.set(base)
 	f.initialScan()
-	aside := filepath.Join(subagents, "agent-aside_question-2222222222222222.jsonl")
-	if err := os.WriteFile(aside, []byte(synth.Rec{Session: id, UUID: "q", At: base, CWD: "/home/dev/app"}.User("IDLE-Q1")), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	aside := writeAside(t, subagents, id, "2222222222222222", base)
 	setMod(t, base, path, aside)
 	rescan(f)
 	if _, ok := f.unwatched[subagents]; !ok {
