@@ -299,6 +299,16 @@ func toolUseRec(id, uuid, parent, msg, toolID string) string {
 	return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: time.Now()}.ToolUse(msg, toolID)
 }
 
+// firstTurn writes session id's first turn, a prompt and its answer, to
+// its transcript in a project directory of claude, and returns the
+// transcript's path.
+func firstTurn(t testing.TB, claude, project, id, prompt, answer string) string {
+	t.Helper()
+	path := transcriptIn(t, claude, project, id)
+	appendFile(t, path, userRec(id, "u1", "", prompt)+assistantRec(id, "a1", "u1", "m1", answer))
+	return path
+}
+
 func appendFile(t testing.TB, path, s string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
@@ -438,8 +448,7 @@ func TestDaemonSIGTERMWhileBusy(t *testing.T) {
 	const workers = 4
 	for i := range 3 * workers {
 		id := fmt.Sprintf("b0000000-0000-4000-8000-%012d", i)
-		appendFile(t, transcriptIn(t, claude, "-p", id), userRec(id, "u1", "", fmt.Sprintf("BUSY %d prompt", i))+
-			assistantRec(id, "a1", "u1", "m1", fmt.Sprintf("BUSY %d answer", i)))
+		firstTurn(t, claude, "-p", id, fmt.Sprintf("BUSY %d prompt", i), fmt.Sprintf("BUSY %d answer", i))
 	}
 	release := holdBottles(t, data)
 	d := startDaemon(t, claude, data, "--workers", fmt.Sprint(workers))
@@ -537,8 +546,7 @@ func TestDaemonKeepsFullBottle(t *testing.T) {
 	w.Write(t, filepath.Join(data, "claude-mem.db"),
 		memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "KEEP-P1 fix the bug"},
 		memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "KEEP-P1 fix the bug"})
-	path := transcriptIn(t, claude, "-p", id)
-	appendFile(t, path, userRec(id, "u1", "", "KEEP-P1 fix the bug")+assistantRec(id, "a1", "u1", "m1", "KEEP-A1 Fixed the off-by-one."))
+	path := firstTurn(t, claude, "-p", id, "KEEP-P1 fix the bug", "KEEP-A1 Fixed the off-by-one.")
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "KEEP-A1 Fixed the off-by-one.", "mode: full")
 	gone := time.Now()
@@ -559,8 +567,7 @@ func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "a3c9e1f0-2b4d-4e6f-8a0b-c1d2e3f4a5b6"
-	path := transcriptIn(t, claude, "-p", id)
-	appendFile(t, path, userRec(id, "u1", "", "CLEAR-P1 tidy the logs")+assistantRec(id, "a1", "u1", "m1", "CLEAR-A1 Tidied."))
+	path := firstTurn(t, claude, "-p", id, "CLEAR-P1 tidy the logs", "CLEAR-A1 Tidied.")
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "CLEAR-A1 Tidied.")
 
@@ -606,8 +613,7 @@ func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "b4d0f2a1-3c5e-4f70-9b1c-d2e3f4a5b6c7"
-	path := transcriptIn(t, claude, "-p", id)
-	appendFile(t, path, userRec(id, "u1", "", "HCLEAR-P1 bump the version")+assistantRec(id, "a1", "u1", "m1", "HCLEAR-A1 Bumped."))
+	path := firstTurn(t, claude, "-p", id, "HCLEAR-P1 bump the version", "HCLEAR-A1 Bumped.")
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "HCLEAR-A1 Bumped.")
 
@@ -837,8 +843,7 @@ func TestDaemonFindsSideQuestionsAtRescan(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "8f4b2d6c-0e3a-4c91-b7d5-2a9f4e6c8b03"
-	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "BTW-E2E-P1 tidy the imports")+assistantRec(id, "a1", "u1", "m1", "BTW-E2E-A1 Done."))
+	path := firstTurn(t, claude, "-home-dev-app", id, "BTW-E2E-P1 tidy the imports", "BTW-E2E-A1 Done.")
 	if err := os.MkdirAll(sources.SubagentsDir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -177,8 +177,7 @@ func TestFaultLinkedDirectories(t *testing.T) {
 		}
 	}
 	session := func(t *testing.T, claude, id, word string) string {
-		path := transcriptIn(t, claude, "-home-dev-app", id)
-		appendFile(t, path, userRec(id, "u1", "", word+" a prompt")+assistantRec(id, "a1", "u1", "m1", word+" an answer"))
+		path := firstTurn(t, claude, "-home-dev-app", id, word+" a prompt", word+" an answer")
 		return path
 	}
 
@@ -316,8 +315,7 @@ func TestFaultClockSkewKeepsClear(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "c10c5e11-0000-4000-8000-000000000001"
-	path := transcriptIn(t, claude, "-p", id)
-	appendFile(t, path, userRec(id, "u1", "", "SKEW-P1 first")+assistantRec(id, "a1", "u1", "m1", "SKEW-A1 done"))
+	path := firstTurn(t, claude, "-p", id, "SKEW-P1 first", "SKEW-A1 done")
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "SKEW-A1 done")
 
@@ -498,8 +496,7 @@ func TestFaultIndexDeletedUnderTheDaemon(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "1d3ea5ed-0000-4000-8000-000000000001"
-	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "INDEXGONE-P1 a prompt")+assistantRec(id, "a1", "u1", "m1", "INDEXGONE-A1 an answer"))
+	firstTurn(t, claude, "-home-dev-app", id, "INDEXGONE-P1 a prompt", "INDEXGONE-A1 an answer")
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "INDEXGONE-A1")
 	ready := func(after time.Time) func() bool {

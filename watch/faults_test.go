@@ -156,8 +156,7 @@ func TestFaultCatchUpKeepsObservations(t *testing.T) {
 	claude, data := dirs(t)
 	db := sources.ClaudeMemFile(data)
 	const id, gone = "ca7c0000-0000-4000-8000-00000000000a", "ca7c0000-0000-4000-8000-00000000000b"
-	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "CATCH-P1 profile the importer")+assistantRec(id, "a1", "u1", "m1", "CATCH-A1 Profiled."))
+	path := firstTurn(t, claude, "-home-dev-app", id, "CATCH-P1 profile the importer", "CATCH-A1 Profiled.")
 	ops := []memwriter.Op{
 		{"op": "session", "content": id, "project": "app", "prompt": "CATCH-P1 profile the importer"},
 		{"op": "register", "content": id, "memory": "mem-" + id},
@@ -236,8 +235,7 @@ func TestFaultLostDatabase(t *testing.T) {
 			ids := []string{"10570000-0000-4000-8000-00000000000a", "10570000-0000-4000-8000-00000000000b"}
 			var ops []memwriter.Op
 			for _, id := range ids {
-				path := transcriptIn(t, claude, "-home-dev-app", id)
-				appendFile(t, path, userRec(id, "u1", "", "LOST-P1 "+id)+assistantRec(id, "a1", "u1", "m1", "LOST-A1 done."))
+				firstTurn(t, claude, "-home-dev-app", id, "LOST-P1 "+id, "LOST-A1 done.")
 				ops = append(ops, memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "LOST-P1 " + id},
 					memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
 					memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "LOST-P1 " + id})
@@ -898,7 +896,7 @@ func TestFaultSIGHUP(t *testing.T) {
 	claude, data := dirs(t)
 	for i := range 6 {
 		id := fmt.Sprintf("5160b000-0000-4000-8000-%012d", i)
-		appendFile(t, transcriptIn(t, claude, "-p", id), userRec(id, "u1", "", "SIGHUP a prompt")+assistantRec(id, "a1", "u1", "m1", "SIGHUP an answer"))
+		firstTurn(t, claude, "-p", id, "SIGHUP a prompt", "SIGHUP an answer")
 	}
 	release := holdBottles(t, data)
 	d := startDaemon(t, claude, data, "--rescan", "1h")

@@ -225,8 +225,7 @@ func TestDaemonFollowsPatternsFile(t *testing.T) {
 	claude, data := dirs(t)
 	const id = "ad0be000-0000-4000-8000-000000000017"
 	acme := "acme_" + fakecred.New(20).Str(fakecred.Hex, 32)
-	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "FOLLOWRULES-P1 log in with "+acme)+assistantRec(id, "a1", "u1", "m1", "FOLLOWRULES-A1 In."))
+	firstTurn(t, claude, "-home-dev-app", id, "FOLLOWRULES-P1 log in with "+acme, "FOLLOWRULES-A1 In.")
 	// The rescan checks the bottle against the new patterns once its
 	// transcript has been quiet for 100 ms.
 	d := startDaemon(t, claude, data, "--check-quiet", "100ms")
