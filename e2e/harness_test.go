@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/internal/settle"
 	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/internal/standin"
 	"github.com/bottled-dev/bottled/internal/testbin"
@@ -416,24 +417,11 @@ func lastTurn(rs []*standin.Request) (*standin.Request, error) {
 	return turns[len(turns)-1], nil
 }
 
-// waitSettled waits until the daemon has seen a change to the session at
-// or after since and has nothing pending for it.
+// waitSettled waits until every change to the session up to now is
+// reflected on disk (see settle.Wait).
 func (w *world) waitSettled(id string, since time.Time) {
 	w.t.Helper()
-	w.eventually("the daemon settles session "+id, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-		defer cancel()
-		st, err := watch.Query(ctx, w.data)
-		if err != nil {
-			return false
-		}
-		for _, s := range st.Recent {
-			if s.Session == id {
-				return !s.Changed.Before(since) && !s.Pending && !s.Rendered.Before(s.Changed)
-			}
-		}
-		return false
-	})
+	settle.Wait(w.t, w.data, id, since)
 }
 
 // screen is Claude Code's interactive screen, running under its own tmux

@@ -17,6 +17,7 @@ import (
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/internal/settle"
 	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/internal/testbin"
@@ -260,23 +261,11 @@ func (d *daemon) waitRescans(n int) {
 	})
 }
 
-// waitSettled waits until the daemon has seen a change to the session at
-// or after since and has nothing pending for it: every change up to now is
-// reflected on disk.
+// waitSettled waits until every change to the session up to now is
+// reflected on disk (see settle.Wait).
 func (d *daemon) waitSettled(id string, since time.Time) {
 	d.t.Helper()
-	eventually(d.t, "session "+id+" settles", func() bool {
-		st, err := d.status()
-		if err != nil {
-			return false
-		}
-		for _, s := range st.Recent {
-			if s.Session == id {
-				return !s.Changed.Before(since) && !s.Pending && !s.Rendered.Before(s.Changed)
-			}
-		}
-		return false
-	})
+	settle.Wait(d.t, d.data, id, since)
 }
 
 // eventually waits until cond holds (see waitfor.Cond).
