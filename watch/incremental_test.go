@@ -12,6 +12,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/waitfor"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -41,7 +42,7 @@ func TestIncrementalRenderEqualsOneShot(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			for off := 0; off < len(data); {
 				n := min(len(data)-off, 1+rng.IntN(max(len(data)/40, 64)))
-				appendTo(t, path, data[off:off+n])
+				growfile.Append(t, path, data[off:off+n])
 				off += n
 				if off == len(data) {
 					// The last render and the one-shot one both see the
@@ -109,18 +110,6 @@ func waitSettled(t *testing.T, path string) {
 	})
 }
 
-func appendTo(t *testing.T, path string, b []byte) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(b); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestIncrementalCasesEqualOneShot is TestIncrementalRenderEqualsOneShot
 // over the synthetic render cases (testdata/render) that are one
 // transcript, with the side-question transcripts beside it growing along
@@ -179,7 +168,7 @@ func TestIncrementalCasesEqualOneShot(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					appendTo(t, dsts[k], data[offs[k]:offs[k]+n])
+					growfile.Append(t, dsts[k], data[offs[k]:offs[k]+n])
 					offs[k] += n
 					done = done && offs[k] == len(data)
 				}
