@@ -129,9 +129,7 @@ func TestManualCompactAndResume(t *testing.T) {
 	w.claudeP("/compact", "--resume", id)
 	w.api.SetScript(reply("Third answer, after the compaction."))
 	req, _ := w.oneTurn("What next?", "--resume", id)
-	if n := pointers(req); n != 1 {
-		t.Errorf("after /compact the request carries %d pointers, want 1", n)
-	}
+	onePointer(t, "after /compact", req)
 	path := w.bottlePath(id)
 	if !strings.Contains(req.AllText(), path) {
 		t.Errorf("the pointer does not name the bottle %s", path)
@@ -144,13 +142,9 @@ func TestManualCompactAndResume(t *testing.T) {
 	// 5. resume after that: still exactly one pointer.
 	w.api.SetScript(reply("Fourth answer."))
 	req, _ = w.oneTurn("And now?", "--resume", id)
-	if n := pointers(req); n != 1 {
-		t.Errorf("resume after a compaction: the request carries %d pointers, want 1", n)
-	}
+	onePointer(t, "resumed after a compaction,", req)
 	req, _ = w.oneTurn("Once more.", "--resume", id)
-	if n := pointers(req); n != 1 {
-		t.Errorf("second resume after a compaction: the request carries %d pointers, want 1", n)
-	}
+	onePointer(t, "resumed again after a compaction,", req)
 }
 
 // TestCompactHookKeepsFreshBottle: the /compact that headless Claude Code
@@ -212,9 +206,7 @@ func TestAutoCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := pointers(req); n != 1 {
-		t.Errorf("after auto-compaction the request carries %d pointers, want 1", n)
-	}
+	onePointer(t, "after auto-compaction", req)
 	if !strings.Contains(req.AllText(), "Current task: The prompt that triggers compaction.") {
 		t.Errorf("the pointer's current task is not the prompt that triggered compaction:\n%s", pointerText(req))
 	}

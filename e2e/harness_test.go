@@ -406,6 +406,15 @@ func pointers(r *standin.Request) int {
 	return strings.Count(r.AllText(), sources.PointerHeading)
 }
 
+// onePointer fails the test unless the request, made after what, carries
+// exactly one pointer.
+func onePointer(t *testing.T, what string, r *standin.Request) {
+	t.Helper()
+	if n := pointers(r); n != 1 {
+		t.Errorf("%s the request carries %d pointers, want 1", what, n)
+	}
+}
+
 var errNoTurn = errors.New("no model turn recorded")
 
 // lastTurn returns the latest main-loop request among rs.
