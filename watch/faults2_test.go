@@ -366,16 +366,7 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	const secret, blank = "PURGEKILL-9c2e71d5a3", "[redacted-by-user01]"
 	claude, data := dirs(t)
 	const id = "9c2e71d5-0000-4000-8000-000000000001"
-	path := transcriptIn(t, claude, "-home-dev-app", id)
-	head := userRec(id, "u1", "", "PURGEKILL-P1 the key is "+secret+" keep it safe")
-	var sb strings.Builder
-	sb.WriteString(head)
-	for i, parent := 0, "u1"; sb.Len() < 200<<10; i++ {
-		a := fmt.Sprintf("a%d", i)
-		sb.WriteString(assistantRec(id, a, parent, "m"+a, fmt.Sprintf("PURGEKILL-A%d %s", i, strings.Repeat(fmt.Sprintf("word%d ", i), 100))))
-		parent = a
-	}
-	appendFile(t, path, sb.String())
+	path, at := secretSession(t, claude, id, "PURGEKILL", secret, 200<<10)
 	d := startDaemon(t, claude, data, "--rescan", "1h")
 	d.waitContains(id, secret)
 	d.waitIndexed(secret)
@@ -409,7 +400,7 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	// build, not yet checkpointed): the purge's copy is measured past it.
 	dbSize, walSize := size(db), size(db+"-wal")
 
-	overwrite(t, path, int64(strings.Index(head, secret)), blank)
+	overwrite(t, path, at, blank)
 	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "PURGEKILL-P1") && !strings.Contains(b, secret) })
 	// The purge merges the index's segments and copies the database anew
 	// (VACUUM), both into the WAL, which it then waits to empty. (The
@@ -441,9 +432,7 @@ func TestFaultKilledBeforePurgeAsked(t *testing.T) {
 	const secret, blank = "ASKKILL-5b7d20e4c1", "[redacted-by-user01]"
 	claude, data := dirs(t)
 	const id = "5b7d20e4-0000-4000-8000-000000000001"
-	path := transcriptIn(t, claude, "-home-dev-app", id)
-	head := userRec(id, "u1", "", "ASKKILL-P1 the key is "+secret+" keep it safe")
-	appendFile(t, path, head+assistantRec(id, "a1", "u1", "m1", "ASKKILL-A1 noted"))
+	path, at := secretSession(t, claude, id, "ASKKILL", secret, 0)
 	d := startDaemon(t, claude, data, "--rescan", "1h")
 	d.waitContains(id, secret)
 	d.waitIndexed(secret)
@@ -464,7 +453,7 @@ func TestFaultKilledBeforePurgeAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	overwrite(t, path, int64(strings.Index(head, secret)), blank)
+	overwrite(t, path, at, blank)
 	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "ASKKILL-P1") && !strings.Contains(b, secret) })
 	d.cmd.Process.Kill()
 	<-d.exited

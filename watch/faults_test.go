@@ -473,6 +473,25 @@ func chmodTranscript(t *testing.T, claude, id string, mode os.FileMode) {
 	}
 }
 
+// secretSession writes session id's transcript: a first prompt that gives
+// secret (word+"-P1 the key is "+secret), then answers (word+"-A0" on) that
+// make at least after bytes. It returns the transcript's path and where
+// the secret is in it.
+func secretSession(t *testing.T, claude, id, word, secret string, after int) (path string, at int64) {
+	t.Helper()
+	path = transcriptIn(t, claude, "-home-dev-app", id)
+	head := userRec(id, "u1", "", word+"-P1 the key is "+secret+" keep it safe")
+	var sb strings.Builder
+	sb.WriteString(head)
+	for i, parent := 0, "u1"; i == 0 || sb.Len() < len(head)+after; i++ {
+		a := fmt.Sprintf("a%d", i)
+		sb.WriteString(assistantRec(id, a, parent, "m"+a, fmt.Sprintf("%s-A%d %s", word, i, strings.Repeat(fmt.Sprintf("word%d ", i), 100))))
+		parent = a
+	}
+	appendFile(t, path, sb.String())
+	return path, int64(strings.Index(head, secret))
+}
+
 // TestFaultInPlaceRedaction overwrites private text inside a transcript in
 // place (same length, 80 KB before the end), as a user redacting a secret
 // would: every path that reads the transcript notices, and the secret
@@ -486,18 +505,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 	// write makes a transcript whose first prompt holds the secret, 80 KB
 	// before the end, and returns where the secret is.
 	write := func(t *testing.T, claude, id string) (string, int64) {
-		path := transcriptIn(t, claude, "-home-dev-app", id)
-		head := userRec(id, "u1", "", "REDACT-P1 the key is "+secret+" keep it safe")
-		var sb strings.Builder
-		sb.WriteString(head)
-		parent := "u1"
-		for i := 0; sb.Len() < len(head)+80<<10; i++ {
-			a := fmt.Sprintf("a%d", i)
-			sb.WriteString(assistantRec(id, a, parent, "m"+a, fmt.Sprintf("REDACT-A%d %s", i, strings.Repeat("words ", 200))))
-			parent = a
-		}
-		appendFile(t, path, sb.String())
-		return path, int64(strings.Index(head, secret))
+		return secretSession(t, claude, id, "REDACT", secret, 80<<10)
 	}
 	redact := func(t *testing.T, path string, at int64) { overwrite(t, path, at, blank) }
 	noSecret := func(b string) bool { return strings.Contains(b, "REDACT-P1") && !strings.Contains(b, secret) }
