@@ -64,33 +64,31 @@ func runLoop(t *testing.T, d *Daemon) {
 	t.Helper()
 	d.dbw = newDBWatch(d.dbDeps())
 	close(d.dbw.ready)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		d.loop(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		d.drain()
-	})
+	runUntilEnd(t, d.loop, d.drain)
 }
 
 // runIndexKeeper runs the daemon's index keeper until the test ends, then
 // closes the index.
 func runIndexKeeper(t *testing.T, d *Daemon) {
 	t.Helper()
+	runUntilEnd(t, d.keepIndex, d.closeIndex)
+}
+
+// runUntilEnd runs run in a goroutine until the test ends: then it cancels
+// run's context, waits for run to return, and calls after, if not nil.
+func runUntilEnd(t *testing.T, run func(context.Context), after func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		d.keepIndex(ctx)
+		run(ctx)
 	}()
 	t.Cleanup(func() {
 		cancel()
 		<-done
-		d.closeIndex()
+		if after != nil {
+			after()
+		}
 	})
 }
 
@@ -423,17 +421,7 @@ func TestDBPoll(t *testing.T) {
 			memwriter.Op{"op": "register", "content": id, "memory": "mem-" + id},
 			memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "DB-P1"})
 		dbw := newDBWatch(d.dbDeps())
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			dbw.run(ctx)
-		}()
-		defer func() {
-			cancel()
-			<-done
-			dbw.close()
-		}()
+		runUntilEnd(t, dbw.run, dbw.close)
 		<-dbw.ready
 		if d.db.Load() == nil {
 			t.Fatalf("the database is not open after the first check: %+v", d.rec.snapshot().DB)
@@ -522,16 +510,7 @@ func TestSyncDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const delay = time.Second
 		d := testDaemon(t, Config{SyncDelay: delay})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			d.syncBottles(ctx)
-		}()
-		defer func() {
-			cancel()
-			<-done
-		}()
+		runUntilEnd(t, d.syncBottles, nil)
 		const a, b = "5c000000-0000-4000-8000-00000000000a", "5c000000-0000-4000-8000-00000000000b"
 		marker := d.store.UnsyncedMarker()
 		writeTranscript(t, d, a, "SYNC-A1")
