@@ -33,16 +33,7 @@ func TestDaemonRedactsOlderBottles(t *testing.T) {
 	appendFile(t, path, userRec(id, "u1", "", "OLDBOTTLE-P1 push with "+gh.Text+" please")+
 		assistantRec(id, "a1", "u1", "m1", "OLDBOTTLE-A1 Pushed; the session cookie was "+jwt.Text+" then"))
 	writeOldBottle(t, data, id, path, gh, jwt)
-	ix, err := index.Open(context.Background(), data, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
-	for _, c := range []fakecred.Credential{gh, jwt} {
-		if !indexHoldsAny(t, data, c.Secret) {
-			t.Fatalf("the index built from the old bottle does not hold the %s: the test cannot tell", c.Kind)
-		}
-	}
+	indexOldBottles(t, data, gh, jwt)
 
 	d := startDaemon(t, claude, data)
 	d.waitBottle(id, "the bottle made again by the rules in use", func(b string) bool {
@@ -134,6 +125,23 @@ func writeOldBottle(t *testing.T, data, id, path string, creds ...fakecred.Crede
 	}
 }
 
+// indexOldBottles builds the search index from the bottles in data, and
+// fails the test unless its files hold every credential: a test of their
+// purge could not tell otherwise.
+func indexOldBottles(t *testing.T, data string, creds ...fakecred.Credential) {
+	t.Helper()
+	ix, err := index.Open(context.Background(), data, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	for _, c := range creds {
+		if !indexHoldsAny(t, data, c.Secret) {
+			t.Fatalf("the index built from the old bottles does not hold the %s: the test cannot tell", c.Kind)
+		}
+	}
+}
+
 // indexHoldsAny reports whether a file of the index directory holds the
 // secret, or a telling part of it as the tokenizer keeps it: any 16 bytes
 // of it, as they are or folded to lower case.
@@ -189,16 +197,7 @@ func TestDaemonRedactsBottlesItCannotRender(t *testing.T) {
 	if err != nil || archived == "" {
 		t.Fatalf("archive: %q, %v", archived, err)
 	}
-	ix, err := index.Open(context.Background(), data, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
-	for _, c := range []fakecred.Credential{cleared, gone} {
-		if !indexHoldsAny(t, data, c.Secret) {
-			t.Fatalf("the index built from the old bottles does not hold the %s: the test cannot tell", c.Kind)
-		}
-	}
+	indexOldBottles(t, data, cleared, gone)
 
 	startDaemon(t, claude, data)
 	for path, c := range map[string]fakecred.Credential{archived: cleared, store.Path(goneID): gone} {
