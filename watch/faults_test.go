@@ -528,7 +528,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		claude, data := dirs(t)
 		const id = "4ed0c700-0000-4000-8000-000000000002"
 		path, at := write(t, claude, id)
-		// Rescans every second; checks a transcript once quiet for 100 ms.
+		// Rescans five times a second; checks a transcript once quiet for 100 ms.
 		d := startDaemon(t, claude, data, "--check-quiet", "100ms")
 		d.waitContains(id, secret)
 		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
