@@ -439,31 +439,43 @@ func TestFaultKilledBeforePurgeAsked(t *testing.T) {
 
 	// Another process writes to the index: the daemon's update of the
 	// bottle waits for it (the index's busy timeout).
-	writer, err := sql.Open("sqlite3", "file:"+indexGeneration(t, data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer writer.Close()
-	hold, err := writer.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Close()
-	if _, err := hold.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := holdIndexWrites(t, data)
 
 	overwrite(t, path, at, blank)
 	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "ASKKILL-P1") && !strings.Contains(b, secret) })
 	d.cmd.Process.Kill()
 	<-d.exited
-	if _, err := hold.ExecContext(context.Background(), "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
-	hold.Close()
+	release()
 
 	startDaemon(t, claude, data, "--rescan", "1h")
 	waitPurged(t, data, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
+}
+
+// holdIndexWrites begins a write transaction on the search index in use,
+// as another process writing to it would: every other writer waits for
+// it (the index's busy timeout) until release, which rolls it back.
+func holdIndexWrites(t *testing.T, data string) (release func()) {
+	t.Helper()
+	writer, err := sql.Open("sqlite3", "file:"+indexGeneration(t, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { writer.Close() })
+	hold, err := writer.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hold.Close() })
+	if _, err := hold.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		if _, err := hold.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+			t.Fatal(err)
+		}
+		hold.Close()
+	}
 }
 
 // indexGeneration is the database file of the search index in use.

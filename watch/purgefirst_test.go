@@ -1,8 +1,6 @@
 package watch_test
 
 import (
-	"context"
-	"database/sql"
 	"errors"
 	"io/fs"
 	"os"
@@ -15,7 +13,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/bottled-dev/bottled/bottles"
-	"github.com/bottled-dev/bottled/watch"
 )
 
 // TestFaultRenderKilledAfterRename runs `bottled render` over a bottle,
@@ -32,9 +29,7 @@ func TestFaultRenderKilledAfterRename(t *testing.T) {
 	const secret = "ASKRENDER-" + word
 	claude, data := dirs(t)
 	const id = "a5c3e1f0-0000-4000-8000-000000000001"
-	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "ASKRENDER-P1 the key is "+secret+" keep it safe")+
-		assistantRec(id, "a1", "u1", "m1", "ASKRENDER-A1 noted"))
+	firstTurn(t, claude, "-home-dev-app", id, "ASKRENDER-P1 the key is "+secret+" keep it safe", "ASKRENDER-A1 noted")
 	runBottled(t, claude, data, "", "render", id)
 	runBottled(t, claude, data, "", "index")
 	if !indexHolds(t, data, word) {
@@ -103,9 +98,7 @@ func TestFaultResealKilledBeforeIndexed(t *testing.T) {
 	const cleared, orphan = "a5c3e1f0-0000-4000-8000-000000000002", "a5c3e1f0-0000-4000-8000-000000000003"
 	paths := map[string]string{}
 	for _, id := range []string{cleared, orphan} {
-		paths[id] = transcriptIn(t, claude, "-home-dev-app", id)
-		appendFile(t, paths[id], userRec(id, "u1", "", "ASKRESEAL-P1 the key is "+secret+" keep it safe")+
-			assistantRec(id, "a1", "u1", "m1", "ASKRESEAL-A1 noted"))
+		paths[id] = firstTurn(t, claude, "-home-dev-app", id, "ASKRESEAL-P1 the key is "+secret+" keep it safe", "ASKRESEAL-A1 noted")
 	}
 	d := startDaemon(t, claude, data, "--rescan", "1h")
 	d.waitContains(cleared, secret)
@@ -117,28 +110,13 @@ func TestFaultResealKilledBeforeIndexed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "the index is ready, with the secret", func() bool {
-		st, err := d.status()
-		return err == nil && st.Search.State == watch.SearchReady && indexHolds(t, data, word)
-	})
+	d.waitIndexed(word)
 	archived := store.ArchivedPath(cleared)
 	if archived == "" {
 		t.Fatal("no archived bottle")
 	}
 
-	writer, err := sql.Open("sqlite3", "file:"+indexGeneration(t, data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer writer.Close()
-	hold, err := writer.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Close()
-	if _, err := hold.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := holdIndexWrites(t, data)
 	if err := os.WriteFile(bottles.RulesFile(data), []byte("Askreseal key: ASKRESEAL-[0-9a-f]{12}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -153,15 +131,8 @@ func TestFaultResealKilledBeforeIndexed(t *testing.T) {
 	eventually(t, "the orphaned bottle is redacted in place", redacted(store.Path(orphan)))
 	d.cmd.Process.Kill()
 	<-d.exited
-	if _, err := hold.ExecContext(context.Background(), "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
-	hold.Close()
+	release()
 
-	d = startDaemon(t, claude, data, "--rescan", "1h")
-	eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, word) })
-	eventually(t, "the purge marker goes", func() bool {
-		_, err := os.Lstat(store.PurgeMarker())
-		return errors.Is(err, fs.ErrNotExist)
-	})
+	startDaemon(t, claude, data, "--rescan", "1h")
+	waitPurged(t, data, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, word) })
 }
