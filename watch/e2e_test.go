@@ -234,14 +234,7 @@ func (d *daemon) waitBottle(id, what string, ok func(string) bool) string {
 
 func (d *daemon) waitContains(id string, texts ...string) string {
 	d.t.Helper()
-	return d.waitBottle(id, fmt.Sprintf("bottle of %s shows %q", id, texts), func(b string) bool {
-		for _, s := range texts {
-			if !strings.Contains(b, s) {
-				return false
-			}
-		}
-		return true
-	})
+	return d.waitBottle(id, fmt.Sprintf("bottle of %s shows %q", id, texts), func(b string) bool { return containsAll(b, texts...) })
 }
 
 // waitRescans waits until the daemon has finished n more rescans (their
