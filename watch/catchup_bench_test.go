@@ -3,10 +3,13 @@ package watch
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -31,14 +35,21 @@ const (
 // bottle is on disk and in the search index ("catch-up"); in the same run
 // the same sessions are parsed and rendered without writing anything
 // ("render"), and their bottles indexed into an index of their own
-// ("index", the bottles written to disk beforehand, untimed).
+// ("index", the bottles written to disk beforehand). Each of these starts
+// after a garbage collection, so that none pays for another's garbage.
 // overhead-ms/session is (catch-up − render − index) / sessions, in wall
 // time, and overhead-cpu-ms/session the same in the process's CPU time,
 // which a busy machine does not inflate: finding
 // the transcripts, the freshness check, the claude-mem lookup, the bottle
 // write, the index's transactions and what durability costs on the way
 // (synced-s is when the last bottle was synced to disk, in the
-// background). "fresh" starts the daemon again on the bottles it wrote,
+// background). files-ms/session is what writing the bottles before the
+// index took (a temporary file each, renamed, no sync): the file system's
+// share of the overhead, which no daemon avoids (on an ext4 without a
+// journal, a new file's inode is looked for past every inode freed in the
+// last minute, five while its inode table is not written back: a
+// millisecond of CPU on a machine that deletes many files).
+// "fresh" starts the daemon again on the bottles it wrote,
 // all current, and reports its catch-up per session. "changed" appends one
 // turn to every transcript and starts the daemon again: each bottle is
 // stale. The read-x metrics are the bytes the daemon read (rchar in
@@ -64,9 +75,10 @@ func BenchmarkCatchUp(b *testing.B) {
 	for n := 0; b.Loop(); n++ {
 		sizes := writeCatchUpTranscripts(b, ids, paths, nil)
 		renderSpent, rendered := timeRenders(b, ids, paths)
-		indexSpent := timeIndex(b, filepath.Join(root, fmt.Sprintf("alone%d", n)), ids, rendered)
+		filesSpent, indexSpent := timeIndex(b, filepath.Join(root, fmt.Sprintf("alone%d", n)), ids, rendered)
 		data := filepath.Join(root, fmt.Sprintf("data%d", n))
 		full := timeCatchUp(b, claude, data, catchUpSessions)
+		sameBottles(b, data, ids, rendered)
 		fresh := timeCatchUp(b, claude, data, 0)
 		grown := writeCatchUpTranscripts(b, ids, paths, sizes) // one turn more each
 		changed := timeCatchUp(b, claude, data, catchUpSessions)
@@ -78,6 +90,8 @@ func BenchmarkCatchUp(b *testing.B) {
 		b.ReportMetric(per(indexOnly), "index-ms/session")
 		b.ReportMetric(per(full.took-renderOnly-indexOnly), "overhead-ms/session")
 		b.ReportMetric(per(full.cpu-cpuRender-cpuIndex), "overhead-cpu-ms/session")
+		b.ReportMetric(per(filesSpent.wall), "files-ms/session")
+		b.ReportMetric(per(filesSpent.cpu), "files-cpu-ms/session")
 		b.ReportMetric(per(fresh.took), "fresh-ms/session")
 		b.ReportMetric(per(changed.took), "changed-ms/session")
 		b.ReportMetric(full.synced.Seconds(), "synced-s")
@@ -118,6 +132,34 @@ func writeCatchUpTranscripts(b *testing.B, ids, paths []string, had []int64) []i
 	return sizes
 }
 
+// sameBottles checks that the daemon wrote the bottles the render alone
+// made, so that the baseline did the same work: the same lines, but for
+// the header's render time and the state line (its render time, and the
+// transcript's modification time, which is recorded once settled).
+func sameBottles(b *testing.B, data string, ids []string, rendered [][]byte) {
+	b.Helper()
+	store := bottles.Open(data, nil, nil)
+	for i, id := range ids {
+		got, err := os.ReadFile(store.Path(id))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if a, d := bottleBody(rendered[i]), bottleBody(got); a != d {
+			b.Fatalf("the daemon's bottle of %s is not the one the render alone made (%d bytes against %d)", id, len(d), len(a))
+		}
+	}
+}
+
+// bottleBody is a bottle without its render-time lines: the header's
+// second line and the state line, the fourth.
+func bottleBody(bottle []byte) string {
+	lines := strings.SplitAfterN(string(bottle), "\n", 5)
+	if len(lines) < 5 {
+		return string(bottle)
+	}
+	return lines[0] + lines[2] + lines[4]
+}
+
 func total(sizes []int64) (n int64) {
 	for _, s := range sizes {
 		n += s
@@ -141,6 +183,7 @@ func since(b *testing.B, start time.Time, cpu0 time.Duration) spent {
 func timeRenders(b *testing.B, ids, paths []string) (spent, [][]byte) {
 	b.Helper()
 	rendered := make([][]byte, len(ids))
+	runtime.GC()
 	start, cpu0 := time.Now(), cpuTime(b)
 	for i, id := range ids {
 		t, err := sources.ReadTranscript(id, paths[i])
@@ -159,8 +202,9 @@ func timeRenders(b *testing.B, ids, paths []string) (spent, [][]byte) {
 
 // timeIndex indexes the bottles into a new search index in data, one Put
 // each as the daemon does: the index is opened (built, empty) first, then
-// the bottles are written (untimed) and indexed.
-func timeIndex(b *testing.B, data string, ids []string, rendered [][]byte) spent {
+// the bottles are written, timed apart ("files": a temporary file each,
+// renamed, as bottles.Store writes them, without a sync), then indexed.
+func timeIndex(b *testing.B, data string, ids []string, rendered [][]byte) (files, indexed spent) {
 	b.Helper()
 	ctx := context.Background()
 	ix, err := index.Open(ctx, data, index.Options{Location: time.Local})
@@ -172,18 +216,26 @@ func timeIndex(b *testing.B, data string, ids []string, rendered [][]byte) spent
 	if err := os.MkdirAll(store.Dir, 0o700); err != nil {
 		b.Fatal(err)
 	}
+	runtime.GC()
+	start, cpu0 := time.Now(), cpuTime(b)
 	for i, id := range ids {
-		if err := os.WriteFile(store.Path(id), rendered[i], 0o600); err != nil {
+		tmp, _, err := safefile.WriteTemp(store.Dir, safefile.TempPrefix+id+"-*.md", rendered[i], false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(tmp, store.Path(id)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	start, cpu0 := time.Now(), cpuTime(b)
+	files = since(b, start, cpu0)
+	runtime.GC()
+	start, cpu0 = time.Now(), cpuTime(b)
 	for i, id := range ids {
 		if err := ix.Put(ctx, id+".md", rendered[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
-	return since(b, start, cpu0)
+	return files, since(b, start, cpu0)
 }
 
 // catchUpRun is what one catch-up took.
@@ -196,28 +248,38 @@ type catchUpRun struct {
 
 // timeCatchUp runs the daemon with one worker until its catch-up is over
 // and its bottles synced; written is how many bottles it must have
-// written.
+// written. It logs at Info, as bottled run does, and learns from the log
+// when the catch-up is over and the index ready, rather than by asking for
+// the daemon's status again and again: a status copies what the daemon
+// knows of every session, and a millisecond's polling cost as much CPU as
+// a tenth of the overhead measured.
 func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	d := New(Config{ClaudeDir: claude, DataDir: data, Workers: 1, Rescan: time.Hour})
+	over := &catchUpOver{caughtUp: make(chan struct{}), ready: make(chan struct{})}
+	d := New(Config{ClaudeDir: claude, DataDir: data, Workers: 1, Rescan: time.Hour, Logger: slog.New(over)})
+	runtime.GC() // the garbage of what ran before is not the catch-up's
 	read0 := bytesRead(b)
 	start, cpu0 := time.Now(), cpuTime(b)
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
 	var run catchUpRun
-	for {
-		// Over, every bottle is on disk; ready, every one is indexed (a
-		// render indexes its bottle once the index is open, and opening
-		// it indexes those written before).
-		if st := d.rec.snapshot(); st.CatchUp.Over && st.CatchUp.Total == catchUpSessions && st.Search.State == SearchReady {
-			run.took, run.cpu, run.read = time.Since(start), cpuTime(b)-cpu0, bytesRead(b)-read0
-			if st.Renders.Written != written || st.Renders.Failed != 0 {
-				b.Errorf("catch-up wrote %d bottles (%d failed), want %d", st.Renders.Written, st.Renders.Failed, written)
-			}
-			break
+	for _, ch := range []chan struct{}{over.caughtUp, over.ready} {
+		select {
+		case <-ch:
+		case err := <-done:
+			b.Fatalf("the daemon stopped before its catch-up was over: %v", err)
+		case <-time.After(catchUpTimeout):
+			b.Fatalf("no catch-up over and index ready after %v", catchUpTimeout)
 		}
+	}
+	run.took, run.cpu, run.read = time.Since(start), cpuTime(b)-cpu0, bytesRead(b)-read0
+	// The log line comes just before the status says so.
+	for st := d.rec.snapshot(); !st.CatchUp.Over || st.Search.State != SearchReady; st = d.rec.snapshot() {
 		time.Sleep(time.Millisecond)
+	}
+	if st := d.rec.snapshot(); st.Renders.Written != written || st.Renders.Failed != 0 || st.CatchUp.Total != catchUpSessions {
+		b.Errorf("catch-up of %d sessions wrote %d bottles (%d failed), want %d of %d", st.CatchUp.Total, st.Renders.Written, st.Renders.Failed, written, catchUpSessions)
 	}
 	for {
 		if _, err := os.Stat(bottles.Open(data, nil, nil).UnsyncedMarker()); os.IsNotExist(err) {
@@ -232,6 +294,33 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 	}
 	return run
 }
+
+// catchUpTimeout bounds one catch-up of the benchmark: minutes beyond the
+// seconds it takes on a busy machine.
+const catchUpTimeout = 10 * time.Minute
+
+// catchUpOver is a log handler, at Info like bottled run's, that writes
+// nothing and closes caughtUp when the daemon logs that its catch-up is
+// over, ready when it logs that the search index is ready.
+type catchUpOver struct {
+	caughtUp, ready chan struct{}
+	once            [2]sync.Once
+}
+
+func (h *catchUpOver) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+
+func (h *catchUpOver) Handle(_ context.Context, r slog.Record) error {
+	switch r.Message {
+	case "caught up":
+		h.once[0].Do(func() { close(h.caughtUp) })
+	case "search index ready":
+		h.once[1].Do(func() { close(h.ready) })
+	}
+	return nil
+}
+
+func (h *catchUpOver) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *catchUpOver) WithGroup(string) slog.Handler      { return h }
 
 // bytesRead is how many bytes this process has read so far (rchar in
 // /proc/self/io: read calls, whether or not they reached the disk).
