@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,7 +37,8 @@ const (
 // the same sessions are parsed and rendered without writing anything
 // ("render"), and their bottles indexed into an index of their own
 // ("index", the bottles written to disk beforehand). Each of these starts
-// after a garbage collection, so that none pays for another's garbage.
+// after a garbage collection and a sync of the disks, so that none pays
+// for another's garbage or another's writes (see settle).
 // overhead-ms/session is (catch-up − render − index) / sessions, in wall
 // time, and overhead-cpu-ms/session the same in the process's CPU time,
 // which a busy machine does not inflate: finding
@@ -183,7 +185,7 @@ func since(b *testing.B, start time.Time, cpu0 time.Duration) spent {
 func timeRenders(b *testing.B, ids, paths []string) (spent, [][]byte) {
 	b.Helper()
 	rendered := make([][]byte, len(ids))
-	runtime.GC()
+	settle()
 	start, cpu0 := time.Now(), cpuTime(b)
 	for i, id := range ids {
 		t, err := sources.ReadTranscript(id, paths[i])
@@ -216,7 +218,7 @@ func timeIndex(b *testing.B, data string, ids []string, rendered [][]byte) (file
 	if err := os.MkdirAll(store.Dir, 0o700); err != nil {
 		b.Fatal(err)
 	}
-	runtime.GC()
+	settle()
 	start, cpu0 := time.Now(), cpuTime(b)
 	for i, id := range ids {
 		tmp, _, err := safefile.WriteTemp(store.Dir, safefile.TempPrefix+id+"-*.md", rendered[i], false)
@@ -228,7 +230,7 @@ func timeIndex(b *testing.B, data string, ids []string, rendered [][]byte) (file
 		}
 	}
 	files = since(b, start, cpu0)
-	runtime.GC()
+	settle()
 	start, cpu0 = time.Now(), cpuTime(b)
 	for i, id := range ids {
 		if err := ix.Put(ctx, id+".md", rendered[i]); err != nil {
@@ -258,7 +260,7 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 	ctx, cancel := context.WithCancel(context.Background())
 	over := &catchUpOver{caughtUp: make(chan struct{}), ready: make(chan struct{})}
 	d := New(Config{ClaudeDir: claude, DataDir: data, Workers: 1, Rescan: time.Hour, Logger: slog.New(over)})
-	runtime.GC() // the garbage of what ran before is not the catch-up's
+	settle()
 	read0 := bytesRead(b)
 	start, cpu0 := time.Now(), cpuTime(b)
 	done := make(chan error, 1)
@@ -293,6 +295,16 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 		b.Fatal(err)
 	}
 	return run
+}
+
+// settle readies the process and the disk for a timed part of the
+// benchmark: what ran before leaves no garbage to collect and no data
+// to write back, which the daemon's syncs (a syncfs of the whole file
+// system, see bottles.Batch) would otherwise write for the benchmark,
+// in its CPU time.
+func settle() {
+	runtime.GC()
+	syscall.Sync()
 }
 
 // catchUpTimeout bounds one catch-up of the benchmark: minutes beyond the
