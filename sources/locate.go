@@ -109,11 +109,13 @@ func Links(dir string) (map[string]string, error) {
 		return nil, fmt.Errorf("list project dir: %w", err)
 	}
 	links := map[string]string{}
+	var buf []byte // one tail's room for every file (the daemon's catch-up reads hundreds)
 	for _, e := range entries {
 		if e.IsDir() || !IsSessionFile(e.Name()) {
 			continue
 		}
-		next, err := ReadContinuedIn(filepath.Join(dir, e.Name()))
+		var next string
+		next, buf, err = readContinuedIn(filepath.Join(dir, e.Name()), buf)
 		if err != nil || next == "" {
 			continue // an unreadable sibling is not part of a chain
 		}
@@ -206,18 +208,26 @@ const continuedInWindow = 64 << 10
 // ReadContinuedIn returns the session id named by the last continued-in
 // record in the tail of the transcript at path, or "" if there is none.
 func ReadContinuedIn(path string) (string, error) {
+	next, _, err := readContinuedIn(path, nil)
+	return next, err
+}
+
+// readContinuedIn is ReadContinuedIn reading the tail into buf's room,
+// grown if need be; it returns buf for the next file.
+func readContinuedIn(path string, buf []byte) (string, []byte, error) {
 	f, info, err := OpenRegular(path)
 	if err != nil {
-		return "", err
+		return "", buf, err
 	}
 	defer f.Close()
 	off := max(info.Size()-continuedInWindow, 0)
-	buf := make([]byte, info.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return "", err
+	buf = slices.Grow(buf[:0], int(info.Size()-off))[:info.Size()-off]
+	n, err := f.ReadAt(buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", buf, err
 	}
 	next := ""
-	for line := range bytes.Lines(buf) {
+	for line := range bytes.Lines(buf[:n]) { // a file cut short since holds no more
 		if !bytes.Contains(line, []byte(`"continued-in"`)) {
 			continue
 		}
@@ -226,7 +236,7 @@ func ReadContinuedIn(path string) (string, error) {
 			next = r.continuedIn
 		}
 	}
-	return next, nil
+	return next, buf, nil
 }
 
 // ReadChain parses the transcript of sessionID at path and those of its

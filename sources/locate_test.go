@@ -1,6 +1,9 @@
 package sources
 
 import (
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -71,5 +74,40 @@ func TestIsObserverSession(t *testing.T) {
 		if got := IsObserverSession(tc.path, tc.cwd, data); got != tc.want {
 			t.Errorf("IsObserverSession(%q, %q) = %v, want %v", tc.path, tc.cwd, got, tc.want)
 		}
+	}
+}
+
+// TestLinks reads the links at the tails of a directory's transcripts, in
+// the directory's order: a file read after a longer one with a link (its
+// tail read into the same room) has none of its own, nor has one whose
+// link is further back than the window searched.
+func TestLinks(t *testing.T) {
+	link := func(to string) string {
+		return `{"type":"continued-in","continuedInSessionId":"` + to + `"}` + "\n"
+	}
+	filler := func(n int) string {
+		return strings.Repeat(`{"type":"user","message":{"content":"x"}}`+"\n", n/42+1)
+	}
+	files := []struct{ name, content string }{
+		{"a1.jsonl", filler(2*continuedInWindow) + link("b1")},
+		{"a2.jsonl", filler(100)}, // shorter, after a1: a1's tail must not be read as its own
+		{"a3.jsonl", link("b3") + filler(2*continuedInWindow)},
+		{"a4.jsonl", filler(10) + link("b4")},
+		{"a5.jsonl", ""},
+		{"agent-a6.jsonl", link("b6")},
+		{"notes.txt", link("b7")},
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Links(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"a1": "b1", "a4": "b4"}; !maps.Equal(got, want) {
+		t.Fatalf("Links = %v, want %v", got, want)
 	}
 }
