@@ -11,75 +11,38 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/bottled-dev/bottled/cmd/internal/binflags"
 	"github.com/bottled-dev/bottled/mcpserver"
-	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/version"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.As(err, new(usageError)):
-		fmt.Fprintf(os.Stderr, "bottled-mcp: %v\n", err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "bottled-mcp: %v\n", err)
-		os.Exit(1)
-	}
-}
+const usage = "usage: bottled-mcp [--claude-dir DIR] [--data-dir DIR]\n\n" +
+	"Serves bottled's tools to Claude Code over MCP on stdio: read (a bottle's outline, a leg\n" +
+	"or lines), search (the bottles of this project, or all), sessions (this project's).\n" +
+	"\"This session\" and \"this project\" come from CLAUDE_CODE_SESSION_ID and CLAUDE_PROJECT_DIR\n" +
+	"(else the working directory). Logs go to stderr.\n\n"
 
-type usageError struct{ error }
+func main() {
+	binflags.Main("bottled-mcp", func(ctx context.Context) error {
+		return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	})
+}
 
 // run parses the flags bottled's commands share (flags beat the
 // environment, which beats the defaults) and serves MCP on stdin and
 // stdout until the client goes away or ctx is done.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bottled-mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	defaultClaude, defaultData := sources.DefaultDirs()
-	claudeDir := fs.String("claude-dir", defaultClaude, "Claude Code's config directory (transcripts are in its projects/)")
-	dataDir := fs.String("data-dir", defaultData, "claude-mem's data directory (its claude-mem.db; bottles in its bottles/)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bottled-mcp [--claude-dir DIR] [--data-dir DIR]\n\n"+
-			"Serves bottled's tools to Claude Code over MCP on stdio: read (a bottle's outline, a leg\n"+
-			"or lines), search (the bottles of this project, or all), sessions (this project's).\n"+
-			"\"This session\" and \"this project\" come from CLAUDE_CODE_SESSION_ID and CLAUDE_PROJECT_DIR\n"+
-			"(else the working directory). Logs go to stderr.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if *showVersion {
-		_, err := fmt.Fprintf(stdout, "bottled-mcp version %s\n", version.String())
+	fs := binflags.New("bottled-mcp", usage, stderr)
+	dirs, ok, err := fs.Parse(args, stdout)
+	if !ok {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	claude, data, err := sources.AbsDirs(*claudeDir, *dataDir)
-	if errors.Is(err, sources.ErrEmptyDir) {
-		return usageError{err}
-	}
-	if err != nil {
-		return err
+		return binflags.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	project := os.Getenv("CLAUDE_PROJECT_DIR")
 	if project == "" {
@@ -89,8 +52,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcpserver.New(mcpserver.Config{
-		ClaudeDir: claude,
-		DataDir:   data,
+		ClaudeDir: dirs.Claude,
+		DataDir:   dirs.Data,
 		Launched:  os.Getenv("CLAUDE_CODE_SESSION_ID"),
 		Project:   project,
 		Version:   version.String(),

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/cmd/internal/binflags"
 	"github.com/bottled-dev/bottled/internal/testbin"
 )
 
@@ -67,13 +68,13 @@ func TestFlags(t *testing.T) {
 	if err := run(context.Background(), []string{"--version"}, nil, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "bottled-mcp version ") {
 		t.Errorf("--version: %q, %v", out.String(), err)
 	}
-	if err := run(context.Background(), []string{"--frobnicate"}, nil, io.Discard, io.Discard); !errors.As(err, new(usageError)) {
+	if err := run(context.Background(), []string{"--frobnicate"}, nil, io.Discard, io.Discard); !errors.As(err, new(binflags.UsageError)) {
 		t.Errorf("an unknown flag: %v, want a usage error", err)
 	}
-	if err := run(context.Background(), []string{"extra"}, nil, io.Discard, io.Discard); !errors.As(err, new(usageError)) {
+	if err := run(context.Background(), []string{"extra"}, nil, io.Discard, io.Discard); !errors.As(err, new(binflags.UsageError)) {
 		t.Errorf("an argument: %v, want a usage error", err)
 	}
-	if err := run(context.Background(), []string{"--data-dir", ""}, nil, io.Discard, io.Discard); !errors.As(err, new(usageError)) {
+	if err := run(context.Background(), []string{"--data-dir", ""}, nil, io.Discard, io.Discard); !errors.As(err, new(binflags.UsageError)) {
 		t.Errorf("an empty directory: %v, want a usage error", err)
 	}
 	if err := run(context.Background(), []string{"-h"}, nil, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {

@@ -21,16 +21,14 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/cmd/internal/binflags"
 	"github.com/bottled-dev/bottled/safefile"
-	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/version"
 	"github.com/bottled-dev/bottled/view"
 	"github.com/bottled-dev/bottled/watch"
@@ -40,67 +38,34 @@ import (
 // for `bottled show`.
 const exportTimeout = 30 * time.Second
 
+const usage = "usage: bottled-view [--claude-dir DIR] [--data-dir DIR] view [--port N] [--no-open]\n" +
+	"       bottled-view [--claude-dir DIR] [--data-dir DIR] export [--format html|md] [-o FILE] [--force] SESSION\n\n" +
+	"bottled view and bottled export run this binary; their --help says more.\n\n"
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.As(err, new(usageError)):
-		fmt.Fprintf(os.Stderr, "bottled-view: %v\n", err)
-		os.Exit(2)
-	default:
-		fmt.Fprintf(os.Stderr, "bottled-view: %v\n", err)
-		os.Exit(1)
-	}
+	binflags.Main("bottled-view", func(ctx context.Context) error {
+		return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	})
 }
-
-type usageError struct{ error }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // run parses the flags bottled's commands share (flags beat the
 // environment, which beats the defaults), then runs view or export.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bottled-view", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	defaultClaude, defaultData := sources.DefaultDirs()
-	claudeDir := fs.String("claude-dir", defaultClaude, "Claude Code's config directory (transcripts are in its projects/)")
-	dataDir := fs.String("data-dir", defaultData, "claude-mem's data directory (bottles in its bottles/)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bottled-view [--claude-dir DIR] [--data-dir DIR] view [--port N] [--no-open]\n"+
-			"       bottled-view [--claude-dir DIR] [--data-dir DIR] export [--format html|md] [-o FILE] [--force] SESSION\n\n"+
-			"bottled view and bottled export run this binary; their --help says more.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if *showVersion {
-		_, err := fmt.Fprintf(stdout, "bottled-view version %s\n", version.String())
+	fs := binflags.New("bottled-view", usage, stderr)
+	dirs, ok, err := fs.Parse(args, stdout)
+	if !ok {
 		return err
 	}
-	claude, data, err := sources.AbsDirs(*claudeDir, *dataDir)
-	if errors.Is(err, sources.ErrEmptyDir) {
-		return usageError{err}
-	}
-	if err != nil {
-		return err
-	}
+	claude, data := dirs.Claude, dirs.Data
 	switch fs.Arg(0) {
 	case "view":
 		return runView(ctx, fs.Args()[1:], claude, data, stdout, stderr)
 	case "export":
 		return runExport(ctx, fs.Args()[1:], claude, data, stdout, stderr)
 	case "":
-		return usagef("give a command: view or export")
+		return binflags.Usagef("give a command: view or export")
 	}
-	return usagef("unknown command %q: view or export", fs.Arg(0))
+	return binflags.Usagef("unknown command %q: view or export", fs.Arg(0))
 }
 
 func runView(ctx context.Context, args []string, claude, data string, stdout, stderr io.Writer) error {
@@ -109,13 +74,13 @@ func runView(ctx context.Context, args []string, claude, data string, stdout, st
 	port := fs.Int("port", 0, "the port to listen on, on 127.0.0.1 (0: a free one)")
 	noOpen := fs.Bool("no-open", false, "print the address without opening it in the browser")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return binflags.AsUsage(err)
 	}
 	if fs.NArg() > 0 {
-		return usagef("view takes no arguments")
+		return binflags.Usagef("view takes no arguments")
 	}
 	if *port < 0 || *port > 65535 {
-		return usagef("--port must be from 0 to 65535")
+		return binflags.Usagef("--port must be from 0 to 65535")
 	}
 	project, err := os.Getwd()
 	if err != nil {
@@ -181,18 +146,18 @@ func runExport(ctx context.Context, args []string, claude, data string, stdout, 
 	out := fs.String("o", "", "write to `FILE` (refused if it exists, unless --force) instead of stdout")
 	force := fs.Bool("force", false, "replace FILE if it exists")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return binflags.AsUsage(err)
 	}
 	if fs.NArg() != 1 {
-		return usagef("export takes exactly one SESSION")
+		return binflags.Usagef("export takes exactly one SESSION")
 	}
 	if *format != view.FormatHTML && *format != view.FormatMarkdown {
-		return usagef("--format must be html or md, not %q", *format)
+		return binflags.Usagef("--format must be html or md, not %q", *format)
 	}
 	store := bottles.Open(data, time.Now, time.Local)
 	id, err := store.FindSession(claude, fs.Arg(0))
 	if err != nil {
-		return usageError{err}
+		return binflags.AsUsage(err)
 	}
 	if *out != "" && !*force {
 		if _, err := os.Lstat(*out); err == nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bottled-dev/bottled/cmd/internal/binflags"
 )
 
 // TestExport: a session, named by the start of its id, exported as a
@@ -66,7 +68,7 @@ func TestExport(t *testing.T) {
 		t.Error("--force did not replace the file")
 	}
 	for _, args := range [][]string{{"export"}, {"export", "--format", "pdf", idApp}, {"view", "extra"}, {"view", "--port", "-1"}, {"frobnicate"}, {}} {
-		if err := run(context.Background(), append(dirs, args...), io.Discard, io.Discard); !errors.As(err, new(usageError)) {
+		if err := run(context.Background(), append(dirs, args...), io.Discard, io.Discard); !errors.As(err, new(binflags.UsageError)) {
 			t.Errorf("%q: %v, want a usage error", args, err)
 		}
 	}

@@ -1,0 +1,83 @@
+package binflags
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bottled-dev/bottled/sources"
+)
+
+// TestParse: the shared flags as each binary is called, the environment
+// below the flags, --version done without directories, -h the usage and
+// the flags, bad usage a UsageError.
+func TestParse(t *testing.T) {
+	t.Setenv(sources.ClaudeDirEnv, "/env/claude")
+	t.Setenv(sources.DataDirEnv, "")
+	_, homeData := sources.HomeDirs()
+	cwd, _ := filepath.Abs(".")
+	for _, c := range []struct {
+		args    []string
+		want    Dirs
+		rest    []string
+		ok      bool
+		usage   bool
+		help    bool
+		version bool
+	}{
+		{args: nil, want: Dirs{"/env/claude", homeData}, ok: true},
+		{args: []string{"--claude-dir", "c", "--data-dir=/d", "rest"}, want: Dirs{filepath.Join(cwd, "c"), "/d"}, rest: []string{"rest"}, ok: true},
+		{args: []string{"--version"}, version: true},
+		{args: []string{"--data-dir", ""}, usage: true},
+		{args: []string{"--frobnicate"}, usage: true},
+		{args: []string{"-h"}, help: true},
+	} {
+		var out, stderr bytes.Buffer
+		s := New("bottled-x", "usage: bottled-x\n\n", &stderr)
+		d, ok, err := s.Parse(c.args, &out)
+		if d != c.want || ok != c.ok {
+			t.Errorf("%q: %+v %v, want %+v %v", c.args, d, ok, c.want, c.ok)
+		}
+		if got := errors.As(err, new(UsageError)); got != c.usage {
+			t.Errorf("%q: %v, usage error %v", c.args, err, c.usage)
+		}
+		if got := errors.Is(err, flag.ErrHelp); got != c.help {
+			t.Errorf("%q: %v, help %v", c.args, err, c.help)
+		}
+		if c.help && (!strings.HasPrefix(stderr.String(), "usage: bottled-x\n\n") || !strings.Contains(stderr.String(), "-data-dir")) {
+			t.Errorf("-h says %q, want the usage, then the flags", stderr.String())
+		}
+		if got := strings.HasPrefix(out.String(), "bottled-x version "); got != c.version {
+			t.Errorf("%q: printed %q", c.args, out.String())
+		}
+		if c.ok && (err != nil || !slices.Equal(s.Args(), c.rest)) {
+			t.Errorf("%q: %v, args left %q", c.args, err, s.Args())
+		}
+	}
+}
+
+// TestExit: 0 done or --help, 2 bad usage, 1 not done; the error said in
+// one line after the binary's name.
+func TestExit(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+		said string
+	}{
+		{nil, 0, ""},
+		{flag.ErrHelp, 0, ""},
+		{Usagef("give a command: %s", "view or export"), 2, "bottled-x: give a command: view or export\n"},
+		{fmt.Errorf("wrapped: %w", AsUsage(errors.New("bad flag"))), 2, "bottled-x: wrapped: bad flag\n"},
+		{errors.New("disk full"), 1, "bottled-x: disk full\n"},
+	} {
+		var stderr bytes.Buffer
+		if code := Exit("bottled-x", c.err, &stderr); code != c.code || stderr.String() != c.said {
+			t.Errorf("%v: exit %d saying %q, want %d saying %q", c.err, code, stderr.String(), c.code, c.said)
+		}
+	}
+}
