@@ -10,14 +10,11 @@ import (
 
 func indexCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "index",
-		Usage: "show the search index, or build it again from the bottles (--rebuild)",
-		Description: "The index is kept in <data-dir>/bottled-index/ by the daemon as it writes bottles, and\n" +
-			"brought up to date from the bottles before every search. It is only a cache: --rebuild\n" +
-			"builds it anew from the bottles (as happens by itself when it is missing, from another\n" +
-			"version of bottled, or damaged).",
-		Flags:  []cli.Flag{&cli.BoolFlag{Name: "rebuild", Usage: "build the index again from the bottles"}},
-		Action: runIndex,
+		Name:        "index",
+		Usage:       "show the search index, or build it again from the bottles (--rebuild)",
+		Description: help(indexHelp),
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "rebuild", Usage: "build the index again from the bottles"}},
+		Action:      runIndex,
 	}
 }
 

@@ -19,19 +19,9 @@ import (
 
 func installCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "install",
-		Usage: "register the hooks in Claude Code and start the daemon at login",
-		Description: "Registers `bottled hook session-start` (matcher compact|resume) and `bottled hook\n" +
-			"session-end` (matcher clear) in <claude-dir>/settings.json, with permission rules that let the\n" +
-			"model read the bottles and use bottled's MCP tools without asking, merged into what is there\n" +
-			"(a copy of the previous file is kept as settings.json.bottled.bak); registers the MCP server\n" +
-			"(bottled-mcp, beside this binary) with `claude mcp add --scope user`; and installs a login\n" +
-			"agent that runs `bottled run`: a systemd user unit on Linux, a LaunchAgent on macOS.\n" +
-			"A settings.json that is malformed, empty or holds a value of the wrong type where bottled\n" +
-			"edits is refused, and nothing changes; one that is a symbolic link stays one (the file it\n" +
-			"points to is edited). A claude or systemctl that has not finished in 30 s is stopped, and\n" +
-			"the command to run yourself is printed. Running it again updates them; `bottled uninstall`\n" +
-			"removes exactly what it added.",
+		Name:        "install",
+		Usage:       "register the hooks in Claude Code and start the daemon at login",
+		Description: help(installHelp),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
 			&cli.BoolFlag{Name: "no-start", Usage: "write the login agent but do not start it now"},
@@ -42,13 +32,11 @@ func installCommand() *cli.Command {
 
 func uninstallCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "uninstall",
-		Usage: "remove the hooks and the login agent that install added",
-		Description: "Stops and removes the login agent, removes the MCP server's registration (`claude mcp\n" +
-			"remove --scope user bottled`) and removes bottled's hooks and permission rules from\n" +
-			"settings.json, leaving everything else as it is. Bottles stay in <data-dir>/bottles.",
-		Flags:  []cli.Flag{&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"}},
-		Action: runUninstall,
+		Name:        "uninstall",
+		Usage:       "remove the hooks and the login agent that install added",
+		Description: help(uninstallHelp),
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"}},
+		Action:      runUninstall,
 	}
 }
 

@@ -84,12 +84,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Description: "Flags may come before or after a command's arguments, and --claude-dir and --data-dir\n" +
-			"after the command too. \"--\" ends the flags: every word after it is an argument, so\n" +
-			"bottled search -- --json searches for --json.\n\n" +
-			"Exit status: 0 done, 1 not done (the reason on stderr), 2 bad usage; 130 stopped by\n" +
-			"Ctrl-C (143 by SIGTERM), saying what is left of the work. bottled run exits 0 when\n" +
-			"stopped, the hooks always.",
+		Description:     help(bottledHelp),
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:    flagClaude,
@@ -104,21 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				Value:   homeData,
 			},
 		},
-		Commands: []*cli.Command{
-			runCommand(),
-			renderCommand(),
-			hookCommand(),
-			statusCommand(),
-			installCommand(),
-			uninstallCommand(),
-			mcpCommand(),
-			searchCommand(),
-			sessionsCommand(),
-			showCommand(),
-			indexCommand(),
-			viewCommand(),
-			exportCommand(),
-		},
+		Commands: subcommands(),
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
 				return usagef("unknown command %q (see bottled --help)", cmd.Args().First())
@@ -132,6 +113,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	setHandlers(root.Commands)
 	err := root.Run(ctx, args)
 	return exitCode(ctx, err, stderr)
+}
+
+// subcommands are bottled's commands, in the order its help lists them.
+func subcommands() []*cli.Command {
+	return []*cli.Command{
+		runCommand(),
+		renderCommand(),
+		hookCommand(),
+		statusCommand(),
+		installCommand(),
+		uninstallCommand(),
+		mcpCommand(),
+		searchCommand(),
+		sessionsCommand(),
+		showCommand(),
+		indexCommand(),
+		viewCommand(),
+		exportCommand(),
+	}
 }
 
 func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {

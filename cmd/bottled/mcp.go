@@ -21,13 +21,10 @@ var execServer = syscall.Exec
 
 func mcpCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "mcp",
-		Usage: "serve bottled's tools to Claude Code over MCP on stdio (runs bottled-mcp from beside this binary)",
-		Description: "Three tools: read (a bottle's outline, a leg or lines, in parts that each fit one tool\n" +
-			"result), search (the bottles of this project, or all), sessions (this project's, newest first).\n" +
-			"The server is the bottled-mcp binary, installed beside bottled; bottled install registers it\n" +
-			"with Claude Code directly. Logs go to stderr.",
-		Action: runMCP,
+		Name:        "mcp",
+		Usage:       "serve bottled's tools to Claude Code over MCP on stdio (runs bottled-mcp from beside this binary)",
+		Description: help(mcpHelp),
+		Action:      runMCP,
 	}
 }
 

@@ -15,15 +15,10 @@ import (
 
 func renderCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "render",
-		Usage:     "render one session's bottle now",
-		ArgsUsage: "SESSION_ID",
-		Description: "Finds the session's transcript under <claude-dir>/projects/*/ (or reads --transcript),\n" +
-			"reads its claude-mem records, and writes <data-dir>/bottles/<SESSION_ID>.md.\n" +
-			"SESSION_ID may be the start of an id (at least 6 characters) that only one bottle's or\n" +
-			"transcript's id has, unless --transcript is given; a start several have lists them and\n" +
-			"exits 2. Exit status: 0 rendered, 1 nothing to render (the reason is printed) or a\n" +
-			"<data-dir>/redact-patterns that cannot be used (the line is named), 2 bad usage.",
+		Name:        "render",
+		Usage:       "render one session's bottle now",
+		ArgsUsage:   "SESSION_ID",
+		Description: help(renderHelp),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "transcript", Usage: "read this transcript `FILE` instead of looking it up"},
 			&cli.BoolFlag{Name: "stdout", Usage: "print the bottle instead of writing it"},

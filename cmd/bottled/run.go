@@ -16,12 +16,9 @@ import (
 
 func runCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "run",
-		Usage: "keep every session's bottle current (the daemon)",
-		Description: "Watches <claude-dir>/projects and claude-mem's database and re-renders a session's\n" +
-			"bottle, debounced, whenever either changes. One daemon per data dir; SIGINT or SIGTERM\n" +
-			"stops it after the renders in flight finish; SIGHUP makes it check every bottle again.\n" +
-			"Logs go to stderr.",
+		Name:        "run",
+		Usage:       "keep every session's bottle current (the daemon)",
+		Description: help(runHelp),
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "debounce", Value: watch.DefaultDebounce, Usage: "quiet time after a change before rendering"},
 			&cli.DurationFlag{Name: "max-wait", Value: watch.DefaultMaxWait, Usage: "longest a session that keeps changing waits for a render"},

@@ -20,17 +20,10 @@ import (
 
 func searchCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "search",
-		Usage:     "search the bottles of this project's sessions",
-		ArgsUsage: "QUERY",
-		Description: "Finds the messages, observations and deeds (a file changed, a command run: WHO is\n" +
-			"\"deed\") that hold every word of QUERY (and every \"quoted phrase\"), best first, in the\n" +
-			"bottles of the current directory's project (the nearest\n" +
-			"directory at or above it that sessions were started in, and the directories under it),\n" +
-			"or of every project with --all. Cleared sessions are left out unless --archived. Words of\n" +
-			"Chinese, Japanese and Korean are found inside sentences. While the search index is first\n" +
-			"built, a search answers from the newest sessions indexed so far and says so on stderr.\n" +
-			"Exit status: 0 hits, 1 no hits, 2 bad usage.",
+		Name:        "search",
+		Usage:       "search the bottles of this project's sessions",
+		ArgsUsage:   "QUERY",
+		Description: help(searchHelp),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "search every project"},
 			&cli.BoolFlag{Name: "archived", Usage: "include sessions cleared with /clear"},

@@ -18,15 +18,9 @@ const sessionsLimit = 20
 
 func sessionsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "sessions",
-		Usage: "list this project's sessions, newest first",
-		Description: "Lists the sessions that have a bottle, most recently active first, of the current\n" +
-			"directory's project (and the directories under it), or of every project with --all:\n" +
-			"each one's id, when it started and was last active, its turns (your messages), its\n" +
-			"compactions, its mode and its first prompt (cut to the line on a terminal). Cleared\n" +
-			"sessions (/clear) are left out unless --archived. The same list as the MCP tool's.\n" +
-			"bottled show ID prints one. Exit status: 0 listed, 1 none (saying what was listed and\n" +
-			"how to widen it), 2 bad usage.",
+		Name:        "sessions",
+		Usage:       "list this project's sessions, newest first",
+		Description: help(sessionsHelp),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "list every project's sessions"},
 			&cli.BoolFlag{Name: "archived", Usage: "include sessions cleared with /clear"},

@@ -21,18 +21,10 @@ const showTimeout = 30 * time.Second
 
 func showCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "print a session's bottle, rendered first if it is stale or missing",
-		ArgsUsage: "SESSION",
-		Description: "Prints the bottle of SESSION, an id or the start of one (at least 6 characters) that no\n" +
-			"other session's id has; a start several have lists them on stderr and exits 2. A bottle\n" +
-			"that is behind its sources, or missing, is rendered first, as the SessionStart hook does,\n" +
-			"within --timeout; past it, or if the render fails, the bottle as it is on disk is printed\n" +
-			"with a warning. A cleared session's archived bottle is printed as it is, saying so on\n" +
-			"stderr. --from and --to print only those lines of the bottle (1-based, inclusive: the\n" +
-			"line numbers of its outline and of search hits). Exit status: 0 printed, 1 no bottle and\n" +
-			"nothing to render (the reason is printed) or a <data-dir>/redact-patterns that cannot be\n" +
-			"used (the line is named), 2 bad usage, 130 stopped by Ctrl-C.",
+		Name:        "show",
+		Usage:       "print a session's bottle, rendered first if it is stale or missing",
+		ArgsUsage:   "SESSION",
+		Description: help(showHelp),
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "from", Usage: "print from line `N` of the bottle (default: the first)", HideDefault: true},
 			&cli.IntFlag{Name: "to", Usage: "print up to line `M` (default, or past the end: to the end)", HideDefault: true},

@@ -25,22 +25,9 @@ import (
 
 func statusCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "status",
-		Usage: "show what the daemon and the bottles are doing",
-		Description: "Asks the running daemon for its state and what it knows of every bottle (fresh, stale,\n" +
-			"missing, archived by /clear, or empty: a session with nothing to render yet). Without a\n" +
-			"daemon, says so on the first line and checks every transcript's bottle against its sources\n" +
-			"on disk instead. Exit status: 0 reported, with or without a daemon; 1 when Claude Code's\n" +
-			"directory, its projects/, the data directory or its bottles/ is not a directory; 2 bad usage.\n" +
-			"The text lists the ten newest sessions. The daemon's answer lists the ten newest too (so\n" +
-			"that it stays small whatever the number of sessions); --all lists every session, each\n" +
-			"checked on disk as without a daemon (a fifth of a second for 5,000 sessions).\n" +
-			"--json prints one object:\n" +
-			"  \"daemon\":      the daemon's status, null when none answers\n" +
-			"  \"daemonError\": why there is no daemon status (absent when there is one)\n" +
-			"  \"disk\":        every transcript's bottle, as the daemon knows it or checked on disk\n" +
-			"  \"install\":     what Claude Code's settings.json says about bottled\n" +
-			"Every field is described in the README.",
+		Name:        "status",
+		Usage:       "show what the daemon and the bottles are doing",
+		Description: help(statusHelp),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (the format is stable; see the README)"},
 			&cli.BoolFlag{Name: "all", Usage: "list every session, each checked on disk"},

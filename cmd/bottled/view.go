@@ -17,15 +17,9 @@ const viewBinary = "bottled-view"
 
 func viewCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "view",
-		Usage: "every session's bottle as a live web page on this machine (runs bottled-view from beside this binary)",
-		Description: "Serves the sessions, by project and newest first, each session's bottle as a readable page\n" +
-			"(rendered first if it is stale, as show does), and search, on 127.0.0.1 only, from this\n" +
-			"process: the first line of stdout is the address to open, which it opens in the browser\n" +
-			"unless --no-open; Ctrl-C stops it. The address carries a secret token for this run,\n" +
-			"which the page trades for a cookie: without it, or from another page or host name, every\n" +
-			"request is refused (403). Open pages follow the bottles as they are written. The search\n" +
-			"box (press /) searches as bottled search does: a session page's project, or every project.",
+		Name:        "view",
+		Usage:       "every session's bottle as a live web page on this machine (runs bottled-view from beside this binary)",
+		Description: help(viewHelp),
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "port", Usage: "listen on port `N` of 127.0.0.1 (0: a free one)"},
 			&cli.BoolFlag{Name: "no-open", Usage: "print the address without opening a browser"},
@@ -51,16 +45,10 @@ func runView(_ context.Context, cmd *cli.Command) error {
 
 func exportCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "export",
-		Usage:     "write a session as one standalone HTML page (or its bottle's markdown)",
-		ArgsUsage: "SESSION",
-		Description: "Writes the bottle of SESSION (an id, or the start of one that no other session's id has;\n" +
-			"a start several have lists them and exits 2), rendered first if it is stale as show does,\n" +
-			"as one file: --format html (the default) is the page bottled view shows, with its style\n" +
-			"inlined and no script, readable offline in any browser; --format md is the bottle's\n" +
-			"markdown. To stdout, or to -o FILE, written whole (mode 0600) or not at all; an existing\n" +
-			"FILE is never replaced unless --force. Exit status: 0 written, 1 not (the reason is\n" +
-			"printed; FILE exists), 2 bad usage.",
+		Name:        "export",
+		Usage:       "write a session as one standalone HTML page (or its bottle's markdown)",
+		ArgsUsage:   "SESSION",
+		Description: help(exportHelp),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "html", Usage: "html or md"},
 			&cli.StringFlag{Name: "o", Usage: "write to `FILE` instead of stdout"},
