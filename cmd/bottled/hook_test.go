@@ -20,7 +20,7 @@ func TestHookCommand(t *testing.T) {
 		b, _ := json.Marshal(map[string]string{"session_id": sessionID, "transcript_path": transcriptPath, "cwd": "/home/dev/app", "hook_event_name": "SessionStart", "source": source})
 		return string(b)
 	}
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	flags := e.flags()
 	tests := []struct {
 		name     string
 		args     []string

@@ -117,7 +117,6 @@ func TestInstallMCPOtherConfigDir(t *testing.T) {
 	log := fakeClaude(t, e)
 	e.claude = filepath.Join(e.home, "cfg")
 	e.settings = filepath.Join(e.claude, "settings.json")
-	e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
 	code, _, errOut := e.run(t, "install", "--no-start")
 	got := calls(t, log)
 	if code != 0 || len(got) != 1 || !strings.HasPrefix(got[0], "CLAUDE_CONFIG_DIR="+e.claude+" mcp add") {
@@ -235,7 +234,7 @@ func runWithin(t *testing.T, e *installEnv, args ...string) (int, string, string
 	}
 	done := make(chan result, 1)
 	go func() { // ends when bottled returns
-		code, out, errOut := bottled(t, nil, append(e.flags, args...)...)
+		code, out, errOut := e.run(t, args...)
 		done <- result{code, out, errOut}
 	}()
 	select {

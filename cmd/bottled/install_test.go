@@ -20,7 +20,6 @@ import (
 // Claude Code, a systemd user manager) never reaches install.
 type installEnv struct {
 	home, claude, data, bin, settings, unit, path string
-	flags                                         []string
 }
 
 func newInstallEnv(t *testing.T) *installEnv {
@@ -36,7 +35,6 @@ func newInstallEnv(t *testing.T) *installEnv {
 	t.Setenv("PATH", e.path)
 	e.settings = filepath.Join(e.claude, "settings.json")
 	e.unit = filepath.Join(home, ".config", "systemd", "user", "bottled.service")
-	e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
 	if err := os.MkdirAll(filepath.Dir(e.bin), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +73,7 @@ func (e *installEnv) mcp() string { return filepath.Join(filepath.Dir(e.bin), mc
 
 func (e *installEnv) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	return bottled(t, nil, append(e.flags, args...)...)
+	return bottled(t, nil, append(dirFlags(e.claude, e.data), args...)...)
 }
 
 func (e *installEnv) write(t *testing.T, settings string) {
@@ -567,7 +565,6 @@ func TestInstallReadAccess(t *testing.T) {
 			e := newInstallEnv(t)
 			if tc.data != "" {
 				e.data = tc.data
-				e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
 			}
 			if tc.before != "" {
 				e.write(t, tc.before)
@@ -620,7 +617,6 @@ func TestInstallMovesReadAccess(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	e.data = filepath.Join(e.home, "elsewhere")
-	e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
 	if code, _, errOut := e.run(t, "install", "--no-start"); code != 0 {
 		t.Fatal(errOut)
 	}

@@ -14,7 +14,6 @@ import (
 // and exits 0; a good file redacts what its patterns match.
 func TestBadPatternsFile(t *testing.T) {
 	e := newEnv(t, true)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
 	if err := os.MkdirAll(e.data, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +22,7 @@ func TestBadPatternsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cmd := range []string{"render", "show"} {
-		code, out, errOut := bottled(t, nil, append(flags, cmd, sessionID)...)
+		code, out, errOut := e.run(t, cmd, sessionID)
 		if code != 1 || out != "" || strings.Count(errOut, "\n") != 1 ||
 			!strings.Contains(errOut, patterns) || !strings.Contains(errOut, "line 2") || !strings.Contains(errOut, "fix or remove") {
 			t.Errorf("%s: code %d, stdout %q, stderr %q; want 1, nothing, one line naming %s, line 2 and what to do", cmd, code, out, errOut, patterns)
@@ -32,7 +31,7 @@ func TestBadPatternsFile(t *testing.T) {
 	if _, err := os.Stat(bottles.BottlePath(bottles.BottlesDir(e.data), sessionID)); !os.IsNotExist(err) {
 		t.Errorf("a bottle was written: %v", err)
 	}
-	code, out, _ := bottled(t, nil, append(flags, "status")...)
+	code, out, _ := e.run(t, "status")
 	if code != 0 || !strings.Contains(out, "redact") || !strings.Contains(out, "1 pattern of "+patterns) || !strings.Contains(out, "line 2") {
 		t.Errorf("status: code %d\n%s", code, out)
 	}
@@ -40,7 +39,7 @@ func TestBadPatternsFile(t *testing.T) {
 	if err := os.WriteFile(patterns, []byte("# ours\nRender flag: RENDER-A1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := bottled(t, nil, append(flags, "show", sessionID)...)
+	code, out, errOut := e.run(t, "show", sessionID)
 	if code != 0 || strings.Contains(out, "RENDER-A1") || !strings.Contains(out, "[redacted: Render flag] Added --flag.") {
 		t.Errorf("show with the file fixed: code %d, stderr %q\n%s", code, errOut, out)
 	}

@@ -19,6 +19,20 @@ const transcript = `{"parentUuid":null,"isSidechain":false,"type":"user","messag
 // env is a temporary Claude config dir and claude-mem data dir.
 type env struct{ claude, data string }
 
+// dirFlags point bottled at a Claude config dir and a data dir.
+func dirFlags(claude, data string) []string {
+	return []string{"--claude-dir", claude, "--data-dir", data}
+}
+
+// flags point bottled at e's directories.
+func (e env) flags() []string { return dirFlags(e.claude, e.data) }
+
+// run runs bottled in-process on e's directories.
+func (e env) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return bottled(t, nil, append(e.flags(), args...)...)
+}
+
 func newEnv(t *testing.T, withTranscript bool) env {
 	t.Helper()
 	root := t.TempDir()
@@ -48,10 +62,9 @@ func bottled(t *testing.T, environ map[string]string, args ...string) (code int,
 
 func TestRenderCommand(t *testing.T) {
 	e := newEnv(t, true)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
 	bottlePath := filepath.Join(e.data, "bottles", sessionID+".md")
 
-	code, out, errOut := bottled(t, nil, append(flags, "render", sessionID)...)
+	code, out, errOut := e.run(t, "render", sessionID)
 	if code != 0 || out != bottlePath+"\tfull\n" || errOut != "" {
 		t.Fatalf("render: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -60,13 +73,13 @@ func TestRenderCommand(t *testing.T) {
 		t.Fatalf("bottle: %v %q", err, data)
 	}
 
-	code, out, _ = bottled(t, nil, append(flags, "render", sessionID)...)
+	code, out, _ = e.run(t, "render", sessionID)
 	if code != 0 || !strings.Contains(out, "unchanged") {
 		t.Errorf("second render: code %d, stdout %q; want an unchanged notice", code, out)
 	}
 
 	os.Remove(bottlePath)
-	code, out, _ = bottled(t, nil, append(flags, "render", "--stdout", sessionID)...)
+	code, out, _ = e.run(t, "render", "--stdout", sessionID)
 	if code != 0 || !strings.HasPrefix(out, "# Session bottle — "+sessionID) {
 		t.Errorf("--stdout: code %d, stdout %.80q", code, out)
 	}
@@ -95,7 +108,7 @@ func TestRenderExplicitTranscript(t *testing.T) {
 	if err := os.WriteFile(path, []byte(transcript), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := bottled(t, nil, "--claude-dir", e.claude, "--data-dir", e.data, "render", "--transcript", path, "--stdout", sessionID)
+	code, out, errOut := e.run(t, "render", "--transcript", path, "--stdout", sessionID)
 	if code != 0 || !strings.Contains(out, "RENDER-P1 add a flag") {
 		t.Fatalf("code %d, stdout %.80q, stderr %q", code, out, errOut)
 	}
@@ -103,7 +116,7 @@ func TestRenderExplicitTranscript(t *testing.T) {
 
 func TestRenderFailures(t *testing.T) {
 	e := newEnv(t, false)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	flags := e.flags()
 	notDB := filepath.Join(t.TempDir(), "mem")
 	if err := os.MkdirAll(notDB, 0o700); err != nil {
 		t.Fatal(err)
@@ -150,7 +163,7 @@ func TestRenderWarnsOnUnreadableDatabase(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.data, "claude-mem.db"), []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := bottled(t, nil, "--claude-dir", e.claude, "--data-dir", e.data, "render", sessionID)
+	code, out, errOut := e.run(t, "render", sessionID)
 	if code != 0 || !strings.Contains(errOut, "warning") || !strings.Contains(out, "\tfull") {
 		t.Errorf("code %d, stdout %q, stderr %q; want a full render with a warning", code, out, errOut)
 	}
@@ -158,13 +171,13 @@ func TestRenderWarnsOnUnreadableDatabase(t *testing.T) {
 
 func TestRenderReportsMalformedAndArchived(t *testing.T) {
 	e := newEnv(t, true)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	flags := e.flags()
 	path := filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl")
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("{\"type\":\"user\",\n")
 	f.WriteString(`{"type":"quantum-checkpoint","sessionId":"` + sessionID + `"}` + "\n")
 	f.Close()
-	code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...)
+	code, _, errOut := e.run(t, "render", sessionID)
 	if code != 0 || !strings.Contains(errOut, "1 transcript line could not be read and was left out") {
 		t.Errorf("code %d, stderr %q; want a warning about the malformed line", code, errOut)
 	}
@@ -176,7 +189,7 @@ func TestRenderReportsMalformedAndArchived(t *testing.T) {
 	if code := run(context.Background(), append([]string{"bottled"}, append(flags, "hook", "session-end")...), strings.NewReader(payload), &out, &out); code != 0 {
 		t.Fatal(out.String())
 	}
-	code, stdout, _ := bottled(t, nil, append(flags, "render", sessionID)...)
+	code, stdout, _ := e.run(t, "render", sessionID)
 	if code != 0 || !strings.Contains(stdout, filepath.Join(e.data, "bottles", "archive")) || !strings.Contains(stdout, "archived") {
 		t.Errorf("render of a cleared session: code %d, stdout %q; want the archived bottle named", code, stdout)
 	}

@@ -15,17 +15,16 @@ import (
 // from another directory, as JSON, with bad input.
 func TestSearchCommand(t *testing.T) {
 	e := newEnv(t, true)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
-	if code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...); code != 0 {
+	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
 		t.Fatalf("render: %s", errOut)
 	}
 	// The session's project is /home/dev/app, which is not the test's
 	// working directory: only --all finds it.
-	code, out, errOut := bottled(t, nil, append(flags, "search", "flag")...)
+	code, out, errOut := e.run(t, "search", "flag")
 	if code != exitFailed || out != "" || !strings.Contains(errOut, "no hits") || !strings.Contains(errOut, "building the search index") {
 		t.Errorf("search from elsewhere: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, errOut = bottled(t, nil, append(flags, "search", "--all", "added", "flag")...)
+	code, out, errOut = e.run(t, "search", "--all", "added", "flag")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "WHEN") || !strings.Contains(lines[0], "PROJECT") ||
 		!strings.Contains(lines[1], "assistant") || !strings.Contains(lines[1], sessionID) || !strings.Contains(lines[1], "/home/dev/app") ||
@@ -37,7 +36,7 @@ func TestSearchCommand(t *testing.T) {
 		t.Errorf("columns not aligned:\n%s", out)
 	}
 
-	code, out, _ = bottled(t, nil, append(flags, "search", "--all", "--json", `"add a flag"`)...)
+	code, out, _ = e.run(t, "search", "--all", "--json", `"add a flag"`)
 	var hits []hitJSON
 	if err := json.Unmarshal([]byte(out), &hits); code != 0 || err != nil || len(hits) != 1 {
 		t.Fatalf("--json: code %d, %v, %q", code, err, out)
@@ -50,16 +49,16 @@ func TestSearchCommand(t *testing.T) {
 	if data, _ := os.ReadFile(bottle); strings.Split(string(data), "\n")[h.Line-1] != "RENDER-P1 add a flag" {
 		t.Errorf("line %d of the bottle is not the hit", h.Line)
 	}
-	code, out, _ = bottled(t, nil, append(flags, "search", "--all", "--json", "nothing-like-this")...)
+	code, out, _ = e.run(t, "search", "--all", "--json", "nothing-like-this")
 	if code != exitFailed || strings.TrimSpace(out) != "[]" {
 		t.Errorf("--json without hits: code %d, %q", code, out)
 	}
-	code, _, _ = bottled(t, nil, append(flags, "search", "--all", "--since", "2026-05-02", "flag")...)
+	code, _, _ = e.run(t, "search", "--all", "--since", "2026-05-02", "flag")
 	if code != exitFailed {
 		t.Errorf("--since after the session: code %d", code)
 	}
 	for _, bad := range [][]string{{"search"}, {"search", "***"}, {"search", "--limit", "0", "x"}, {"search", "--since", "someday", "x"}} {
-		if code, _, errOut := bottled(t, nil, append(flags, bad...)...); code != exitUsage || strings.Count(errOut, "\n") != 1 {
+		if code, _, errOut := e.run(t, bad...); code != exitUsage || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%q: code %d, stderr %q", bad, code, errOut)
 		}
 	}
@@ -69,23 +68,22 @@ func TestSearchCommand(t *testing.T) {
 // --rebuild builds it once, whether or not there was one.
 func TestIndexCommand(t *testing.T) {
 	e := newEnv(t, true)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
-	if code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...); code != 0 {
+	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
 		t.Fatalf("render: %s", errOut)
 	}
 	gen := func(n string) string { return filepath.Join(e.data, "bottled-index", n+".db") }
 	const holds = "holds     1 bottle of 1 session, 2 blocks"
 	// No index yet: --rebuild builds the first generation, and only it.
-	code, out, errOut := bottled(t, nil, append(flags, "index", "--rebuild")...)
+	code, out, errOut := e.run(t, "index", "--rebuild")
 	if code != 0 || !strings.Contains(out, "rebuilt in") || !strings.Contains(out, holds) || !strings.Contains(out, gen("1")) ||
 		strings.Contains(errOut, "building") {
 		t.Errorf("index --rebuild without an index: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, _ = bottled(t, nil, append(flags, "index")...)
+	code, out, _ = e.run(t, "index")
 	if code != 0 || strings.Contains(out, "rebuilt") || !strings.Contains(out, holds) || !strings.Contains(out, gen("1")) {
 		t.Errorf("index: code %d, %q", code, out)
 	}
-	code, out, _ = bottled(t, nil, append(flags, "index", "--rebuild")...)
+	code, out, _ = e.run(t, "index", "--rebuild")
 	if code != 0 || !strings.Contains(out, "rebuilt in") || !strings.Contains(out, holds) ||
 		!strings.Contains(out, "behind    0 bottles") || !strings.Contains(out, gen("2")) {
 		t.Errorf("index --rebuild: code %d, %q", code, out)
@@ -140,16 +138,15 @@ func TestSearchDeedHit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl"), []byte(records), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
-	if code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...); code != 0 {
+	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
 		t.Fatalf("render: %s", errOut)
 	}
-	code, out, errOut := bottled(t, nil, append(flags, "search", "--all", "server/listen.go")...)
+	code, out, errOut := e.run(t, "search", "--all", "server/listen.go")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 2 || strings.Fields(lines[1])[2] != "deed" || !strings.Contains(lines[1], "edited server/listen.go (+1 −1)") {
 		t.Errorf("search: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, _ = bottled(t, nil, append(flags, "search", "--all", "--json", "server/listen.go")...)
+	code, out, _ = e.run(t, "search", "--all", "--json", "server/listen.go")
 	var hits []hitJSON
 	if err := json.Unmarshal([]byte(out), &hits); code != 0 || err != nil || len(hits) != 1 {
 		t.Fatalf("--json: code %d, %v, %q", code, err, out)
@@ -158,7 +155,7 @@ func TestSearchDeedHit(t *testing.T) {
 		t.Errorf("hit %+v", h)
 	}
 	// What was said is not a deed.
-	code, out, _ = bottled(t, nil, append(flags, "search", "--all", "--json", "DEED-A1")...)
+	code, out, _ = e.run(t, "search", "--all", "--json", "DEED-A1")
 	if err := json.Unmarshal([]byte(out), &hits); code != 0 || err != nil || len(hits) != 1 || hits[0].Deed || hits[0].Speaker != "assistant" {
 		t.Errorf("--json DEED-A1: code %d, %v, %q", code, err, out)
 	}

@@ -21,7 +21,6 @@ import (
 type listEnv struct {
 	env
 	app, lib string
-	flags    []string
 }
 
 // listSession is a session of a listEnv: one prompt and its answer at at,
@@ -50,7 +49,6 @@ func newListEnv(t *testing.T) *listEnv {
 	}
 	e := &listEnv{env: env{claude: filepath.Join(root, "claude"), data: filepath.Join(root, "mem")},
 		app: filepath.Join(root, "src", "app"), lib: filepath.Join(root, "src", "lib")}
-	e.flags = []string{"--claude-dir", e.claude, "--data-dir", e.data}
 	for _, dir := range []string{e.app, e.lib} {
 		if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o700); err != nil {
 			t.Fatal(err)
@@ -136,7 +134,7 @@ func (e *listEnv) runIn(t *testing.T, stdin string, args ...string) (int, string
 func (e *listEnv) runCtx(t *testing.T, ctx context.Context, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(ctx, append(append([]string{"bottled"}, e.flags...), args...), strings.NewReader(stdin), &out, &errOut)
+	code := run(ctx, append(append([]string{"bottled"}, e.flags()...), args...), strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

@@ -21,7 +21,7 @@ import (
 
 func TestStatusFromDisk(t *testing.T) {
 	e := newEnv(t, true)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	flags := e.flags()
 	proj := filepath.Join(e.claude, "projects", "-home-dev-app")
 	// fresh: sessionID rendered; stale: rendered then appended; missing:
 	// never rendered; cleared: rendered, then archived by /clear.
@@ -34,7 +34,7 @@ func TestStatusFromDisk(t *testing.T) {
 	f.WriteString(`{"type":"quantum-checkpoint","sessionId":"` + sessionID + `"}` + "\n")
 	f.Close()
 	for _, id := range []string{sessionID, stale, cleared} {
-		if code, _, errOut := bottled(t, nil, append(flags, "render", id)...); code != 0 {
+		if code, _, errOut := e.run(t, "render", id); code != 0 {
 			t.Fatal(errOut)
 		}
 	}
@@ -52,7 +52,7 @@ func TestStatusFromDisk(t *testing.T) {
 	os.MkdirAll(observer, 0o700)
 	os.WriteFile(filepath.Join(observer, "0b5e7a1c-0000-4000-8000-000000000003.jsonl"), []byte(strings.ReplaceAll(transcript, sessionID, "0b5e7a1c-0000-4000-8000-000000000003")), 0o600)
 
-	code, out, errOut := bottled(t, nil, append(flags, "status", "--json")...)
+	code, out, errOut := e.run(t, "status", "--json")
 	if code != 0 {
 		t.Fatalf("status --json: code %d, stderr %q", code, errOut)
 	}
@@ -89,7 +89,7 @@ func TestStatusFromDisk(t *testing.T) {
 		}
 	}
 
-	code, out, _ = bottled(t, nil, append(flags, "status")...)
+	code, out, _ = e.run(t, "status")
 	for _, want := range []string{"not running", "1 fresh · 1 stale · 1 missing · 1 cleared and archived (of 4 transcripts)", "1 observer session (claude-mem's own, not bottled)", missing, "missing (no bottle)", "archived (cleared)", "stale (new messages in the transcript)"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
@@ -99,7 +99,6 @@ func TestStatusFromDisk(t *testing.T) {
 
 func TestStatusWithDaemon(t *testing.T) {
 	e := newEnv(t, true)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
 	// The daemon runs in-process through its package, with a debounce
 	// short enough for the test.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -117,7 +116,7 @@ func TestStatusWithDaemon(t *testing.T) {
 	deadline := time.Now().Add(testDeadline)
 	for {
 		var code int
-		code, out, _ = bottled(t, nil, append(flags, "status")...)
+		code, out, _ = e.run(t, "status")
 		if code == 0 && strings.Contains(out, "daemon    running") && strings.Contains(out, "1 fresh") && strings.Contains(out, "search    index ready") {
 			break
 		}
@@ -218,10 +217,10 @@ func writeSession(t *testing.T, e env, id, records string, mod time.Time) string
 // daemon.
 func TestStatusEmptySession(t *testing.T) {
 	e := newEnv(t, true)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	flags := e.flags()
 	const empty = "e0e0e0e0-0000-4000-8000-000000000001"
 	writeSession(t, e, empty, synth.Rec{Session: empty, At: time.Now(), CWD: "/home/dev/app"}.Cleared("c"), time.Now())
-	if code, _, errOut := bottled(t, nil, append(flags, "render", sessionID)...); code != 0 {
+	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
 		t.Fatal(errOut)
 	}
 	check := func(t *testing.T, source string) {
@@ -236,7 +235,7 @@ func TestStatusEmptySession(t *testing.T) {
 				t.Errorf("%s: the empty session is %v (%v), want empty", source, s["freshness"], s["why"])
 			}
 		}
-		_, out, _ := bottled(t, nil, append(flags, "status")...)
+		_, out, _ := e.run(t, "status")
 		if !strings.Contains(out, "1 fresh · 0 stale · 0 missing · 1 empty (of 2 transcripts)") || strings.Contains(out, "missing (") {
 			t.Errorf("%s: status:\n%s", source, out)
 		}
@@ -244,7 +243,7 @@ func TestStatusEmptySession(t *testing.T) {
 	t.Run("disk", func(t *testing.T) { check(t, "disk") })
 	t.Run("daemon", func(t *testing.T) {
 		startInProcess(t, e)
-		waitStatus(t, flags, "the daemon's catch-up is over", func(rep map[string]any) bool {
+		waitStatus(t, e, "the daemon's catch-up is over", func(rep map[string]any) bool {
 			d, _ := rep["daemon"].(map[string]any)
 			return d != nil && d["catchUp"].(map[string]any)["over"] == true
 		})
@@ -274,11 +273,11 @@ func startInProcess(t *testing.T, e env) (stop func()) {
 
 // waitStatus polls status --json until ok holds, failing after a generous
 // deadline (a busy machine; nothing here measures time).
-func waitStatus(t *testing.T, flags []string, what string, ok func(map[string]any) bool) map[string]any {
+func waitStatus(t *testing.T, e env, what string, ok func(map[string]any) bool) map[string]any {
 	t.Helper()
 	var last string
 	for deadline := time.Now().Add(testDeadline); ; time.Sleep(20 * time.Millisecond) {
-		code, out, _ := bottled(t, nil, append(flags, "status", "--json")...)
+		code, out, _ := e.run(t, "status", "--json")
 		var rep map[string]any
 		if code == 0 && json.Unmarshal([]byte(out), &rep) == nil && ok(rep) {
 			return rep
@@ -317,7 +316,7 @@ func TestStatusNotADirectory(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, json := range []bool{false, true} {
-				args := []string{"--claude-dir", e.claude, "--data-dir", e.data, "status"}
+				args := append(e.flags(), "status")
 				if json {
 					args = append(args, "--json")
 				}
@@ -336,7 +335,7 @@ func TestStatusNotADirectory(t *testing.T) {
 // and how to start one.
 func TestStatusNoDaemonFirstLine(t *testing.T) {
 	e := newEnv(t, true)
-	code, out, _ := bottled(t, nil, "--claude-dir", e.claude, "--data-dir", e.data, "status")
+	code, out, _ := e.run(t, "status")
 	first, _, _ := strings.Cut(out, "\n")
 	want := "daemon    not running (no socket at " + filepath.Join(e.data, watch.SocketFile) + "): what follows is read from disk; start it with `bottled run` or `bottled install`"
 	if code != 0 || first != want {
@@ -351,7 +350,7 @@ func TestStatusNoDaemonFirstLine(t *testing.T) {
 // how to see them all.
 func TestStatusListsEverySession(t *testing.T) {
 	e := newEnv(t, false)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	flags := e.flags()
 	const n = 25
 	t0 := time.Now().Add(-time.Hour)
 	id := func(i int) string { return fmt.Sprintf("a11a0000-0000-4000-8000-%012d", i) }
@@ -374,7 +373,7 @@ func TestStatusListsEverySession(t *testing.T) {
 	}
 	text := func(t *testing.T, args []string, shown int, header string) {
 		t.Helper()
-		_, out, _ := bottled(t, nil, append(flags, args...)...)
+		_, out, _ := e.run(t, args...)
 		if !strings.Contains(out, header) || strings.Count(out, "a11a0000-") != shown {
 			t.Errorf("%v: want %d sessions under %q:\n%s", args, shown, header, out)
 		}
@@ -386,7 +385,7 @@ func TestStatusListsEverySession(t *testing.T) {
 	})
 	t.Run("daemon", func(t *testing.T) {
 		startInProcess(t, e)
-		rep := waitStatus(t, flags, "the daemon's catch-up is over", func(rep map[string]any) bool {
+		rep := waitStatus(t, e, "the daemon's catch-up is over", func(rep map[string]any) bool {
 			d, _ := rep["daemon"].(map[string]any)
 			return d != nil && d["catchUp"].(map[string]any)["over"] == true
 		})
@@ -428,9 +427,9 @@ func nulls(v any, at string, skip map[string]bool) []string {
 // names its transcript.
 func TestStatusJSONWithDaemon(t *testing.T) {
 	e := newEnv(t, true)
-	flags := []string{"--claude-dir", e.claude, "--data-dir", e.data}
+	flags := e.flags()
 	stop := startInProcess(t, e)
-	rep := waitStatus(t, flags, "the catch-up rendered the session", func(rep map[string]any) bool {
+	rep := waitStatus(t, e, "the catch-up rendered the session", func(rep map[string]any) bool {
 		d, _ := rep["daemon"].(map[string]any)
 		recent, _ := d["recent"].([]any)
 		return d != nil && d["catchUp"].(map[string]any)["over"] == true && len(recent) == 1
@@ -448,7 +447,7 @@ func TestStatusJSONWithDaemon(t *testing.T) {
 	}
 	// Without a daemon, only "daemon" is null.
 	stop()
-	waitStatus(t, flags, "the daemon is gone", func(rep map[string]any) bool { return rep["daemon"] == nil })
+	waitStatus(t, e, "the daemon is gone", func(rep map[string]any) bool { return rep["daemon"] == nil })
 	rep, out := statusJSON(t, flags)
 	if n := nulls(rep, "", map[string]bool{".daemon": true}); len(n) > 0 {
 		t.Errorf("without a daemon, nulls at %q:\n%s", n, out)
