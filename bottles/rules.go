@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/bottled-dev/bottled/redact"
@@ -51,4 +52,17 @@ func LoadRules(dataDir string) (*redact.Rules, error) {
 		return rules, fmt.Errorf("redaction patterns in %s: %w: fix or remove each line named (bottled redacts with its built-in rules and the file's other patterns until then)", path, perr)
 	}
 	return rules, nil
+}
+
+// LoadRulesOrWarn is LoadRules for a caller that renders whatever the
+// patterns file holds (the hook, the MCP server, the web view), reading it
+// at every render since the user may change it meanwhile: what cannot be
+// used is said in log as a warning, and the rules returned redact with all
+// that can. It never fails, and never returns nil rules.
+func LoadRulesOrWarn(dataDir string, log *slog.Logger) *redact.Rules {
+	rules, err := LoadRules(dataDir)
+	if err != nil {
+		log.Warn("some redaction patterns cannot be used", "err", err)
+	}
+	return rules
 }

@@ -1,6 +1,8 @@
 package bottles
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +83,20 @@ func TestLoadRules(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not say %q", err, w)
 				}
+			}
+			if tc.file == "|" {
+				return // read once: the pipe is left waiting for a writer
+			}
+			var log bytes.Buffer
+			warned := LoadRulesOrWarn(data, slog.New(slog.NewTextHandler(&log, nil)))
+			if warned.ID() != tc.wantID {
+				t.Errorf("LoadRulesOrWarn: rules %s, want %s", warned.ID(), tc.wantID)
+			}
+			switch {
+			case err == nil && log.Len() > 0:
+				t.Errorf("LoadRulesOrWarn logged %q for usable rules", log.String())
+			case err != nil && !strings.Contains(log.String(), "level=WARN"):
+				t.Errorf("LoadRulesOrWarn did not warn of %v: %q", err, log.String())
 			}
 		})
 	}

@@ -43,18 +43,9 @@ func (c *Config) defaults() {
 	}
 }
 
-// rules reads the redaction rules of the data directory for a render. A
-// patterns file that cannot be used is said in the log (the hook prints
-// nothing else), and the hook goes on with the built-in rules and the
-// patterns that can be used: it never fails for it, and never renders
-// without redaction.
-func (c *Config) rules() *redact.Rules {
-	rules, err := bottles.LoadRules(c.DataDir)
-	if err != nil {
-		c.Log.Warn("some redaction patterns cannot be used", "err", err)
-	}
-	return rules
-}
+// rules are the data directory's redaction rules, read for each render
+// (the hook logs a patterns file it cannot use: bottles.LoadRulesOrWarn).
+func (c *Config) rules() *redact.Rules { return bottles.LoadRulesOrWarn(c.DataDir, c.Log) }
 
 // store is the data directory's bottles, rendered at the hook's clock in
 // the user's time zone.

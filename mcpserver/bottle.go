@@ -44,15 +44,6 @@ func (s *Server) findBottle(ctx context.Context, arg, current string) (string, *
 	return id, cur, nil
 }
 
-// rules reads the redaction rules of the data directory for a render (the
-// user may change the patterns file while the server runs). A file that
-// cannot be used is logged, and the server goes on with the built-in rules
-// and the patterns that can be used, as the daemon does: a tool never
-// fails for it, and never renders without redaction.
-func (s *Server) rules() *redact.Rules {
-	rules, err := bottles.LoadRules(s.cfg.DataDir)
-	if err != nil {
-		s.cfg.Log.Warn("some redaction patterns cannot be used", "err", err)
-	}
-	return rules
-}
+// rules are the data directory's redaction rules, read for each render
+// (the server logs a patterns file it cannot use: bottles.LoadRulesOrWarn).
+func (s *Server) rules() *redact.Rules { return bottles.LoadRulesOrWarn(s.cfg.DataDir, s.cfg.Log) }

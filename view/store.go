@@ -35,18 +35,9 @@ func (s *Server) ensure(ctx context.Context, id string) (*bottles.Current, error
 		Timeout: s.cfg.RenderTimeout, Rules: s.rules()})
 }
 
-// rules reads the data directory's redaction rules for a render (the user
-// may change the patterns file while the view runs). A file that cannot
-// be used is logged and the view goes on with the rules that can, as the
-// MCP server does: a page never fails for it, and no render goes without
-// redaction.
-func (s *Server) rules() *redact.Rules {
-	rules, err := bottles.LoadRules(s.cfg.DataDir)
-	if err != nil {
-		s.cfg.Log.Warn("some redaction patterns cannot be used", "err", err)
-	}
-	return rules
-}
+// rules are the data directory's redaction rules, read for each render
+// (the view logs a patterns file it cannot use: bottles.LoadRulesOrWarn).
+func (s *Server) rules() *redact.Rules { return bottles.LoadRulesOrWarn(s.cfg.DataDir, s.cfg.Log) }
 
 // onDisk reads the bottle of id as it is: the live one, else its newest
 // archived one; nil if it has neither.
