@@ -12,7 +12,6 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -32,12 +31,6 @@ const (
 	// saying it is not ready yet: long enough for the common case, short
 	// of Claude Code's patience.
 	indexWait = 15 * time.Second
-	// indexBuildFor bounds the building an opening does before the index
-	// answers, when it must be built (or its build was left unfinished
-	// and no process is at it): then searches answer from the newest
-	// sessions indexed so far, saying so, while the server goes on
-	// building in the background.
-	indexBuildFor = 2 * time.Second
 )
 
 // Config is what the server needs to know.
@@ -181,23 +174,14 @@ func (s *Server) index(ctx context.Context) (*index.Index, error) {
 	}
 }
 
-// openIndex opens the index for attempt a, then finishes its build if it
-// is unfinished (waiting while another process builds it), until ctx ends.
+// openIndex opens the index for attempt a (index.OpenForReader: searches
+// answer from the newest sessions indexed so far while it is being built),
+// then finishes its build if it is unfinished (waiting while another
+// process builds it), until ctx ends.
 func (s *Server) openIndex(ctx context.Context, a *openAttempt) {
-	ix, err := index.Open(ctx, s.cfg.DataDir, index.Options{Location: s.cfg.Location, BuildFor: indexBuildFor})
-	if err != nil {
-		a.err = fmt.Errorf("open the search index: %w", err)
-		close(a.done)
-		return
-	}
-	// Without a watch every query looks at every bottle's file; slower,
-	// still right.
-	if err := ix.Watch(); err != nil {
-		s.cfg.Log.Warn("watch bottles", "err", err)
-	}
-	a.ix = ix
+	a.ix, a.err = index.OpenForReader(ctx, s.cfg.DataDir, s.cfg.Location, s.cfg.Log)
 	close(a.done)
-	if err := ix.Build(ctx); err != nil && ctx.Err() == nil {
-		s.cfg.Log.Warn("build the search index", "err", err)
+	if a.err == nil {
+		a.ix.FinishBuild(ctx, s.cfg.Log)
 	}
 }

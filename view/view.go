@@ -42,11 +42,6 @@ const (
 	// page is served: a person waits longer than Claude Code waits for the
 	// hook, not as long as for `bottled show` (30 s).
 	RenderTimeout = 10 * time.Second
-	// indexBuildFor bounds the building of an index that must be built
-	// before the first page is served; the rest is built in the
-	// background while pages answer from what is indexed (as the MCP
-	// server does).
-	indexBuildFor = 2 * time.Second
 	// shutdownGrace is how long open requests get to finish at Ctrl-C
 	// before their connections are closed.
 	shutdownGrace = 2 * time.Second
@@ -121,14 +116,13 @@ func (s *Server) URL() string { return "http://" + s.host + "/?token=" + s.cfg.T
 // build, the bottles watcher, the daemon check and the HTTP server's.
 func Serve(ctx context.Context, cfg Config, ln net.Listener, ready func(*Server)) error {
 	cfg.defaults()
-	ix, err := index.Open(ctx, cfg.DataDir, index.Options{Location: cfg.Location, BuildFor: indexBuildFor})
+	// Built for a moment at most (index.OpenForReader), the rest in the
+	// background while pages answer from what is indexed.
+	ix, err := index.OpenForReader(ctx, cfg.DataDir, cfg.Location, cfg.Log)
 	if err != nil {
-		return fmt.Errorf("open the search index: %w", err)
+		return err
 	}
 	defer ix.Close()
-	if err := ix.Watch(); err != nil { // without, every query looks at every bottle: slower, still right
-		cfg.Log.Warn("watch bottles for the index", "err", err)
-	}
 	s := New(cfg, ix, ln.Addr().String())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -143,9 +137,7 @@ func Serve(ctx context.Context, cfg Config, ln net.Listener, ready func(*Server)
 	var watching, checking, serving error
 	go func() { // finishes an unfinished index build; ends with ctx
 		defer func() { done <- struct{}{} }()
-		if err := ix.Build(ctx); err != nil && ctx.Err() == nil { // the pages answer from what is indexed
-			cfg.Log.Warn("build the search index", "err", err)
-		}
+		ix.FinishBuild(ctx, cfg.Log)
 	}()
 	go func() { // tells open pages which bottles changed; ends with ctx
 		defer func() { done <- struct{}{} }()
