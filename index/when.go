@@ -34,3 +34,19 @@ func ParseTime(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("cannot read %q as a time: give a date (2026-05-01), a date and time (2026-05-01 14:30) or an age (12h, 7d)", s)
 }
+
+// Bound sets sc.Since and sc.Until from since and until as bottled's
+// interfaces take them from people and models (ParseTime: ages back from
+// now, times without a zone in loc); an empty one leaves its end open. The
+// error for one that cannot be read starts with which: "since: " or
+// "until: ".
+func (sc *Scope) Bound(since, until string, now time.Time, loc *time.Location) error {
+	var err error
+	if sc.Since, err = ParseTime(since, now, loc); err != nil {
+		return fmt.Errorf("since: %w", err)
+	}
+	if sc.Until, err = ParseTime(until, now, loc); err != nil {
+		return fmt.Errorf("until: %w", err)
+	}
+	return nil
+}

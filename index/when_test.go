@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,6 +31,33 @@ func TestParseTime(t *testing.T) {
 	for _, bad := range []string{"yesterday", "7", "d", "-3d", "2026-13-01", "1e9d"} {
 		if _, err := ParseTime(bad, now, time.UTC); err == nil {
 			t.Errorf("ParseTime(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestBound: a scope's ends from what was asked, open where nothing was,
+// and an error that says which end could not be read.
+func TestBound(t *testing.T) {
+	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		since, until string
+		want         Scope
+		err          string // the error's start
+	}{
+		{"", "", Scope{}, ""},
+		{"7d", "", Scope{Since: now.AddDate(0, 0, -7)}, ""},
+		{"", "2026-05-01", Scope{Until: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}, ""},
+		{"yesterday", "", Scope{}, `since: cannot read "yesterday"`},
+		{"7d", "someday", Scope{Since: now.AddDate(0, 0, -7)}, `until: cannot read "someday"`},
+	}
+	for _, c := range cases {
+		var sc Scope
+		err := sc.Bound(c.since, c.until, now, time.UTC)
+		if (err == nil) != (c.err == "") || err != nil && !strings.HasPrefix(err.Error(), c.err) {
+			t.Errorf("Bound(%q, %q): %v, want an error starting %q", c.since, c.until, err, c.err)
+		}
+		if !sc.Since.Equal(c.want.Since) || !sc.Until.Equal(c.want.Until) {
+			t.Errorf("Bound(%q, %q): since %v until %v, want %v and %v", c.since, c.until, sc.Since, sc.Until, c.want.Since, c.want.Until)
 		}
 	}
 }

@@ -126,13 +126,8 @@ func sessionCount(n int, noun string) string {
 
 func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, args searchArgs) (*sdk.CallToolResult, any, error) {
 	sc := s.scope(args.All, args.Archived, args.Limit)
-	var err error
-	now := s.cfg.Now()
-	if sc.Since, err = index.ParseTime(args.Since, now, s.cfg.Location); err != nil {
-		return nil, nil, fmt.Errorf("since: %w", err)
-	}
-	if sc.Until, err = index.ParseTime(args.Until, now, s.cfg.Location); err != nil {
-		return nil, nil, fmt.Errorf("until: %w", err)
+	if err := sc.Bound(args.Since, args.Until, s.cfg.Now(), s.cfg.Location); err != nil {
+		return nil, nil, err
 	}
 	hits, ext, err := fromIndex(ctx, s, sc, func(ix *index.Index) ([]index.Hit, error) {
 		hits, err := ix.Search(ctx, args.Query, sc)

@@ -274,13 +274,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if !f.All {
 		scope.Project = f.Project
 	}
-	now := s.cfg.Now()
-	var err error
-	if scope.Since, err = index.ParseTime(body.Since, now, s.cfg.Location); err == nil {
-		scope.Until, err = index.ParseTime(body.Until, now, s.cfg.Location)
-	}
-	if err != nil {
-		body.Error = err.Error() // index.ParseTime's says what it reads
+	if err := scope.Bound(body.Since, body.Until, s.cfg.Now(), s.cfg.Location); err != nil {
+		body.Error = err.Error() // which, and the forms index.ParseTime reads
 		s.writeStatus(w, http.StatusBadRequest, "search", f, false)
 		return
 	}

@@ -68,12 +68,8 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
-	if scope.Since, err = index.ParseTime(cmd.String("since"), now, time.Local); err != nil {
-		return usagef("--since: %v", err)
-	}
-	if scope.Until, err = index.ParseTime(cmd.String("until"), now, time.Local); err != nil {
-		return usagef("--until: %v", err)
+	if err := scope.Bound(cmd.String("since"), cmd.String("until"), time.Now(), time.Local); err != nil {
+		return usagef("--%v", err) // --since: …
 	}
 	ix, err := openIndex(ctx, cmd, d, searchBuildFor, false)
 	if err != nil {
