@@ -101,24 +101,14 @@ func RevokeRead(settings []byte, a ReadAccess) ([]byte, bool, error) {
 // editPermissions applies drop to the settings' permissions object, if
 // there is one, and removes the lists and the object it leaves empty.
 func editPermissions(settings []byte, drop func(perms *node)) ([]byte, bool, error) {
-	root, err := parseSettings(settings)
-	if err != nil {
-		return nil, false, err
-	}
-	perms := root.get("permissions")
-	if perms == nil || perms.kind != kindObject {
-		return settings, false, nil
-	}
-	drop(perms)
-	for _, key := range []string{"allow", "additionalDirectories"} {
-		if l := perms.get(key); l != nil && l.kind == kindArray && len(l.arr) == 0 {
-			perms.delete(key)
+	return removeWithin(settings, "permissions", func(perms *node) {
+		drop(perms)
+		for _, key := range []string{"allow", "additionalDirectories"} {
+			if l := perms.get(key); l != nil && l.kind == kindArray && len(l.arr) == 0 {
+				perms.delete(key)
+			}
 		}
-	}
-	if len(perms.obj) == 0 {
-		root.delete("permissions")
-	}
-	return encodeChanged(settings, root)
+	})
 }
 
 // revoke removes a's rule from permissions.allow and its directory from

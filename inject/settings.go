@@ -228,26 +228,36 @@ func RegisterHooks(settings []byte, r Registration) ([]byte, bool, error) {
 // groups, event lists and hooks object that are left empty, and whether
 // that changed anything.
 func UnregisterHooks(settings []byte) ([]byte, bool, error) {
+	return removeWithin(settings, "hooks", func(hooks *node) {
+		for _, ev := range ourEvents {
+			groups := hooks.get(ev.event)
+			if groups == nil || groups.kind != kindArray {
+				continue
+			}
+			removeOurs(groups, ev.sub)
+			if len(groups.arr) == 0 {
+				hooks.delete(ev.event)
+			}
+		}
+	})
+}
+
+// removeWithin is how bottled takes out what it added under one key of
+// the settings: it applies remove to the object under key, if there is
+// one, removes that object if remove left it empty, and returns the
+// settings and whether that changed anything.
+func removeWithin(settings []byte, key string, remove func(obj *node)) ([]byte, bool, error) {
 	root, err := parseSettings(settings)
 	if err != nil {
 		return nil, false, err
 	}
-	hooks := root.get("hooks")
-	if hooks == nil || hooks.kind != kindObject {
+	obj := root.get(key)
+	if obj == nil || obj.kind != kindObject {
 		return settings, false, nil
 	}
-	for _, ev := range ourEvents {
-		groups := hooks.get(ev.event)
-		if groups == nil || groups.kind != kindArray {
-			continue
-		}
-		removeOurs(groups, ev.sub)
-		if len(groups.arr) == 0 {
-			hooks.delete(ev.event)
-		}
-	}
-	if len(hooks.obj) == 0 {
-		root.delete("hooks")
+	remove(obj)
+	if len(obj.obj) == 0 {
+		root.delete(key)
 	}
 	return encodeChanged(settings, root)
 }

@@ -3,6 +3,7 @@ package inject
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -113,6 +114,42 @@ func TestTypeErrors(t *testing.T) {
 	for _, fine := range []string{`{"hooks":{"PostToolUse":"x"}}`, `{"permissions":{"deny":"x","defaultMode":3}}`, `{"env":[]}`} {
 		if _, _, err := RegisterHooks([]byte(fine), Registration{Command: []string{"/bin/bottled"}}); err != nil {
 			t.Errorf("%s: %v", fine, err)
+		}
+	}
+}
+
+// TestUninstallLeavesNoTrace: what install adds to settings (the hooks, the
+// read grant, the MCP tools' rules) is taken out whole by what uninstall
+// runs, with the objects it emptied, and what the user had stays.
+func TestUninstallLeavesNoTrace(t *testing.T) {
+	access := ReadAccess{Dir: "/home/me/.claude-mem/bottles", Home: "/home/me"}
+	for _, before := range []string{
+		`{"model":"opus"}`,
+		`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify"}]}]},"permissions":{"allow":["Bash(ls:*)"]}}`,
+		`{"permissions":{"blockReadsOutsideWorkingDirectories":true}}`,
+	} {
+		out, _, err := RegisterHooks([]byte(before), Registration{Command: []string{"/bin/bottled"}, MCPTools: true})
+		if err == nil {
+			out, _, _, err = GrantRead(out, access, nil)
+		}
+		if err == nil {
+			out, _, err = GrantMCPTools(out)
+		}
+		if err == nil {
+			out, _, err = UnregisterHooks(out)
+		}
+		if err == nil {
+			out, _, err = RevokeRead(out, access)
+		}
+		if err == nil {
+			out, _, err = RevokeMCPTools(out)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", before, err)
+		}
+		var want, got any
+		if json.Unmarshal([]byte(before), &want) != nil || json.Unmarshal(out, &got) != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("install then uninstall of %s left %s", before, out)
 		}
 	}
 }
