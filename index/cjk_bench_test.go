@@ -220,20 +220,16 @@ func (w *words) cjkQuery(i int, rng *rand.Rand) string {
 	w.initLanguages()
 	zh, ja, ko := w.langs[0], w.langs[1], w.langs[2]
 	pick := func(l *language, lo, hi int) string { return l.vocab[lo+rng.Intn(hi-lo)] }
-	switch i % 8 {
-	case 0:
-		return pick(zh, 10, 1000)
-	case 1:
-		return pick(zh, 1000, 20000)
-	case 2:
-		return pick(zh, 20000, len(zh.vocab))
-	case 3:
-		return pick(ja, 10, 5000)
-	case 4:
-		return pick(ko, 10, 3000)
-	case 5:
-		return pick(ko, 3000, len(ko.vocab))
-	case 6: // four characters from inside a sentence
+	// The frequency bands words are drawn from, by rank: common, middling
+	// and rare Chinese words, then Japanese, then common and rare Korean.
+	bands := []struct {
+		l      *language
+		lo, hi int
+	}{{zh, 10, 1000}, {zh, 1000, 20000}, {zh, 20000, len(zh.vocab)}, {ja, 10, 5000}, {ko, 10, 3000}, {ko, 3000, len(ko.vocab)}}
+	switch k := i % 8; {
+	case k < len(bands):
+		return pick(bands[k].l, bands[k].lo, bands[k].hi)
+	case k == 6: // four characters from inside a sentence
 		var b strings.Builder
 		for utf8.RuneCountInString(b.String()) < 12 {
 			b.WriteString(zh.word())
