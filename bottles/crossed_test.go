@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/memwriter"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -68,13 +69,8 @@ func TestWriteRefusesCrossedRender(t *testing.T) {
 	// appended; the other reads the transcript before that turn, then the
 	// database after claude-mem wrote another observation.
 	m0, t0 := memory(), transcript()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(rdbUser(c, "2026-11-30T10:01:00.000Z", "CROSS-P2 now add a test") +
+	growfile.Append(t, path, rdbUser(c, "2026-11-30T10:01:00.000Z", "CROSS-P2 now add a test")+
 		rdbAssistant(c, "2026-11-30T10:01:05.000Z", "msg_3", rdbText("CROSS-A2 Added.")))
-	f.Close()
 	t1 := transcript()
 	w.Write(t, dbPath, memwriter.Op{"op": "observation", "content": sid, "prompt_number": 1, "type": "change", "title": "CROSS-OBS2 checked coverage", "narrative": "Fine."})
 	m1 := memory()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 )
 
@@ -63,14 +64,7 @@ func TestCheckIgnoresEnqueuedCommands(t *testing.T) {
 			if _, err := storeAt(bottles).Write(b); err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.WriteString(tc.appended); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+			growfile.Append(t, path, tc.appended)
 			got, _, why, err := storeAt(bottles).Check(id, path, nil, VerifyAll, nil)
 			if err != nil || got != tc.want {
 				t.Errorf("Check = %v (%s), err %v; want %v", got, why, err, tc.want)
@@ -134,13 +128,6 @@ func TestCheckSeesSideQuestions(t *testing.T) {
 		t.Fatalf("bottle lacks the side question (err %v)", err)
 	}
 
-	f, err := os.OpenFile(aside, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(rec("qa1", "q1", agent).Assistant("m2", "BTW-QA It was --legacy.")); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	growfile.Append(t, aside, rec("qa1", "q1", agent).Assistant("m2", "BTW-QA It was --legacy."))
 	check(Stale)
 }

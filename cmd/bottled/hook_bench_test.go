@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/internal/testbin"
 )
@@ -70,14 +71,9 @@ func benchmarkHook(b *testing.B, dir, bin, hello string) {
 		}
 	}
 	appendMessage := func() {
-		f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
 		line, _ := json.Marshal(map[string]any{"type": "user", "uuid": "bench-" + time.Now().Format(time.RFC3339Nano),
 			"message": map[string]any{"role": "user", "content": "one more message"}, "timestamp": "2026-03-02T10:00:00.000Z"})
-		f.Write(append(line, '\n'))
+		growfile.Append(b, transcript, append(line, '\n'))
 	}
 	for b.Loop() {
 		testbin.Median(runHook(nil)) // warm the page cache and render the bottle once

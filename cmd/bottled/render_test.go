@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bottled-dev/bottled/internal/growfile"
 )
 
 const sessionID = "3f9c2a71-5d0e-4b8a-9c61-2e7f0a4d8b15"
@@ -173,10 +175,7 @@ func TestRenderReportsMalformedAndArchived(t *testing.T) {
 	e := newEnv(t, true)
 	flags := e.flags()
 	path := filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl")
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("{\"type\":\"user\",\n")
-	f.WriteString(`{"type":"quantum-checkpoint","sessionId":"` + sessionID + `"}` + "\n")
-	f.Close()
+	growfile.Append(t, path, "{\"type\":\"user\",\n"+`{"type":"quantum-checkpoint","sessionId":"`+sessionID+`"}`+"\n")
 	code, _, errOut := e.run(t, "render", sessionID)
 	if code != 0 || !strings.Contains(errOut, "1 transcript line could not be read and was left out") {
 		t.Errorf("code %d, stderr %q; want a warning about the malformed line", code, errOut)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
@@ -30,9 +31,7 @@ func TestStatusFromDisk(t *testing.T) {
 		os.WriteFile(filepath.Join(proj, id+".jsonl"), []byte(strings.ReplaceAll(transcript, sessionID, id)), 0o600)
 	}
 	// A record type this bottled does not know: the bottle records it, status shows it.
-	f, _ := os.OpenFile(filepath.Join(proj, sessionID+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"type":"quantum-checkpoint","sessionId":"` + sessionID + `"}` + "\n")
-	f.Close()
+	growfile.Append(t, filepath.Join(proj, sessionID+".jsonl"), `{"type":"quantum-checkpoint","sessionId":"`+sessionID+`"}`+"\n")
 	for _, id := range []string{sessionID, stale, cleared} {
 		if code, _, errOut := e.run(t, "render", id); code != 0 {
 			t.Fatal(errOut)
@@ -43,9 +42,8 @@ func TestStatusFromDisk(t *testing.T) {
 	if code := run(context.Background(), append(append([]string{"bottled"}, flags...), "hook", "session-end"), end, &hookOut, &hookErr); code != 0 {
 		t.Fatal(hookErr.String())
 	}
-	f, _ = os.OpenFile(filepath.Join(proj, stale+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"parentUuid":"a1","type":"user","message":{"role":"user","content":"STATUS new prompt"},"uuid":"u9","timestamp":"2026-05-01T11:00:00.000Z"}` + "\n")
-	f.Close()
+	growfile.Append(t, filepath.Join(proj, stale+".jsonl"),
+		`{"parentUuid":"a1","type":"user","message":{"role":"user","content":"STATUS new prompt"},"uuid":"u9","timestamp":"2026-05-01T11:00:00.000Z"}`+"\n")
 	os.WriteFile(filepath.Join(e.data, "bottles", "0rphan00-0000-4000-8000-000000000000.md"), []byte("x"), 0o600)
 	// claude-mem's observer runs sessions of its own in <data-dir>/observer-sessions: counted apart.
 	observer := filepath.Join(e.claude, "projects", sources.ProjectKey(sources.ObserverDir(e.data)))
