@@ -98,27 +98,17 @@ func (e *listEnv) write(t *testing.T, s listSession) {
 		b.WriteString(synth.Rec{Session: s.id, UUID: a, Parent: u, At: at.Add(time.Minute), CWD: s.project}.Assistant("m"+u, "LIST-ANSWER "+prompt))
 		parent = a
 	}
-	e.appendTranscript(t, s.id, s.project, b.String())
+	path := e.transcriptPath(s.id, s.project)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (e *listEnv) transcriptPath(id, project string) string {
 	return filepath.Join(sources.ProjectsDir(e.claude), sources.ProjectKey(project), id+".jsonl")
-}
-
-func (e *listEnv) appendTranscript(t *testing.T, id, project, records string) {
-	t.Helper()
-	path := e.transcriptPath(id, project)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(records); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func (e *listEnv) run(t *testing.T, args ...string) (int, string, string) {

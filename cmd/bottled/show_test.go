@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 )
 
@@ -39,7 +40,7 @@ func (e *listEnv) archived(t *testing.T, id string) (string, string) {
 func (e *listEnv) addTurn(t *testing.T, id, project, text string) {
 	t.Helper()
 	at := listBase.Add(6 * time.Hour)
-	e.appendTranscript(t, id, project, synth.Rec{Session: id, UUID: "u-" + text, Parent: "", At: at, CWD: project}.User(text))
+	growfile.Append(t, e.transcriptPath(id, project), synth.Rec{Session: id, UUID: "u-" + text, Parent: "", At: at, CWD: project}.User(text))
 }
 
 func TestShowCommand(t *testing.T) {
