@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bottled-dev/bottled/bottles"
 	"github.com/ncruces/go-sqlite3"
+
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // redactable is a session whose first prompt holds a secret, with enough
@@ -57,6 +58,8 @@ func fileSize(path string) int64 {
 	return info.Size()
 }
 
+// markerThere reports whether the purge marker of data's bottles is there:
+// a purge was asked for and not answered yet.
 func markerThere(t *testing.T, data string) bool {
 	t.Helper()
 	_, err := os.Lstat(bottles.Open(data, nil, nil).PurgeMarker())
