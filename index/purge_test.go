@@ -26,6 +26,24 @@ func redactable(id, secret string) talk {
 	return s
 }
 
+// indexedSecret writes, into a new data directory, the bottle of a
+// session whose first prompt holds secret, and opens its index (closed at
+// the test's end).
+func indexedSecret(t *testing.T, secret string) (data string, s talk, ix *Index) {
+	t.Helper()
+	data = t.TempDir()
+	s = redactable("s", secret)
+	writeBottles(t, data, s.Bottle(t, testNow))
+	return data, s, openIndex(t, data)
+}
+
+// purged reports whether a purge asked for secret is done: no file of the
+// index holds it, and the request is gone.
+func purged(t *testing.T, data, secret string) bool {
+	t.Helper()
+	return !filesHold(t, Dir(data), secret) && !markerThere(t, data)
+}
+
 // holdSnapshot opens the index's database as another process reading it
 // does, and keeps a read transaction open until release: the WAL cannot be
 // emptied meanwhile.
@@ -111,7 +129,7 @@ func TestPurgeKeepsALaterRequest(t *testing.T) {
 	if err := ix.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if filesHold(t, Dir(data), second) || markerThere(t, data) {
+	if !purged(t, data, second) {
 		t.Error("the second request was not answered")
 	}
 }
@@ -125,10 +143,7 @@ func TestPurgeWaitsForReaders(t *testing.T) {
 	}
 	t.Parallel()
 	const secret = "zqxreadersecretzq"
-	data := t.TempDir()
-	s := redactable("s", secret)
-	writeBottles(t, data, s.Bottle(t, testNow))
-	ix := openIndex(t, data)
+	data, s, ix := indexedSecret(t, secret)
 	release := holdSnapshot(t, ix)
 	redact(t, data, &s, secret)
 	if err := ix.Sync(context.Background()); !errors.Is(err, ErrPurge) {
@@ -144,7 +159,7 @@ func TestPurgeWaitsForReaders(t *testing.T) {
 	if err := ix.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if filesHold(t, Dir(data), secret) || markerThere(t, data) {
+	if !purged(t, data, secret) {
 		t.Error("the next sync did not purge")
 	}
 }
@@ -154,17 +169,15 @@ func TestPurgeWaitsForReaders(t *testing.T) {
 // old generation is gone.
 func TestPurgeByRebuild(t *testing.T) {
 	const secret = "zqxrebuildsecretzq"
-	data := t.TempDir()
-	s := redactable("s", secret)
-	writeBottles(t, data, s.Bottle(t, testNow))
-	openIndex(t, data).Close()
+	data, s, old := indexedSecret(t, secret)
+	old.Close()
 	redact(t, data, &s, secret)
 	ix, err := Open(context.Background(), data, Options{Location: time.UTC, Rebuild: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if filesHold(t, Dir(data), secret) || markerThere(t, data) {
+	if !purged(t, data, secret) {
 		t.Error("the rebuild did not answer the request")
 	}
 }
@@ -176,10 +189,7 @@ func TestPurgeByRebuild(t *testing.T) {
 // request stays; once the lock is free, the next sync purges.
 func TestPurgeWhileLocked(t *testing.T) {
 	const secret = "zqxlockedsecretzq"
-	data := t.TempDir()
-	s := redactable("s", secret)
-	writeBottles(t, data, s.Bottle(t, testNow))
-	ix := openIndex(t, data)
+	data, s, ix := indexedSecret(t, secret)
 	unlock := lockAsBuilder(t, data)
 	redact(t, data, &s, secret)
 	err := ix.Sync(context.Background())
@@ -193,7 +203,7 @@ func TestPurgeWhileLocked(t *testing.T) {
 	if err := ix.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if filesHold(t, Dir(data), secret) || markerThere(t, data) {
+	if !purged(t, data, secret) {
 		t.Error("the sync after the lock was freed did not purge")
 	}
 }
