@@ -294,3 +294,24 @@ func TestFlagsAnywhere(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingBinaryBeside: mcp, view and export run nothing when the
+// binary they run is not beside bottled, and say how to build it.
+func TestMissingBinaryBeside(t *testing.T) {
+	e := newArgsEnv(t)
+	for _, bin := range []string{mcpBinary, viewBinary} {
+		if err := os.Remove(filepath.Join(filepath.Dir(e.bin), bin)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		bin  string
+	}{{[]string{"mcp"}, mcpBinary}, {[]string{"view"}, viewBinary}, {[]string{"export", sessionID}, viewBinary}} {
+		code, _, stderr := bottled(t, nil, append(dirFlags(e.claude, e.data), c.args...)...)
+		if code != exitFailed || !strings.Contains(stderr, filepath.Join(filepath.Dir(e.bin), c.bin)+" is missing") ||
+			!strings.Contains(stderr, "./cmd/bottled ./cmd/"+c.bin) || len(*e.exec) > 0 {
+			t.Errorf("%q: exit %d, ran %q, stderr %q; want 1, nothing run, how to build %s", c.args, code, *e.exec, stderr, c.bin)
+		}
+	}
+}

@@ -23,7 +23,7 @@ func (s *setup) claudeDir() string { return filepath.Dir(s.settings) }
 // beside this binary, with the directories spelled out like the hooks. The
 // error says how to build bottled-mcp when it is not there.
 func (s *setup) mcpCommand() ([]string, error) {
-	bin, err := mcpBinaryBeside(s.command[0])
+	bin, err := besideBottled(s.command[0], mcpBinary)
 	return append([]string{bin}, s.command[1:]...), err
 }
 

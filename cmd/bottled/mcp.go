@@ -2,10 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"syscall"
 
 	"github.com/urfave/cli/v3"
 )
@@ -14,10 +10,6 @@ import (
 // bottled: the server links the MCP SDK, whose start-up the hooks in this
 // binary must not pay for.
 const mcpBinary = "bottled-mcp"
-
-// execServer replaces this process with the MCP server; tests record what
-// it would run instead.
-var execServer = syscall.Exec
 
 func mcpCommand() *cli.Command {
 	return &cli.Command{
@@ -39,24 +31,5 @@ func runMCP(_ context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	bin, err := mcpBinaryBeside(exe)
-	if err != nil {
-		return exitError{code: exitFailed, msg: err.Error()}
-	}
-	args := []string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}
-	if err := execServer(bin, args, os.Environ()); err != nil {
-		return fmt.Errorf("run %s: %w", bin, err)
-	}
-	return nil
-}
-
-// mcpBinaryBeside is bottled-mcp beside the bottled binary bin, and an
-// error that says how to build it when it is not there.
-func mcpBinaryBeside(bin string) (string, error) {
-	dir := filepath.Dir(bin)
-	mcp := filepath.Join(dir, mcpBinary)
-	if _, err := os.Stat(mcp); err != nil {
-		return mcp, fmt.Errorf("%s is missing: build it beside bottled (go build -o %s/ ./cmd/bottled ./cmd/bottled-mcp)", mcp, dir)
-	}
-	return mcp, nil
+	return execBeside(exe, mcpBinary, d)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,14 +106,5 @@ func execView(cmd *cli.Command, args []string) error {
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return err
 	}
-	bin := filepath.Join(filepath.Dir(exe), viewBinary)
-	if _, err := os.Stat(bin); err != nil {
-		return exitError{code: exitFailed, msg: fmt.Sprintf("%s is missing: build it beside bottled (go build -o %s/ ./cmd/bottled ./cmd/bottled-view)",
-			bin, filepath.Dir(exe))}
-	}
-	argv := append([]string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}, args...)
-	if err := execServer(bin, argv, os.Environ()); err != nil {
-		return fmt.Errorf("run %s: %w", bin, err)
-	}
-	return nil
+	return execBeside(exe, viewBinary, d, args...)
 }

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// The binaries installed beside bottled (bottled-mcp, bottled-view) link
+// what the hooks in this one must not pay for at start; the commands that
+// need them (mcp, view, export) replace this process with them.
+
+// execServer replaces this process with a binary from beside it; tests
+// record what it would run instead.
+var execServer = syscall.Exec
+
+// besideBottled is the binary name beside the bottled binary bin, and an
+// error that says how to build it when it is not there.
+func besideBottled(bin, name string) (string, error) {
+	dir := filepath.Dir(bin)
+	path := filepath.Join(dir, name)
+	if _, err := os.Stat(path); err != nil {
+		return path, fmt.Errorf("%s is missing: build it beside bottled (go build -o %s/ ./cmd/bottled ./cmd/%s)", path, dir, name)
+	}
+	return path, nil
+}
+
+// execBeside replaces this process with the binary name from beside the
+// bottled binary bottled, given d's directories, then args.
+func execBeside(bottled, name string, d dirs, args ...string) error {
+	bin, err := besideBottled(bottled, name)
+	if err != nil {
+		return exitError{code: exitFailed, msg: err.Error()}
+	}
+	argv := append([]string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}, args...)
+	if err := execServer(bin, argv, os.Environ()); err != nil {
+		return fmt.Errorf("run %s: %w", bin, err)
+	}
+	return nil
+}
