@@ -129,6 +129,11 @@ func (r *renderer) full() (pre, body *doc) {
 	leg := 1
 	r.legs = append(r.legs, 1)
 	ruled := false // a rule was written and nothing since
+	if c := r.in.Cache; c != nil {
+		c.begin(r.in.Rules.ID(), r.in.Location, r.project)
+		defer c.end(len(turns))
+	}
+	ti := 0 // the turn's index among turns
 	for _, s := range segs {
 		if s.compact != nil {
 			leg++
@@ -141,9 +146,10 @@ func (r *renderer) full() (pre, body *doc) {
 			ruled = true
 			continue
 		}
-		if r.turn(body, s.turn, !ruled) {
+		if r.cachedTurn(body, ti, s.turn, !ruled) {
 			ruled = false
 		}
+		ti++
 	}
 	for i := len(turns) - 1; i >= 0; i-- {
 		if turns[i].user != nil {

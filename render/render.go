@@ -72,6 +72,9 @@ type Input struct {
 	// Rules redact credentials from every string shown (nil: the built-in
 	// rules; redaction is never off). State.Redact records their ID.
 	Rules *redact.Rules
+	// Cache, if not nil, is the session's render cache, which the render
+	// reads and updates (see Cache): the bottle is the same without it.
+	Cache *Cache
 }
 
 // Bottle is a rendered bottle.

@@ -239,7 +239,7 @@ func appendPhases(b *testing.B, d *Daemon, s *session, id, path string, n *int) 
 			}
 		}
 		at[1] = time.Now()
-		in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, s.chain), Now: time.Now(), Location: time.Local, Rules: d.rulesNow()}
+		in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, s.chain), Now: time.Now(), Location: time.Local, Rules: d.rulesNow(), Cache: &s.cache}
 		at[2] = time.Now()
 		bt, err := render.Render(in)
 		if err != nil {

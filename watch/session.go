@@ -37,12 +37,16 @@ type session struct {
 	// bottle made by other rules that it replaces may have held what the
 	// rules now redact, which the search index must forget too.
 	madeBy string
-	bytes  int64 // the memory it holds, as of its last render (set by the loop)
+	// cache keeps the bottle's turns as last rendered, so that a render
+	// after an append renders only the turns it changed (render.Cache).
+	cache render.Cache
+	bytes int64 // the memory it holds, as of its last render (set by the loop)
 }
 
-// size estimates the memory a session's parse state and records hold.
+// size estimates the memory a session's parse state, records and render
+// cache hold.
 func (s *session) size() int64 {
-	n := s.mem.Size()
+	n := s.mem.Size() + s.cache.Size()
 	for _, t := range s.chain {
 		n += t.Size()
 	}
@@ -205,7 +209,7 @@ func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *r
 			res.continued = append(res.continued, next)
 		}
 	}
-	in := render.Input{SessionID: s.id, Now: d.cfg.Now(), Location: time.Local, Rules: d.rulesNow()}
+	in := render.Input{SessionID: s.id, Now: d.cfg.Now(), Location: time.Local, Rules: d.rulesNow(), Cache: &s.cache}
 	if len(live) > 0 {
 		in.Spine = sources.BuildSpine(s.id, live)
 		if d.observerSession(path, in.Spine.CWD) {

@@ -1,0 +1,220 @@
+package render
+
+import (
+	"slices"
+	"time"
+
+	"github.com/bottled-dev/bottled/sources"
+)
+
+// Cache keeps, from one render of a session's full bottle to the next,
+// each turn's rendered bytes with everything they were rendered from, so
+// that a render after an append renders again only the turns whose inputs
+// changed (in the common case the last one) and copies the others. The
+// output is byte for byte a render without the cache.
+//
+// A turn's bytes are reused only when every input of that turn is equal
+// to the one it was rendered from: its user message, assistant messages,
+// inserts and observations (compared field by field, text included), the
+// turn's place in the bottle (a rule before it, the outline still empty,
+// the date last shown) and the render's redaction rules, time zone and
+// project directory. A change of any of these renders the turn again; a
+// change of the rules, the time zone or the project drops the whole
+// cache. A `<private>` tag that an appended block closes changes the
+// text of the message it is in, which renders that message's turn again.
+//
+// The caller owns the Cache (the daemon keeps one per session, beside
+// the session's parse state) and passes it in Input.Cache; Render updates
+// it in place, so one Cache is used by one render at a time. The zero
+// value is an empty cache.
+type Cache struct {
+	rules   string // redact.Rules.ID
+	loc     *time.Location
+	project string
+	turns   []cachedTurn // by the turn's index among the bottle's turns
+	size    int64
+}
+
+// cachedTurn is a turn as rendered, with what it was rendered from.
+type cachedTurn struct {
+	in      turnInput
+	bytes   []byte
+	lines   int
+	wrote   bool
+	outline []outlineItem // lines relative to the turn's first line
+	last    string        // the timeFormatter's date after the turn
+}
+
+// turnInput is everything a turn's rendering reads besides the render's
+// rules, location and project: the turn's sources, copied (a spine is
+// built afresh for each render, and its slices must not alias the ones
+// kept here), and its place in the bottle.
+type turnInput struct {
+	rule, outlineEmpty bool
+	when               string // the date last shown before the turn
+	hasUser            bool
+	user               sources.Entry
+	assistant          []sources.Entry
+	inserts            []insertInput
+	obs                []sources.Observation
+}
+
+type insertInput struct {
+	at        int
+	user      sources.Entry
+	hasAnswer bool
+	answer    sources.Entry
+}
+
+// Size estimates the memory the cache holds: the rendered bytes and the
+// text of the inputs kept (strings the spine shares with the parse state
+// are counted again, which errs on the high side).
+func (c *Cache) Size() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.size
+}
+
+// begin readies the cache for a render by rules, loc and project: a
+// cache made with any other is dropped.
+func (c *Cache) begin(rules string, loc *time.Location, project string) {
+	if c.rules != rules || c.loc != loc || c.project != project {
+		*c = Cache{rules: rules, loc: loc, project: project}
+	}
+}
+
+// end drops what is kept of turns past the n the render had.
+func (c *Cache) end(n int) {
+	if len(c.turns) > n {
+		clear(c.turns[n:])
+		c.turns = c.turns[:n]
+	}
+	c.size = 0
+	for i := range c.turns {
+		c.size += c.turns[i].in.size() + int64(len(c.turns[i].bytes))
+	}
+}
+
+// inputOf is what rendering t reads, beside the renderer's constants.
+func (r *renderer) inputOf(t *turn, rule bool) turnInput {
+	in := turnInput{rule: rule, outlineEmpty: len(r.outline) == 0, when: r.when.last}
+	if t.user != nil {
+		in.hasUser, in.user = true, cloneEntry(t.user)
+	}
+	for _, a := range t.assistant {
+		in.assistant = append(in.assistant, cloneEntry(a))
+	}
+	for _, ins := range t.inserts {
+		ii := insertInput{at: ins.at, user: cloneEntry(ins.user)}
+		if ins.answer != nil {
+			ii.hasAnswer, ii.answer = true, cloneEntry(ins.answer)
+		}
+		in.inserts = append(in.inserts, ii)
+	}
+	in.obs = slices.Clone(t.obs)
+	return in
+}
+
+// matches reports whether rendering t now would read exactly in.
+func (r *renderer) matches(in *turnInput, t *turn, rule bool) bool {
+	if in.rule != rule || in.outlineEmpty != (len(r.outline) == 0) || in.when != r.when.last ||
+		in.hasUser != (t.user != nil) || len(in.assistant) != len(t.assistant) ||
+		len(in.inserts) != len(t.inserts) || !slices.Equal(in.obs, t.obs) {
+		return false
+	}
+	if t.user != nil && !sameEntry(&in.user, t.user) {
+		return false
+	}
+	for i, a := range t.assistant {
+		if !sameEntry(&in.assistant[i], a) {
+			return false
+		}
+	}
+	for i, ins := range t.inserts {
+		k := &in.inserts[i]
+		if k.at != ins.at || k.hasAnswer != (ins.answer != nil) || !sameEntry(&k.user, ins.user) ||
+			ins.answer != nil && !sameEntry(&k.answer, ins.answer) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameEntry reports whether two entries are equal in every field.
+func sameEntry(a, b *sources.Entry) bool {
+	return scalarsOf(a) == scalarsOf(b) && slices.Equal(a.ToolUseIDs, b.ToolUseIDs) && slices.Equal(a.Deeds, b.Deeds)
+}
+
+// entryScalars is sources.Entry without its slices, which sameEntry
+// compares apart. TestEntryScalarsCoverEntry fails when Entry gains a
+// field this does not have.
+type entryScalars struct {
+	Kind                         sources.EntryKind
+	Time                         time.Time
+	Text                         string
+	Images                       int
+	Steering, Aside, Undelivered bool
+	Trigger, Session             string
+}
+
+func scalarsOf(e *sources.Entry) entryScalars {
+	return entryScalars{Kind: e.Kind, Time: e.Time, Text: e.Text, Images: e.Images, Steering: e.Steering,
+		Aside: e.Aside, Undelivered: e.Undelivered, Trigger: e.Trigger, Session: e.Session}
+}
+
+func cloneEntry(e *sources.Entry) sources.Entry {
+	c := *e
+	c.ToolUseIDs, c.Deeds = slices.Clone(e.ToolUseIDs), slices.Clone(e.Deeds)
+	return c
+}
+
+// size estimates the memory of a turn's kept inputs.
+func (in *turnInput) size() int64 {
+	n := int64(len(in.user.Text))
+	for _, a := range in.assistant {
+		n += int64(len(a.Text)) + 64*int64(len(a.Deeds))
+	}
+	for _, ins := range in.inserts {
+		n += int64(len(ins.user.Text) + len(ins.answer.Text))
+	}
+	for _, o := range in.obs {
+		n += int64(len(o.Title) + len(o.Subtitle) + len(o.Narrative) + len(o.Text))
+	}
+	return n
+}
+
+// cachedTurn writes turn t (the bottle's turn number i) as turn would,
+// from the cache when it holds t as rendered from the same inputs, and
+// keeps what it rendered otherwise. Without a cache it is turn.
+func (r *renderer) cachedTurn(body *doc, i int, t *turn, rule bool) bool {
+	c := r.in.Cache
+	if c == nil {
+		return r.turn(body, t, rule)
+	}
+	start := body.next()
+	if i < len(c.turns) && r.matches(&c.turns[i].in, t, rule) {
+		ct := &c.turns[i]
+		body.b.Write(ct.bytes)
+		body.lines += ct.lines
+		for _, it := range ct.outline {
+			it.line += start
+			r.outline = append(r.outline, it)
+		}
+		r.when.last = ct.last
+		return ct.wrote
+	}
+	in := r.inputOf(t, rule)
+	from, items := body.b.Len(), len(r.outline)
+	wrote := r.turn(body, t, rule)
+	ct := cachedTurn{in: in, bytes: slices.Clone(body.b.Bytes()[from:]), lines: body.next() - start, wrote: wrote, last: r.when.last}
+	for _, it := range r.outline[items:] {
+		it.line -= start
+		ct.outline = append(ct.outline, it)
+	}
+	for len(c.turns) <= i {
+		c.turns = append(c.turns, cachedTurn{})
+	}
+	c.turns[i] = ct
+	return wrote
+}

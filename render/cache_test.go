@@ -1,0 +1,231 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/sources"
+)
+
+// TestCacheEqualsRenderAtEverySplit grows a copy of every real transcript
+// one line at a time and renders it with the session's cache after each
+// line, and without one after each of the first and last cacheEdge lines
+// and every stride-th line between (each render without the cache costs
+// the whole prefix): the bottles must be byte for byte the same. Along
+// the way the redaction rules and the time zone change (and change back)
+// every few lines, which must drop what the cache holds.
+func TestCacheEqualsRenderAtEverySplit(t *testing.T) {
+	ruleSets := cacheTestRules(t)
+	zones := []*time.Location{time.UTC, time.FixedZone("X", 5*3600+1800)}
+	for _, f := range fixtures.All(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tr := sources.NewTranscript("s", path)
+			cache := &Cache{}
+			lines := bytes.SplitAfter(data, []byte("\n"))
+			stride := max(1, len(lines)/cacheEdge)
+			for n, line := range lines {
+				appendBytes(t, path, line)
+				if _, err := tr.Update(); err != nil {
+					t.Fatal(err)
+				}
+				in := Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow,
+					Rules: ruleSets[n/13%len(ruleSets)], Location: zones[n/29%len(zones)]}
+				if n < cacheEdge || len(lines)-n <= cacheEdge || n%stride == 0 {
+					checkCached(t, in, cache, fmt.Sprintf("after line %d", n+1))
+					continue
+				}
+				in.Cache = cache
+				if _, err := Render(in); err != nil && !errors.Is(err, ErrNothing) {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// cacheEdge is how many of a transcript's first and last lines
+// TestCacheEqualsRenderAtEverySplit checks a render after.
+const cacheEdge = 100
+
+// checkCached renders in with cache and without, and fails unless both
+// give the same bottle.
+func checkCached(t *testing.T, in Input, cache *Cache, when string) *Bottle {
+	t.Helper()
+	want, werr := Render(in)
+	in.Cache = cache
+	got, gerr := Render(in)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("%s: render with the cache: %v, without: %v", when, gerr, werr)
+	}
+	if werr != nil {
+		return nil
+	}
+	if !bytes.Equal(got.Bytes, want.Bytes) {
+		t.Fatalf("%s: the bottle rendered with the cache differs from the one without: %s", when, firstDiff(want.Bytes, got.Bytes))
+	}
+	if !reflect.DeepEqual(got.State, want.State) {
+		t.Fatalf("%s: state with the cache %+v, without %+v", when, got.State, want.State)
+	}
+	return got
+}
+
+// cacheTestRules are the built-in rules and rules that also redact a
+// common word, so that a turn kept from the other rules shows.
+func cacheTestRules(t *testing.T) []*redact.Rules {
+	t.Helper()
+	user, err := redact.Parse([]byte("common word: the\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := redact.Builtin().With(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []*redact.Rules{redact.Builtin(), more}
+}
+
+// TestCachePrivateTagClosedLater renders, with a cache, an assistant
+// message whose text blocks arrive in separate records: the first opens a
+// <private> tag that only the third closes, and the user's next message
+// follows. After every record the bottle is the one rendered without a
+// cache, and once the tag is closed the private words are in neither.
+func TestCachePrivateTagClosedLater(t *testing.T) {
+	const secret = "hunter2-open-sesame"
+	records := []string{
+		userLine("u1", "", "first question"),
+		assistantLine("a1", "u1", "m1", "an answer <private>"+secret),
+		assistantLine("a2", "a1", "m1", "still "+secret),
+		assistantLine("a3", "a2", "m1", secret+"</private> and the rest"),
+		userLine("u2", "a3", "second question"),
+		assistantLine("a4", "u2", "m2", "second answer"),
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr := sources.NewTranscript("s", path)
+	cache := &Cache{}
+	for n, rec := range records {
+		appendBytes(t, path, []byte(rec+"\n"))
+		if _, err := tr.Update(); err != nil {
+			t.Fatal(err)
+		}
+		in := Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow}
+		b := checkCached(t, in, cache, fmt.Sprintf("after record %d", n+1))
+		if n >= 3 && strings.Contains(string(b.Bytes), secret) {
+			t.Fatalf("after record %d: the bottle shows what the <private> tag holds:\n%s", n+1, b.Bytes)
+		}
+	}
+}
+
+// TestCacheObservationsLate renders the golden case whose observations
+// belong to several turns with a cache filled before claude-mem recorded
+// any, then with one more at a time: each must land under its turn as
+// in a render without the cache.
+func TestCacheObservationsLate(t *testing.T) {
+	in := loadCase(t, filepath.Join("..", "testdata", "render", "memory-placement"))
+	if in.ClaudeMem == nil || len(in.ClaudeMem.Observations) < 2 {
+		t.Fatal("the case has fewer than two observations")
+	}
+	all := in.ClaudeMem.Observations
+	cache := &Cache{}
+	for n := 0; n <= len(all); n++ {
+		m := *in.ClaudeMem
+		m.Observations = all[:n]
+		in.ClaudeMem = &m
+		checkCached(t, in, cache, fmt.Sprintf("with %d observations", n))
+	}
+	// Backwards too: an observation gone from a turn renders it again.
+	for n := len(all); n >= 0; n-- {
+		m := *in.ClaudeMem
+		m.Observations = all[:n]
+		in.ClaudeMem = &m
+		checkCached(t, in, cache, fmt.Sprintf("back to %d observations", n))
+	}
+}
+
+// TestEntryScalarsCoverEntry keeps the cache's comparison of entries
+// whole: every field of sources.Entry is in entryScalars, or is one of
+// the slices sameEntry compares apart.
+func TestEntryScalarsCoverEntry(t *testing.T) {
+	have := map[string]bool{"ToolUseIDs": true, "Deeds": true}
+	s := reflect.TypeFor[entryScalars]()
+	for i := range s.NumField() {
+		have[s.Field(i).Name] = true
+	}
+	e := reflect.TypeFor[sources.Entry]()
+	for i := range e.NumField() {
+		if f := e.Field(i); !have[f.Name] {
+			t.Errorf("sources.Entry.%s is not compared by the render cache: add it to entryScalars and scalarsOf", f.Name)
+		}
+	}
+	if want := e.NumField(); s.NumField()+2 != want {
+		t.Errorf("entryScalars has %d fields, sources.Entry %d besides its two slices", s.NumField(), want-2)
+	}
+}
+
+func userLine(uuid, parent, text string) string {
+	return fmt.Sprintf(`{"parentUuid":%s,"type":"user","message":{"role":"user","content":%q},"uuid":%q,"timestamp":"2026-03-02T10:00:00.000Z","sessionId":"s"}`, parentJSON(parent), text, uuid)
+}
+
+func assistantLine(uuid, parent, msg, text string) string {
+	return fmt.Sprintf(`{"parentUuid":%s,"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}]},"uuid":%q,"timestamp":"2026-03-02T10:00:01.000Z","sessionId":"s"}`, parentJSON(parent), msg, text, uuid)
+}
+
+func parentJSON(p string) string {
+	if p == "" {
+		return "null"
+	}
+	return fmt.Sprintf("%q", p)
+}
+
+func appendBytes(t *testing.T, path string, data []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCacheDateShownBefore renders, with a cache, two spines whose second
+// turn is the same but whose first turn ends on another day: the second
+// turn's times show the date or not by what was shown before it, so it
+// must not be copied from the first render.
+func TestCacheDateShownBefore(t *testing.T) {
+	day1 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	day2 := day1.AddDate(0, 0, 1)
+	spine := func(firstAnswer time.Time) *sources.Spine {
+		return &sources.Spine{SessionID: "s", Started: day1, Entries: []sources.Entry{
+			{Kind: sources.EntryUser, Time: day1, Text: "first question"},
+			{Kind: sources.EntryAssistant, Time: firstAnswer, Text: "first answer"},
+			{Kind: sources.EntryUser, Time: day2, Text: "second question"},
+			{Kind: sources.EntryAssistant, Time: day2, Text: "second answer"},
+		}}
+	}
+	cache := &Cache{}
+	for i, at := range []time.Time{day1, day2, day1} {
+		checkCached(t, Input{SessionID: "s", Spine: spine(at), Now: goldenNow}, cache, fmt.Sprintf("spine %d", i+1))
+	}
+}
