@@ -195,20 +195,23 @@ func (r *renderer) cachedTurn(body *doc, i int, t *turn, rule bool) bool {
 	start := body.next()
 	if i < len(c.turns) && r.matches(&c.turns[i].in, t, rule) {
 		ct := &c.turns[i]
-		body.b.Write(ct.bytes)
-		body.lines += ct.lines
-		for _, it := range ct.outline {
+		body.splice(ct.bytes, ct.lines)
+		for k := range ct.outline {
+			it := ct.outline[k]
 			it.line += start
+			it.kept = &ct.outline[k]
 			r.outline = append(r.outline, it)
 		}
 		r.when.last = ct.last
 		return ct.wrote
 	}
 	in := r.inputOf(t, rule)
-	from, items := body.b.Len(), len(r.outline)
-	wrote := r.turn(body, t, rule)
-	ct := cachedTurn{in: in, bytes: slices.Clone(body.b.Bytes()[from:]), lines: body.next() - start, wrote: wrote, last: r.when.last}
-	for _, it := range r.outline[items:] {
+	fresh, items := &doc{lines: body.lines}, len(r.outline)
+	wrote := r.turn(fresh, t, rule)
+	ct := cachedTurn{in: in, bytes: fresh.b.Bytes(), lines: fresh.lines - body.lines, wrote: wrote, last: r.when.last}
+	body.splice(ct.bytes, ct.lines)
+	for k := items; k < len(r.outline); k++ {
+		it := r.outline[k]
 		it.line -= start
 		ct.outline = append(ct.outline, it)
 	}

@@ -125,7 +125,12 @@ func (r *renderer) full() (pre, body *doc) {
 	}
 	pre = originalRequest(first)
 
-	body = newBody(spineSize(sp))
+	// With a cache, the turns are spliced in (doc.splice) and the body's
+	// own buffer holds only the compaction markers.
+	body = &doc{}
+	if r.in.Cache == nil {
+		body = newBody(spineSize(sp))
+	}
 	leg := 1
 	r.legs = append(r.legs, 1)
 	ruled := false // a rule was written and nothing since

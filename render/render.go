@@ -163,6 +163,9 @@ type outlineItem struct {
 	// their labels were most of a re-render's outline work).
 	user   string
 	images int
+	// kept, if not nil, is the item as the render cache keeps it, where
+	// the label made for the outline is kept too.
+	kept *outlineItem
 }
 
 // text is the item's label.
@@ -240,15 +243,19 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 	outline := shortenOutline(r.outline)
 	offset := top.lines + len(outline) + 1 + pre.lines // absolute line of body line 0
 	for _, it := range outline {
+		label := it.text()
+		if it.kept != nil {
+			it.kept.label = label // made once, for the next render too
+		}
 		if it.line < 0 {
-			top.line("- " + it.text())
+			top.line("- " + label)
 			continue
 		}
 		parts := []string{fmt.Sprintf("line %d", offset+it.line)}
 		if it.clock != "" {
 			parts = append(parts, it.clock)
 		}
-		top.line("- " + strings.Join(append(parts, it.text()), " · "))
+		top.line("- " + strings.Join(append(parts, label), " · "))
 	}
 	top.blank()
 	r.state.Outline = [2]int{outlineStart, outlineStart + len(outline) - 1}
@@ -260,7 +267,7 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 	r.state.Session = r.in.SessionID
 	r.state.Rendered = r.in.Now.UTC()
 	r.state.Lines = top.lines + pre.lines + body.lines
-	out, err := r.state.withStateLine(head.b.Bytes(), top.b.Bytes(), pre.b.Bytes(), body.b.Bytes())
+	out, err := r.state.withStateLine(head.b.Bytes(), append([][]byte{top.b.Bytes(), pre.b.Bytes()}, body.bytes()...)...)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", r.in.SessionID, err)
 	}
@@ -282,11 +289,28 @@ func (r *renderer) stamp(t time.Time) string {
 	return t.In(r.in.Location).Format("2006-01-02 15:04:05 MST")
 }
 
-// doc accumulates markdown and counts its lines.
+// doc accumulates markdown and counts its lines. Its bytes are those of
+// pieces, then those of b: a render with a cache adds the turns it copies
+// as pieces (see splice), so that they are copied once, into the bottle.
 type doc struct {
-	b     bytes.Buffer
-	lines int
+	pieces [][]byte
+	b      bytes.Buffer
+	lines  int
 }
+
+// splice adds p, of lines lines, to the doc without copying it; p must
+// not change while the doc is in use.
+func (d *doc) splice(p []byte, lines int) {
+	if d.b.Len() > 0 {
+		d.pieces = append(d.pieces, bytes.Clone(d.b.Bytes()))
+		d.b.Reset()
+	}
+	d.pieces = append(d.pieces, p)
+	d.lines += lines
+}
+
+// bytes is the doc's bytes, in pieces.
+func (d *doc) bytes() [][]byte { return append(d.pieces, d.b.Bytes()) }
 
 // bodyBuffers recycles body buffers between renders. A daemon re-renders
 // big bottles several times a second; fresh multi-megabyte buffers each
