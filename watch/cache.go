@@ -7,7 +7,9 @@ import (
 )
 
 // The parse state of sessions (see session) is kept between renders so
-// that a render reads only what was appended. It is bounded by bytes
+// that a render reads only what was appended, with the session's render
+// cache (render.Cache), so that it renders only the turns that changed;
+// both count against the bounds. It is bounded by bytes
 // (Config.CacheBytes) as well as by count (Config.MaxCached): the least
 // recently rendered idle sessions are released first. A session changed
 // less than activeGrace ago is kept even beyond the budget, so that a live

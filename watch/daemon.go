@@ -82,7 +82,9 @@ const (
 	DefaultWorkers   = 2
 	DefaultMaxCached = 32
 	// DefaultCacheBytes bounds the parse state kept for sessions between
-	// renders: a session's is a tenth to a fifteenth of its transcript, so
+	// renders, their render caches included: a session's is a tenth to a
+	// fifteenth of its transcript (its render cache about its bottle's
+	// size, a fortieth of the transcript), so
 	// this keeps a few long sessions (hundreds of MB of transcript) and
 	// hundreds of ordinary ones.
 	DefaultCacheBytes = 64 << 20

@@ -136,7 +136,7 @@ func BenchmarkRender100MB(b *testing.B) {
 			if _, err := t.Update(); err != nil {
 				b.Fatal(err)
 			}
-			in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, s.chain), Now: time.Now()}
+			in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, s.chain), Now: time.Now(), Cache: &s.cache}
 			if _, err := render.Render(in); err != nil {
 				b.Fatal(err)
 			}
@@ -214,8 +214,9 @@ func appendWhole(b *testing.B, d *Daemon, id, path string, n *int) {
 // appendPhases splits the work of one append into its phases, each
 // timed apart, as renderSession and the daemon's syncer do them: reading
 // the appended bytes ("parse-ms"), building the conversation from every
-// record ("spine-ms"), rendering the whole bottle ("render-ms"), writing
-// it ("write-ms"), syncing it ("sync-ms") and indexing it ("index-ms").
+// record ("spine-ms"), rendering the bottle, its unchanged turns copied
+// from the session's render cache ("render-ms"), writing it
+// ("write-ms"), syncing it ("sync-ms") and indexing it ("index-ms").
 func appendPhases(b *testing.B, d *Daemon, s *session, id, path string, n *int) {
 	ctx := context.Background()
 	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local})
