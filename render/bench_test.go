@@ -105,3 +105,32 @@ func BenchmarkStdlibDecode(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkRenderSpine renders the same spine (built once) without a
+// cache ("plain"), with an empty one, as a session's first render in the
+// daemon does ("fill"), and with the cache that render left ("warm"):
+// what filling the cache costs a full render, and what a render that
+// copies every turn still does.
+func BenchmarkRenderSpine(b *testing.B) {
+	path, _ := benchTranscript(b)
+	tr, err := sources.ReadTranscript("bench", path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp := sources.BuildSpine("bench", []*sources.Transcript{tr})
+	in := Input{SessionID: "bench", Spine: sp, Now: time.Now()}
+	warm := &Cache{}
+	for _, c := range []struct {
+		name  string
+		cache func() *Cache
+	}{{"plain", func() *Cache { return nil }}, {"fill", func() *Cache { return &Cache{} }}, {"warm", func() *Cache { return warm }}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				in.Cache = c.cache()
+				if _, err := Render(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"slices"
 	"time"
 
@@ -102,8 +103,9 @@ func (r *renderer) inputOf(t *turn, rule bool) turnInput {
 	if t.user != nil {
 		in.hasUser, in.user = true, cloneEntry(t.user)
 	}
-	for _, a := range t.assistant {
-		in.assistant = append(in.assistant, cloneEntry(a))
+	in.assistant = make([]sources.Entry, len(t.assistant))
+	for i, a := range t.assistant {
+		in.assistant[i] = cloneEntry(a)
 	}
 	for _, ins := range t.inserts {
 		ii := insertInput{at: ins.at, user: cloneEntry(ins.user)}
@@ -206,9 +208,13 @@ func (r *renderer) cachedTurn(body *doc, i int, t *turn, rule bool) bool {
 		return ct.wrote
 	}
 	in := r.inputOf(t, rule)
-	fresh, items := &doc{lines: body.lines}, len(r.outline)
+	// The turn is rendered into the renderer's scratch buffer and kept
+	// in a slice of its own size.
+	fresh, items := &r.scratch, len(r.outline)
+	fresh.b.Reset()
+	fresh.lines = body.lines
 	wrote := r.turn(fresh, t, rule)
-	ct := cachedTurn{in: in, bytes: fresh.b.Bytes(), lines: fresh.lines - body.lines, wrote: wrote, last: r.when.last}
+	ct := cachedTurn{in: in, bytes: bytes.Clone(fresh.b.Bytes()), lines: fresh.lines - body.lines, wrote: wrote, last: r.when.last}
 	body.splice(ct.bytes, ct.lines)
 	for k := items; k < len(r.outline); k++ {
 		it := r.outline[k]

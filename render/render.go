@@ -149,6 +149,7 @@ type renderer struct {
 	when    timeFormatter
 	project string
 	started time.Time
+	scratch doc // where a render with a cache renders a turn it keeps
 }
 
 // outlineItem is one line of the outline: a user turn or a compaction.
