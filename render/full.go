@@ -135,7 +135,7 @@ func (r *renderer) full() (pre, body *doc) {
 	r.legs = append(r.legs, 1)
 	ruled := false // a rule was written and nothing since
 	if c := r.in.Cache; c != nil {
-		c.begin(r.in.Rules.ID(), r.in.Location, r.project)
+		c.begin(r.in.Rules, r.in.Location, r.project)
 		defer c.end(len(turns))
 	}
 	ti := 0 // the turn's index among turns
