@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,12 +16,13 @@ import (
 )
 
 // TestCacheEqualsRenderAtEverySplit grows a copy of every real transcript
-// one line at a time and renders it with the session's cache after each
-// line, and without one after each of the first and last cacheEdge lines
-// and every stride-th line between (each render without the cache costs
-// the whole prefix): the bottles must be byte for byte the same. Along
-// the way the redaction rules and the time zone change (and change back)
-// every few lines, which must drop what the cache holds.
+// line by line and renders it with the session's cache after each line
+// (in a transcript of more than cacheSplits lines, after every n-th line,
+// n the number of lines over cacheSplits, and after the last one: every
+// render costs the whole prefix) and without one: the bottles must be
+// byte for byte the same. Along the way the redaction rules change at a
+// third of the lines and change back at two thirds, and the time zone
+// changes at each quarter, which must drop what the cache holds.
 func TestCacheEqualsRenderAtEverySplit(t *testing.T) {
 	ruleSets := cacheTestRules(t)
 	zones := []*time.Location{time.UTC, time.FixedZone("X", 5*3600+1800)}
@@ -40,30 +40,24 @@ func TestCacheEqualsRenderAtEverySplit(t *testing.T) {
 			tr := sources.NewTranscript("s", path)
 			cache := &Cache{}
 			lines := bytes.SplitAfter(data, []byte("\n"))
-			stride := max(1, len(lines)/cacheEdge)
-			for n, line := range lines {
-				appendBytes(t, path, line)
+			step := max(1, len(lines)/cacheSplits)
+			for n := 0; n < len(lines); n += step {
+				upTo := min(n+step, len(lines))
+				appendBytes(t, path, bytes.Join(lines[n:upTo], nil))
 				if _, err := tr.Update(); err != nil {
 					t.Fatal(err)
 				}
 				in := Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow,
-					Rules: ruleSets[n/13%len(ruleSets)], Location: zones[n/29%len(zones)]}
-				if n < cacheEdge || len(lines)-n <= cacheEdge || n%stride == 0 {
-					checkCached(t, in, cache, fmt.Sprintf("after line %d", n+1))
-					continue
-				}
-				in.Cache = cache
-				if _, err := Render(in); err != nil && !errors.Is(err, ErrNothing) {
-					t.Fatal(err)
-				}
+					Rules: ruleSets[3*n/len(lines)%len(ruleSets)], Location: zones[4*n/len(lines)%len(zones)]}
+				checkCached(t, in, cache, fmt.Sprintf("after line %d", upTo))
 			}
 		})
 	}
 }
 
-// cacheEdge is how many of a transcript's first and last lines
-// TestCacheEqualsRenderAtEverySplit checks a render after.
-const cacheEdge = 100
+// cacheSplits is how many split points of a transcript
+// TestCacheEqualsRenderAtEverySplit renders at, at most.
+const cacheSplits = 100
 
 // checkCached renders in with cache and without, and fails unless both
 // give the same bottle.
