@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,7 +217,8 @@ func appendWhole(b *testing.B, d *Daemon, id, path string, n *int) {
 // the appended bytes ("parse-ms"), building the conversation from every
 // record ("spine-ms"), rendering the bottle, its unchanged turns copied
 // from the session's render cache ("render-ms"), writing it
-// ("write-ms"), syncing it ("sync-ms") and indexing it ("index-ms").
+// ("write-ms"), syncing it ("sync-ms") and indexing it ("index-ms"),
+// in wall time and in the process's CPU time ("parse-cpu-ms", …).
 func appendPhases(b *testing.B, d *Daemon, s *session, id, path string, n *int) {
 	ctx := context.Background()
 	ix, err := index.Open(ctx, d.cfg.DataDir, index.Options{Location: time.Local})
@@ -228,42 +230,46 @@ func appendPhases(b *testing.B, d *Daemon, s *session, id, path string, n *int) 
 		b.Fatal(err)
 	}
 	phases := []string{"parse-ms", "spine-ms", "render-ms", "write-ms", "sync-ms", "index-ms"}
-	spent := make([]time.Duration, len(phases))
+	spent, cpus := make([]time.Duration, len(phases)), make([]time.Duration, len(phases))
 	for b.Loop() {
 		appendTurn(b, path, id, *n)
 		*n++
 		var at [7]time.Time
-		at[0] = time.Now()
+		var cpu [7]time.Duration
+		mark := func(i int) { at[i], cpu[i] = time.Now(), cpuTime(b) }
+		mark(0)
 		for _, t := range s.chain {
 			if _, err := t.Update(); err != nil {
 				b.Fatal(err)
 			}
 		}
-		at[1] = time.Now()
+		mark(1)
 		in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, s.chain), Now: time.Now(), Location: time.Local, Rules: d.rulesNow(), Cache: &s.cache}
-		at[2] = time.Now()
+		mark(2)
 		bt, err := render.Render(in)
 		if err != nil {
 			b.Fatal(err)
 		}
-		at[3] = time.Now()
+		mark(3)
 		if out, err := d.batch.Write(bt); err != nil || out != bottles.Written {
 			b.Fatal(out, err)
 		}
-		at[4] = time.Now()
+		mark(4)
 		if err := d.batch.Sync(); err != nil {
 			b.Fatal(err)
 		}
-		at[5] = time.Now()
+		mark(5)
 		if err := ix.Put(ctx, id+".md", bt.Bytes); err != nil {
 			b.Fatal(err)
 		}
-		at[6] = time.Now()
+		mark(6)
 		for i := range phases {
 			spent[i] += at[i+1].Sub(at[i])
+			cpus[i] += cpu[i+1] - cpu[i]
 		}
 	}
 	for i, p := range phases {
 		b.ReportMetric(float64(spent[i].Microseconds())/1e3/float64(b.N), p)
+		b.ReportMetric(float64(cpus[i].Microseconds())/1e3/float64(b.N), strings.Replace(p, "-ms", "-cpu-ms", 1))
 	}
 }
