@@ -24,7 +24,7 @@ func runCommand() *cli.Command {
 			&cli.DurationFlag{Name: "max-wait", Value: watch.DefaultMaxWait, Usage: "longest a session that keeps changing waits for a render"},
 			&cli.IntFlag{Name: "workers", Value: watch.DefaultWorkers, Usage: "sessions rendered at once"},
 			&cli.IntFlag{Name: "max-cached", Value: watch.DefaultMaxCached, Usage: "sessions whose parse state is kept in memory"},
-			&cli.IntFlag{Name: "cache-mb", Value: watch.DefaultCacheBytes >> 20, Usage: "MiB of parse state kept in memory (a live session bigger than that is kept while it changes)"},
+			&cli.IntFlag{Name: "cache-mb", Value: watch.DefaultCacheBytes >> 20, Usage: "MiB of parse state and rendered turns kept in memory (a live session bigger than that is kept while it changes)"},
 			&cli.DurationFlag{Name: "rescan", Value: watch.DefaultRescan, Usage: "interval of the full check that covers missed file events"},
 			// For tests that follow the rescan's checks of quiet transcripts
 			// without waiting seconds for the quiet.
