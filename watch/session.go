@@ -119,7 +119,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 	d.syncChain(s, path)
 	d.expectBottle(s)
 	for attempt := 1; ; attempt++ {
-		b, db, err := d.renderOnce(ctx, s, path, &res)
+		b, db, err := d.renderOnce(ctx, s, path, catchUp, &res)
 		if err != nil || b == nil {
 			if err == nil && path != "" {
 				d.stampNothing(path, before)
@@ -183,11 +183,14 @@ func (d *Daemon) written(ctx context.Context, s *session, b *render.Bottle, path
 }
 
 // renderOnce brings the session's parse state up to date, reads its
-// claude-mem records and renders its bottle. It returns a nil bottle
-// (and sets res.outcome) when there is nothing to render or the session
-// (its transcript at path) is claude-mem's own, and the database it read
-// (nil if none).
-func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *result) (*render.Bottle, *sources.ClaudeMemDB, error) {
+// claude-mem records and renders its bottle: through the session's render
+// cache, except at catch-up, whose sessions changed while the daemon was
+// not running and are mostly left alone after (filling a cache for each
+// would cost the catch-up its copies, and memory, for nothing). It
+// returns a nil bottle (and sets res.outcome) when there is nothing to
+// render or the session (its transcript at path) is claude-mem's own, and
+// the database it read (nil if none).
+func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, catchUp bool, res *result) (*render.Bottle, *sources.ClaudeMemDB, error) {
 	var live []*sources.Transcript
 	update := (*sources.Transcript).Update
 	if s.verify {
@@ -209,7 +212,10 @@ func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, res *r
 			res.continued = append(res.continued, next)
 		}
 	}
-	in := render.Input{SessionID: s.id, Now: d.cfg.Now(), Location: time.Local, Rules: d.rulesNow(), Cache: &s.cache}
+	in := render.Input{SessionID: s.id, Now: d.cfg.Now(), Location: time.Local, Rules: d.rulesNow()}
+	if !catchUp {
+		in.Cache = &s.cache
+	}
 	if len(live) > 0 {
 		in.Spine = sources.BuildSpine(s.id, live)
 		if d.observerSession(path, in.Spine.CWD) {
