@@ -510,6 +510,17 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 	}
 	redact := func(t *testing.T, path string, at int64) { overwrite(t, path, at, blank) }
 	noSecret := func(b string) bool { return strings.Contains(b, "REDACT-P1") && !strings.Contains(b, secret) }
+	indexed := func(t *testing.T, data string) {
+		t.Helper()
+		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
+	}
+	// gone waits until the bottle is as ok wants it (the secret gone), then
+	// until the index's files no longer hold the secret.
+	gone := func(t *testing.T, d *daemon, id string, ok func(string) bool) {
+		t.Helper()
+		d.waitBottle(id, "the secret leaves the bottle", ok)
+		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, d.data, secret) })
+	}
 
 	t.Run("daemon, written in place", func(t *testing.T) {
 		t.Parallel()
@@ -518,11 +529,10 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		path, at := write(t, claude, id)
 		d := startDaemon(t, claude, data, "--rescan", "1h") // events only
 		d.waitContains(id, secret)
-		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
+		indexed(t, data)
 		fileClockTick(t, path)
 		redact(t, path, at)
-		d.waitBottle(id, "the secret leaves the bottle", noSecret)
-		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
+		gone(t, d, id, noSecret)
 	})
 	t.Run("daemon, written in place with an append", func(t *testing.T) {
 		t.Parallel()
@@ -532,13 +542,10 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		// Rescans five times a second; checks a transcript once quiet for 100 ms.
 		d := startDaemon(t, claude, data, "--check-quiet", "100ms")
 		d.waitContains(id, secret)
-		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
+		indexed(t, data)
 		redact(t, path, at)
 		appendFile(t, path, userRec(id, "u9", "a0", "REDACT-P9 and one more thing"))
-		d.waitBottle(id, "the secret leaves the bottle", func(b string) bool {
-			return noSecret(b) && strings.Contains(b, "REDACT-P9")
-		})
-		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
+		gone(t, d, id, func(b string) bool { return noSecret(b) && strings.Contains(b, "REDACT-P9") })
 	})
 	t.Run("daemon started after it", func(t *testing.T) {
 		t.Parallel()
@@ -554,9 +561,8 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		fileClockTick(t, path)
 		redact(t, path, at)
 		d = startDaemon(t, claude, data, "--rescan", "1h") // its catch-up only
-		d.waitBottle(id, "the secret leaves the bottle", noSecret)
-		eventually(t, "the index is ready", func() bool { return strings.Contains(d.stderr.String(), "search index ready") })
-		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
+		d.logged("search index ready", 1)
+		gone(t, d, id, noSecret)
 	})
 	t.Run("daemon that never read the transcript", func(t *testing.T) {
 		// The daemon finds the bottle fresh at start, so it holds no
@@ -571,10 +577,9 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		// events only.
 		fileClockTick(t, path)
 		d := startDaemon(t, claude, data, "--rescan", "1h")
-		eventually(t, "the index holds the secret", func() bool { return indexHolds(t, data, secret) })
+		indexed(t, data)
 		redact(t, path, at)
-		d.waitBottle(id, "the secret leaves the bottle", noSecret)
-		eventually(t, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
+		gone(t, d, id, noSecret)
 	})
 	t.Run("no daemon: hook or render command, then a search", func(t *testing.T) {
 		t.Parallel()
