@@ -471,7 +471,16 @@ func (d *Daemon) drain() {
 		case res := <-d.results:
 			d.finish(res)
 		case <-done:
-			return
+			// Every render has sent its result before it returned, and
+			// the channel holds those the select did not take.
+			for {
+				select {
+				case res := <-d.results:
+					d.finish(res)
+				default:
+					return
+				}
+			}
 		}
 	}
 }
