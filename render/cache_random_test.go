@@ -1,0 +1,394 @@
+package render
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/sources"
+)
+
+// TestCacheRandomSessions grows random sessions (see randomSession) step
+// by step, changing them the ways Claude Code and claude-mem do between
+// two renders, and renders each step with the session's cache and
+// without: the bottles must be byte for byte the same, and neither may
+// show a secret a <private> tag holds or a credential the rules redact.
+func TestCacheRandomSessions(t *testing.T) {
+	seeds := 60
+	if testing.Short() {
+		seeds = 10
+	}
+	for seed := range uint64(seeds) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			checkRandomSession(t, seed, 80)
+		})
+	}
+}
+
+// FuzzCache is TestCacheRandomSessions for any seed and length.
+func FuzzCache(f *testing.F) {
+	for _, s := range []uint64{1, 7, 42, 1 << 40} {
+		f.Add(s, uint8(40))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, steps uint8) {
+		checkRandomSession(t, seed, int(steps))
+	})
+}
+
+const (
+	randomSecret = "PRIV-S3CR3T-Q7"
+	// randomWord is redacted by some of the rules the session is
+	// rendered with.
+	randomWord = "widget"
+)
+
+// checkRandomSession renders steps steps of the random session of seed.
+func checkRandomSession(t *testing.T, seed uint64, steps int) {
+	s := newRandomSession(t, seed)
+	cache := &Cache{}
+	for step := range steps {
+		ops := s.change()
+		in := s.input()
+		b := checkCached(t, in, cache, fmt.Sprintf("seed %d, step %d after %v", seed, step, ops))
+		if b == nil {
+			continue
+		}
+		bottle := string(b.Bytes)
+		if strings.Contains(bottle, randomSecret) {
+			t.Fatalf("seed %d, step %d: the bottle shows what a <private> tag holds:\n%s", seed, step, bottle)
+		}
+		if strings.Contains(bottle, s.cred.Secret) {
+			t.Fatalf("seed %d, step %d: the bottle shows a credential:\n%s", seed, step, bottle)
+		}
+	}
+	if testing.Verbose() {
+		t.Logf("seed %d: %d entries, %d observations, cache %d bytes", seed, len(s.entries), len(s.obs), cache.Size())
+	}
+}
+
+// randomSession is a session's spine and claude-mem records as a render
+// sees them, changed at random between renders. Its entries and
+// observations are changed in place, in the arrays the last render read,
+// so that a cache that kept a slice of them instead of a copy would see
+// the change and wrongly copy a turn it must render again.
+type randomSession struct {
+	rng        *rand.Rand
+	entries    []sources.Entry
+	obs        []sources.Observation
+	prompts    []sources.Prompt
+	toolUses   map[string]int64
+	at         time.Time
+	session    string
+	cwd        string
+	rules      []*redact.Rules
+	rule       int
+	zones      []*time.Location
+	zone       int
+	cred       fakecred.Credential
+	nextID     int64
+	nextPrompt int64
+}
+
+func newRandomSession(t *testing.T, seed uint64) *randomSession {
+	t.Helper()
+	word, err := redact.Parse([]byte("common word: " + randomWord + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := []*redact.Rules{nil, redact.Builtin()}
+	for range 2 { // two values of the same rules: the same ID
+		r, err := redact.Builtin().With(word)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, r)
+	}
+	return &randomSession{
+		rng:      rand.New(rand.NewPCG(seed, seed^0xcac4e)),
+		at:       time.Date(2026, 3, 1, 22, 0, 0, 0, time.UTC),
+		session:  "s",
+		cwd:      "/home/u/proj",
+		rules:    rules,
+		zones:    []*time.Location{time.UTC, time.FixedZone("E", 5*3600+1800), time.FixedZone("W", -8*3600)},
+		toolUses: map[string]int64{},
+		cred:     fakecred.New(seed).GitHub('p'),
+	}
+}
+
+// input is what the session renders from now; its slices are the
+// session's own.
+func (s *randomSession) input() Input {
+	sp := &sources.Spine{SessionID: "s", CWD: s.cwd, Entries: s.entries}
+	if len(s.entries) > 0 {
+		sp.Started = s.entries[0].Time
+	}
+	in := Input{SessionID: "s", Spine: sp, Now: goldenNow, Rules: s.rules[s.rule], Location: s.zones[s.zone]}
+	if len(s.obs) > 0 || len(s.prompts) > 0 {
+		in.ClaudeMem = &sources.ClaudeMem{ContentSessionID: "s", Observations: s.obs, Prompts: s.prompts, ToolUses: s.toolUses}
+	}
+	return in
+}
+
+// change changes the session: mostly an append of a few entries, often
+// more than one change, and returns what it did.
+func (s *randomSession) change() []string {
+	var ops []string
+	for n := 1 + s.rng.IntN(3); n > 0; n-- {
+		op := s.rng.IntN(100)
+		switch {
+		case op < 45:
+			ops = append(ops, "append")
+			for k := 1 + s.rng.IntN(4); k > 0; k-- {
+				s.appendEntry()
+			}
+		case op < 50:
+			ops = append(ops, "rewind")
+			s.rewind()
+		case op < 60:
+			ops = append(ops, "edit text")
+			s.editText()
+		case op < 67:
+			ops = append(ops, "late result")
+			s.lateResult()
+		case op < 71:
+			ops = append(ops, "delivered")
+			s.toggleDelivered()
+		case op < 80:
+			ops = append(ops, "observation")
+			s.addObservation()
+		case op < 85:
+			ops = append(ops, "observation edited")
+			s.editObservation()
+		case op < 88:
+			ops = append(ops, "prompt")
+			s.addPrompt()
+		case op < 92:
+			ops = append(ops, "rules")
+			s.rule = s.rng.IntN(len(s.rules))
+		case op < 95:
+			ops = append(ops, "zone")
+			s.zone = s.rng.IntN(len(s.zones))
+		case op < 97:
+			ops = append(ops, "cwd")
+			s.cwd = []string{"/home/u/proj", "/home/u/other", ""}[s.rng.IntN(3)]
+		default:
+			ops = append(ops, "retime")
+			s.retime()
+		}
+	}
+	return ops
+}
+
+// words are what messages are made of: words the rules redact, tags,
+// paths under the project, lines that look like the bottle's structure.
+var randomWords = []string{"fix", "the", "build", randomWord, "test", "/home/u/proj/main.go", "---", "**User**",
+	"<system-reminder>x</system-reminder>", "\n", "\n\n", "ok", "later", "##", "Leg", "é", "🙂"}
+
+func (s *randomSession) text() string {
+	var b strings.Builder
+	for n := s.rng.IntN(8); n > 0; n-- {
+		switch r := s.rng.IntN(40); {
+		case r == 0:
+			b.WriteString("<private>" + randomSecret + "</private>")
+		case r == 1:
+			b.WriteString(" <private>" + randomSecret) // closed later, or never
+		case r == 2:
+			b.WriteString(" " + s.cred.Text + " ")
+		default:
+			b.WriteString(randomWords[s.rng.IntN(len(randomWords))] + " ")
+		}
+	}
+	return b.String()
+}
+
+// tick moves the session's clock on by up to a few hours, so that turns
+// fall on several dates.
+func (s *randomSession) tick() time.Time {
+	s.at = s.at.Add(time.Duration(s.rng.IntN(5*60)) * time.Minute)
+	return s.at
+}
+
+func (s *randomSession) appendEntry() {
+	e := sources.Entry{Time: s.tick(), Session: s.session}
+	switch r := s.rng.IntN(20); {
+	case r < 6:
+		e.Kind, e.Text = sources.EntryUser, s.text()
+		e.Steering = s.rng.IntN(5) == 0
+		if s.rng.IntN(8) == 0 {
+			e.Images = 1 + s.rng.IntN(2)
+		}
+	case r < 15:
+		e.Kind, e.Text = sources.EntryAssistant, s.text()
+		if s.rng.IntN(3) == 0 {
+			e.Text = ""
+		}
+		for k := s.rng.IntN(4); k > 0; k-- {
+			s.addDeed(&e)
+		}
+	case r < 17:
+		e.Kind, e.Text, e.Steering, e.Undelivered = sources.EntryUser, s.text(), true, true
+	case r < 19:
+		e.Kind, e.Text, e.Aside = sources.EntryUser, s.text(), true
+		s.entries = append(s.entries, e)
+		if s.rng.IntN(3) > 0 {
+			s.entries = append(s.entries, sources.Entry{Kind: sources.EntryAssistant, Aside: true, Time: s.tick(), Text: s.text(), Session: s.session})
+		}
+		return
+	default:
+		e.Kind, e.Trigger = sources.EntryCompaction, []string{"", "auto", "manual"}[s.rng.IntN(3)]
+		if s.rng.IntN(2) == 0 {
+			s.session = fmt.Sprintf("s%d", len(s.entries))
+			e.Session = s.session
+		}
+	}
+	s.entries = append(s.entries, e)
+}
+
+var randomDeeds = []sources.Deed{
+	{Kind: sources.DeedRead, Tool: "Read", Target: "/home/u/proj/main.go"},
+	{Kind: sources.DeedRead, Tool: "Read", Target: "/home/u/proj/x.go"},
+	{Kind: sources.DeedSearch, Tool: "Grep", Target: "func " + randomWord},
+	{Kind: sources.DeedEdit, Tool: "Edit", Target: "/home/u/proj/main.go", Added: 3, Removed: 1, Lines: true},
+	{Kind: sources.DeedWrite, Tool: "Write", Target: "/home/u/proj/new.go", Added: 9, Lines: true, Created: true},
+	{Kind: sources.DeedCommand, Tool: "Bash", Target: "go test ./..."},
+	{Kind: sources.DeedCommand, Tool: "Bash", Target: "echo <private>" + randomSecret + "</private>"},
+	{Kind: sources.DeedTask, Tool: "Task", Target: "look at the " + randomWord, Agent: "Explore"},
+	{Kind: sources.DeedOther, Tool: "mcp__x", Target: "the " + randomWord},
+}
+
+// addDeed adds a tool call to an assistant entry, as a block of its
+// message read in a later append would.
+func (s *randomSession) addDeed(e *sources.Entry) {
+	d := randomDeeds[s.rng.IntN(len(randomDeeds))]
+	d.Failed = s.rng.IntN(6) == 0
+	id := fmt.Sprintf("toolu_%d_%d", len(s.entries), len(e.ToolUseIDs))
+	e.Deeds = append(e.Deeds, d)
+	e.ToolUseIDs = append(e.ToolUseIDs, id)
+}
+
+// rewind cuts the session at an earlier entry: what follows is written
+// over the same array by the appends after.
+func (s *randomSession) rewind() {
+	if len(s.entries) > 1 {
+		s.entries = s.entries[:1+s.rng.IntN(len(s.entries)-1)]
+		s.at = s.entries[len(s.entries)-1].Time
+	}
+}
+
+// editText changes an earlier entry in place: a block of its message
+// read later, a <private> tag closed, a message rewritten.
+func (s *randomSession) editText() {
+	if len(s.entries) == 0 {
+		return
+	}
+	e := &s.entries[s.rng.IntN(len(s.entries))]
+	switch s.rng.IntN(4) {
+	case 0:
+		e.Text += "\n\n" + s.text()
+	case 1: // the tag an earlier block opened closed, or one opened
+		if strings.Count(e.Text, "<private>") > strings.Count(e.Text, "</private>") {
+			e.Text += " still " + randomSecret + "</private> and after"
+		} else {
+			e.Text += " <private>" + randomSecret
+		}
+	case 2:
+		e.Text = s.text()
+	default:
+		if e.Kind == sources.EntryAssistant {
+			s.addDeed(e)
+		} else {
+			e.Images++
+		}
+	}
+}
+
+// lateResult marks a tool call of an earlier entry failed or not, in the
+// array the spine's entries share, as a result read later does.
+func (s *randomSession) lateResult() {
+	for range 5 {
+		if len(s.entries) == 0 {
+			return
+		}
+		e := &s.entries[s.rng.IntN(len(s.entries))]
+		if len(e.Deeds) > 0 {
+			d := &e.Deeds[s.rng.IntN(len(e.Deeds))]
+			d.Failed = !d.Failed
+			return
+		}
+	}
+}
+
+// toggleDelivered turns a queued message into a delivered one or back.
+func (s *randomSession) toggleDelivered() {
+	for i := range s.entries {
+		if e := &s.entries[i]; e.Steering && s.rng.IntN(3) == 0 {
+			e.Undelivered = !e.Undelivered
+			return
+		}
+	}
+}
+
+func (s *randomSession) addObservation() {
+	s.nextID++
+	created := s.at.Add(-time.Duration(s.rng.IntN(24*60)) * time.Minute)
+	o := sources.Observation{ID: s.nextID, Type: "change", Title: s.text(), Narrative: s.text(), Created: created}
+	switch s.rng.IntN(4) {
+	case 0:
+		o.Title, o.Narrative, o.Text = "", "", s.text()+"\n"+s.text()
+	case 1:
+		o.PromptNumber = 1 + s.rng.Int64N(s.nextPrompt+1)
+	case 2: // linked to a tool call of the transcript
+		for range 5 {
+			if len(s.entries) == 0 {
+				break
+			}
+			if e := s.entries[s.rng.IntN(len(s.entries))]; len(e.ToolUseIDs) > 0 {
+				s.toolUses[e.ToolUseIDs[s.rng.IntN(len(e.ToolUseIDs))]] = o.ID
+				break
+			}
+		}
+	}
+	s.obs = append(s.obs, o)
+}
+
+func (s *randomSession) editObservation() {
+	if len(s.obs) == 0 {
+		return
+	}
+	i := s.rng.IntN(len(s.obs))
+	switch s.rng.IntN(3) {
+	case 0:
+		s.obs[i].Title = s.text()
+	case 1:
+		s.obs[i].Narrative += s.text()
+	default:
+		s.obs = append(s.obs[:i], s.obs[i+1:]...)
+	}
+}
+
+// addPrompt records a user message as claude-mem stores it.
+func (s *randomSession) addPrompt() {
+	for range 5 {
+		if len(s.entries) == 0 {
+			return
+		}
+		if e := s.entries[s.rng.IntN(len(s.entries))]; e.Kind == sources.EntryUser && !e.Aside {
+			s.nextPrompt++
+			s.prompts = append(s.prompts, sources.Prompt{ID: s.nextPrompt, Number: s.nextPrompt, Text: e.Text, Created: e.Time})
+			return
+		}
+	}
+}
+
+// retime moves an earlier entry's time: a rewritten transcript.
+func (s *randomSession) retime() {
+	if len(s.entries) > 0 {
+		e := &s.entries[s.rng.IntN(len(s.entries))]
+		e.Time = e.Time.Add(time.Duration(s.rng.IntN(48)-24) * time.Hour)
+	}
+}
