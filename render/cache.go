@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
@@ -69,9 +70,9 @@ type insertInput struct {
 	answer    sources.Entry
 }
 
-// Size estimates the memory the cache holds: the rendered bytes and the
-// text of the inputs kept (strings the spine shares with the parse state
-// are counted again, which errs on the high side).
+// Size estimates the memory the cache holds: the rendered bytes, the
+// inputs kept and the structs that hold them (strings the spine shares
+// with the parse state are counted again, which errs on the high side).
 func (c *Cache) Size() int64 {
 	if c == nil {
 		return 0
@@ -97,7 +98,7 @@ func (c *Cache) end(n int) {
 	}
 	c.size = 0
 	for i := range c.turns {
-		c.size += c.turns[i].in.size() + int64(len(c.turns[i].bytes))
+		c.size += c.turns[i].size()
 	}
 }
 
@@ -175,17 +176,51 @@ func cloneEntry(e *sources.Entry) sources.Entry {
 	return c
 }
 
+// Sizes of what a cache keeps per turn besides text: in a session of
+// short turns they are most of its memory (TestCacheSizeCoversHeap).
+const (
+	cachedTurnBytes  = int64(unsafe.Sizeof(cachedTurn{}))
+	entryBytes       = int64(unsafe.Sizeof(sources.Entry{}))
+	insertBytes      = int64(unsafe.Sizeof(insertInput{}))
+	deedBytes        = int64(unsafe.Sizeof(sources.Deed{}))
+	stringBytes      = int64(unsafe.Sizeof(""))
+	observationBytes = int64(unsafe.Sizeof(sources.Observation{}))
+	outlineItemBytes = int64(unsafe.Sizeof(outlineItem{}))
+)
+
+// size estimates the memory of a turn as kept: its bytes, its outline
+// items and its inputs.
+func (ct *cachedTurn) size() int64 {
+	n := cachedTurnBytes + int64(cap(ct.bytes)) + int64(len(ct.last))
+	for _, it := range ct.outline {
+		n += outlineItemBytes + int64(len(it.clock)+len(it.label))
+	}
+	return n + ct.in.size()
+}
+
 // size estimates the memory of a turn's kept inputs.
 func (in *turnInput) size() int64 {
-	n := int64(len(in.user.Text))
-	for _, a := range in.assistant {
-		n += int64(len(a.Text)) + 64*int64(len(a.Deeds))
+	n := int64(len(in.when)) + entrySize(&in.user)
+	for i := range in.assistant {
+		n += entryBytes + entrySize(&in.assistant[i])
 	}
-	for _, ins := range in.inserts {
-		n += int64(len(ins.user.Text) + len(ins.answer.Text))
+	for i := range in.inserts {
+		n += insertBytes + entrySize(&in.inserts[i].user) + entrySize(&in.inserts[i].answer)
 	}
 	for _, o := range in.obs {
-		n += int64(len(o.Title) + len(o.Subtitle) + len(o.Narrative) + len(o.Text))
+		n += observationBytes + int64(len(o.Type)+len(o.Title)+len(o.Subtitle)+len(o.Narrative)+len(o.Text))
+	}
+	return n
+}
+
+// entrySize is the memory an entry refers to, beside its own struct.
+func entrySize(e *sources.Entry) int64 {
+	n := int64(len(e.Text)+len(e.Trigger)+len(e.Session)) + deedBytes*int64(len(e.Deeds))
+	for _, d := range e.Deeds {
+		n += int64(len(d.Tool) + len(d.Target) + len(d.Agent))
+	}
+	for _, id := range e.ToolUseIDs {
+		n += stringBytes + int64(len(id))
 	}
 	return n
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -222,4 +223,43 @@ func TestCacheDateShownBefore(t *testing.T) {
 	for i, at := range []time.Time{day1, day2, day1} {
 		checkCached(t, Input{SessionID: "s", Spine: spine(at), Now: goldenNow}, cache, fmt.Sprintf("spine %d", i+1))
 	}
+}
+
+// TestCacheSizeCoversHeap fills a cache with a session of many short
+// turns, each with a few tool calls, and measures the heap the cache
+// holds beyond the spine: Cache.Size, which counts against the daemon's
+// --cache-mb, must not be below it by more than a margin for the
+// runtime's rounding (it is meant to err on the high side). The test is
+// not parallel, so that the package's parallel tests wait while it
+// measures.
+func TestCacheSizeCoversHeap(t *testing.T) {
+	var es []sources.Entry
+	at := goldenNow.Add(-1000 * time.Hour)
+	for i := range 5000 {
+		es = append(es, sources.Entry{Kind: sources.EntryUser, Time: at, Text: "ok"})
+		for k := range 3 {
+			es = append(es, sources.Entry{Kind: sources.EntryAssistant, Time: at, Text: "done",
+				ToolUseIDs: []string{fmt.Sprint("toolu_", i, k)}, Deeds: []sources.Deed{{Kind: sources.DeedCommand, Tool: "Bash", Target: "ls"}}})
+		}
+		at = at.Add(time.Minute)
+	}
+	in := Input{SessionID: "s", Spine: &sources.Spine{SessionID: "s", Entries: es}, Now: goldenNow}
+	before := heapInUse()
+	in.Cache = &Cache{}
+	if _, err := Render(in); err != nil {
+		t.Fatal(err)
+	}
+	held := heapInUse() - before
+	runtime.KeepAlive(in)
+	if size := in.Cache.Size(); float64(held) > 1.2*float64(size) {
+		t.Fatalf("the cache holds %d bytes of heap and says it holds %d (%.1f×)", held, size, float64(held)/float64(size))
+	}
+}
+
+// heapInUse is the bytes of live heap objects, after a collection.
+func heapInUse() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
