@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -262,4 +263,36 @@ func heapInUse() int64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapAlloc)
+}
+
+// TestCacheLongOutline renders, with a cache, a session whose outline
+// leaves turns out (outlineMax), turn by turn, then with one of the first
+// turns, which the outline lists, and one it leaves out rewritten: the
+// labels the outline keeps from a render to the next must be those of
+// the turns as they are now.
+func TestCacheLongOutline(t *testing.T) {
+	at := goldenNow.Add(-300 * time.Hour)
+	var es []sources.Entry
+	for i := range outlineMax + 40 {
+		if i == outlineMax/2 {
+			es = append(es, sources.Entry{Kind: sources.EntryCompaction, Time: at, Trigger: "auto"})
+		}
+		es = append(es, sources.Entry{Kind: sources.EntryUser, Time: at, Text: fmt.Sprintf("question %d", i)},
+			sources.Entry{Kind: sources.EntryAssistant, Time: at.Add(time.Minute), Text: fmt.Sprintf("answer %d", i)})
+		at = at.Add(3 * time.Hour)
+	}
+	cache := &Cache{}
+	spine := func(n int) Input {
+		return Input{SessionID: "s", Spine: &sources.Spine{SessionID: "s", Entries: slices.Clone(es[:n])}, Now: goldenNow}
+	}
+	for n := len(es) - 60; n <= len(es); n++ {
+		checkCached(t, spine(n), cache, fmt.Sprintf("%d entries", n))
+	}
+	for _, i := range []int{2, 2*outlineFirst + 2} { // a listed turn's user message, an unlisted one's
+		es[i].Text = "rewritten " + es[i].Text
+		b := checkCached(t, spine(len(es)), cache, fmt.Sprintf("entry %d rewritten", i))
+		if listed := strings.Contains(string(b.Bytes), "· rewritten "+strings.TrimPrefix(es[i].Text, "rewritten ")+"\n"); listed != (i == 2) {
+			t.Fatalf("entry %d rewritten: the outline lists it: %v", i, listed)
+		}
+	}
 }
