@@ -3,11 +3,14 @@ package render
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -401,4 +404,142 @@ func (s *randomSession) retime() {
 		e := &s.entries[s.rng.IntN(len(s.entries))]
 		e.Time = e.Time.Add(time.Duration(s.rng.IntN(48)-24) * time.Hour)
 	}
+}
+
+// TestCacheRandomTranscripts writes random transcripts (see
+// randomTranscript) in chunks cut anywhere, reads each chunk as the
+// daemon does (Transcript.Update) and renders the spine after each with
+// the session's cache and without: the bottles must be the same. Where
+// TestCacheRandomSessions changes a spine directly, this one has the
+// spine built by package sources from what Claude Code writes: messages
+// of several blocks, tool results after the call, rewinds to an earlier
+// message, messages queued while Claude worked and never delivered.
+func TestCacheRandomTranscripts(t *testing.T) {
+	seeds := 30
+	if testing.Short() {
+		seeds = 5
+	}
+	for seed := range uint64(seeds) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(seed, 0x7ac))
+			data := randomTranscript(rng, 60)
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tr := sources.NewTranscript("s", path)
+			cache := &Cache{}
+			for off := 0; off < len(data); {
+				n := min(len(data)-off, 1+rng.IntN(600))
+				appendBytes(t, path, data[off:off+n])
+				off += n
+				if _, err := tr.Update(); err != nil {
+					t.Fatal(err)
+				}
+				in := Input{SessionID: "s", Spine: sources.BuildSpine("s", []*sources.Transcript{tr}), Now: goldenNow}
+				b := checkCached(t, in, cache, fmt.Sprintf("seed %d, after byte %d", seed, off))
+				if b != nil && strings.Contains(string(b.Bytes), randomSecret) {
+					t.Fatalf("seed %d, after byte %d: the bottle shows what a <private> tag holds:\n%s", seed, off, b.Bytes)
+				}
+			}
+		})
+	}
+}
+
+// randomTranscript is a transcript of about turns prompts, as Claude
+// Code writes one.
+func randomTranscript(rng *rand.Rand, turns int) []byte {
+	var out []byte
+	at := time.Date(2026, 3, 1, 20, 0, 0, 0, time.UTC)
+	n := 0
+	rec := func(parent string) synth.Rec {
+		n++
+		at = at.Add(time.Duration(rng.IntN(90)) * time.Minute)
+		return synth.Rec{Session: "s", UUID: fmt.Sprintf("u%04d", n), Parent: parent, At: at, CWD: "/home/u/proj"}
+	}
+	last := ""
+	var prompts []string // the parent of each prompt, for rewinds
+	var pending []string // tool calls whose results are still to come
+	word := func() string { return randomWords[rng.IntN(len(randomWords))] }
+	for k := range turns {
+		parent := last
+		if len(prompts) > 1 && rng.IntN(8) == 0 { // a rewind: a new branch from before an earlier prompt
+			parent = prompts[rng.IntN(len(prompts))]
+		}
+		prompts = append(prompts, parent)
+		r := rec(parent)
+		text := fmt.Sprintf("prompt %d %s %s", k, word(), word())
+		if rng.IntN(6) == 0 {
+			text += " <private>" + randomSecret + "</private> " + word()
+		}
+		if rng.IntN(2) == 0 {
+			out = append(out, synth.Rec{Session: "s", At: r.At}.Queue("enqueue", text)...)
+			out = append(out, synth.Rec{Session: "s", At: r.At}.Queue("dequeue", "")...)
+		}
+		out = append(out, r.User(text)...)
+		last = r.UUID
+		msg := fmt.Sprintf("msg_%d", k)
+		open := false
+		for b := 1 + rng.IntN(4); b > 0; b-- {
+			switch rng.IntN(4) {
+			case 0, 1:
+				text := word() + " " + word()
+				switch {
+				case open:
+					text += " " + randomSecret + "</private> " + word()
+					open = false
+				case rng.IntN(5) == 0:
+					text += " <private>" + randomSecret
+					open = true
+				}
+				r := rec(last)
+				out = append(out, r.Assistant(msg, text)...)
+				last = r.UUID
+			default:
+				tool := fmt.Sprintf("toolu_%d_%d", k, b)
+				r := rec(last)
+				out = append(out, r.ToolUse(msg, tool)...)
+				last = r.UUID
+				pending = append(pending, tool)
+			}
+			// Results come after the call, some after later blocks; some
+			// say the call failed.
+			for len(pending) > 0 && rng.IntN(3) > 0 {
+				res := rec(last)
+				line := res.ToolResult(pending[0], word())
+				if rng.IntN(3) == 0 {
+					line = strings.Replace(line, `"tool_use_id":`, `"is_error":true,"tool_use_id":`, 1)
+				}
+				out = append(out, line...)
+				last, pending = res.UUID, pending[1:]
+			}
+			if rng.IntN(4) == 0 { // typed while Claude worked: queued, then delivered, taken back or left
+				q := synth.Rec{Session: "s", At: at}
+				said := "meanwhile " + word()
+				out = append(out, q.Queue("enqueue", said)...)
+				switch rng.IntN(3) {
+				case 0:
+					out = append(out, q.Queue("remove", "")...)
+				case 1:
+					out = append(out, q.Queue("dequeue", "")...)
+					r := rec(last)
+					out = append(out, r.User(said)...)
+					last = r.UUID
+				}
+			}
+		}
+		for _, tool := range pending {
+			res := rec(last)
+			out = append(out, res.ToolResult(tool, word())...)
+			last = res.UUID
+		}
+		pending = pending[:0]
+		if open { // a close in a later message: that message's own text
+			r := rec(last)
+			out = append(out, r.Assistant(msg+"b", word()+"</private> done")...)
+			last = r.UUID
+		}
+	}
+	return out
 }
