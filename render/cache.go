@@ -213,16 +213,12 @@ func (in *turnInput) size() int64 {
 	return n
 }
 
-// entrySize is the memory an entry refers to, beside its own struct.
+// entrySize is the memory an entry refers to, beside its own struct. The
+// strings of its deeds and tool_use ids are the parse state's, always
+// (an assistant's text is joined from its blocks, a new string), so only
+// the arrays that the cache copies count.
 func entrySize(e *sources.Entry) int64 {
-	n := int64(len(e.Text)+len(e.Trigger)+len(e.Session)) + deedBytes*int64(len(e.Deeds))
-	for _, d := range e.Deeds {
-		n += int64(len(d.Tool) + len(d.Target) + len(d.Agent))
-	}
-	for _, id := range e.ToolUseIDs {
-		n += stringBytes + int64(len(id))
-	}
-	return n
+	return int64(len(e.Text)) + deedBytes*int64(len(e.Deeds)) + stringBytes*int64(len(e.ToolUseIDs))
 }
 
 // cachedTurn writes turn t (the bottle's turn number i) as turn would,
