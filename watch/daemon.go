@@ -82,9 +82,10 @@ const (
 	DefaultWorkers   = 2
 	DefaultMaxCached = 32
 	// DefaultCacheBytes bounds the parse state kept for sessions between
-	// renders, their render caches included: a session's is a tenth to a
-	// fifteenth of its transcript (its render cache about its bottle's
-	// size, a fortieth of the transcript), so
+	// renders, their render caches included: a session's parse state is a
+	// tenth to a fifteenth of its transcript, and its render cache is
+	// counted at two to three times its bottle's size (the 100 MB
+	// synthetic session's: 8.1 MB and 6.2 MB, for a 2.5 MB bottle), so
 	// this keeps a few long sessions (hundreds of MB of transcript) and
 	// hundreds of ordinary ones.
 	DefaultCacheBytes = 64 << 20
