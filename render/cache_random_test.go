@@ -143,51 +143,44 @@ func (s *randomSession) input() Input {
 	return in
 }
 
+// randomChanges are the ways change changes a session, each with its
+// share of a hundred.
+var randomChanges = []struct {
+	share int
+	name  string
+	do    func(s *randomSession)
+}{
+	{45, "append", func(s *randomSession) {
+		for k := 1 + s.rng.IntN(4); k > 0; k-- {
+			s.appendEntry()
+		}
+	}},
+	{5, "rewind", (*randomSession).rewind},
+	{10, "edit text", (*randomSession).editText},
+	{7, "late result", (*randomSession).lateResult},
+	{4, "delivered", (*randomSession).toggleDelivered},
+	{9, "observation", (*randomSession).addObservation},
+	{5, "observation edited", (*randomSession).editObservation},
+	{3, "prompt", (*randomSession).addPrompt},
+	{4, "rules", func(s *randomSession) { s.rule = s.rng.IntN(len(s.rules)) }},
+	{3, "zone", func(s *randomSession) { s.zone = s.rng.IntN(len(s.zones)) }},
+	{2, "cwd", func(s *randomSession) { s.cwd = []string{"/home/u/proj", "/home/u/other", ""}[s.rng.IntN(3)] }},
+	{3, "retime", (*randomSession).retime},
+}
+
 // change changes the session: mostly an append of a few entries, often
 // more than one change, and returns what it did.
 func (s *randomSession) change() []string {
 	var ops []string
 	for n := 1 + s.rng.IntN(3); n > 0; n-- {
 		op := s.rng.IntN(100)
-		switch {
-		case op < 45:
-			ops = append(ops, "append")
-			for k := 1 + s.rng.IntN(4); k > 0; k-- {
-				s.appendEntry()
+		for _, c := range randomChanges {
+			if op < c.share {
+				ops = append(ops, c.name)
+				c.do(s)
+				break
 			}
-		case op < 50:
-			ops = append(ops, "rewind")
-			s.rewind()
-		case op < 60:
-			ops = append(ops, "edit text")
-			s.editText()
-		case op < 67:
-			ops = append(ops, "late result")
-			s.lateResult()
-		case op < 71:
-			ops = append(ops, "delivered")
-			s.toggleDelivered()
-		case op < 80:
-			ops = append(ops, "observation")
-			s.addObservation()
-		case op < 85:
-			ops = append(ops, "observation edited")
-			s.editObservation()
-		case op < 88:
-			ops = append(ops, "prompt")
-			s.addPrompt()
-		case op < 92:
-			ops = append(ops, "rules")
-			s.rule = s.rng.IntN(len(s.rules))
-		case op < 95:
-			ops = append(ops, "zone")
-			s.zone = s.rng.IntN(len(s.zones))
-		case op < 97:
-			ops = append(ops, "cwd")
-			s.cwd = []string{"/home/u/proj", "/home/u/other", ""}[s.rng.IntN(3)]
-		default:
-			ops = append(ops, "retime")
-			s.retime()
+			op -= c.share
 		}
 	}
 	return ops
