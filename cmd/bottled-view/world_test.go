@@ -128,9 +128,16 @@ func (w *world) start(name string, args ...string) (*exec.Cmd, *bufio.Reader) {
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-			w.t.Errorf("%s did not stop within 10 s of SIGTERM", name)
+			// SIGQUIT has the Go runtime print every goroutine's stack on
+			// stderr, which is the test's: where it was stuck.
+			_ = cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+			}
+			w.t.Errorf("%s did not stop within 10 s of SIGTERM (its goroutines are above)", name)
 		}
 	})
 	return cmd, bufio.NewReader(out)
