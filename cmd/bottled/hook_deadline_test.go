@@ -52,13 +52,18 @@ func TestHookAnswersWithinItsDeadline(t *testing.T) {
 		stdin func(t *testing.T) io.Reader
 	}
 	proj := func(e env) string { return filepath.Join(e.claude, "projects", "-home-dev-app") }
+	// besideDeadline is the deadline of a hook that must answer with the
+	// pointer beside an odd file: the session's render must fit in it on
+	// a busy machine under -race (1 s did not, in CI), and a hook that the
+	// odd file held would still miss it and its slack.
+	const besideDeadline = 5 * time.Second
 	var cases []hookCase
 	for _, m := range oddfile.Makers {
 		cases = append(cases,
 			hookCase{m.Name + " beside the transcript", func(t *testing.T, e env) string {
 				m.Make(t, filepath.Join(proj(e), odd+".jsonl"))
 				return sessionID
-			}, time.Second, 10 * time.Second, true, "", nil},
+			}, besideDeadline, 10 * time.Second, true, "", nil},
 			hookCase{m.Name + " as the transcript", func(t *testing.T, e env) string {
 				m.Make(t, filepath.Join(proj(e), odd+".jsonl"))
 				return odd
@@ -75,7 +80,7 @@ func TestHookAnswersWithinItsDeadline(t *testing.T) {
 		hookCase{"a transcript under a lease beside the transcript", func(t *testing.T, e env) string {
 			leased(t, e)
 			return sessionID
-		}, time.Second, 10 * time.Second, true, "", nil},
+		}, besideDeadline, 10 * time.Second, true, "", nil},
 		hookCase{"the transcript under a lease", func(t *testing.T, e env) string {
 			leased(t, e)
 			return odd
