@@ -87,33 +87,13 @@ func (w *listWriter) session(s index.Session) {
 // raw writes HTML as it is.
 func (w *listWriter) raw(html string) { w.b.WriteString(html) }
 
-// text writes s escaped as html/template's HTMLEscapeString does.
-func (w *listWriter) text(s string) {
-	last := 0
-	for i := 0; i < len(s); i++ {
-		var esc string
-		switch s[i] {
-		case '&':
-			esc = "&amp;"
-		case '<':
-			esc = "&lt;"
-		case '>':
-			esc = "&gt;"
-		case '"':
-			esc = "&#34;"
-		case '\'':
-			esc = "&#39;"
-		case 0:
-			esc = "\uFFFD"
-		default:
-			continue
-		}
-		w.b.WriteString(s[last:i])
-		w.b.WriteString(esc)
-		last = i + 1
-	}
-	w.b.WriteString(s[last:])
-}
+// textEscaper escapes text as html/template's HTMLEscapeString does (the
+// characters html.EscapeString escapes, and NUL), writing straight into
+// the list's buffer without a string per value.
+var textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "\x00", "\uFFFD")
+
+// text writes s escaped (textEscaper).
+func (w *listWriter) text(s string) { textEscaper.WriteString(&w.b, s) }
 
 func (w *listWriter) num(n int) {
 	w.scratch = strconv.AppendInt(w.scratch[:0], int64(n), 10)
