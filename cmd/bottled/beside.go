@@ -26,10 +26,18 @@ func besideBottled(bin, name string) (string, error) {
 	return path, nil
 }
 
-// execBeside replaces this process with the binary name from beside the
-// bottled binary bottled, given d's directories, then args.
-func execBeside(bottled, name string, d dirs, args ...string) error {
-	bin, err := besideBottled(bottled, name)
+// execBeside replaces this process with the binary name from beside this
+// bottled binary (its symbolic links resolved), given d's directories,
+// then args.
+func execBeside(name string, d dirs, args ...string) error {
+	exe, err := executable()
+	if err != nil {
+		return err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return err
+	}
+	bin, err := besideBottled(exe, name)
 	if err != nil {
 		return exitError{code: exitFailed, msg: err.Error()}
 	}

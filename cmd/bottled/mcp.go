@@ -27,9 +27,5 @@ func runMCP(_ context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	exe, err := binaryPath()
-	if err != nil {
-		return err
-	}
-	return execBeside(exe, mcpBinary, d)
+	return execBeside(mcpBinary, d)
 }

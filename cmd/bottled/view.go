@@ -99,12 +99,5 @@ func execView(cmd *cli.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	exe, err := executable()
-	if err != nil {
-		return err
-	}
-	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return err
-	}
-	return execBeside(exe, viewBinary, d, args...)
+	return execBeside(viewBinary, d, args...)
 }
