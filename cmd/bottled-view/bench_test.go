@@ -29,7 +29,7 @@ func BenchmarkLiveUpdate(b *testing.B) {
 	bottle := filepath.Join(w.data, "bottles", idApp+".md")
 	w.waitFor("the first bottle", func() bool { _, err := os.Stat(bottle); return err == nil })
 	w.startView()
-	br.do(b, "open the session", chromedp.Navigate(w.base()+"/s/"+idApp+"?token="+tokenOf(w.url)))
+	br.do(b, "open the session", chromedp.Navigate(w.base()+"/s/"+idApp+"?token="+w.token()))
 	br.wait(b, "the page", `document.body.dataset.live === "1" && document.body.innerText.includes("first answer")`, 30*time.Second)
 	var toPage, fromAppend []time.Duration
 	n := 1
@@ -68,10 +68,4 @@ func BenchmarkLiveUpdate(b *testing.B) {
 	}
 	report(toPage, "bottle-to-page")
 	report(fromAppend, "append-to-page")
-}
-
-// tokenOf is the token in the view's address.
-func tokenOf(url string) string {
-	_, tok, _ := bytes.Cut([]byte(url), []byte("token="))
-	return string(tok)
 }

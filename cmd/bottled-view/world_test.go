@@ -201,6 +201,12 @@ func (w *world) base() string {
 	return "http://" + u.Host
 }
 
+// token is the token in the view's address.
+func (w *world) token() string {
+	u, _ := url.Parse(w.url)
+	return u.Query().Get("token")
+}
+
 // browser is a headless Chromium tab, and the dialogs (alert, confirm…)
 // any page opened in it.
 type browser struct {
