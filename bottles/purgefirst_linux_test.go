@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -41,6 +42,7 @@ func immutable(t *testing.T, path string) {
 		return unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, flags)
 	}
 	if err := set(true); err != nil {
+		skips.Note(t, "an immutable file", "run the tests as root (CAP_LINUX_IMMUTABLE) on a file system that has chattr +i")
 		t.Skipf("cannot make %s immutable here (%v): needs CAP_LINUX_IMMUTABLE on a file system that has the flag", path, err)
 	}
 	t.Cleanup(func() {
