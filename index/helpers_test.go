@@ -100,16 +100,16 @@ func renderTranscript(t testing.TB, id, path string, now time.Time) (*render.Bot
 }
 
 // redact rewrites the session's bottle with secret replaced in its first
-// prompt, as a render after a redaction does, and asks for a purge as such
-// a writer does.
+// prompt, as a render after a redaction does, having asked for a purge
+// first, as the store does before it renames such a bottle into place.
 func redact(t testing.TB, data string, s *talk, secret string) {
 	t.Helper()
 	s.Turns[0][0] = strings.ReplaceAll(s.Turns[0][0], secret, "[redacted]")
-	dir := bottles.BottlesDir(data)
-	if err := replaceFile(bottles.BottlePath(dir, s.ID), s.Bottle(t, testNow).Bytes); err != nil {
+	store := bottles.Open(data, nil, nil)
+	if err := store.AskPurge(); err != nil {
 		t.Fatal(err)
 	}
-	if err := bottles.Open(data, nil, nil).AskPurge(); err != nil {
+	if err := replaceFile(store.Path(s.ID), s.Bottle(t, testNow).Bytes); err != nil {
 		t.Fatal(err)
 	}
 }
