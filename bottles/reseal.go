@@ -1,6 +1,7 @@
 package bottles
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,13 @@ func resealFile(dir, path string, rules *redact.Rules) ([]byte, error) {
 		return nil, err
 	}
 	defer unlock()
+	return resealLocked(dir, path, rules)
+}
+
+// resealLocked is resealFile once the lock is held. The bottle is read
+// again: another process may have resealed it (or rendered it again)
+// since the caller looked.
+func resealLocked(dir, path string, rules *redact.Rules) ([]byte, error) {
 	f, err := openBottle(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -54,6 +62,9 @@ func resealFile(dir, path string, rules *redact.Rules) ([]byte, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if bytes.Equal(out, data) {
+		return nil, nil // made by rules already: nothing to write, nothing to purge
 	}
 	tmp, err := writeTemp(dir, st.Session, out, true)
 	if err != nil {
