@@ -99,7 +99,8 @@ func (d *Daemon) resealUnrenderable(ctx context.Context, orphans []string) {
 // reconstructed bottle the full one is kept over), if it was made by
 // other rules, and has the search index forget what it held.
 func (d *Daemon) resealLive(ctx context.Context, s *session) {
-	out, err := d.store.ResealFile(d.store.Path(s.id), d.rulesNow())
+	rules := d.rulesNow()
+	out, err := d.store.ResealFile(d.store.Path(s.id), rules)
 	if err != nil {
 		d.log.Warn("redact a bottle made by other redaction rules", "session", s.id, "err", err)
 		return
@@ -108,6 +109,6 @@ func (d *Daemon) resealLive(ctx context.Context, s *session) {
 		return
 	}
 	d.log.Debug("bottle made by other redaction rules redacted in place: its sources cannot make it again", "session", s.id)
-	s.madeBy, s.rewrote = d.rulesNow().ID(), true
+	s.madeBy, s.rewrote = rules.ID(), true
 	d.forgetRemoved(ctx, s, out)
 }
