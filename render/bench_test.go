@@ -110,7 +110,8 @@ func BenchmarkStdlibDecode(b *testing.B) {
 // cache ("plain"), with an empty one, as a session's first render in the
 // daemon does ("fill"), and with the cache that render left ("warm"):
 // what filling the cache costs a full render, and what a render that
-// copies every turn still does.
+// copies every turn still does; and a warm render followed by a plain one
+// ("warm+plain"), as a daemon interleaves them.
 func BenchmarkRenderSpine(b *testing.B) {
 	path, _ := benchTranscript(b)
 	tr, err := sources.ReadTranscript("bench", path)
@@ -133,4 +134,17 @@ func BenchmarkRenderSpine(b *testing.B) {
 			}
 		})
 	}
+	// A daemon renders live sessions through their caches and catch-up's
+	// without: a plain render after a cached one must still find a big
+	// body buffer in the pool.
+	b.Run("warm+plain", func(b *testing.B) {
+		for b.Loop() {
+			for _, c := range []*Cache{warm, nil} {
+				in.Cache = c
+				if _, err := Render(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }

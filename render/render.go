@@ -297,6 +297,7 @@ type doc struct {
 	pieces [][]byte
 	b      bytes.Buffer
 	lines  int
+	pooled bool // b came from bodyBuffers (newBody) and goes back there
 }
 
 // splice adds p, of lines lines, to the doc without copying it; p must
@@ -320,7 +321,7 @@ var bodyBuffers sync.Pool
 
 // newBody returns an empty doc whose buffer holds at least size bytes.
 func newBody(size int) *doc {
-	d := &doc{}
+	d := &doc{pooled: true}
 	if b, ok := bodyBuffers.Get().(*bytes.Buffer); ok {
 		d.b = *b
 		d.b.Reset()
@@ -329,9 +330,14 @@ func newBody(size int) *doc {
 	return d
 }
 
-// release returns the doc's buffer for reuse; the doc must not be used
-// after.
+// release returns the doc's buffer for reuse if it came from newBody;
+// the doc must not be used after. A body with a cache holds only the
+// compaction markers: its small buffer, pooled, would take the place of a
+// big one that a render without a cache (the CLI's, catch-up's) needs.
 func (d *doc) release() {
+	if !d.pooled {
+		return
+	}
 	b := d.b
 	bodyBuffers.Put(&b)
 	d.b = bytes.Buffer{}
