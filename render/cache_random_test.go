@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
@@ -425,7 +426,7 @@ func TestCacheRandomTranscripts(t *testing.T) {
 			cache := &Cache{}
 			for off := 0; off < len(data); {
 				n := min(len(data)-off, 1+rng.IntN(600))
-				appendBytes(t, path, data[off:off+n])
+				growfile.Append(t, path, data[off:off+n])
 				off += n
 				if _, err := tr.Update(); err != nil {
 					t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -45,7 +46,7 @@ func TestCacheEqualsRenderAtEverySplit(t *testing.T) {
 			step := max(1, len(lines)/cacheSplits)
 			for n := 0; n < len(lines); n += step {
 				upTo := min(n+step, len(lines))
-				appendBytes(t, path, bytes.Join(lines[n:upTo], nil))
+				growfile.Append(t, path, bytes.Join(lines[n:upTo], nil))
 				if _, err := tr.Update(); err != nil {
 					t.Fatal(err)
 				}
@@ -120,7 +121,7 @@ func TestCachePrivateTagClosedLater(t *testing.T) {
 	tr := sources.NewTranscript("s", path)
 	cache := &Cache{}
 	for n, rec := range records {
-		appendBytes(t, path, []byte(rec+"\n"))
+		growfile.Append(t, path, []byte(rec+"\n"))
 		if _, err := tr.Update(); err != nil {
 			t.Fatal(err)
 		}
@@ -191,18 +192,6 @@ func parentJSON(p string) string {
 		return "null"
 	}
 	return fmt.Sprintf("%q", p)
-}
-
-func appendBytes(t *testing.T, path string, data []byte) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(data); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestCacheDateShownBefore renders, with a cache, two spines whose second

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
@@ -50,12 +51,7 @@ func appendTurn(b *testing.B, path, id string, n int) {
 	text := fmt.Sprintf("appended prompt %d %0900d", n, n)
 	line := fmt.Sprintf(`{"parentUuid":null,"type":"user","message":{"role":"user","content":%q},"uuid":"bench-u-%d","timestamp":"2026-03-02T10:00:00.000Z","sessionId":%q}`+"\n", text, n, id) +
 		fmt.Sprintf(`{"parentUuid":"bench-u-%d","type":"assistant","message":{"id":"bench-m-%d","role":"assistant","content":[{"type":"text","text":%q}]},"uuid":"bench-a-%d","timestamp":"2026-03-02T10:00:01.000Z","sessionId":%q}`+"\n", n, n, text, n, id)
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f.WriteString(line)
-	f.Close()
+	growfile.Append(b, path, line)
 }
 
 // BenchmarkRender100MB compares, in one run, a render of a 100 MB
