@@ -154,8 +154,8 @@ func sameEntry(a, b *sources.Entry) bool {
 }
 
 // entryScalars is sources.Entry without its slices, which sameEntry
-// compares apart. TestEntryScalarsCoverEntry fails when Entry gains a
-// field this does not have.
+// compares apart. TestSameEntrySeesEveryField fails when Entry gains a
+// field that this or scalarsOf leaves out.
 type entryScalars struct {
 	Kind                         sources.EntryKind
 	Time                         time.Time

@@ -159,23 +159,39 @@ func TestCacheObservationsLate(t *testing.T) {
 	}
 }
 
-// TestEntryScalarsCoverEntry keeps the cache's comparison of entries
-// whole: every field of sources.Entry is in entryScalars, or is one of
-// the slices sameEntry compares apart.
-func TestEntryScalarsCoverEntry(t *testing.T) {
-	have := map[string]bool{"ToolUseIDs": true, "Deeds": true}
-	s := reflect.TypeFor[entryScalars]()
-	for i := range s.NumField() {
-		have[s.Field(i).Name] = true
-	}
-	e := reflect.TypeFor[sources.Entry]()
-	for i := range e.NumField() {
-		if f := e.Field(i); !have[f.Name] {
-			t.Errorf("sources.Entry.%s is not compared by the render cache: add it to entryScalars and scalarsOf", f.Name)
+// TestSameEntrySeesEveryField keeps the cache's comparison of entries
+// whole: an entry that differs from another in any one field of
+// sources.Entry (a field entryScalars lacks, or scalarsOf does not copy,
+// included) is not the same entry.
+func TestSameEntrySeesEveryField(t *testing.T) {
+	var zero sources.Entry
+	typ := reflect.TypeFor[sources.Entry]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		var e sources.Entry
+		v := reflect.ValueOf(&e).Elem().Field(i)
+		switch {
+		case f.Type == reflect.TypeFor[time.Time]():
+			v.Set(reflect.ValueOf(goldenNow))
+		case f.Type.Kind() == reflect.Bool:
+			v.SetBool(true)
+		case v.CanInt():
+			v.SetInt(1)
+		case v.CanUint():
+			v.SetUint(1)
+		case f.Type.Kind() == reflect.String:
+			v.SetString("x")
+		case f.Type.Kind() == reflect.Slice:
+			v.Set(reflect.MakeSlice(f.Type, 1, 1))
+		default:
+			t.Fatalf("sources.Entry.%s is a %v, which this test cannot set: teach it", f.Name, f.Type)
 		}
-	}
-	if want := e.NumField(); s.NumField()+2 != want {
-		t.Errorf("entryScalars has %d fields, sources.Entry %d besides its two slices", s.NumField(), want-2)
+		if sameEntry(&zero, &e) {
+			t.Errorf("an entry whose %s differs is the same to the render cache: compare it in sameEntry", f.Name)
+		}
+		if c := cloneEntry(&e); !sameEntry(&c, &e) {
+			t.Errorf("an entry with %s set is not the same as its copy", f.Name)
+		}
 	}
 }
 
