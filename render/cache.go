@@ -22,8 +22,8 @@ import (
 // turn's place in the bottle (a rule before it, the outline still empty,
 // the date last shown) and the render's redaction rules, time zone and
 // project directory. A change of any of these renders the turn again; a
-// change of the rules (another value, or another ID), the time zone or the
-// project drops the whole cache. A `<private>` tag that an appended block closes changes the
+// change of the rules (another value), the time zone or the project drops
+// the whole cache. A `<private>` tag that an appended block closes changes the
 // text of the message it is in, which renders that message's turn again.
 //
 // The caller owns the Cache (the daemon keeps one per session, beside
@@ -32,7 +32,6 @@ import (
 // value is an empty cache.
 type Cache struct {
 	rules   *redact.Rules
-	rulesID string
 	loc     *time.Location
 	project string
 	turns   []cachedTurn // by the turn's index among the bottle's turns
@@ -82,11 +81,11 @@ func (c *Cache) Size() int64 {
 
 // begin readies the cache for a render by rules, loc and project: a
 // cache made with any other is dropped. Rules are the same only as the
-// same value with the same ID: rules loaded again drop the cache even
-// when they say the same.
+// same value (a value's rules never change): rules loaded again drop the
+// cache even when they say the same.
 func (c *Cache) begin(rules *redact.Rules, loc *time.Location, project string) {
-	if c.rules != rules || c.rulesID != rules.ID() || c.loc != loc || c.project != project {
-		*c = Cache{rules: rules, rulesID: rules.ID(), loc: loc, project: project}
+	if c.rules != rules || c.loc != loc || c.project != project {
+		*c = Cache{rules: rules, loc: loc, project: project}
 	}
 }
 
