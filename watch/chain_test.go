@@ -17,6 +17,7 @@ import (
 // scan rendered a bottle without the chain's first sessions, and nothing
 // rendered it again).
 func TestChainScanShared(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "claude", "projects", "-p")
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -17,6 +17,7 @@ import (
 // goes while the daemon runs (while it is there, every bottle a hook
 // writes is taken for one the crash may have damaged).
 func TestCrashMarkerGoesWithNothingToRender(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	data := filepath.Join(root, "data")
 	marker := bottles.Open(data, nil, nil).UnsyncedMarker()

@@ -23,6 +23,7 @@ import (
 // own path after each chunk, and checks that the final bottle is byte for
 // byte the one a one-shot render of the whole file gives.
 func TestIncrementalRenderEqualsOneShot(t *testing.T) {
+	t.Parallel()
 	dir := fixtures.Real(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -116,6 +117,7 @@ func waitSettled(t *testing.T, path string) {
 // with it: the queue replay, undelivered messages and asides give, at
 // every cut, what a one-shot read of the same bytes gives.
 func TestIncrementalCasesEqualOneShot(t *testing.T) {
+	t.Parallel()
 	cases, _ := filepath.Glob(filepath.Join("..", "testdata", "render", "*", "transcript.jsonl"))
 	if len(cases) == 0 {
 		t.Fatal("no cases in testdata/render")

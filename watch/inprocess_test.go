@@ -410,6 +410,7 @@ func TestRescan(t *testing.T) {
 // file event on the database or its WAL) makes it look at once; and rows
 // already there when it started are the catch-up's, not news.
 func TestDBPoll(t *testing.T) {
+	t.Parallel()
 	w := memwriter.Require(t)
 	const poll = 30 * time.Second
 	const id = "db000000-0000-4000-8000-000000000001"

@@ -166,7 +166,7 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 					l.Close()
 				}
 				for _, id := range odd {
-					// A render that failed is tried again after 1 s, 2, 4…
+					// A render that failed is tried again after 100 ms, 200, 400… (fastFlags)
 					waitfor.Within(t, time.Minute, id+"'s bottle shows what was written under the lease", func() bool {
 						return strings.Contains(d.bottle(id), "ODD-P2 written under the lease")
 					})

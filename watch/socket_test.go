@@ -218,7 +218,9 @@ func TestFaultStatusOfAStoppedDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.cmd.Process.Signal(syscall.SIGCONT)
-	out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "status").Output()
+	// Status waits a fraction of its 3 s for the answer: the wait is the
+	// same code, and the test does not sit out the whole of it.
+	out, err := exec.Command(binary, "--claude-dir", claude, "--data-dir", data, "status", "--daemon-wait", "300ms").Output()
 	line, _, _ := strings.Cut(string(out), "\n")
 	if err != nil || !strings.Contains(line, fmt.Sprintf("running (pid %d) but did not answer status", pid)) {
 		t.Errorf("status beside a stopped daemon: %v\n%s", err, out)

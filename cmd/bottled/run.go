@@ -30,6 +30,10 @@ func runCommand() *cli.Command {
 			// without waiting seconds for the quiet.
 			&cli.DurationFlag{Name: "check-quiet", Value: watch.DefaultCheckQuiet, Hidden: true,
 				Usage: "how long a transcript is left alone before the rescan checks its bottle"},
+			// For tests of failed renders, which would otherwise wait out
+			// the first retry's second each.
+			&cli.DurationFlag{Name: "retry-min", Value: watch.DefaultRetryMin, Hidden: true,
+				Usage: "wait before a failed render is tried again the first time (it doubles with each failure)"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
 			&cli.BoolFlag{Name: "verbose", Usage: "log every render"},
 		},
@@ -63,7 +67,7 @@ func runDaemon(ctx context.Context, cmd *cli.Command) error {
 	default:
 		return usagef("--log-format must be text or json, not %q", cmd.String("log-format"))
 	}
-	for _, f := range []string{"debounce", "max-wait", "rescan", "check-quiet"} {
+	for _, f := range []string{"debounce", "max-wait", "rescan", "check-quiet", "retry-min"} {
 		if cmd.Duration(f) <= 0 {
 			return usagef("--%s must be positive", f)
 		}
@@ -76,8 +80,8 @@ func runDaemon(ctx context.Context, cmd *cli.Command) error {
 	cfg := watch.Config{
 		ClaudeDir: d.claude, DataDir: d.data,
 		Debounce: cmd.Duration("debounce"), MaxWait: cmd.Duration("max-wait"), Rescan: cmd.Duration("rescan"),
-		CheckQuiet: cmd.Duration("check-quiet"),
-		Workers:    cmd.Int("workers"), MaxCached: cmd.Int("max-cached"), CacheBytes: int64(cmd.Int("cache-mb")) << 20,
+		CheckQuiet: cmd.Duration("check-quiet"), RetryMin: cmd.Duration("retry-min"),
+		Workers: cmd.Int("workers"), MaxCached: cmd.Int("max-cached"), CacheBytes: int64(cmd.Int("cache-mb")) << 20,
 		Version: version.String(), Logger: logger, Progress: term,
 	}
 	daemon := watch.New(cfg)

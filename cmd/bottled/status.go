@@ -31,6 +31,10 @@ func statusCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (the format is stable; see the README)"},
 			&cli.BoolFlag{Name: "all", Usage: "list every session, each checked on disk"},
+			// For tests of a daemon that does not answer, which would
+			// otherwise wait the whole deadline.
+			&cli.DurationFlag{Name: "daemon-wait", Value: daemonWait, Hidden: true,
+				Usage: "how long to wait for the daemon's answer before reading the disk"},
 		},
 		Action: runStatus,
 	}
@@ -56,8 +60,11 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 	if err := checkDirs(d); err != nil {
 		return err
 	}
+	if cmd.Duration("daemon-wait") <= 0 {
+		return usagef("--daemon-wait must be positive")
+	}
 	var rep statusReport
-	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	qctx, cancel := context.WithTimeout(ctx, cmd.Duration("daemon-wait"))
 	rep.Daemon, err = watch.Query(qctx, d.data)
 	cancel()
 	if err != nil {
@@ -88,6 +95,12 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 	printStatus(cmd.Root().Writer, d, &rep, shown, time.Now())
 	return nil
 }
+
+// daemonWait bounds the wait for the daemon's answer to status: one that
+// answers at all answers in milliseconds (its status is kept ready, see
+// watch's status server), and a stopped or wedged one must not keep the
+// user waiting for what the disk can tell.
+const daemonWait = 3 * time.Second
 
 // recentShown is how many sessions the text lists without --all.
 const recentShown = 10
