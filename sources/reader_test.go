@@ -307,3 +307,71 @@ func TestParseRecordSpacedValues(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckedWhole follows one transcript through reads that check all
+// of it and reads that check only the tail before what was appended: the
+// second kind cannot see a change made in place earlier, and says so, and
+// its state's time (FileState.Mod) does not vouch for the file.
+func TestCheckedWhole(t *testing.T) {
+	first := userLine("u1", "", "2026-01-01T10:00:00.000Z", "original prompt")
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	tr := writeAndRead(t, path, []byte(first))
+	if !tr.CheckedWhole() {
+		t.Fatal("CheckedWhole is false after a read from the start")
+	}
+	// settle gives the file a time of its own, old enough to be trusted
+	// (Settled): a write in the same clock tick would keep it.
+	writes := 0
+	settle := func() {
+		writes++
+		at := time.Now().Add(-time.Hour + time.Duration(writes)*time.Second)
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTurn := func() {
+		growfile.Append(t, path, userLine(fmt.Sprintf("u%d", writes+2), "u1", "2026-01-01T10:01:00.000Z", strings.Repeat("more ", 1000)))
+		settle()
+	}
+	// inPlace changes the first prompt in place, keeping the length.
+	inPlace := func(from, to string) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(data), from, to, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		settle()
+	}
+	steps := []struct {
+		name     string
+		change   func()
+		update   func() (bool, error)
+		whole    bool
+		rewrites int
+	}{
+		{"appended to", appendTurn, tr.Update, false, 0},
+		{"unchanged", func() {}, tr.Update, false, 0},
+		{"checked whole", func() {}, tr.UpdateVerified, true, 0},
+		{"appended to again", appendTurn, tr.Update, false, 0},
+		{"rewritten in place, same size", func() { inPlace("original", "ORIGINAL") }, tr.Update, true, 1},
+		{"rewritten in place, then appended to", func() { inPlace("ORIGINAL", "redacted"); appendTurn() }, tr.Update, false, 1},
+		{"that checked whole", func() {}, tr.UpdateVerified, true, 2},
+	}
+	for _, st := range steps {
+		st.change()
+		if _, err := st.update(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := tr.CheckedWhole(); got != st.whole {
+			t.Errorf("%s: CheckedWhole = %v, want %v", st.name, got, st.whole)
+		}
+		if mod := tr.State().Mod; (mod != 0) != st.whole {
+			t.Errorf("%s: State().Mod = %d with CheckedWhole %v", st.name, mod, st.whole)
+		}
+		if got := tr.Rewrites(); got != st.rewrites {
+			t.Errorf("%s: Rewrites = %d, want %d", st.name, got, st.rewrites)
+		}
+	}
+}

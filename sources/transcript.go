@@ -80,6 +80,9 @@ type Transcript struct {
 	// place, and everything before the offset is checked again.
 	seenSize int64
 	seenMod  time.Time
+	// appendOnly: the last read that found lines appended compared only
+	// the tail window before them (see CheckedWhole).
+	appendOnly bool
 
 	// sized and size: Size has counted recs[:sized], size bytes.
 	sized, sizedUUIDs int
@@ -145,7 +148,13 @@ func ReadTranscript(sessionID, path string, expect ...FileState) (*Transcript, e
 
 // State reports how much of the file t reflects.
 func (t *Transcript) State() FileState {
-	return FileState{Session: t.SessionID, Path: t.Path, ID: t.fileID, Offset: t.offset, Tail: t.tailSum, Sum: t.sum, Mod: t.mod}
+	mod := t.mod
+	if t.appendOnly {
+		// The time vouches for the bytes the last read compared only:
+		// a change made in place before them may have come first.
+		mod = 0
+	}
+	return FileState{Session: t.SessionID, Path: t.Path, ID: t.fileID, Offset: t.offset, Tail: t.tailSum, Sum: t.sum, Mod: mod}
 }
 
 // ContinuedIn is the session this file's conversation moved to, if its
@@ -175,10 +184,13 @@ func (t *Transcript) update(verify bool) (changed bool, err error) {
 	defer f.Close()
 	id := FileIDOf(info)
 	inPlace := info.Size() == t.seenSize && !info.ModTime().Equal(t.seenMod)
+	checkPrefix := verify || inPlace
 	if t.offset > 0 && (id != t.fileID || info.Size() < t.offset || !t.tailMatches(f) ||
-		(verify || inPlace) && !t.prefixMatches(f)) {
+		checkPrefix && !t.prefixMatches(f)) {
 		t.reset()
 		changed = true
+	} else if checkPrefix {
+		t.appendOnly = false // every byte before the offset compared
 	}
 	t.fileID, t.seenSize, t.seenMod = id, info.Size(), info.ModTime()
 	t.mod = settledMod(info.ModTime(), time.Now())
@@ -194,6 +206,9 @@ func (t *Transcript) update(verify bool) (changed bool, err error) {
 		return true, fmt.Errorf("read transcript %s: %w", t.Path, err)
 	}
 	t.checkExpected(true)
+	if t.offset != before && before > 0 && !checkPrefix {
+		t.appendOnly = true
+	}
 	if t.offset != before {
 		if t.tailSum, err = tailChecksum(f, t.offset); err != nil {
 			return true, fmt.Errorf("read transcript %s: %w", t.Path, err)
@@ -207,6 +222,14 @@ func (t *Transcript) reset() {
 	*t = *NewTranscript(t.SessionID, t.Path)
 	t.rewrites = n
 }
+
+// CheckedWhole reports whether the last Update that read appended lines
+// also read or compared every byte before them: it parsed the file from
+// the start, or checked it all (a write in place, UpdateVerified). After
+// one that compared only the few KiB before the lines it read, a change
+// made in place earlier in the file is not seen until something checks
+// the whole file again (bottles.VerifyAll does), and State's Mod is 0.
+func (t *Transcript) CheckedWhole() bool { return !t.appendOnly }
 
 // Rewrites counts the times the file was found not to hold bytes read
 // before: by Update, which then parses it again from the start (replaced,

@@ -547,6 +547,33 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		appendFile(t, path, userRec(id, "u9", "a0", "REDACT-P9 and one more thing"))
 		gone(t, d, id, func(b string) bool { return noSecret(b) && strings.Contains(b, "REDACT-P9") })
 	})
+	t.Run("daemon, written in place with an append while it was stopped", func(t *testing.T) {
+		// The daemon sees both writes at once, as when it is busy: the
+		// transcript grew, and its render reads only what was appended.
+		// The rescan must find the rest, once the transcript is quiet.
+		t.Parallel()
+		claude, data := dirs(t)
+		const id = "4ed0c700-0000-4000-8000-000000000006"
+		path, at := write(t, claude, id)
+		d := startDaemon(t, claude, data, "--check-quiet", "100ms")
+		d.waitContains(id, secret)
+		indexed(t, data)
+		if err := d.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		redact(t, path, at)
+		appendFile(t, path, userRec(id, "u9", "a0", "REDACT-P9 and one more thing"))
+		// And it looks once the transcript's time is old enough to be
+		// trusted (see sources.Settled), as after a debounce of 250 ms.
+		past := time.Now().Add(-time.Second)
+		if err := os.Chtimes(path, past, past); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		gone(t, d, id, func(b string) bool { return noSecret(b) && strings.Contains(b, "REDACT-P9") })
+	})
 	t.Run("daemon started after it", func(t *testing.T) {
 		t.Parallel()
 		claude, data := dirs(t)

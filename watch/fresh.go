@@ -178,8 +178,16 @@ func (d *Daemon) checkFresh(ctx context.Context, id, path string, ts fileStamp, 
 // stampWritten records that the bottle on disk now reflects the
 // transcript at the stamp it had before it was read (and the database as
 // it was read): until either file changes, the rescan need not check it.
-func (d *Daemon) stampWritten(id, path string, ts fileStamp) {
-	bs, err := stampOf(d.store.Path(id))
+// Not after a read of appended lines alone: a change made in place before
+// them (a redaction, among the session's appends) is the rescan's to
+// find, once the transcript is quiet.
+func (d *Daemon) stampWritten(s *session, path string, ts fileStamp) {
+	for _, t := range s.chain {
+		if !t.CheckedWhole() {
+			return
+		}
+	}
+	bs, err := stampOf(d.store.Path(s.id))
 	if err == nil && path != "" && ts != (fileStamp{}) && bs != (fileStamp{}) {
 		d.freshness.put(path, ts, bs, outcomeFresh)
 	}

@@ -156,7 +156,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			return res
 		case out != bottles.Crossed:
 			if out == bottles.Covered {
-				d.stampWritten(s.id, path, before)
+				d.stampWritten(s, path, before)
 			}
 			if out == bottles.KeptFull {
 				d.resealLive(ctx, s)
@@ -178,7 +178,7 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 // new bottle starts here. path is the session's transcript and before its
 // stamp before it was read.
 func (d *Daemon) written(ctx context.Context, s *session, b *render.Bottle, path string, before fileStamp) {
-	d.stampWritten(s.id, path, before)
+	d.stampWritten(s, path, before)
 	d.indexBottle(ctx, s.id, b.Bytes)
 }
 
