@@ -16,6 +16,17 @@ func accessFor(dataDir, home string) inject.ReadAccess {
 	return inject.ReadAccess{Dir: bottles.BottlesDir(dataDir), Home: home}
 }
 
+// registeredAccesses are the read permissions for the bottles of the data
+// directories that the hooks registered in settings b name: this one's, or
+// an earlier install's for another.
+func (s *setup) registeredAccesses(b []byte) []inject.ReadAccess {
+	var accesses []inject.ReadAccess
+	for _, d := range inject.RegisteredDataDirs(b) {
+		accesses = append(accesses, accessFor(d, s.agent.Home))
+	}
+	return accesses
+}
+
 // checkSettings refuses a settings file bottled would not edit, before
 // install or uninstall changes anything.
 func (s *setup) checkSettings() error {
@@ -34,12 +45,18 @@ func (s *setup) settingsError(err error) error {
 	return err
 }
 
-// sayLinked says that settings.json is a symbolic link, and that the file
-// it points to is what bottled edits.
-func (s *setup) sayLinked(res inject.Edited) {
+// editSettings edits settings.json (with --dry-run, only works the edit
+// out) and says so when the file is a symbolic link: the file it points
+// to is what bottled edits.
+func (s *setup) editSettings(edit func(b []byte) ([]byte, bool, error)) error {
+	res, err := inject.EditSettings(s.ctx, s.settings, s.dryRun, edit)
+	if err != nil {
+		return s.settingsError(err)
+	}
 	if res.File != s.settings {
 		s.say("settings: %s is a symbolic link to %s; bottled %s that file and keeps the link", s.settings, res.File, s.verb("edits", "would edit"))
 	}
+	return nil
 }
 
 // installSettings registers the hooks (telling the SessionStart hook
@@ -50,11 +67,8 @@ func (s *setup) sayLinked(res inject.Edited) {
 func (s *setup) installSettings(mcp bool) error {
 	var hooks, read, tools bool
 	var grant inject.Grant
-	res, err := inject.EditSettings(s.ctx, s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
-		var olds []inject.ReadAccess // GrantRead keeps this data directory's
-		for _, d := range inject.RegisteredDataDirs(b) {
-			olds = append(olds, accessFor(d, s.agent.Home))
-		}
+	err := s.editSettings(func(b []byte) ([]byte, bool, error) {
+		olds := s.registeredAccesses(b) // GrantRead keeps this data directory's
 		out, changed, err := inject.RegisterHooks(b, inject.Registration{Command: s.command, MCPTools: mcp})
 		if err != nil {
 			return nil, false, err
@@ -67,9 +81,8 @@ func (s *setup) installSettings(mcp bool) error {
 		return out, hooks || read || tools, err
 	})
 	if err != nil {
-		return s.settingsError(err)
+		return err
 	}
-	s.sayLinked(res)
 	if hooks {
 		s.say("hooks: %s SessionStart (compact|resume) and SessionEnd (clear) in %s", s.verb("registered", "would register"), s.settings)
 	} else {
@@ -97,11 +110,8 @@ func (s *setup) installSettings(mcp bool) error {
 // for the data directories the hooks named and this one.
 func (s *setup) uninstallSettings() error {
 	var hooks, read bool
-	res, err := inject.EditSettings(s.ctx, s.settings, s.dryRun, func(b []byte) ([]byte, bool, error) {
-		accesses := []inject.ReadAccess{s.access()}
-		for _, d := range inject.RegisteredDataDirs(b) {
-			accesses = append(accesses, accessFor(d, s.agent.Home))
-		}
+	err := s.editSettings(func(b []byte) ([]byte, bool, error) {
+		accesses := append([]inject.ReadAccess{s.access()}, s.registeredAccesses(b)...)
 		out, changed, err := inject.UnregisterHooks(b)
 		if err != nil {
 			return nil, false, err
@@ -122,9 +132,8 @@ func (s *setup) uninstallSettings() error {
 		return out, hooks || read, nil
 	})
 	if err != nil {
-		return s.settingsError(err)
+		return err
 	}
-	s.sayLinked(res)
 	if hooks {
 		s.say("hooks: %s %s", s.verb("removed from", "would remove from"), s.settings)
 	} else {
