@@ -23,11 +23,16 @@ func installCommand() *cli.Command {
 		Usage:       "register the hooks in Claude Code and start the daemon at login",
 		Description: help(installHelp),
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
+			dryRunFlag(),
 			&cli.BoolFlag{Name: "no-start", Usage: "write the login agent but do not start it now"},
 		},
 		Action: runInstall,
 	}
+}
+
+// dryRunFlag is install's and uninstall's --dry-run.
+func dryRunFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"}
 }
 
 func uninstallCommand() *cli.Command {
@@ -35,7 +40,7 @@ func uninstallCommand() *cli.Command {
 		Name:        "uninstall",
 		Usage:       "remove the hooks and the login agent that install added",
 		Description: help(uninstallHelp),
-		Flags:       []cli.Flag{&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"}},
+		Flags:       []cli.Flag{dryRunFlag()},
 		Action:      runUninstall,
 	}
 }

@@ -227,10 +227,27 @@ type dirs struct {
 
 // dirsOfArgless is dirsOf for a command that takes no arguments.
 func dirsOfArgless(cmd *cli.Command) (dirs, error) {
-	if cmd.NArg() > 0 {
-		return dirs{}, usagef("%s takes no arguments", cmd.Name)
+	if err := noArgs(cmd); err != nil {
+		return dirs{}, err
 	}
 	return dirsOf(cmd)
+}
+
+// noArgs refuses arguments to a command that takes none.
+func noArgs(cmd *cli.Command) error {
+	if cmd.NArg() > 0 {
+		return usagef("%s takes no arguments", cmd.Name)
+	}
+	return nil
+}
+
+// oneArg is the argument of a command that takes exactly one, which its
+// ArgsUsage names.
+func oneArg(cmd *cli.Command) (string, error) {
+	if cmd.NArg() != 1 {
+		return "", usagef("%s takes exactly one %s (got %d arguments)", cmd.Name, cmd.ArgsUsage, cmd.NArg())
+	}
+	return cmd.Args().First(), nil
 }
 
 func dirsOf(cmd *cli.Command) (dirs, error) {

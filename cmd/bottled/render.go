@@ -28,10 +28,10 @@ func renderCommand() *cli.Command {
 }
 
 func runRender(ctx context.Context, cmd *cli.Command) error {
-	if cmd.NArg() != 1 {
-		return usagef("render takes exactly one SESSION_ID (got %d arguments)", cmd.NArg())
+	id, err := oneArg(cmd)
+	if err != nil {
+		return err
 	}
-	id := cmd.Args().First()
 	d, err := dirsOf(cmd)
 	if err != nil {
 		return err

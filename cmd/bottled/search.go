@@ -26,10 +26,10 @@ func searchCommand() *cli.Command {
 		Description: help(searchHelp),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "search every project"},
-			&cli.BoolFlag{Name: "archived", Usage: "include sessions cleared with /clear"},
+			archivedFlag(),
 			&cli.StringFlag{Name: "since", Usage: "only from `WHEN` on: 2026-05-01, \"2026-05-01 14:00\" or an age (12h, 7d)"},
 			&cli.StringFlag{Name: "until", Usage: "only before `WHEN` (same forms)"},
-			&cli.IntFlag{Name: "limit", Value: 20, Usage: fmt.Sprintf("at most `N` hits (up to %d)", index.MaxLimit)},
+			limitFlag(20, "hits"),
 			&cli.BoolFlag{Name: "json", Usage: "print the hits as a JSON array"},
 		},
 		Action: runSearch,
@@ -120,6 +120,18 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 		return exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// archivedFlag and limitFlag are the flags of a search's or a list's
+// scope that workScope reads besides --all, which each says in its own
+// words.
+func archivedFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "archived", Usage: "include sessions cleared with /clear"}
+}
+
+// limitFlag is --limit: at most value of what by default.
+func limitFlag(value int, what string) cli.Flag {
+	return &cli.IntFlag{Name: "limit", Value: value, Usage: fmt.Sprintf("at most `N` %s (up to %d)", what, index.MaxLimit)}
 }
 
 // workScope is the directories and the scope of a search or a list from

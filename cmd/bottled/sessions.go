@@ -23,8 +23,8 @@ func sessionsCommand() *cli.Command {
 		Description: help(sessionsHelp),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "list every project's sessions"},
-			&cli.BoolFlag{Name: "archived", Usage: "include sessions cleared with /clear"},
-			&cli.IntFlag{Name: "limit", Value: sessionsLimit, Usage: fmt.Sprintf("at most `N` sessions (up to %d)", index.MaxLimit)},
+			archivedFlag(),
+			limitFlag(sessionsLimit, "sessions"),
 			&cli.BoolFlag{Name: "json", Usage: "print the sessions as a JSON array"},
 		},
 		Action: runSessions,

@@ -35,8 +35,9 @@ func showCommand() *cli.Command {
 }
 
 func runShow(ctx context.Context, cmd *cli.Command) error {
-	if cmd.NArg() != 1 {
-		return usagef("show takes exactly one SESSION (got %d arguments)", cmd.NArg())
+	arg, err := oneArg(cmd)
+	if err != nil {
+		return err
 	}
 	from, to := cmd.Int("from"), cmd.Int("to")
 	for _, f := range []struct {
@@ -57,7 +58,6 @@ func runShow(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	arg := cmd.Args().First()
 	id, err := findSession(cmd, d, arg)
 	if err != nil {
 		return err

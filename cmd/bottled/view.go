@@ -28,8 +28,8 @@ func viewCommand() *cli.Command {
 }
 
 func runView(_ context.Context, cmd *cli.Command) error {
-	if cmd.NArg() > 0 {
-		return usagef("view takes no arguments")
+	if err := noArgs(cmd); err != nil {
+		return err
 	}
 	port := cmd.Int("port")
 	if port < 0 || port > 65535 {
@@ -58,8 +58,9 @@ func exportCommand() *cli.Command {
 }
 
 func runExport(_ context.Context, cmd *cli.Command) error {
-	if cmd.NArg() != 1 {
-		return usagef("export takes exactly one SESSION (got %d arguments)", cmd.NArg())
+	arg, err := oneArg(cmd)
+	if err != nil {
+		return err
 	}
 	format := cmd.String("format")
 	if format != "html" && format != "md" {
@@ -69,7 +70,7 @@ func runExport(_ context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	id, err := findSession(cmd, d, cmd.Args().First())
+	id, err := findSession(cmd, d, arg)
 	if err != nil {
 		return err
 	}
