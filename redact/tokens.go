@@ -26,14 +26,15 @@ type tokenRule struct {
 }
 
 var (
-	gitlabBody  = chars(alnumChars, "_.-")
 	slackBody   = chars(alnumChars, "-")
 	webhookBody = chars(alnumChars, "+/_-")
 	postmanBody = chars(digitChars, "abcdef-")
 	sentryBody  = chars(alnumChars, "+/=_")
-	dottedB64   = chars(alnumChars, "_.-")
-	ageBody     = chars("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
-	headerName  = chars(upperChars, lowerChars, "-")
+	// dottedB64 is base64url with dots: GitLab's, Google's OAuth and
+	// SendGrid's token bodies.
+	dottedB64  = chars(alnumChars, "_.-")
+	ageBody    = chars("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
+	headerName = chars(upperChars, lowerChars, "-")
 )
 
 var tokenRules = []tokenRule{
@@ -48,12 +49,12 @@ var tokenRules = []tokenRule{
 	{kind: "GitHub token", prefixes: []string{"github_pat_"}, body: word, min: 60, max: 244, entropy: 3},
 	// gitlab-pat, gitlab-pat-routable and the other gitlab-* rules.
 	{kind: "GitLab token", prefixes: []string{"glpat-", "glcbt-", "gldt-", "glffct-", "glft-"},
-		body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefixes: []string{"glimt-"}, body: gitlabBody, min: 25, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefixes: []string{"glagent-"}, body: gitlabBody, min: 50, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefixes: []string{"gloas-"}, body: gitlabBody, min: 64, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefixes: []string{"glptt-"}, body: gitlabBody, min: 40, max: 300, bounded: true, entropy: 3},
-	{kind: "GitLab token", prefixes: []string{"glrt-", "glsoat-"}, body: gitlabBody, min: 20, max: 300, bounded: true, entropy: 3},
+		body: dottedB64, min: 20, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"glimt-"}, body: dottedB64, min: 25, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"glagent-"}, body: dottedB64, min: 50, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"gloas-"}, body: dottedB64, min: 64, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"glptt-"}, body: dottedB64, min: 40, max: 300, bounded: true, entropy: 3},
+	{kind: "GitLab token", prefixes: []string{"glrt-", "glsoat-"}, body: dottedB64, min: 20, max: 300, bounded: true, entropy: 3},
 	{kind: "GitLab token", prefixes: []string{"GR1348941"}, body: b64url, min: 20, max: 300, bounded: true, entropy: 3},
 	// aws-access-token, with its allowlist of AWS's documented examples.
 	{kind: "AWS access key ID", prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"},
