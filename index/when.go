@@ -35,6 +35,18 @@ func ParseTime(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("cannot read %q as a time: give a date (2026-05-01), a date and time (2026-05-01 14:30) or an age (12h, 7d)", s)
 }
 
+// TimeLayout is how bottled's interfaces show the time of a hit or a
+// session: to the minute, in a form ParseTime reads back.
+const TimeLayout = "2006-01-02 15:04"
+
+// FormatTime shows t in loc as TimeLayout, "—" if it is unknown (zero).
+func FormatTime(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.In(loc).Format(TimeLayout)
+}
+
 // Bound sets sc.Since and sc.Until from since and until as bottled's
 // interfaces take them from people and models (ParseTime: ages back from
 // now, times without a zone in loc); an empty one leaves its end open. The

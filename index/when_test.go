@@ -35,6 +35,33 @@ func TestParseTime(t *testing.T) {
 	}
 }
 
+// TestFormatTime: a time is shown to the minute in the zone asked for, in
+// a form ParseTime reads back to that minute; an unknown one as "—".
+func TestFormatTime(t *testing.T) {
+	east := time.FixedZone("east", 2*60*60)
+	at := time.Date(2026, 5, 1, 12, 30, 59, 0, time.UTC)
+	cases := []struct {
+		t    time.Time
+		loc  *time.Location
+		want string
+	}{
+		{time.Time{}, time.UTC, "—"},
+		{at, time.UTC, "2026-05-01 12:30"},
+		{at, east, "2026-05-01 14:30"},
+		{at.In(east), time.UTC, "2026-05-01 12:30"},
+	}
+	for _, c := range cases {
+		got := FormatTime(c.t, c.loc)
+		if got != c.want {
+			t.Errorf("FormatTime(%v, %v) = %q; want %q", c.t, c.loc, got, c.want)
+			continue
+		}
+		if back, err := ParseTime(got, at, c.loc); !c.t.IsZero() && (err != nil || !back.Equal(c.t.Truncate(time.Minute))) {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", got, back, err, c.t.Truncate(time.Minute))
+		}
+	}
+}
+
 // TestBound: a scope's ends from what was asked, open where nothing was,
 // and an error that says which end could not be read.
 func TestBound(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -148,7 +147,7 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, args search
 	fmt.Fprintf(&out, "%d hit(s) for %q in %s, best first:\n", len(hits), args.Query, s.scopeName(sc, ext))
 	current := s.current()
 	for i, h := range hits {
-		fmt.Fprintf(&out, "%d. %s · %s · %s · line %d%s", i+1, h.Session, stamp(h.Time, s.cfg.Location), h.Kind, h.Line,
+		fmt.Fprintf(&out, "%d. %s · %s · %s · line %d%s", i+1, h.Session, index.FormatTime(h.Time, s.cfg.Location), h.Kind, h.Line,
 			whose(h.Session, current, h.Archived, args.All, h.Project))
 		fmt.Fprintf(&out, "\n   %s\n", h.Snippet)
 	}
@@ -193,7 +192,7 @@ func (s *Server) sessions(ctx context.Context, _ *sdk.CallToolRequest, args sess
 	current := s.current()
 	for _, ses := range list {
 		fmt.Fprintf(&out, "- %s · started %s · last %s · %d turn(s) · %d compaction(s) · %s%s",
-			ses.ID, stamp(ses.Started, s.cfg.Location), stamp(ses.LastActive, s.cfg.Location), ses.Turns, ses.Compactions, ses.Mode,
+			ses.ID, index.FormatTime(ses.Started, s.cfg.Location), index.FormatTime(ses.LastActive, s.cfg.Location), ses.Turns, ses.Compactions, ses.Mode,
 			whose(ses.ID, current, ses.Archived, args.All, ses.Project))
 		if ses.FirstPrompt != "" {
 			fmt.Fprintf(&out, "\n  %q", ses.FirstPrompt)
@@ -201,14 +200,6 @@ func (s *Server) sessions(ctx context.Context, _ *sdk.CallToolRequest, args sess
 		out.WriteByte('\n')
 	}
 	return textResult(out.String()), nil, nil
-}
-
-// stamp shows a time to the minute, "—" if unknown.
-func stamp(t time.Time, loc *time.Location) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.In(loc).Format("2006-01-02 15:04")
 }
 
 // whose is what a hit or a listed session says of its session beyond its

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/render"
 )
 
@@ -83,7 +84,7 @@ func buildPage(md *markdown, cache *renderCache, id string, cur *bottles.Current
 	pg := &bottlePage{ID: id, Project: p.Project, Mode: string(p.State.Mode), Archived: cur.Archived,
 		Reconstructed: p.State.Mode == render.ModeReconstructed, Lines: p.State.Lines}
 	if !p.Started.IsZero() {
-		pg.Started = p.Started.In(loc).Format(stampLayout)
+		pg.Started = p.Started.In(loc).Format(index.TimeLayout)
 	}
 	if !p.State.Rendered.IsZero() {
 		pg.Rendered = p.State.Rendered.In(loc).Format("2006-01-02 15:04:05")
@@ -115,7 +116,7 @@ func buildPage(md *markdown, cache *renderCache, id string, cur *bottles.Current
 		}
 		when := ""
 		if !b.Time.IsZero() {
-			when = b.Time.In(loc).Format(stampLayout)
+			when = b.Time.In(loc).Format(index.TimeLayout)
 		}
 		if b.Text > b.Start {
 			w.message(b, headingLabel(lines.line(b.Line)), when, b.Line+1, r)

@@ -109,12 +109,12 @@ func (w *listWriter) count(n int, noun string) {
 	}
 }
 
-// stamp writes t as stamp does.
+// stamp writes t as index.FormatTime does.
 func (w *listWriter) stamp(t time.Time) {
 	if t.IsZero() {
 		w.raw("—")
 		return
 	}
-	w.scratch = t.In(w.loc).AppendFormat(w.scratch[:0], stampLayout)
+	w.scratch = t.In(w.loc).AppendFormat(w.scratch[:0], index.TimeLayout)
 	w.b.Write(w.scratch)
 }

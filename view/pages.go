@@ -222,7 +222,7 @@ func (s *Server) ambiguous(w http.ResponseWriter, amb *bottles.AmbiguousError) {
 	type cand struct{ ID, LastActive, FirstPrompt string }
 	var cands []cand
 	for _, c := range amb.Candidates {
-		cands = append(cands, cand{c.ID, stamp(c.LastActive, s.cfg.Location), trimmed(c.FirstPrompt, 120)})
+		cands = append(cands, cand{c.ID, index.FormatTime(c.LastActive, s.cfg.Location), trimmed(c.FirstPrompt, 120)})
 	}
 	f.Body = struct {
 		Prefix string
@@ -286,7 +286,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, h := range hits {
-		body.Hits = append(body.Hits, searchHit{Session: h.Session, When: stamp(h.Time, s.cfg.Location), Speaker: h.Kind.String(),
+		body.Hits = append(body.Hits, searchHit{Session: h.Session, When: index.FormatTime(h.Time, s.cfg.Location), Speaker: h.Kind.String(),
 			Project: h.Project, Snippet: h.Snippet, Line: h.Line, Archived: h.Archived})
 	}
 	if ext, err := s.ix.Extent(r.Context(), scope); err == nil {

@@ -3,7 +3,6 @@ package view
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/redact"
@@ -76,15 +75,4 @@ func sessionOfFile(name string, archived bool) string {
 		return id
 	}
 	return ""
-}
-
-// stamp shows a time to the minute in loc, "—" if unknown.
-// stampLayout is how the view writes a time to the minute.
-const stampLayout = "2006-01-02 15:04"
-
-func stamp(t time.Time, loc *time.Location) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.In(loc).Format(stampLayout)
 }

@@ -177,10 +177,7 @@ func writeHits(cmd *cli.Command, hits []index.Hit, all bool) {
 	}
 	fmt.Fprintln(tw, head+"TEXT")
 	for _, h := range hits {
-		when := "—"
-		if !h.Time.IsZero() {
-			when = h.Time.Format("2006-01-02 15:04")
-		}
+		when := stamp(h.Time)
 		session := h.Session
 		if h.Archived {
 			session += " (cleared)"

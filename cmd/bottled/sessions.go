@@ -132,13 +132,8 @@ func writeSessions(w io.Writer, list []index.Session, all bool, width int) {
 	writeTable(w, rows, width)
 }
 
-// stamp shows a time to the minute, "—" if unknown.
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.Local().Format("2006-01-02 15:04")
-}
+// stamp shows a time to the minute in the local zone, "—" if unknown.
+func stamp(t time.Time) string { return index.FormatTime(t, time.Local) }
 
 // noSessions says what an empty list covered and how to widen it.
 func noSessions(ctx context.Context, ix *index.Index, scope index.Scope, d dirs) (string, error) {
