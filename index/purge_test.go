@@ -44,6 +44,18 @@ func purged(t *testing.T, data, secret string) bool {
 	return !filesHold(t, Dir(data), secret) && !markerThere(t, data)
 }
 
+// syncPurges syncs ix, which must purge secret now: what says which
+// purge did not happen otherwise.
+func syncPurges(t *testing.T, ix *Index, data, secret, what string) {
+	t.Helper()
+	if err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !purged(t, data, secret) {
+		t.Error(what)
+	}
+}
+
 // holdSnapshot opens the index's database as another process reading it
 // does, and keeps a read transaction open until release: the WAL cannot be
 // emptied meanwhile.
@@ -126,12 +138,7 @@ func TestPurgeKeepsALaterRequest(t *testing.T) {
 	if !markerThere(t, data) {
 		t.Fatal("the request made during the purge is gone")
 	}
-	if err := ix.Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if !purged(t, data, second) {
-		t.Error("the second request was not answered")
-	}
+	syncPurges(t, ix, data, second, "the second request was not answered")
 }
 
 // TestPurgeWaitsForReaders: a purge whose WAL another process keeps
@@ -156,12 +163,7 @@ func TestPurgeWaitsForReaders(t *testing.T) {
 		t.Error("the request went with a purge that did not happen")
 	}
 	release()
-	if err := ix.Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if !purged(t, data, secret) {
-		t.Error("the next sync did not purge")
-	}
+	syncPurges(t, ix, data, secret, "the next sync did not purge")
 }
 
 // TestPurgeByRebuild: a rebuild answers a request too (the new generation
@@ -200,10 +202,5 @@ func TestPurgeWhileLocked(t *testing.T) {
 		t.Fatal("the request went, or the files were purged, with the lock held by another")
 	}
 	unlock()
-	if err := ix.Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if !purged(t, data, secret) {
-		t.Error("the sync after the lock was freed did not purge")
-	}
+	syncPurges(t, ix, data, secret, "the sync after the lock was freed did not purge")
 }
