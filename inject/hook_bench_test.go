@@ -2,7 +2,6 @@ package inject
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,10 +15,9 @@ func BenchmarkSessionStartFresh(b *testing.B) {
 	root := b.TempDir()
 	e := &env{claude: filepath.Join(root, "claude"), data: filepath.Join(root, "mem"), id: "4c1f7b2e-9d3a-4e5f-8a6b-1c2d3e4f5a6b"}
 	e.transcript = filepath.Join(e.claude, "projects", "-home-dev-app", e.id+".jsonl")
-	os.MkdirAll(filepath.Dir(e.transcript), 0o700)
-	f, _ := os.Create(e.transcript)
-	synth.Transcript(f, e.id, 10<<20, 3)
-	f.Close()
+	if _, err := synth.File(e.transcript, e.id, 10<<20, 3); err != nil {
+		b.Fatal(err)
+	}
 	if _, err := SessionStart(context.Background(), e.cfg(), e.payload("compact")); err != nil {
 		b.Fatal(err)
 	}

@@ -36,13 +36,7 @@ func benchTranscript(b *testing.B) (string, synth.Stats) {
 			return
 		}
 		benchPath = filepath.Join(dir, "bench.jsonl")
-		f, err := os.Create(benchPath)
-		if err != nil {
-			benchErr = err
-			return
-		}
-		defer f.Close()
-		benchStats, benchErr = synth.Transcript(f, "bench", benchTranscriptSize, 1)
+		benchStats, benchErr = synth.File(benchPath, "bench", benchTranscriptSize, 1)
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -34,17 +33,9 @@ func benchmarkHook(b *testing.B, dir, bin, hello string) {
 	claude, data := filepath.Join(dir, "claude"), filepath.Join(dir, "mem")
 	const id = "hookbench-0000-4000-8000-000000000000"
 	transcript := filepath.Join(claude, "projects", "-bench", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(transcript), 0o700); err != nil {
+	if _, err := synth.File(transcript, id, 10<<20, 3); err != nil {
 		b.Fatal(err)
 	}
-	f, err := os.Create(transcript)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := synth.Transcript(f, id, 10<<20, 3); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
 	payload, _ := json.Marshal(map[string]string{"session_id": id, "transcript_path": transcript, "hook_event_name": "SessionStart", "source": "compact"})
 	hook := []string{bin, "--claude-dir", claude, "--data-dir", data, "hook", "session-start"}
 

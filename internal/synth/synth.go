@@ -10,9 +10,12 @@ package synth
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -54,6 +57,20 @@ func Transcript(w io.Writer, session string, size int64, seed uint64) (Stats, er
 		}
 	}
 	return g.Stats, g.Flush()
+}
+
+// File writes a whole session of at least size bytes (Transcript) to a
+// new file at path, making its directory (0700) if need be.
+func File(path, session string, size int64, seed uint64) (Stats, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return Stats{}, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return Stats{}, err
+	}
+	st, err := Transcript(f, session, size, seed)
+	return st, errors.Join(err, f.Close())
 }
 
 // Flush writes buffered records out.
