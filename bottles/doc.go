@@ -10,7 +10,8 @@
 // which every write that drops what the bottle it replaces showed leaves
 // before its rename (Store.AskPurge, Store.TakePurge), and finding a
 // session's bottle by the start of its id (Store.FindSession,
-// Store.EnsureRead). It also reads the data directory's redaction patterns
+// Store.EnsureRead, and Reader, which carries what an interface that reads
+// bottles while it runs needs for both). It also reads the data directory's redaction patterns
 // (LoadRules), which every render takes.
 //
 // The bytes of a bottle are package render's, which touches no file; every

@@ -12,12 +12,12 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -33,37 +33,18 @@ const (
 	indexWait = 15 * time.Second
 )
 
-// Config is what the server needs to know.
+// Config is what the server needs to know. Its Reader's Location is the
+// zone of the times it shows and reads, its Log stderr only (stdout
+// carries the protocol), its RenderTimeout DefaultRenderTimeout if 0.
 type Config struct {
-	ClaudeDir string
-	DataDir   string
+	bottles.Reader
 	// Launched is the session Claude Code started the server in
 	// (CLAUDE_CODE_SESSION_ID); "" when not started by Claude Code.
 	Launched string
 	// Project is the directory of "this project" (CLAUDE_PROJECT_DIR,
 	// else the working directory).
-	Project  string
-	Version  string
-	Location *time.Location // times shown and read (time.Local if nil)
-	Now      func() time.Time
-	Log      *slog.Logger // stderr only: stdout carries the protocol
-	// RenderTimeout bounds an inline render (DefaultRenderTimeout if 0).
-	RenderTimeout time.Duration
-}
-
-func (c *Config) defaults() {
-	if c.Location == nil {
-		c.Location = time.Local
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
-	if c.RenderTimeout <= 0 {
-		c.RenderTimeout = DefaultRenderTimeout
-	}
+	Project string
+	Version string
 }
 
 // Server serves bottled's tools.
@@ -107,7 +88,7 @@ func (a *openAttempt) failed() bool {
 
 // New returns a server for cfg.
 func New(cfg Config) *Server {
-	cfg.defaults()
+	cfg.Defaults(DefaultRenderTimeout)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{cfg: cfg, tracker: sources.NewSessionTracker(cfg.ClaudeDir, cfg.Launched), openCtx: ctx, cancel: cancel}
 }

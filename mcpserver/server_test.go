@@ -38,8 +38,8 @@ func newEnv(t *testing.T, launched, project string) *env {
 	t.Helper()
 	root := t.TempDir()
 	e := &env{claude: filepath.Join(root, "claude"), data: filepath.Join(root, "data")}
-	e.srv = New(Config{ClaudeDir: e.claude, DataDir: e.data, Launched: launched, Project: project, Version: "test",
-		Location: time.UTC, Now: func() time.Time { return testNow }})
+	e.srv = New(Config{Reader: bottles.Reader{ClaudeDir: e.claude, DataDir: e.data, Location: time.UTC, Now: func() time.Time { return testNow }},
+		Launched: launched, Project: project, Version: "test"})
 	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := e.srv.MCP().Connect(ctx, st, nil)

@@ -41,7 +41,7 @@ func BenchmarkList(b *testing.B) {
 	if err := ix.Watch(); err != nil {
 		b.Fatal(err)
 	}
-	ts := &testServer{s: New(Config{DataDir: data, ClaudeDir: data, Token: testToken, Location: time.UTC}, ix, testHost)}
+	ts := &testServer{s: New(Config{Reader: bottles.Reader{DataDir: data, ClaudeDir: data, Location: time.UTC}, Token: testToken}, ix, testHost)}
 	ts.h = ts.s.Handler()
 	t := &testing.T{}
 	ts.t = t
@@ -73,7 +73,7 @@ func BenchmarkSession2MB(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ix.Close()
-	ts := &testServer{t: &testing.T{}, s: New(Config{DataDir: data, ClaudeDir: data, Token: testToken, Location: time.UTC}, ix, testHost)}
+	ts := &testServer{t: &testing.T{}, s: New(Config{Reader: bottles.Reader{DataDir: data, ClaudeDir: data, Location: time.UTC}, Token: testToken}, ix, testHost)}
 	ts.h = ts.s.Handler()
 	for _, c := range []struct {
 		name, path string

@@ -79,8 +79,8 @@ func newTestServer(t *testing.T, dataDir string) *testServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	s := New(Config{ClaudeDir: filepath.Join(dataDir, "no-claude"), DataDir: dataDir, Project: "/nowhere", Token: testToken,
-		Location: time.UTC, Now: func() time.Time { return testNow }}, ix, testHost)
+	s := New(Config{Reader: bottles.Reader{ClaudeDir: filepath.Join(dataDir, "no-claude"), DataDir: dataDir,
+		Location: time.UTC, Now: func() time.Time { return testNow }}, Project: "/nowhere", Token: testToken}, ix, testHost)
 	return &testServer{t: t, s: s, h: s.Handler()}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bottled-dev/bottled/bottles"
 )
 
 // served is a view serving on a real loopback listener, as bottled-view
@@ -74,7 +76,7 @@ func (sv *served) request(t *testing.T, path string) *http.Request {
 func TestLiveEvents(t *testing.T) {
 	data := t.TempDir()
 	writeTalks(t, data, talk{ID: "s-first", CWD: "/p", Start: day, Turns: [][2]string{{"hello", "hi"}}})
-	sv := serve(t, Config{ClaudeDir: filepath.Join(data, "claude"), DataDir: data, Token: NewToken(), Location: time.UTC,
+	sv := serve(t, Config{Reader: bottles.Reader{ClaudeDir: filepath.Join(data, "claude"), DataDir: data, Location: time.UTC}, Token: NewToken(),
 		Daemon: func(context.Context) error { return errors.New("no socket") }})
 	res, err := http.DefaultClient.Do(sv.request(t, "/events"))
 	if err != nil {
@@ -132,7 +134,7 @@ func TestDaemonBanner(t *testing.T) {
 	data := t.TempDir()
 	up := make(chan error, 1)
 	up <- errors.New("no socket")
-	sv := serve(t, Config{DataDir: data, ClaudeDir: data, Token: testToken, Location: time.UTC,
+	sv := serve(t, Config{Reader: bottles.Reader{DataDir: data, ClaudeDir: data, Location: time.UTC}, Token: testToken,
 		Daemon: func(context.Context) error {
 			select {
 			case err := <-up:

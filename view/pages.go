@@ -166,7 +166,7 @@ type sessionBody struct {
 // it is on disk, since a change the watcher saw is the newest bottle.
 func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	arg := r.PathValue("id")
-	id, err := s.findSession(arg)
+	id, err := s.cfg.FindSession(arg)
 	var amb *bottles.AmbiguousError
 	switch {
 	case errors.As(err, &amb):
@@ -185,7 +185,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	if part {
 		cur, err = s.onDisk(id)
 	} else {
-		cur, err = s.ensure(r.Context(), id)
+		cur, err = s.cfg.EnsureRead(r.Context(), id)
 	}
 	switch {
 	case err != nil && cur != nil:

@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -33,6 +32,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 )
 
@@ -47,10 +47,11 @@ const (
 	shutdownGrace = 2 * time.Second
 )
 
-// Config is what the view needs to know.
+// Config is what the view needs to know. Its Reader's Location is the
+// zone bottles were rendered in, its RenderTimeout (a render before a
+// page) RenderTimeout if 0.
 type Config struct {
-	ClaudeDir string
-	DataDir   string
+	bottles.Reader
 	// Project is the directory whose project a search covers by default,
 	// as for `bottled search` (the working directory).
 	Project string
@@ -58,28 +59,8 @@ type Config struct {
 	Token string
 	// Daemon asks whether bottled's daemon runs for DataDir: nil when it
 	// answers, else why not (watch.Query). Nil means never.
-	Daemon   func(ctx context.Context) error
-	Location *time.Location // the zone bottles were rendered in (time.Local if nil)
-	Now      func() time.Time
-	Log      *slog.Logger
-	Version  string
-	// RenderTimeout bounds a render before a page (RenderTimeout if 0).
-	RenderTimeout time.Duration
-}
-
-func (c *Config) defaults() {
-	if c.Location == nil {
-		c.Location = time.Local
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
-	if c.RenderTimeout <= 0 {
-		c.RenderTimeout = RenderTimeout
-	}
+	Daemon  func(ctx context.Context) error
+	Version string
 }
 
 // NewToken returns a new secret for a run: 32 random bytes in hex.
@@ -102,7 +83,7 @@ type Server struct {
 // New returns a server for the index ix that answers requests made to
 // host (the listener's "127.0.0.1:port").
 func New(cfg Config, ix *index.Index, host string) *Server {
-	cfg.defaults()
+	cfg.Defaults(RenderTimeout)
 	return &Server{cfg: cfg, ix: ix, host: host, md: newMarkdown(), cache: newRenderCache(renderCacheBytes), live: newHub()}
 }
 
@@ -115,7 +96,7 @@ func (s *Server) URL() string { return "http://" + s.host + "/?token=" + s.cfg.T
 // answers. It owns every goroutine it starts: the index's background
 // build, the bottles watcher, the daemon check and the HTTP server's.
 func Serve(ctx context.Context, cfg Config, ln net.Listener, ready func(*Server)) error {
-	cfg.defaults()
+	cfg.Defaults(RenderTimeout)
 	// Built for a moment at most (index.OpenForReader), the rest in the
 	// background while pages answer from what is indexed.
 	ix, err := index.OpenForReader(ctx, cfg.DataDir, cfg.Location, cfg.Log)

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/cmd/internal/binflags"
 	"github.com/bottled-dev/bottled/mcpserver"
 	"github.com/bottled-dev/bottled/version"
@@ -52,12 +53,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcpserver.New(mcpserver.Config{
-		ClaudeDir: dirs.Claude,
-		DataDir:   dirs.Data,
-		Launched:  os.Getenv("CLAUDE_CODE_SESSION_ID"),
-		Project:   project,
-		Version:   version.String(),
-		Log:       log,
+		Reader:   bottles.Reader{ClaudeDir: dirs.Claude, DataDir: dirs.Data, Log: log},
+		Launched: os.Getenv("CLAUDE_CODE_SESSION_ID"),
+		Project:  project,
+		Version:  version.String(),
 	})
 	return srv.Run(ctx, &mcpserver.Lines{Reader: stdin, Writer: stdout, Log: log})
 }

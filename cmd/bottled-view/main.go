@@ -91,7 +91,7 @@ func runView(ctx context.Context, args []string, claude, data string, stdout, st
 		return fmt.Errorf("listen on 127.0.0.1:%d: %w (another program has it? --port 0 takes a free one)", *port, err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg := view.Config{ClaudeDir: claude, DataDir: data, Project: project, Token: view.NewToken(), Log: log,
+	cfg := view.Config{Reader: bottles.Reader{ClaudeDir: claude, DataDir: data, Log: log}, Project: project, Token: view.NewToken(),
 		Version: version.String(),
 		Daemon: func(ctx context.Context) error {
 			_, err := watch.Query(ctx, data)
