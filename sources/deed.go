@@ -119,19 +119,17 @@ func readToolInput(s *scanner) *toolInput {
 				return
 			}
 			s.array(func() {
-				if s.peek() != '{' {
-					return
-				}
 				var e [2][]byte
-				s.object(func(k []byte) {
+				if s.objectOrSkip(func(k []byte) {
 					switch string(k) {
 					case "old_string":
 						e[0] = rawOrNil(s)
 					case "new_string":
 						e[1] = rawOrNil(s)
 					}
-				})
-				in.edits = append(in.edits, e)
+				}) {
+					in.edits = append(in.edits, e)
+				}
 			})
 		}
 	})

@@ -49,6 +49,18 @@ func (s *scanner) peek() byte {
 // start of the member's value; a value field leaves is skipped.
 func (s *scanner) object(field func(key []byte)) { s.list('{', '}', field) }
 
+// objectOrSkip is object for a value that may be of another type, which
+// it skips (transcripts are tolerated, not validated); it reports whether
+// the value was an object.
+func (s *scanner) objectOrSkip(field func(key []byte)) bool {
+	if s.peek() != '{' {
+		s.skip()
+		return false
+	}
+	s.object(field)
+	return true
+}
+
 // array calls elem for every element of the array at the cursor; an
 // element elem leaves is skipped.
 func (s *scanner) array(elem func()) { s.list('[', ']', func([]byte) { elem() }) }

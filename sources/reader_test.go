@@ -375,3 +375,22 @@ func TestCheckedWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRecordObjectOfOtherType: a field bottled reads as an object
+// that holds another type (null, a string) is passed over and the rest of
+// the line read, as for every other field: the record is not lost.
+func TestParseRecordObjectOfOtherType(t *testing.T) {
+	for _, field := range []string{"compactMetadata", "toolUseResult", "message", "attachment", "origin"} {
+		for _, value := range []string{"null", `"x"`, "[1]", "7"} {
+			line := `{"type":"system","subtype":"compact_boundary","` + field + `":` + value + `,"uuid":"b","parentUuid":"a"}`
+			var r rawRecord
+			if !parseRecord([]byte(line), &r) {
+				t.Errorf("%s: not read as a record", line)
+				continue
+			}
+			if r.subtype != "compact_boundary" || string(r.uuid) != "b" || string(r.parent) != "a" {
+				t.Errorf("%s: read as %+v", line, r)
+			}
+		}
+	}
+}

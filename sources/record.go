@@ -144,11 +144,7 @@ func parseRecord(line []byte, r *rawRecord) bool {
 			r.apiErr = s.boolean()
 		case "toolUseResult":
 			r.toolResult = true
-			if s.peek() != '{' {
-				s.skip()
-				return
-			}
-			s.object(func(k []byte) {
+			s.objectOrSkip(func(k []byte) {
 				if string(k) == "type" {
 					r.resultType = s.known("create", "update", "text")
 				}
@@ -160,7 +156,7 @@ func parseRecord(line []byte, r *rawRecord) bool {
 		case "subtype":
 			r.subtype = s.known("compact_boundary", "turn_duration", "stop_hook_summary", "local_command")
 		case "compactMetadata":
-			s.object(func(k []byte) {
+			s.objectOrSkip(func(k []byte) {
 				if string(k) == "trigger" {
 					r.trigger = s.str()
 				}
@@ -174,33 +170,29 @@ func parseRecord(line []byte, r *rawRecord) bool {
 		case "apiBlockIndex":
 			r.blockIndex = s.int()
 		case "message":
-			if s.peek() == '{' {
-				s.object(func(k []byte) {
-					switch string(k) {
-					case "id":
-						r.msgID = s.str()
-					case "model":
-						r.model = s.known("<synthetic>")
-					case "content":
-						r.content = readContent(&s)
-					}
-				})
-			}
+			s.objectOrSkip(func(k []byte) {
+				switch string(k) {
+				case "id":
+					r.msgID = s.str()
+				case "model":
+					r.model = s.known("<synthetic>")
+				case "content":
+					r.content = readContent(&s)
+				}
+			})
 		case "attachment":
-			if s.peek() == '{' {
-				s.object(func(k []byte) {
-					switch string(k) {
-					case "type":
-						r.attachType = s.known("queued_command", "hook_success")
-					case "prompt":
-						r.attachPrompt = readContent(&s)
-					case "origin":
-						r.attachOrigin = originKind(&s)
-					case "commandMode":
-						r.attachCmd = s.str()
-					}
-				})
-			}
+			s.objectOrSkip(func(k []byte) {
+				switch string(k) {
+				case "type":
+					r.attachType = s.known("queued_command", "hook_success")
+				case "prompt":
+					r.attachPrompt = readContent(&s)
+				case "origin":
+					r.attachOrigin = originKind(&s)
+				case "commandMode":
+					r.attachCmd = s.str()
+				}
+			})
 		}
 	})
 	return s.ok()
@@ -209,16 +201,14 @@ func parseRecord(line []byte, r *rawRecord) bool {
 // originKind reads origin.kind from an origin object. A present origin
 // without a kind reads as "?" so that it is not mistaken for an absent one.
 func originKind(s *scanner) string {
-	if s.peek() != '{' {
-		s.skip()
-		return ""
-	}
 	kind := "?"
-	s.object(func(k []byte) {
+	if !s.objectOrSkip(func(k []byte) {
 		if string(k) == "kind" {
 			kind = s.str()
 		}
-	})
+	}) {
+		return ""
+	}
 	return kind
 }
 
@@ -229,12 +219,8 @@ func readContent(s *scanner) content {
 	case '[':
 		var c content
 		s.array(func() {
-			if s.peek() != '{' {
-				s.skip()
-				return
-			}
 			var b block
-			s.object(func(k []byte) {
+			if s.objectOrSkip(func(k []byte) {
 				switch string(k) {
 				case "type":
 					b.typ = s.known("text", "tool_use", "thinking", "tool_result", "image", "redacted_thinking")
@@ -255,8 +241,9 @@ func readContent(s *scanner) content {
 				case "is_error":
 					b.isError = s.boolean()
 				}
-			})
-			c.blocks = append(c.blocks, b)
+			}) {
+				c.blocks = append(c.blocks, b)
+			}
 		})
 		return c
 	}
