@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"os"
@@ -155,21 +154,7 @@ func lockMemory(t *testing.T, dataDir string) {
 		t.Fatal(err)
 	}
 	w.Write(t, path, memwriter.Op{"op": "session", "content": sessionID, "project": "app", "prompt": "RENDER-P1 add a flag"})
-	db, err := sql.Open("sqlite3", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	for _, q := range []string{"PRAGMA locking_mode=EXCLUSIVE", "BEGIN EXCLUSIVE", "UPDATE sdk_sessions SET project = project"} {
-		if _, err := conn.ExecContext(context.Background(), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	memwriter.Hold(t, path, []string{"PRAGMA locking_mode=EXCLUSIVE", "BEGIN EXCLUSIVE", "UPDATE sdk_sessions SET project = project"})
 	// Another connection cannot read it now.
 	ro := memwriter.OpenRO(t, path, "_pragma=busy_timeout(0)")
 	if err := ro.QueryRow("SELECT count(*) FROM sdk_sessions").Scan(new(int)); err == nil {

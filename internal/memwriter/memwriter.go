@@ -152,6 +152,34 @@ func OpenRO(tb testing.TB, path string, params ...string) *sql.DB {
 	return db
 }
 
+// Hold opens one connection to the database at path, as another process
+// holding it does, runs stmts on it (a lock, a write transaction, a read
+// snapshot) and keeps it open until the test ends or the caller closes
+// it; params are more URI parameters (such as "mode=ro").
+func Hold(tb testing.TB, path string, stmts []string, params ...string) *sql.Conn {
+	tb.Helper()
+	uri := "file:" + filepath.ToSlash(path)
+	if len(params) > 0 {
+		uri += "?" + strings.Join(params, "&")
+	}
+	db, err := sql.Open("sqlite3", uri)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close() })
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			tb.Fatalf("%s: %v", q, err)
+		}
+	}
+	return conn
+}
+
 // Locate finds bun, claude-mem and write.js as the package doc describes. The
 // error names everything that is missing and where it was looked for.
 func Locate() (Writer, error) {
