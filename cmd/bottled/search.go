@@ -10,7 +10,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v3"
 
@@ -162,8 +161,8 @@ func workScope(cmd *cli.Command) (dirs, index.Scope, error) {
 // it built is kept; the next search, "bottled index" or the daemon goes on.
 const searchBuildFor = 3 * time.Second
 
-// snippetWidth bounds a snippet in the human output: one terminal line
-// with the columns before it.
+// snippetWidth bounds a snippet in the human output, in terminal columns
+// (cutToWidth): one terminal line with the columns before it.
 const snippetWidth = 90
 
 func writeHits(cmd *cli.Command, hits []index.Hit, all bool) {
@@ -182,10 +181,7 @@ func writeHits(cmd *cli.Command, hits []index.Hit, all bool) {
 		if h.Archived {
 			session += " (cleared)"
 		}
-		snip := h.Snippet
-		if utf8.RuneCountInString(snip) > snippetWidth {
-			snip = string([]rune(snip)[:snippetWidth-1]) + "…"
-		}
+		snip := cutToWidth(h.Snippet, snippetWidth)
 		row := fmt.Sprintf("%s\t%s\t%s\t%d\t", when, h.Kind, session, h.Line)
 		if all {
 			row += h.Project + "\t"

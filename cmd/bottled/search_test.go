@@ -8,6 +8,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/urfave/cli/v3"
 )
 
 // TestSearchCommand renders the test session's bottle with the render
@@ -158,5 +163,35 @@ func TestSearchDeedHit(t *testing.T) {
 	code, out, _ = e.run(t, "search", "--all", "--json", "DEED-A1")
 	if err := json.Unmarshal([]byte(out), &hits); code != 0 || err != nil || len(hits) != 1 || hits[0].Deed || hits[0].Speaker != "assistant" {
 		t.Errorf("--json DEED-A1: code %d, %v, %q", code, err, out)
+	}
+}
+
+// TestWriteHitsCutsSnippetToWidth: a snippet too wide for its column is
+// cut to snippetWidth terminal columns, wide characters counted as the two
+// columns they take, as the sessions table cuts its prompts; one that fits
+// is shown whole.
+func TestWriteHitsCutsSnippetToWidth(t *testing.T) {
+	for _, c := range []struct {
+		name, snippet string
+		cut           bool
+	}{
+		{"short", "retry budget", false},
+		{"latin", strings.Repeat("retry ", 30), true},
+		{"cjk that fits in runes but not in columns", strings.Repeat("再试", 30), true},
+		{"cjk that fits", strings.Repeat("再试", 20), false},
+	} {
+		var out bytes.Buffer
+		cmd := &cli.Command{Writer: &out}
+		writeHits(cmd, []index.Hit{{Session: sessionID, Kind: render.BlockUser, Line: 7, Snippet: c.snippet}}, false)
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("%s: %q", c.name, out.String())
+		}
+		// The columns before TEXT are as many runes wide in every row.
+		col := utf8.RuneCountInString(lines[0][:strings.Index(lines[0], "TEXT")])
+		text := string([]rune(lines[1])[col:])
+		if w := displayWidth(text); w > snippetWidth || c.cut != (text != c.snippet) || c.cut && !strings.HasSuffix(text, "…") {
+			t.Errorf("%s: snippet shown as %q (%d columns)", c.name, text, w)
+		}
 	}
 }
