@@ -318,10 +318,18 @@ func TestThisSession(t *testing.T) {
 	if text := e.ok(t, "read", map[string]any{"from": 1}); !strings.Contains(text, "THIS-SESSION-P2") {
 		t.Errorf("a stale bottle was read as it was: %q", text)
 	}
-	// /clear: a new transcript whose records name the launching session.
-	time.Sleep(10 * time.Millisecond)
+	// /clear: a new transcript whose records name the launching session,
+	// written after the launching one (a time of its own: the two writes
+	// may fall in one tick of the file system's clock).
 	newPath := filepath.Join(dir, cleared+".jsonl")
 	write(newPath, strings.Replace(rec(cleared, "v1", "", 3).User("AFTER-CLEAR start again"), `"sessionId"`, `"session_id":"`+launched+`","sessionId"`, 1))
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later := info.ModTime().Add(time.Second); os.Chtimes(newPath, later, later) != nil {
+		t.Fatal("cannot set the new transcript's time")
+	}
 	if text := e.ok(t, "read", map[string]any{"from": 1}); !strings.Contains(text, "AFTER-CLEAR") || !strings.Contains(text, cleared) {
 		t.Errorf("after /clear: %q", text)
 	}
