@@ -120,15 +120,10 @@ func writeCatchUpTranscripts(b *testing.B, ids, paths []string, had []int64) []i
 		if had != nil {
 			size = had[i] + 1
 		}
-		f, err := os.Create(paths[i])
+		st, err := synth.File(paths[i], id, size, uint64(i)+1)
 		if err != nil {
 			b.Fatal(err)
 		}
-		st, err := synth.Transcript(f, id, size, uint64(i)+1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		f.Close()
 		sizes[i] = st.Bytes
 	}
 	return sizes

@@ -3,7 +3,6 @@ package watch_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/memwriter"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -373,19 +373,8 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 
 	// A reader holds a snapshot of the index from before the redaction.
 	db := indexGeneration(t, data)
-	reader, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close()
-	snapshot, err := reader.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	snapshot := memwriter.Hold(t, db, []string{"BEGIN"}, "mode=ro")
 	var n int
-	if _, err := snapshot.ExecContext(context.Background(), "BEGIN"); err != nil {
-		t.Fatal(err)
-	}
 	if err := snapshot.QueryRowContext(context.Background(), "SELECT count(*) FROM bottles").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("reading the index: %d bottles, %v", n, err)
 	}
@@ -456,19 +445,7 @@ func TestFaultKilledBeforePurgeAsked(t *testing.T) {
 // it (the index's busy timeout) until release, which rolls it back.
 func holdIndexWrites(t *testing.T, data string) (release func()) {
 	t.Helper()
-	writer, err := sql.Open("sqlite3", "file:"+indexGeneration(t, data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { writer.Close() })
-	hold, err := writer.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hold.Close() })
-	if _, err := hold.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	hold := memwriter.Hold(t, indexGeneration(t, data), []string{"BEGIN IMMEDIATE"})
 	return func() {
 		t.Helper()
 		if _, err := hold.ExecContext(context.Background(), "ROLLBACK"); err != nil {

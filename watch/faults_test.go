@@ -46,14 +46,9 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 	path := transcriptIn(t, claude, "-home-dev-race", id)
 	// A long history makes a one-shot render read the transcript well
 	// before it reads the database, which widens the window the race needs.
-	f, err := os.Create(path)
-	if err != nil {
+	if _, err := synth.File(path, id, 8<<20, 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := synth.Transcript(f, id, 8<<20, 1); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 	appendFile(t, path, userRec(id, "u0", "", "RACE-P0 start"))
 	db := sources.ClaudeMemFile(data)
 	w.Write(t, db,
@@ -534,46 +529,46 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		redact(t, path, at)
 		gone(t, d, id, noSecret)
 	})
-	t.Run("daemon, written in place with an append", func(t *testing.T) {
-		t.Parallel()
-		claude, data := dirs(t)
-		const id = "4ed0c700-0000-4000-8000-000000000002"
-		path, at := write(t, claude, id)
-		// Rescans five times a second; checks a transcript once quiet for 100 ms.
-		d := startDaemon(t, claude, data, "--check-quiet", "100ms")
-		d.waitContains(id, secret)
-		indexed(t, data)
-		redact(t, path, at)
-		appendFile(t, path, userRec(id, "u9", "a0", "REDACT-P9 and one more thing"))
-		gone(t, d, id, func(b string) bool { return noSecret(b) && strings.Contains(b, "REDACT-P9") })
-	})
-	t.Run("daemon, written in place with an append while it was stopped", func(t *testing.T) {
-		// The daemon sees both writes at once, as when it is busy: the
-		// transcript grew, and its render reads only what was appended.
-		// The rescan must find the rest, once the transcript is quiet.
-		t.Parallel()
-		claude, data := dirs(t)
-		const id = "4ed0c700-0000-4000-8000-000000000006"
-		path, at := write(t, claude, id)
-		d := startDaemon(t, claude, data, "--check-quiet", "100ms")
-		d.waitContains(id, secret)
-		indexed(t, data)
-		if err := d.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-			t.Fatal(err)
-		}
-		redact(t, path, at)
-		appendFile(t, path, userRec(id, "u9", "a0", "REDACT-P9 and one more thing"))
-		// And it looks once the transcript's time is old enough to be
-		// trusted (see sources.Settled), as after a debounce of 250 ms.
-		past := time.Now().Add(-time.Second)
-		if err := os.Chtimes(path, past, past); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-			t.Fatal(err)
-		}
-		gone(t, d, id, func(b string) bool { return noSecret(b) && strings.Contains(b, "REDACT-P9") })
-	})
+	// With an append after the redaction, the transcript grew: a render
+	// reads only what was appended, and the rescan must find the rest once
+	// the transcript is quiet (it rescans five times a second and checks a
+	// transcript once quiet for 100 ms). Stopped meanwhile, the daemon sees
+	// both writes as one change, as when it is busy, and looks once the
+	// transcript's time is old enough to be trusted (sources.Settled), as
+	// after a debounce of 250 ms.
+	for _, tc := range []struct {
+		name, id string
+		stopped  bool
+	}{
+		{"daemon, written in place with an append", "4ed0c700-0000-4000-8000-000000000002", false},
+		{"daemon, written in place with an append while it was stopped", "4ed0c700-0000-4000-8000-000000000006", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			claude, data := dirs(t)
+			path, at := write(t, claude, tc.id)
+			d := startDaemon(t, claude, data, "--check-quiet", "100ms")
+			d.waitContains(tc.id, secret)
+			indexed(t, data)
+			if tc.stopped {
+				if err := d.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+					t.Fatal(err)
+				}
+			}
+			redact(t, path, at)
+			appendFile(t, path, userRec(tc.id, "u9", "a0", "REDACT-P9 and one more thing"))
+			if tc.stopped {
+				past := time.Now().Add(-time.Second)
+				if err := os.Chtimes(path, past, past); err != nil {
+					t.Fatal(err)
+				}
+				if err := d.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+					t.Fatal(err)
+				}
+			}
+			gone(t, d, tc.id, func(b string) bool { return noSecret(b) && strings.Contains(b, "REDACT-P9") })
+		})
+	}
 	t.Run("daemon started after it", func(t *testing.T) {
 		t.Parallel()
 		claude, data := dirs(t)

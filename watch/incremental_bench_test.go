@@ -30,17 +30,9 @@ func benchSession(b *testing.B) (*Daemon, string, string) {
 	d := New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: filepath.Join(root, "data")})
 	const id = "bench"
 	path := filepath.Join(root, "claude", "projects", "p", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if _, err := synth.File(path, id, benchSize, 1); err != nil {
 		b.Fatal(err)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := synth.Transcript(f, id, benchSize, 1); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
 	d.paths[id] = path
 	return d, id, path
 }

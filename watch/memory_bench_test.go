@@ -36,12 +36,7 @@ var memIdle = flag.Duration("mem.idle", 60*time.Second,
 func BenchmarkMemoryCeiling(b *testing.B) {
 	b.Run("1GB", func(b *testing.B) {
 		benchMemory(b, func(path, id string) string {
-			f, err := os.Create(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			if _, err := synth.Transcript(f, id, 1<<30, 42); err != nil {
+			if _, err := synth.File(path, id, 1<<30, 42); err != nil {
 				b.Fatal(err)
 			}
 			return ""

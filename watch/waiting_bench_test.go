@@ -39,19 +39,12 @@ func BenchmarkWaitingForAWorker(b *testing.B) {
 	const big, small = "b16b0000-0000-4000-8000-000000000001", "5a11e000-0000-4000-8000-000000000002"
 	bigPath := filepath.Join(claude, "projects", "-big", big+".jsonl")
 	smallPath := filepath.Join(claude, "projects", "-small", small+".jsonl")
-	for _, p := range []string{bigPath, smallPath} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			b.Fatal(err)
-		}
-	}
-	f, err := os.Create(bigPath)
-	if err != nil {
+	if err := os.MkdirAll(filepath.Dir(smallPath), 0o700); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := synth.Transcript(f, big, *waitingMB<<20, 1); err != nil {
+	if _, err := synth.File(bigPath, big, *waitingMB<<20, 1); err != nil {
 		b.Fatal(err)
 	}
-	f.Close()
 	for n := 0; b.Loop(); n++ {
 		var runs [2]waitRun
 		for i, appendLine := range []bool{false, true} {
