@@ -64,7 +64,9 @@ func TestInBrowser(t *testing.T) {
 	b.screenshot(t, shots, "list.png")
 
 	// A session's page: its turns, none of the tool traffic, code as code.
-	b.do(t, "open a session", chromedp.Click(chromedp.CSS(`a[href="/s/`+idApp+`"]`)))
+	// Clicked from the page's own script, as the hit below: the list is
+	// live, and a refresh replaces the node chromedp would have found.
+	b.do(t, "open a session", chromedp.Evaluate[chromedp.Void](`document.querySelector('a[href="/s/`+idApp+`"]').click()`))
 	b.wait(t, "the session page", `document.body.dataset.session === "`+idApp+`" && !!document.querySelector("section.msg.assistant")`, 20*time.Second)
 	page := eval[string](t, b, "document.body.innerText")
 	if !strings.Contains(page, "APPFIRST make the retry loop") || !strings.Contains(page, "exponential") {
@@ -118,7 +120,10 @@ func TestInBrowser(t *testing.T) {
 	if !strings.HasPrefix(href, "/s/"+idApp+"#L") {
 		t.Fatalf("the hit links to %q, want /s/%s#L<line>", href, idApp)
 	}
-	b.do(t, "open the hit", chromedp.Click(chromedp.CSS(`li.hit a`)))
+	// Clicked from the page's own script: the search page came by a form's
+	// submit, not chromedp.Navigate, and chromedp may still hold the node
+	// ids of the page before it ("Could not find node with given id").
+	b.do(t, "open the hit", chromedp.Evaluate[chromedp.Void](`document.querySelector("li.hit a").click()`))
 	b.wait(t, "the hit's line", `location.pathname === "/s/`+idApp+`" && !!document.querySelector(".target") &&
 		document.querySelector(".target").innerText.includes("zanzibarite")`, 20*time.Second)
 
