@@ -116,6 +116,7 @@ func TestHookAnswersWithinItsDeadline(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, bin, "--claude-dir", e.claude, "--data-dir", e.data,
 				"hook", "session-start", "--timeout", tc.timeout.String())
+			cmd.Env = testbin.Timed()
 			cmd.Stdin = bytes.NewReader(payload)
 			if tc.stdin != nil {
 				cmd.Stdin = tc.stdin(t)

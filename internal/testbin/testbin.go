@@ -38,6 +38,24 @@ func Binaries(dir string, pkgs ...string) error {
 	return build(dir, flags, nil, pkgs)
 }
 
+// Timed is the environment for a process built by Binaries whose time to
+// answer a test measures: with the race detector, a process sleeps 1 s as
+// it exits (GORACE's atexit_sleep_ms, so that other goroutines' reports
+// get out), which a deadline of a second or two cannot absorb on a busy
+// machine. Those processes exit at once; the other runs of the same
+// binaries keep the sleep and report races as ever.
+func Timed() []string {
+	env := os.Environ()
+	if !Race {
+		return env
+	}
+	opts := os.Getenv("GORACE")
+	if opts != "" {
+		opts += " "
+	}
+	return append(env, "GORACE="+opts+"atexit_sleep_ms=0")
+}
+
 func build(dir string, flags, env, pkgs []string) error {
 	args := append(append([]string{"build"}, flags...), "-o", dir+string(filepath.Separator))
 	cmd := exec.Command("go", append(args, pkgs...)...)
