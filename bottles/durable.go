@@ -32,7 +32,17 @@ import (
 //  2. bottles are written and renamed without syncing;
 //  3. Sync, a moment later, syncs every bottle written and the directory
 //     (on Linux, many at once with one syncfs of their file system, see
-//     syncOneByOne), then removes the marker.
+//     syncOneByOne);
+//  4. Unmark, once no bottle has been written for a while (the daemon
+//     calls it when its batch has been quiet for Config.MarkerQuiet after
+//     a sync), removes the marker if every bottle written is synced.
+//
+// The marker outlives the syncs while writes keep coming because making
+// it is a new file and a sync, which on some file systems costs a
+// millisecond of CPU or more (ext4 without a journal, see README): the
+// appends of a live session, seconds apart, would each pay for one. A
+// crash while it is there makes every bottle modified since its time be
+// rendered again, a few more than strictly needed, never fewer.
 //
 // A marker from another boot means the machine went down in the middle of
 // a batch: every bottle modified since the marker's time may be damaged,
@@ -112,6 +122,7 @@ type Batch struct {
 	since    time.Time       // with recovery: bottles modified since may be damaged
 	inflight int             // writes between marking and renaming
 	writes   uint64          // writes renamed since the batch began
+	synced   uint64          // of those, how many the last Sync made durable
 	pending  map[string]bool // bottles renamed and not synced yet
 	// Dirty receives a value (capacity 1) when a write leaves something
 	// to sync.
@@ -196,8 +207,10 @@ func (b *Batch) begin() error {
 	return nil
 }
 
-// Sync makes every bottle the batch wrote durable, and removes the
-// batch's marker if nothing was written meanwhile.
+// Sync makes every bottle the batch wrote durable. The batch's own marker
+// stays, for the writes to come (Unmark removes it); the marker a crash
+// of the machine left, or a process of this boot killed in a batch, goes
+// once the batch has recovered, if nothing was written meanwhile.
 func (b *Batch) Sync() error {
 	b.mu.Lock()
 	pending, writes := b.pending, b.writes
@@ -207,19 +220,44 @@ func (b *Batch) Sync() error {
 	if len(pending) > 0 {
 		err = syncWritten(b.dir, pending)
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if err != nil {
-		b.mu.Lock()
 		for path := range pending {
 			b.pending[path] = true // try again next time
 		}
-		b.mu.Unlock()
 		return err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.writes != writes || b.inflight > 0 || b.recovery || !(b.marked || readMarker(b.dir) != nil) {
+	b.synced = max(b.synced, writes)
+	if b.marked || b.writes != writes || b.inflight > 0 || b.recovery || readMarker(b.dir) == nil {
 		return nil
 	}
+	return b.removeMarker()
+}
+
+// Pending is how many bottles the batch wrote that no Sync has made
+// durable yet.
+func (b *Batch) Pending() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.pending)
+}
+
+// Unmark removes the batch's marker if every bottle it wrote is synced
+// and none is being written; otherwise it leaves it, for the next Sync
+// and Unmark. A caller calls it once writes have stopped for a while.
+func (b *Batch) Unmark() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.marked || b.writes != b.synced || b.inflight > 0 || len(b.pending) > 0 || b.recovery {
+		return nil
+	}
+	return b.removeMarker()
+}
+
+// removeMarker removes the marker in the batch's directory, with b.mu
+// held (so that no write begins under a marker going away).
+func (b *Batch) removeMarker() error {
 	if err := os.Remove(filepath.Join(b.dir, markerName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", markerName, err)
 	}

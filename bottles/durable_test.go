@@ -92,3 +92,128 @@ func TestBatchCrashOfTheMachine(t *testing.T) {
 		t.Errorf("the bottle on disk is not the one rendered again")
 	}
 }
+
+// batchBottle renders session id from a transcript of one prompt in dir.
+func batchBottle(t *testing.T, dir, id, prompt string) *render.Bottle {
+	t.Helper()
+	transcript := filepath.Join(dir, id+".jsonl")
+	if err := os.WriteFile(transcript, []byte(`{"type":"user","uuid":"u1","message":{"role":"user","content":"`+prompt+`"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sources.ReadTranscript(id, transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := render.Render(render.Input{SessionID: id, Now: testNow, Spine: sources.BuildSpine(id, []*sources.Transcript{tr})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestBatchMarkerOutlivesSync writes bottles through a Batch as a live
+// session's appends come: the batch's marker stays after a sync, the same
+// one for the next write, and Unmark removes it only once every bottle
+// written is synced. A crash of the machine after a write that followed a
+// sync finds that bottle suspect (stale), as the marker's time says.
+func TestBatchMarkerOutlivesSync(t *testing.T) {
+	if bootID() == "" {
+		t.Skip("no boot id on this system: a Batch syncs every write")
+	}
+	dir, src := filepath.Join(t.TempDir(), "bottles"), t.TempDir()
+	markerNow := func(when string) []byte {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, markerName))
+		if err != nil {
+			t.Fatalf("%s: no marker (%v)", when, err)
+		}
+		return data
+	}
+	b := storeAt(dir, time.Now()).NewBatch()
+	if out, err := b.Write(batchBottle(t, src, "a", "first")); err != nil || out != Written {
+		t.Fatalf("batch Write = %v, %v", out, err)
+	}
+	first := markerNow("after the first write")
+	if err := b.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.Pending(); n != 0 {
+		t.Fatalf("%d bottles wait for a sync after Sync", n)
+	}
+	markerNow("after the sync")
+	if out, err := b.Write(batchBottle(t, src, "b", "second")); err != nil || out != Written {
+		t.Fatalf("batch Write = %v, %v", out, err)
+	}
+	if got := markerNow("after a write that followed the sync"); string(got) != string(first) {
+		t.Errorf("the marker was made again: %s, then %s", first, got)
+	}
+	if err := b.Unmark(); err != nil {
+		t.Fatal(err)
+	}
+	markerNow("Unmark with a bottle not synced")
+
+	// The machine goes down before the next sync: the marker is of another
+	// boot, bottle b lost its tail.
+	var m marker
+	if err := json.Unmarshal(first, &m); err != nil {
+		t.Fatal(err)
+	}
+	m.Boot = "another-boot"
+	crashed, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, markerName), crashed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := BottlePath(dir, "b")
+	data, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, data[:len(data)-20], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f, _, _, err := storeAt(dir).Check("b", filepath.Join(src, "b.jsonl"), nil, VerifyAll, nil); err != nil || f != Stale {
+		t.Errorf("Check after a crash = %v, %v; want stale", f, err)
+	}
+}
+
+// TestBatchUnmark: Unmark removes the marker once the bottles written are
+// synced, and the next write makes it again; a bottles directory removed
+// with its marker between two writes gets a marker again at the second.
+func TestBatchUnmark(t *testing.T) {
+	if bootID() == "" {
+		t.Skip("no boot id on this system: a Batch syncs every write")
+	}
+	dir, src := filepath.Join(t.TempDir(), "bottles"), t.TempDir()
+	marked := func() bool {
+		_, err := os.Stat(filepath.Join(dir, markerName))
+		return err == nil
+	}
+	b := storeAt(dir, time.Now()).NewBatch()
+	write := func(id string) {
+		t.Helper()
+		if out, err := b.Write(batchBottle(t, src, id, "hello "+id)); err != nil || out != Written {
+			t.Fatalf("batch Write = %v, %v", out, err)
+		}
+	}
+	write("a")
+	if err := b.Unmark(); err != nil || !marked() {
+		t.Fatalf("Unmark before a sync: %v, marker there %v; want it kept", err, marked())
+	}
+	if err := b.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Unmark(); err != nil || marked() {
+		t.Fatalf("Unmark after a sync: %v, marker there %v; want it gone", err, marked())
+	}
+	write("b")
+	if !marked() {
+		t.Fatal("no marker for a write after Unmark")
+	}
+	if err := b.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	write("c")
+	if !marked() {
+		t.Fatal("no marker for a write after the bottles directory was removed with it")
+	}
+}

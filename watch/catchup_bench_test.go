@@ -278,10 +278,7 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 	if st := d.rec.snapshot(); st.Renders.Written != written || st.Renders.Failed != 0 || st.CatchUp.Total != catchUpSessions {
 		b.Errorf("catch-up of %d sessions wrote %d bottles (%d failed), want %d of %d", st.CatchUp.Total, st.Renders.Written, st.Renders.Failed, written, catchUpSessions)
 	}
-	for {
-		if _, err := os.Stat(bottles.Open(data, nil, nil).UnsyncedMarker()); os.IsNotExist(err) {
-			break
-		}
+	for d.batch.Pending() > 0 {
 		time.Sleep(time.Millisecond)
 	}
 	run.synced = time.Since(start)

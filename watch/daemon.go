@@ -109,6 +109,15 @@ const (
 	// again. One sync a second costs nothing measurable while a session
 	// writes (a sync per bottle cost a fifth of a render).
 	DefaultSyncDelay = time.Second
+	// DefaultMarkerQuiet is how long after its last sync the batch's
+	// crash marker stays, for the bottles written next (see
+	// bottles.Batch): making it again is a new file and a sync, 1.5 ms of
+	// CPU on a journal-less ext4, which an append to a long session
+	// otherwise paid each time (a tenth of its work). In the transcripts
+	// of 49 real sessions, 89 % of the renders came within 30 s of the one
+	// before (half within 3 s, 93 % within a minute); a crash while it is
+	// there renders again the bottles written since it was made.
+	DefaultMarkerQuiet = 30 * time.Second
 	// DefaultRetryMin and DefaultRetryMax bound the wait before a failed
 	// render (or a search index that could not be opened) is tried again;
 	// it doubles with each failure in a row. A fault a user fixes (a full
@@ -157,6 +166,7 @@ type Config struct {
 	// rescan, it only covers events that were lost.
 	DBPoll          time.Duration
 	SyncDelay       time.Duration // DefaultSyncDelay
+	MarkerQuiet     time.Duration // DefaultMarkerQuiet
 	RetryMin        time.Duration // DefaultRetryMin
 	RetryMax        time.Duration // DefaultRetryMax
 	IndexIdleFactor int           // DefaultIndexIdleFactor
@@ -183,6 +193,7 @@ func (c *Config) setDefaults() {
 	orDuration(&c.RootPoll, DefaultRootPoll)
 	orDuration(&c.DBPoll, c.Rescan)
 	orDuration(&c.SyncDelay, DefaultSyncDelay)
+	orDuration(&c.MarkerQuiet, DefaultMarkerQuiet)
 	orDuration(&c.RetryMin, DefaultRetryMin)
 	orDuration(&c.RetryMax, DefaultRetryMax)
 	c.RetryMax = max(c.RetryMax, c.RetryMin)
@@ -411,6 +422,8 @@ func (d *Daemon) Run(parent context.Context) error {
 	dbw.close()
 	d.closeIndex()
 	if err := d.batch.Sync(); err != nil {
+		d.log.Warn("sync bottles", "err", err)
+	} else if err := d.batch.Unmark(); err != nil {
 		d.log.Warn("sync bottles", "err", err)
 	}
 	if err := context.Cause(ctx); parent.Err() == nil && err != nil {

@@ -504,13 +504,14 @@ func TestIndexKeeper(t *testing.T) {
 }
 
 // TestSyncDelay runs the syncer in fake time: the bottles a render writes
-// are synced together SyncDelay after the first, not before (until then,
-// the batch's marker says a crash of the machine may damage them), and
-// the marker goes with the sync.
+// are synced together SyncDelay after the first, not before; the batch's
+// marker (which says a crash of the machine may damage them) stays after
+// the sync while bottles keep being written, the same marker for all, and
+// goes once no bottle was written for MarkerQuiet after the last sync.
 func TestSyncDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const delay = time.Second
-		d := testDaemon(t, Config{SyncDelay: delay})
+		const delay, quiet = time.Second, 30 * time.Second
+		d := testDaemon(t, Config{SyncDelay: delay, MarkerQuiet: quiet})
 		runUntilEnd(t, d.syncBottles, nil)
 		const a, b = "5c000000-0000-4000-8000-00000000000a", "5c000000-0000-4000-8000-00000000000b"
 		marker := d.store.UnsyncedMarker()
@@ -519,20 +520,53 @@ func TestSyncDelay(t *testing.T) {
 		d.catchUp([]dated{{id: a, path: filepath.Join(d.cfg.ClaudeDir, "projects", "-home-dev-app", a+".jsonl")},
 			{id: b, path: filepath.Join(d.cfg.ClaudeDir, "projects", "-home-dev-app", b+".jsonl")}})
 		renderNow(t, d, a)
-		if _, err := os.Stat(marker); err != nil {
+		first, err := os.ReadFile(marker)
+		if err != nil {
 			t.Skipf("no batch marker on this system (%v): bottles are synced as they are written", err)
+		}
+		markerIs := func(when string, want []byte) {
+			t.Helper()
+			synctest.Wait()
+			got, err := os.ReadFile(marker)
+			switch {
+			case want == nil && !os.IsNotExist(err):
+				t.Fatalf("%s: the batch's marker is there (%q, %v), want it gone", when, got, err)
+			case want != nil && string(got) != string(want):
+				t.Fatalf("%s: the batch's marker is %q (%v), want the first one, %q", when, got, err, want)
+			}
 		}
 		time.Sleep(delay / 4)
 		renderNow(t, d, b) // synced with the first
 		time.Sleep(3*delay/4 - time.Millisecond)
 		synctest.Wait()
-		if _, err := os.Stat(marker); err != nil {
-			t.Fatalf("the bottles were synced %v after the first was written, before the sync delay of %v (%v)", delay-time.Millisecond, delay, err)
+		if n := d.batch.Pending(); n != 2 {
+			t.Fatalf("%d bottles wait for a sync %v after the first was written, want 2 before the sync delay of %v", n, delay-time.Millisecond, delay)
 		}
 		time.Sleep(time.Millisecond)
 		synctest.Wait()
-		if _, err := os.Stat(marker); !os.IsNotExist(err) {
-			t.Errorf("the batch's marker is still there %v after the first bottle was written (%v)", delay, err)
+		if n := d.batch.Pending(); n != 0 {
+			t.Fatalf("%d bottles wait for a sync %v after the first was written", n, delay)
+		}
+		markerIs("right after the sync", first)
+		// Another write within the quiet period: under the same marker.
+		time.Sleep(quiet - delay)
+		writeTranscript(t, d, a, "SYNC-A2")
+		renderNow(t, d, a)
+		markerIs("a bottle written again within the quiet period", first)
+		time.Sleep(delay)
+		synctest.Wait()
+		if n := d.batch.Pending(); n != 0 {
+			t.Fatalf("%d bottles wait for a sync %v after the last was written", n, delay)
+		}
+		time.Sleep(quiet - time.Millisecond)
+		markerIs(fmt.Sprintf("%v after the last sync", quiet-time.Millisecond), first)
+		time.Sleep(time.Millisecond)
+		markerIs(fmt.Sprintf("%v after the last sync", quiet), nil)
+		// The next write makes a marker again.
+		writeTranscript(t, d, b, "SYNC-B2")
+		renderNow(t, d, b)
+		if _, err := os.Stat(marker); err != nil {
+			t.Fatalf("a bottle written after the marker went, and no marker: %v", err)
 		}
 	})
 }
