@@ -81,6 +81,7 @@ func checkCached(t *testing.T, in Input, cache *Cache, when string) *Bottle {
 	if !reflect.DeepEqual(got.State, want.State) {
 		t.Fatalf("%s: state with the cache %+v, without %+v", when, got.State, want.State)
 	}
+	want.Release() // the next renders write into its bytes, as a daemon's do
 	return got
 }
 

@@ -92,6 +92,40 @@ type Bottle struct {
 	Rewritten bool
 }
 
+// bottleBuffers recycles the bytes of bottles given back (Release) for
+// the bottles rendered next: a daemon renders a big session's bottle
+// again at each append, and a fresh multi-megabyte buffer each time cost
+// more in zeroing and page faults (1.2 ms for 2.6 MB) than the copy of
+// the bytes into it.
+var bottleBuffers sync.Pool
+
+// bottleRoom is the share of a new bottle buffer's size left free, so
+// that the same session's bottle still fits after appends: an eighth of
+// a 2.6 MB bottle is a hundred 2 KB appends.
+const bottleRoom = 8
+
+// bottleBuffer returns an empty buffer of at least size bytes. One too
+// small is dropped: kept, it would be the next one taken again.
+func bottleBuffer(size int) []byte {
+	if p, ok := bottleBuffers.Get().(*[]byte); ok && cap(*p) >= size {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, size+size/bottleRoom)
+}
+
+// Release gives b's bytes back, for a later render to write another
+// bottle into: the caller, once it has written and indexed them, is done
+// with them, and nothing of them (b.Bytes, a slice of it) may be used
+// after. A bottle never released is garbage collected as usual.
+func (b *Bottle) Release() {
+	if b == nil || b.Bytes == nil {
+		return
+	}
+	buf := b.Bytes[:0]
+	b.Bytes = nil
+	bottleBuffers.Put(&buf)
+}
+
 // Render makes the bottle of a session: from the transcript when there is
 // one (full mode), else from the database alone (reconstructed mode).
 func Render(in Input) (*Bottle, error) {

@@ -99,7 +99,7 @@ func (s *State) withStateLine(head []byte, rest ...[]byte) ([]byte, error) {
 			size = n
 			continue
 		}
-		out := make([]byte, 0, size)
+		out := bottleBuffer(size)
 		out = append(append(out, head...), sl...)
 		for _, p := range rest {
 			out = append(out, p...)

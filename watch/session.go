@@ -130,6 +130,9 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			res.err = err
 			return res
 		}
+		// Written and indexed (or kept out) within this call, its bytes
+		// go back for the next render's bottle.
+		defer b.Release()
 		res.mode, res.malformed, res.unknown = string(b.State.Mode), b.Malformed, b.State.Unknown
 		// The store asks the search index to forget what the bottle on
 		// disk showed, before it replaces it, when this one may not show
