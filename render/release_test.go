@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -56,13 +57,41 @@ func TestReleasedBytesReused(t *testing.T) {
 	}
 	// A goroutine moved to another processor between the two calls misses
 	// what its first processor keeps: a few tries.
-	for range 10 {
-		first := render(big)
-		at := &first.Bytes[0]
-		first.Release()
-		if b := render(small); &b.Bytes[0] == at {
-			return
+	reused := func(before, after Input) bool {
+		for range 10 {
+			first := render(before)
+			at := &first.Bytes[0]
+			first.Release()
+			b := render(after)
+			again := &b.Bytes[0]
+			b.Release()
+			if again == at {
+				return true
+			}
 		}
+		return false
 	}
-	t.Error("a smaller bottle was never rendered into the bytes the one before gave back")
+	if !reused(big, small) {
+		t.Error("a smaller bottle was never rendered into the bytes the one before gave back")
+	}
+	// A session that grows: once its bottle outgrew the bytes given back,
+	// the new ones leave room for its next appends. (Two collections
+	// empty the pool of what the renders above gave back.)
+	runtime.GC()
+	runtime.GC()
+	render(releaseInput("big", 40)).Release()
+	last := render(releaseInput("big", 41)) // outgrew them
+	at, kept := &last.Bytes[0], 0
+	last.Release()
+	for n := 42; n < 46; n++ {
+		b := render(releaseInput("big", n))
+		if &b.Bytes[0] == at {
+			kept++
+		}
+		at = &b.Bytes[0]
+		b.Release()
+	}
+	if kept < 3 {
+		t.Errorf("%d of the next 4 bottles of a growing session were rendered into the bytes the one before gave back, want all", kept)
+	}
 }

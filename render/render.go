@@ -99,18 +99,24 @@ type Bottle struct {
 // the bytes into it.
 var bottleBuffers sync.Pool
 
-// bottleRoom is the share of a new bottle buffer's size left free, so
-// that the same session's bottle still fits after appends: an eighth of
-// a 2.6 MB bottle is a hundred 2 KB appends.
+// bottleRoom is the share of a bottle buffer's size left free when the
+// one given back was too small (a session's bottle grew since), so that
+// the session's next bottles fit too: an eighth of a 2.6 MB bottle is a
+// hundred 2 KB appends. Where nothing was given back (a render whose
+// caller does not, or the first), the buffer is the bottle's size.
 const bottleRoom = 8
 
-// bottleBuffer returns an empty buffer of at least size bytes. One too
-// small is dropped: kept, it would be the next one taken again.
+// bottleBuffer returns an empty buffer of at least size bytes. One given
+// back too small is dropped: kept, it would be the next one taken again.
 func bottleBuffer(size int) []byte {
-	if p, ok := bottleBuffers.Get().(*[]byte); ok && cap(*p) >= size {
-		return (*p)[:0]
+	p, ok := bottleBuffers.Get().(*[]byte)
+	switch {
+	case !ok:
+		return make([]byte, 0, size)
+	case cap(*p) < size:
+		return make([]byte, 0, size+size/bottleRoom)
 	}
-	return make([]byte, 0, size+size/bottleRoom)
+	return (*p)[:0]
 }
 
 // Release gives b's bytes back, for a later render to write another
