@@ -92,9 +92,9 @@ func crashed(dir string) (time.Time, bool) {
 }
 
 // UnsyncedMarker is the path of the marker file in the bottles directory
-// (see above): there while bottles a Batch wrote are not synced yet, or
-// until every bottle a crash of the machine may have damaged was rendered
-// again.
+// (see above): there while a Batch writes bottles, until they are synced
+// and no more come (Unmark), or until every bottle a crash of the machine
+// may have damaged was rendered again.
 func (s *Store) UnsyncedMarker() string { return filepath.Join(s.Dir, markerName) }
 
 // damaged reports whether the bottle at path was modified during a batch

@@ -33,7 +33,8 @@
 //   - Bottles are written without a sync each and synced a moment later
 //     together (bottles.Batch): a bottle is a cache its readers validate,
 //     and a crash of the machine makes the ones written just before count
-//     as stale.
+//     as stale (the batch's marker, kept while bottles keep coming, says
+//     since when).
 //   - The data directory stays the daemon's while it runs (see guard).
 //
 // Goroutines, each stopped by Run's context:
@@ -45,7 +46,8 @@
 //   - the search index keeper opens (or first builds) the index, and again
 //     whenever a render finds it must be built again;
 //   - one goroutine per render in flight, at most Config.Workers;
-//   - the syncer syncs the bottles written;
+//   - the syncer syncs the bottles written, and removes the batch's marker
+//     once they stop coming;
 //   - the status server accepts on the socket, and answers at most
 //     statusConns connections at once, each in a goroutine of its own
 //     (see serve.go).
