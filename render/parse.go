@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,10 @@ type Parsed struct {
 	// BodyStart is the byte offset of the body (the first leg).
 	BodyStart int
 	Blocks    []Block
+
+	loc     *time.Location // the zone the times were read in
+	bodyLen int            // the bytes from BodyStart on; 0: the bottle has no body
+	marks   []parseMark    // the parser's state at line starts in the body (by Reparse only)
 }
 
 // LastActive is the last time the bottle shows: its latest block's, else
@@ -106,6 +111,43 @@ const firstPromptMax = 100
 // headings are read in loc, the zone the bottle was rendered in (bottles
 // do not name it per turn).
 func Parse(data []byte, loc *time.Location) (*Parsed, error) {
+	ps, err := startParse(data, loc)
+	if err != nil {
+		return nil, err
+	}
+	ps.body(false)
+	return ps.p, nil
+}
+
+// parser reads one bottle: its header (startParse), then its body line by
+// line (body), in a state that a later parse of a bottle with the same
+// first bytes of body can start from (see Reparse).
+type parser struct {
+	data  []byte
+	loc   *time.Location
+	p     *Parsed
+	lines *lineReader
+	s     bodyState
+	// nextMark is the body offset from which the next line start is
+	// marked (Parsed.marks).
+	nextMark int
+}
+
+// bodyState is what the body read so far tells the parser about the
+// lines to come.
+type bodyState struct {
+	cur          int  // index in p.Blocks of the open user, assistant or summary block
+	observations bool // inside a "What happened" list
+	trail        bool // inside a "Did" list
+	resume       bool // after a trail: text without a heading continues the assistant's
+	prevBlank    bool
+	lastTime     time.Time
+	date         day // the date last shown in the body
+}
+
+// startParse reads a bottle's state line and header, leaving the parser
+// at the start of its body.
+func startParse(data []byte, loc *time.Location) (*parser, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -116,103 +158,117 @@ func Parse(data []byte, loc *time.Location) (*Parsed, error) {
 	if len(st.Legs) == 0 || st.Legs[0] < 1 {
 		return nil, fmt.Errorf("%w: no legs in its state", ErrNotBottle)
 	}
-	p := &Parsed{State: st}
-	lines := newLineReader(data)
-	var (
-		originalNext bool
-		cur          = -1 // index in p.Blocks of the open user, assistant or summary block
-		observations bool // inside a "What happened" list
-		trail        bool // inside a "Did" list
-		resume       bool // after a trail: text without a heading continues the assistant's
-		lastTime     time.Time
-		prevBlank    = true
-		date         day // the date last shown in the body
-	)
-	closeBlock := func(end int) {
-		if cur >= 0 {
-			p.Blocks[cur].End = trimBlockEnd(data, p.Blocks[cur].Text, end)
-			cur = -1
+	ps := &parser{data: data, loc: loc, p: &Parsed{State: st, loc: loc}, lines: newLineReader(data),
+		s: bodyState{cur: -1, prevBlank: true}}
+	p, lines := ps.p, ps.lines
+	originalNext := false
+	for lines.n+1 < st.Legs[0] && lines.next() {
+		switch line := lines.bytes(); {
+		case lines.n == 2:
+			p.Project, p.Started = parseMeta(string(line), loc)
+		case originalNext:
+			p.FirstPrompt = firstWords(string(line), firstPromptMax)
+			originalNext = false
+		case string(line) == originalHeading:
+			originalNext = true
 		}
 	}
-	for lines.next() {
-		n, line := lines.n, lines.bytes()
-		if n < st.Legs[0] {
-			switch {
-			case n == 2:
-				p.Project, p.Started = parseMeta(string(line), loc)
-			case originalNext:
-				p.FirstPrompt = firstWords(string(line), firstPromptMax)
-				originalNext = false
-			case string(line) == originalHeading:
-				originalNext = true
-			}
-			continue
+	if lines.n+1 == st.Legs[0] && lines.nextStart < len(data) {
+		p.BodyStart, p.bodyLen = lines.nextStart, len(data)-lines.nextStart
+		// A body that opens with the assistant continuing shows its
+		// date in the outline only: start from the session's.
+		if !p.Started.IsZero() {
+			y, m, d := p.Started.In(loc).Date()
+			ps.s.date = day{y, int(m), d}
 		}
-		if n == st.Legs[0] {
-			p.BodyStart = lines.start
-			// A body that opens with the assistant continuing shows its
-			// date in the outline only: start from the session's.
-			if !p.Started.IsZero() {
-				y, m, d := p.Started.In(loc).Date()
-				date = day{y, int(m), d}
-			}
-		}
-		blank := len(line) == 0
-		if observations {
-			if len(line) > len(observationItem) && bytes.HasPrefix(line, []byte(observationItem)) {
-				p.Blocks = append(p.Blocks, Block{Kind: BlockObservation, Line: n, Start: lines.start, End: lines.lineEnd(),
-					Text: lines.start + len(observationItem)})
-				prevBlank = false
-				continue
-			}
-			observations = false
-		}
-		if trail {
-			if len(line) > len(trailItem) && bytes.HasPrefix(line, []byte(trailItem)) {
-				p.Blocks = append(p.Blocks, Block{Kind: BlockDeed, Line: n, Start: lines.start, End: lines.lineEnd(),
-					Text: lines.start + len(trailItem), Time: lastTime})
-				prevBlank = false
-				continue
-			}
-			trail, resume = false, true
-		}
-		if prevBlank && mayBeMarker(line) {
-			text := string(line)
-			if kind, clock, ok := parseHeading(text); ok {
-				closeBlock(lines.start)
-				b := Block{Kind: kind, Line: n, Start: lines.start, Text: lines.lineEnd(), Time: clockTime(&date, clock, loc)}
-				p.Blocks = append(p.Blocks, b)
-				cur = len(p.Blocks) - 1
-				prevBlank, resume, lastTime = false, false, b.Time
-				continue
-			}
-			switch {
-			case text == whatHappened:
-				closeBlock(lines.start)
-				observations, resume = true, false
-			case text == trailHeading:
-				closeBlock(lines.start)
-				trail, resume = true, false
-			case strings.HasPrefix(text, legPrefix):
-				if clock, ok := parseLeg(text); ok {
-					closeBlock(lines.start)
-					clockTime(&date, clock, loc) // carries its date forward
-					resume = false
-				}
-			}
-		}
-		if resume && !blank {
-			// The assistant's text goes on after what it did.
-			resume = false
-			if string(line) != turnRule {
-				p.Blocks = append(p.Blocks, Block{Kind: BlockAssistant, Line: n, Start: lines.start, Text: lines.start, Time: lastTime})
-				cur = len(p.Blocks) - 1
-			}
-		}
-		prevBlank = blank
 	}
-	closeBlock(len(data))
-	return p, nil
+	return ps, nil
+}
+
+// body reads the body's lines to the end of the bottle, marking the
+// parser's state as it goes if mark (for Reparse).
+func (ps *parser) body(mark bool) {
+	if ps.p.bodyLen == 0 {
+		return
+	}
+	for ps.lines.next() {
+		if off := ps.lines.start - ps.p.BodyStart; mark && off >= ps.nextMark {
+			m := parseMark{off: off, line: ps.lines.n - ps.p.State.Legs[0], blocks: len(ps.p.Blocks), s: ps.s}
+			if k := len(ps.p.marks); k > 0 {
+				m.sum = maphash.Bytes(markSeed, ps.data[ps.p.BodyStart+ps.p.marks[k-1].off:ps.lines.start])
+			}
+			ps.p.marks = append(ps.p.marks, m)
+			ps.nextMark = off + markEvery
+		}
+		ps.line()
+	}
+	ps.closeBlock(len(ps.data))
+}
+
+func (ps *parser) closeBlock(end int) {
+	if s := &ps.s; s.cur >= 0 {
+		ps.p.Blocks[s.cur].End = trimBlockEnd(ps.data, ps.p.Blocks[s.cur].Text, end)
+		s.cur = -1
+	}
+}
+
+// line reads the body line the line reader is at.
+func (ps *parser) line() {
+	p, lines, s := ps.p, ps.lines, &ps.s
+	n, line := lines.n, lines.bytes()
+	blank := len(line) == 0
+	if s.observations {
+		if len(line) > len(observationItem) && bytes.HasPrefix(line, []byte(observationItem)) {
+			p.Blocks = append(p.Blocks, Block{Kind: BlockObservation, Line: n, Start: lines.start, End: lines.lineEnd(),
+				Text: lines.start + len(observationItem)})
+			s.prevBlank = false
+			return
+		}
+		s.observations = false
+	}
+	if s.trail {
+		if len(line) > len(trailItem) && bytes.HasPrefix(line, []byte(trailItem)) {
+			p.Blocks = append(p.Blocks, Block{Kind: BlockDeed, Line: n, Start: lines.start, End: lines.lineEnd(),
+				Text: lines.start + len(trailItem), Time: s.lastTime})
+			s.prevBlank = false
+			return
+		}
+		s.trail, s.resume = false, true
+	}
+	if s.prevBlank && mayBeMarker(line) {
+		text := string(line)
+		if kind, clock, ok := parseHeading(text); ok {
+			ps.closeBlock(lines.start)
+			b := Block{Kind: kind, Line: n, Start: lines.start, Text: lines.lineEnd(), Time: clockTime(&s.date, clock, ps.loc)}
+			p.Blocks = append(p.Blocks, b)
+			s.cur = len(p.Blocks) - 1
+			s.prevBlank, s.resume, s.lastTime = false, false, b.Time
+			return
+		}
+		switch {
+		case text == whatHappened:
+			ps.closeBlock(lines.start)
+			s.observations, s.resume = true, false
+		case text == trailHeading:
+			ps.closeBlock(lines.start)
+			s.trail, s.resume = true, false
+		case strings.HasPrefix(text, legPrefix):
+			if clock, ok := parseLeg(text); ok {
+				ps.closeBlock(lines.start)
+				clockTime(&s.date, clock, ps.loc) // carries its date forward
+				s.resume = false
+			}
+		}
+	}
+	if s.resume && !blank {
+		// The assistant's text goes on after what it did.
+		s.resume = false
+		if string(line) != turnRule {
+			p.Blocks = append(p.Blocks, Block{Kind: BlockAssistant, Line: n, Start: lines.start, Text: lines.start, Time: s.lastTime})
+			s.cur = len(p.Blocks) - 1
+		}
+	}
+	s.prevBlank = blank
 }
 
 // markerMax bounds the length of a marker line: longer lines are message

@@ -4,9 +4,11 @@
 // trail of what the assistant did) and the state line they carry
 // (Render), the tag stripper every rendered string goes through
 // (StripTags), and reading a bottle's bytes back: its header and state
-// line (StateOf, ReadStateFrom) and its blocks (Parse). It makes no file-system call, reads no clock (the time
-// comes in Input) and opens no database: reading the sources and keeping
-// bottles on disk is package bottles' work.
+// line (StateOf, ReadStateFrom) and its blocks (Parse; Reparse for a bottle
+// that replaces one read before, from the earlier parse). It makes no
+// file-system call, reads no clock (the time comes in Input) and opens no
+// database: reading the sources and keeping bottles on disk is package
+// bottles' work.
 //
 // # Structure and quoting
 //
