@@ -17,7 +17,10 @@
 // the assistant's text of a turn, one observation line, one summary. A
 // bottle that grew by a turn is updated by its changed blocks only: blocks
 // are matched by a checksum of their bytes, so unchanged ones are never
-// tokenized again. Words are cut by bottled's own tokenizer, the same for
+// tokenized again. A bottle this process indexed last is read from the
+// parse it kept of the one before (render.Reparse, see known.go): the
+// blocks in the part of its body that did not change are neither parsed
+// nor checksummed nor matched again, and keep their rows. Words are cut by bottled's own tokenizer, the same for
 // documents and queries: unicode61's rules, and bigrams in Chinese,
 // Japanese and Korean (see tokenize.go).
 package index

@@ -58,7 +58,7 @@ func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 			return err
 		})
 		if err == nil && update != nil {
-			ix.known.put(update.bottle, update.docs)
+			ix.known.put(update.bottle, update.indexed)
 		}
 		return err
 	})
@@ -121,26 +121,66 @@ func blockSum(b []byte) int64 {
 
 // doc is an indexed block as the database knows it.
 type doc struct {
-	id, seq, time int64
-	mark          uint64 // the update that last matched it
+	id, seq, time, sum int64
+	mark               uint64 // the update that last matched it
 }
 
-// docUpdate is the block list a bottle has after an update, for the
-// cache once the transaction has committed.
+// docUpdate is what the cache keeps of a bottle after an update, once the
+// transaction has committed.
 type docUpdate struct {
 	bottle int64
-	docs   map[int64][]doc
+	*indexed
 }
 
 // putLocked indexes a bottle's bytes under name. Called in a transaction.
+// A bottle this process indexed last (in the cache) is read from its
+// earlier parse: only the blocks past the part of its body that did not
+// change are parsed and checksummed again.
 func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, error) {
-	p, _ := render.Parse(data, ix.loc)
-	return ix.putParsed(name, data, st, p)
+	prev, err := ix.recall(name)
+	if err != nil {
+		return nil, err
+	}
+	var parsed *render.Parsed
+	if prev != nil {
+		parsed = prev.parsed
+	}
+	p, same, _ := render.Reparse(data, ix.loc, parsed)
+	return ix.putParsed(name, data, st, p, prev, same)
+}
+
+// recall takes from the cache what the last update of the bottle at name
+// left (nil if none, or if another connection wrote to the index since).
+// Whatever happens next, it is no longer in the cache: the update changes
+// it in place, and puts it back once committed.
+func (ix *Index) recall(name string) (*indexed, error) {
+	version, err := ix.dataVersion()
+	if err != nil {
+		return nil, err
+	}
+	ix.known.check(version)
+	r, err := ix.rowAt(name)
+	if err != nil || r.id == 0 {
+		return nil, err
+	}
+	return ix.known.take(r.id), nil
+}
+
+// dataVersion is SQLite's data_version: it changes when another
+// connection commits.
+func (ix *Index) dataVersion() (int64, error) {
+	var version int64 = -1
+	err := ix.query(`PRAGMA data_version`, func(s *sqlite3.Stmt) error {
+		version = s.ColumnInt64(0)
+		return nil
+	})
+	return version, err
 }
 
 // putParsed is putLocked for a bottle parsed already as p; nil if it
-// does not parse.
-func (ix *Index) putParsed(name string, data []byte, st fileState, p *render.Parsed) (*docUpdate, error) {
+// does not parse. prev, if not nil, is what the bottle's last update left
+// (taken from the cache), the first same of whose blocks p took.
+func (ix *Index) putParsed(name string, data []byte, st fileState, p *render.Parsed, prev *indexed, same int) (*docUpdate, error) {
 	if p == nil {
 		// Not a bottle (or not one of a format this build reads): it has
 		// nothing to search.
@@ -150,10 +190,11 @@ func (ix *Index) putParsed(name string, data []byte, st fileState, p *render.Par
 	if err != nil {
 		return nil, err
 	}
-	docs, err := ix.updateDocs(r, data, p)
+	x, err := ix.updateDocs(r, data, p, prev, same)
 	if err != nil {
 		return nil, err
 	}
+	x.parsed = p
 	if err := ix.writeBottle(r.id, name, st, p); err != nil {
 		return nil, err
 	}
@@ -162,7 +203,7 @@ func (ix *Index) putParsed(name string, data []byte, st fileState, p *render.Par
 			return nil, err
 		}
 	}
-	return &docUpdate{r.id, docs}, ix.fixRoles(p.State.Session)
+	return &docUpdate{r.id, x}, ix.fixRoles(p.State.Session)
 }
 
 // row is what a bottle's row says of the blocks indexed under it: the
@@ -218,44 +259,75 @@ func (ix *Index) bottleRow(name string, st fileState) (row, error) {
 // updateDocs brings the indexed blocks of the bottle of row r in line with
 // the parsed bottle: blocks whose checksum is already indexed are kept
 // (their position and time updated), new ones are tokenized, and the rest
-// are deleted. It returns the bottle's block list, updated in place (a
-// bottle that grew by a turn allocates nothing for the blocks it had).
-func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed) (map[int64][]doc, error) {
+// are deleted. prev, if not nil, is what the bottle's last update left,
+// and its first same blocks are p's first (render.Reuse): their checksums
+// are not computed again, and their rows, the first of prev.docs, are
+// kept as they are, without looking at them, as the matching below would
+// keep them. It returns what the cache keeps of the bottle (the block list
+// updated in place: a bottle that grew by a turn allocates nothing for the
+// blocks it had).
+func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed, prev *indexed, same int) (*indexed, error) {
 	id, scope := r.id, scopeWords(p.Project, p.State.Mode)
-	have, err := ix.docsOf(id)
-	if err != nil {
+	// Any list of the bottle's rows in the cache is stale from here on.
+	ix.known.forget(id)
+	var (
+		olds []doc
+		sums []int64
+		err  error
+	)
+	if prev != nil {
+		olds, sums = prev.docs, prev.sums[:same]
+	} else if olds, err = ix.docsOf(id); err != nil {
 		return nil, err
 	}
+	for _, b := range p.Blocks[len(sums):] {
+		sums = append(sums, blockSum(data[b.Start:b.End]))
+	}
+	keep := same
 	// Blocks indexed under another project (the bottle's project changed)
 	// carry the wrong scope: none is kept.
 	if r.project != p.Project {
-		clear(have)
+		olds, keep = nil, 0
 		if err := ix.deleteDocsOf(id); err != nil {
 			return nil, err
 		}
 	}
-	// The cached list is changed in place: it goes back to the cache only
-	// once the transaction commits.
-	ix.known.forget(id)
+	// The kept rows are those of the earlier update's first blocks, in
+	// their order (checked at the last, which costs nothing).
+	if keep > len(olds) || keep > 0 && (olds[keep-1].seq != int64(keep-1) || olds[keep-1].sum != sums[keep-1]) {
+		keep = 0
+	}
 	ix.marks++
 	mark := ix.marks
 	var when int64
+	if keep > 0 {
+		when = olds[keep-1].time
+	}
+	// The rows of the blocks past the kept ones, by checksum, in the order
+	// of their blocks: matched in that order, identical blocks take them
+	// in turn, as they did.
+	have := map[int64][]doc{}
+	for _, d := range olds[keep:] {
+		have[d.sum] = append(have[d.sum], d)
+	}
+	next := olds[:keep]
 	// taken counts, per checksum, the rows identical blocks earlier in the
 	// bottle took: they take them in order, so the next free one is at
 	// that index. A trail repeats lines (a command run in every turn), and
 	// looking for a free row from the start would cost the square of
 	// their number.
 	var taken map[int64]int
-	for seq, b := range p.Blocks {
+	for seq := keep; seq < len(p.Blocks); seq++ {
+		b := p.Blocks[seq]
 		if !b.Time.IsZero() {
 			when = b.Time.Unix()
 		}
-		sum := blockSum(data[b.Start:b.End])
+		sum := sums[seq]
 		ds := have[sum]
+		if taken == nil {
+			taken = map[int64]int{}
+		}
 		if i := taken[sum]; i < len(ds) {
-			if taken == nil {
-				taken = map[int64]int{}
-			}
 			taken[sum] = i + 1
 			d := &ds[i]
 			d.mark = mark
@@ -265,6 +337,7 @@ func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed) (map[int64][]d
 				}
 				d.seq, d.time = int64(seq), when
 			}
+			next = append(next, *d)
 			continue
 		}
 		body := data[b.Text:b.End]
@@ -275,30 +348,21 @@ func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed) (map[int64][]d
 		if err := ix.exec(`INSERT INTO text (rowid, body, scope) VALUES (?, ?, ?)`, row, body, scope); err != nil {
 			return nil, err
 		}
-		have[sum] = append(ds, doc{id: row, seq: int64(seq), time: when, mark: mark})
-		if taken == nil {
-			taken = map[int64]int{}
-		}
+		d := doc{id: row, seq: int64(seq), time: when, sum: sum, mark: mark}
+		have[sum] = append(ds, d)
 		taken[sum] = len(ds) + 1 // every row of this checksum is taken
+		next = append(next, d)
 	}
-	for sum, ds := range have {
-		kept := ds[:0]
+	for _, ds := range have {
 		for _, d := range ds {
-			if d.mark == mark {
-				kept = append(kept, d)
-				continue
+			if d.mark != mark {
+				if err := ix.deleteDoc(d.id); err != nil {
+					return nil, err
+				}
 			}
-			if err := ix.deleteDoc(d.id); err != nil {
-				return nil, err
-			}
-		}
-		if len(kept) == 0 {
-			delete(have, sum)
-		} else {
-			have[sum] = kept
 		}
 	}
-	return have, nil
+	return &indexed{docs: next, sums: sums, kept: keep}, nil
 }
 
 // insertDoc writes the row of a new block, numbered by docID.
@@ -309,27 +373,14 @@ func (ix *Index) insertDoc(bottle int64, seq int, sum int64, kind render.BlockKi
 	return ix.exec(`INSERT INTO docs (bottle, seq, sum, kind, time, words) VALUES (?, ?, ?, ?, ?, ?)`, bottle, seq, sum, int(kind), when, words)
 }
 
-// docsOf returns the indexed blocks of bottle id by checksum, from the
-// cache of recently updated bottles when no other process wrote to the
-// index since.
-func (ix *Index) docsOf(id int64) (map[int64][]doc, error) {
-	var version int64 = -1
-	if err := ix.query(`PRAGMA data_version`, func(s *sqlite3.Stmt) error {
-		version = s.ColumnInt64(0)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if have, ok := ix.known.get(version, id); ok {
-		return have, nil
-	}
-	have := map[int64][]doc{}
-	err := ix.query(`SELECT id, seq, sum, time FROM docs WHERE bottle = ?`, func(s *sqlite3.Stmt) error {
-		sum := s.ColumnInt64(2)
-		have[sum] = append(have[sum], doc{id: s.ColumnInt64(0), seq: s.ColumnInt64(1), time: s.ColumnInt64(3)})
+// docsOf returns the indexed blocks of bottle id in their order.
+func (ix *Index) docsOf(id int64) ([]doc, error) {
+	var docs []doc
+	err := ix.query(`SELECT id, seq, sum, time FROM docs WHERE bottle = ? ORDER BY seq, id`, func(s *sqlite3.Stmt) error {
+		docs = append(docs, doc{id: s.ColumnInt64(0), seq: s.ColumnInt64(1), sum: s.ColumnInt64(2), time: s.ColumnInt64(3)})
 		return nil
 	}, id)
-	return have, err
+	return docs, err
 }
 
 // deleteDocsOf deletes every indexed block of bottle id.
