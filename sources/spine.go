@@ -20,6 +20,13 @@ import (
 // end to end with the others: each adds its question and answer where
 // they were asked (see addAsides).
 func BuildSpine(sessionID string, files []*Transcript) *Spine {
+	sp, _ := buildSpine(sessionID, files)
+	return sp
+}
+
+// buildSpine is BuildSpine, which also returns what a SpineBuilder needs
+// to extend the spine it built (see SpineBuilder.extend).
+func buildSpine(sessionID string, files []*Transcript) (*Spine, *spineState) {
 	var chain, asides []*Transcript
 	for _, t := range files {
 		if t.aside {
@@ -29,23 +36,15 @@ func BuildSpine(sessionID string, files []*Transcript) *Spine {
 		}
 	}
 	g := joinChain(chain)
-	abandoned := g.abandonedBranches()
-	steering := g.steeringMessages()
-	copies := g.replayedPrompts(abandoned)
+	st := &spineState{}
+	st.abandoned, st.promptParents = g.abandonedBranches()
+	abandoned := st.abandoned
+	var steering map[int]steer
+	steering, st.steerTail = g.steeringMessages()
+	var copies map[int]bool
+	copies, st.replay = g.replayedPrompts(abandoned)
 
-	sp := &Spine{SessionID: sessionID}
-	for _, t := range files {
-		sp.Files = append(sp.Files, t.State())
-		sp.Malformed += t.malformed
-		sp.Unknown.Add(&t.unknown)
-		if sp.CWD == "" {
-			sp.CWD = t.cwd
-		}
-		if sp.Started.IsZero() {
-			sp.Started = t.started
-		}
-	}
-
+	sp := spineHeader(sessionID, files)
 	msgs := make(map[string]int, len(g.nodes)/4) // message id → index of its entry
 	var blocks [][]*record                       // per assistant entry, its blocks
 	var results map[string]uint8                 // tool_use id → what its result said
@@ -58,8 +57,12 @@ func BuildSpine(sessionID string, files []*Transcript) *Spine {
 			continue
 		}
 		r := n.rec
-		if r.kind == recUser && r.class == userCommand && !hasArgs(r.text) && !g.commandAnswered(i, abandoned) {
-			continue // run by Claude Code itself, not a message to the model
+		if r.kind == recUser && r.class == userCommand && !hasArgs(r.text) {
+			answered, decided := g.commandAnswered(i, abandoned)
+			st.undecided = st.undecided || !decided
+			if !answered {
+				continue // run by Claude Code itself, not a message to the model
+			}
 		}
 		switch {
 		case r.kind == recUser && (r.class == userGenuine || r.class == userCommand),
@@ -93,9 +96,39 @@ func BuildSpine(sessionID string, files []*Transcript) *Spine {
 			results[r.toolUse] |= r.result
 		}
 	}
-	// The assistant entries' deeds and tool_use ids are cut from one
-	// array each: growing a slice per entry cost a fifth of the spine's
-	// build in a long session (BenchmarkRender100MB's, by its profile).
+	fillAssistants(sp.Entries, blocks, results)
+	st.msgs, st.results, st.targets = msgs, results, map[string]bool{}
+	markCreated(sp.Entries, results, st.targets)
+	for _, t := range asides {
+		sp.addAside(t)
+	}
+	return sp, st
+}
+
+// spineHeader returns a spine of files with no entries yet: what it
+// says of the files themselves.
+func spineHeader(sessionID string, files []*Transcript) *Spine {
+	sp := &Spine{SessionID: sessionID}
+	for _, t := range files {
+		sp.Files = append(sp.Files, t.State())
+		sp.Malformed += t.malformed
+		sp.Unknown.Add(&t.unknown)
+		if sp.CWD == "" {
+			sp.CWD = t.cwd
+		}
+		if sp.Started.IsZero() {
+			sp.Started = t.started
+		}
+	}
+	return sp
+}
+
+// fillAssistants fills the assistant entries from their blocks (blocks[k]
+// those of entries[k], nil for an entry of another kind). Their deeds and
+// tool_use ids are cut from one array each: growing a slice per entry
+// cost a fifth of the spine's build in a long session
+// (BenchmarkRender100MB's, by its profile).
+func fillAssistants(entries []Entry, blocks [][]*record, results map[string]uint8) {
 	calls := 0
 	for _, bs := range blocks {
 		for _, b := range bs {
@@ -107,22 +140,17 @@ func BuildSpine(sessionID string, files []*Transcript) *Spine {
 	fill := filler{deeds: make([]Deed, 0, calls), ids: make([]string, 0, calls), results: results}
 	for k, bs := range blocks {
 		if bs != nil {
-			fill.assistant(&sp.Entries[k], bs)
+			fill.assistant(&entries[k], bs)
 		}
 	}
-	markCreated(sp.Entries, results)
-	for _, t := range asides {
-		sp.addAside(t)
-	}
-	return sp
 }
 
 // markCreated decides which Writes made a new file: the ones whose result
 // says so, and, where no result says, the ones to a path no earlier tool
 // call of the session read, edited or wrote (Claude Code refuses to
-// write over a file it has not read).
-func markCreated(entries []Entry, results map[string]uint8) {
-	seen := map[string]bool{}
+// write over a file it has not read). seen holds the paths of the deeds
+// before entries, and gets theirs.
+func markCreated(entries []Entry, results map[string]uint8, seen map[string]bool) {
 	for i := range entries {
 		e := &entries[i]
 		for j := range e.Deeds {
@@ -271,35 +299,51 @@ func (f *filler) assistant(e *Entry, bs []*record) {
 // message ids. A prompt is such a copy when an earlier prompt said the same
 // and the first assistant message after it is one already seen: its answer
 // was given before. A prompt the user really sent again (after an API error,
-// or twice in a row) is answered by a new message, or by none.
-func (g *chainGraph) replayedPrompts(abandoned map[int32]bool) map[int]bool {
+// or twice in a row) is answered by a new message, or by none. It also
+// returns where the search stopped, to be taken up again (replay.next).
+func (g *chainGraph) replayedPrompts(abandoned map[int32]bool) (map[int]bool, replay) {
 	var copies map[int]bool
-	said := map[uint64]bool{} // typed hashes of the prompts so far
-	seen := map[string]bool{} // assistant message ids so far
-	waiting := -1             // a prompt said before, not answered yet
+	p := replay{said: map[uint64]bool{}, seen: map[string]bool{}, waiting: -1}
 	for i, n := range g.nodes {
 		if n.gid >= 0 && abandoned[n.gid] {
 			continue
 		}
-		switch r := n.rec; {
-		case r.kind == recUser && r.class == userGenuine:
-			waiting = -1
-			if said[r.typed] {
-				waiting = i
+		if k := p.next(n.rec, i); k >= 0 {
+			if copies == nil {
+				copies = map[int]bool{}
 			}
-			said[r.typed] = true
-		case r.kind == recAssistant:
-			if waiting >= 0 && seen[r.msg] {
-				if copies == nil {
-					copies = map[int]bool{}
-				}
-				copies[waiting] = true
-			}
-			waiting = -1
-			seen[r.msg] = true
+			copies[k] = true
 		}
 	}
-	return copies
+	return copies, p
+}
+
+// replay is the state of replayedPrompts' search.
+type replay struct {
+	said    map[uint64]bool // typed hashes of the prompts so far
+	seen    map[string]bool // assistant message ids so far
+	waiting int             // a prompt said before, not answered yet; -1 if none
+}
+
+// next takes record r, at node index i, into the search, and returns the
+// index of the prompt it shows to be a copy, or -1.
+func (p *replay) next(r *record, i int) int {
+	copied := -1
+	switch {
+	case r.kind == recUser && r.class == userGenuine:
+		p.waiting = -1
+		if p.said[r.typed] {
+			p.waiting = i
+		}
+		p.said[r.typed] = true
+	case r.kind == recAssistant:
+		if p.waiting >= 0 && p.seen[r.msg] {
+			copied = p.waiting
+		}
+		p.waiting = -1
+		p.seen[r.msg] = true
+	}
+	return copied
 }
 
 // chainGraph is the records of a chain of files in order, with uuids
@@ -394,24 +438,31 @@ func isPrompt(r *record) bool {
 // Claude Code's own business. The records decide, not a list of names, so
 // commands added in later releases are handled.
 func commandAnswered(n int, after func(k int) *record) bool {
+	answered, _ := commandDecision(n, after)
+	return answered
+}
+
+// commandDecision is commandAnswered, which also reports whether a record
+// decided it: if none did, records appended later may.
+func commandDecision(n int, after func(k int) *record) (answered, decided bool) {
 	for k := range n {
 		r := after(k)
 		switch {
 		case r == nil:
 		case r.kind == recAssistant, r.kind == recUser && r.class == userMeta:
-			return true
+			return true, true
 		case r.kind == recLocalOutput, r.kind == recCompact, r.kind == recQueued && r.class == userGenuine,
 			r.kind == recUser && r.class != userInjected:
-			return false
+			return false, true
 		}
 	}
-	return false
+	return false, false
 }
 
-// commandAnswered applies commandAnswered to the records that follow node
+// commandAnswered applies commandDecision to the records that follow node
 // i, leaving out abandoned branches.
-func (g *chainGraph) commandAnswered(i int, abandoned map[int32]bool) bool {
-	return commandAnswered(len(g.nodes)-i-1, func(k int) *record {
+func (g *chainGraph) commandAnswered(i int, abandoned map[int32]bool) (answered, decided bool) {
+	return commandDecision(len(g.nodes)-i-1, func(k int) *record {
 		if m := g.nodes[i+1+k]; m.gid < 0 || !abandoned[m.gid] {
 			return m.rec
 		}
@@ -422,9 +473,10 @@ func (g *chainGraph) commandAnswered(i int, abandoned map[int32]bool) bool {
 // abandonedBranches finds rewind fork points (a record with two or more
 // genuine user prompts as children) and marks every prompt but the newest,
 // with all its descendants, as abandoned. Unknown parents are roots; cycles
-// are walked once.
-func (g *chainGraph) abandonedBranches() map[int32]bool {
-	prompts := map[int32][]int{} // parent id → node indexes of prompt children
+// are walked once. It also returns the parents of prompts, each with the
+// node indexes of its prompt children.
+func (g *chainGraph) abandonedBranches() (abandoned map[int32]bool, prompts map[int32][]int) {
+	prompts = map[int32][]int{} // parent id → node indexes of prompt children
 	for i, n := range g.nodes {
 		if isPrompt(n.rec) && n.parent >= 0 {
 			prompts[n.parent] = append(prompts[n.parent], i)
@@ -448,7 +500,7 @@ func (g *chainGraph) abandonedBranches() map[int32]bool {
 		}
 	}
 	if len(roots) == 0 {
-		return nil
+		return nil, prompts
 	}
 	children := map[int32][]int32{}
 	for _, n := range g.nodes {
@@ -456,7 +508,7 @@ func (g *chainGraph) abandonedBranches() map[int32]bool {
 			children[n.parent] = append(children[n.parent], n.gid)
 		}
 	}
-	abandoned := map[int32]bool{}
+	abandoned = map[int32]bool{}
 	for len(roots) > 0 {
 		id := roots[len(roots)-1]
 		roots = roots[:len(roots)-1]
@@ -466,7 +518,7 @@ func (g *chainGraph) abandonedBranches() map[int32]bool {
 		abandoned[id] = true
 		roots = append(roots, children[id]...)
 	}
-	return abandoned
+	return abandoned, prompts
 }
 
 // steer is a steering message: text the user typed while Claude worked,
@@ -507,7 +559,11 @@ const queueSwapSlack = 50 * time.Millisecond
 // queued_command attachment shows it (newer builds record steering that
 // way), or when the next message the user sends has the same text (it was
 // run as a prompt).
-func (g *chainGraph) steeringMessages() map[int]steer {
+//
+// It also reports whether a genuine user message appended to the records
+// could change them (tail): one that consumes a message still pending, or
+// follows one delivered after the last user message.
+func (g *chainGraph) steeringMessages() (out map[int]steer, tail bool) {
 	var q inputQueue
 	delivered := map[int]steer{}
 	deliver := func(at int, op, from *record) {
@@ -552,7 +608,7 @@ func (g *chainGraph) steeringMessages() map[int]steer {
 		}
 	}
 	if len(delivered) == 0 {
-		return nil
+		return nil, false
 	}
 	queued := map[uint64]bool{}
 	for _, n := range g.nodes {
@@ -560,20 +616,21 @@ func (g *chainGraph) steeringMessages() map[int]steer {
 			queued[n.rec.typed] = true
 		}
 	}
-	out := map[int]steer{}
-	nextPrompt := uint64(0) // typed hash of the next genuine user message
+	out = map[int]steer{}
+	nextPrompt, prompted := uint64(0), false // typed hash of the next genuine user message
 	for i := len(g.nodes) - 1; i >= 0; i-- {
 		r := g.nodes[i].rec
 		if r.kind == recUser && r.class == userGenuine {
-			nextPrompt = r.typed
+			nextPrompt, prompted = r.typed, true
 		}
 		if s, ok := delivered[i]; ok {
+			tail = tail || s.undelivered || !prompted
 			if h := typedHash(s.text); !queued[h] && (s.undelivered || h != nextPrompt) {
 				out[i] = s
 			}
 		}
 	}
-	return out
+	return out, tail
 }
 
 // inputQueue is Claude Code's queue of input waiting for the model, as the

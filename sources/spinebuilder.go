@@ -1,0 +1,283 @@
+package sources
+
+import "unsafe"
+
+// SpineBuilder builds a session's spine again and again as its transcript
+// grows: after an append that only extends the conversation, from the
+// records appended alone (extend); after anything else, with BuildSpine.
+// Both give the same spine, to the last field.
+//
+// Its owner keeps it beside the parse state it builds from (the daemon's
+// session, beside its Transcripts and render cache) and uses it from one
+// goroutine at a time. The zero value is ready. A Spine it returned is
+// never changed by a later Build (a later one may share its entries'
+// array, past their length).
+type SpineBuilder struct {
+	sessionID string
+	file      *Transcript // the one file the spine was built from
+	rewrites  int         // file.Rewrites() then
+	recs      int         // len(file.recs) then
+	uuids     int         // len(file.uuids) then
+	sp        *Spine      // the spine built last
+	st        *spineState // nil: the next Build builds from every record
+
+	// fallback says why the last Build did not extend the spine ("" if
+	// it did): for tests.
+	fallback string
+}
+
+// spineState is what a build learned of the records beyond the spine
+// itself, kept to decide whether, and how, records appended later change
+// it. Each field is the full build's, kept up to date by extend.
+type spineState struct {
+	abandoned     map[int32]bool   // ids of abandoned branches' records
+	promptParents map[int32][]int  // parent id → node indexes of its prompt children
+	steerTail     bool             // a new user message could change a steering message
+	replay        replay           // replayedPrompts' search, where it stopped
+	undecided     bool             // a command waits for a later record to decide it
+	msgs          map[string]int   // message id → index of its assistant entry
+	results       map[string]uint8 // tool_use id → what its results said
+	targets       map[string]bool  // paths the deeds so far touched (markCreated)
+	// issued maps a tool_use id to the index of the entry that issued it
+	// (-1 if several did); made when a result first needs it.
+	issued map[string]int
+}
+
+// Build returns the spine of files, as BuildSpine(sessionID, files)
+// would.
+func (b *SpineBuilder) Build(sessionID string, files []*Transcript) *Spine {
+	if sp := b.extend(sessionID, files); sp != nil {
+		b.fallback = ""
+		return sp
+	}
+	sp, st := buildSpine(sessionID, files)
+	*b = SpineBuilder{fallback: b.fallback}
+	if len(files) == 1 && !files[0].aside && len(files[0].recs) > 0 {
+		t := files[0]
+		*b = SpineBuilder{sessionID: sessionID, file: t, rewrites: t.Rewrites(), recs: len(t.recs),
+			uuids: len(t.uuids), sp: sp, st: st, fallback: b.fallback}
+	}
+	return sp
+}
+
+// Size estimates the memory the builder keeps beside the parse state: the
+// spine's entries and what it learned of the records.
+func (b *SpineBuilder) Size() int64 {
+	if b.st == nil {
+		return 0
+	}
+	const entry, mapEntry = int64(unsafe.Sizeof(Entry{})), 48
+	n := entry * int64(cap(b.sp.Entries))
+	for i := range b.sp.Entries {
+		e := &b.sp.Entries[i]
+		n += int64(len(e.Text)) + deedBytes*int64(len(e.Deeds)) + 16*int64(len(e.ToolUseIDs))
+	}
+	st := b.st
+	maps := len(st.abandoned) + len(st.promptParents) + len(st.replay.said) + len(st.replay.seen) +
+		len(st.msgs) + len(st.results) + len(st.targets) + len(st.issued)
+	return n + mapEntry*int64(maps)
+}
+
+// extend returns the spine of files built from the last one and the
+// records appended to its file since, or nil when it cannot be sure that
+// those records change nothing the last spine holds (b.fallback says
+// why). The records must only add to the conversation's end: each a new
+// record whose parent is known, no rewind, no compaction, no queue
+// operation or queued message, no slash command, no block of a message
+// the spine already holds, no tool result that changes what a tool call
+// of the spine did.
+func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
+	switch {
+	case b.st == nil:
+		b.fallback = "no state"
+	case sessionID != b.sessionID || len(files) != 1 || files[0] != b.file:
+		b.fallback = "other files"
+	case b.file.Rewrites() != b.rewrites || len(b.file.recs) < b.recs:
+		b.fallback = "rewritten"
+	case b.st.undecided && len(b.file.recs) > b.recs:
+		b.fallback = "command undecided"
+	default:
+		b.fallback = ""
+	}
+	if b.fallback != "" {
+		return nil
+	}
+	t, st := b.file, b.st
+	from, prior := b.recs, len(b.sp.Entries)
+	if why := b.graph(t, from); why != "" {
+		b.fallback = why
+		return nil
+	}
+	sp := spineHeader(sessionID, files)
+	sp.Entries = b.sp.Entries
+	var copies map[int]bool
+	for i := from; i < len(t.recs); i++ {
+		r := &t.recs[i]
+		if r.id >= 0 && st.abandoned[r.id] {
+			continue
+		}
+		if k := st.replay.next(r, i); k >= 0 {
+			if k < from {
+				b.fallback = "replayed prompt"
+				return nil
+			}
+			if copies == nil {
+				copies = map[int]bool{}
+			}
+			copies[k] = true
+		}
+	}
+	var blocks [][]*record // per new entry, its blocks
+	var late []string      // tool_use ids of results to calls the spine has
+	for i := from; i < len(t.recs); i++ {
+		r := &t.recs[i]
+		if r.id >= 0 && st.abandoned[r.id] {
+			continue
+		}
+		switch {
+		case r.kind == recUser && r.class == userGenuine:
+			if !copies[i] {
+				sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: r.time, Text: r.text,
+					Images: r.images, Session: t.SessionID})
+				blocks = append(blocks, nil)
+			}
+		case r.kind == recAssistant:
+			if k, ok := st.msgs[r.msg]; ok {
+				if k < prior {
+					b.fallback = "message split across the append"
+					return nil
+				}
+				blocks[k-prior] = append(blocks[k-prior], r)
+				continue
+			}
+			st.msgs[r.msg] = len(sp.Entries)
+			sp.Entries = append(sp.Entries, Entry{Kind: EntryAssistant, Time: r.time, Session: t.SessionID})
+			blocks = append(blocks, []*record{r})
+		case r.kind == recNode && r.result != 0:
+			if st.results == nil {
+				st.results = map[string]uint8{}
+			}
+			st.results[r.toolUse] |= r.result
+			late = append(late, r.toolUse)
+		}
+	}
+	fillAssistants(sp.Entries[prior:], blocks, st.results)
+	if why := st.lateResults(sp.Entries, prior, late); why != "" {
+		b.fallback = why
+		return nil
+	}
+	markCreated(sp.Entries[prior:], st.results, st.targets)
+	b.recs, b.uuids, b.sp = len(t.recs), len(t.uuids), sp
+	return sp
+}
+
+// graph checks that the records of t from index from on add nothing but
+// new records at the conversation's end, and marks those that continue
+// an abandoned branch as abandoned. It returns why not, or "".
+//
+// A record's uuid must be new (interned past the last build: no earlier
+// record names it as its parent, so it has no children the last build
+// placed) and its parent one already known (so that whether it is
+// abandoned is its parent's), and no prompt may be a second prompt child
+// of its parent (a rewind, which may abandon what the spine holds). The
+// records no later build of the graph could treat otherwise (queue
+// operations, queued messages, slash commands, compactions, a prompt that
+// may consume or follow a steering message) are refused too.
+func (b *SpineBuilder) graph(t *Transcript, from int) string {
+	st := b.st
+	// known: which new ids were seen as records so far. The reader keeps
+	// the first record of a uuid only, so a uuid comes back only in the
+	// blocks of one assistant line, which follow each other.
+	known := make([]bool, len(t.uuids)-b.uuids)
+	for i := from; i < len(t.recs); i++ {
+		r := &t.recs[i]
+		switch {
+		case r.kind == recEnqueue || r.kind == recDequeue || r.kind == recRemove || r.kind == recPopAll || r.kind == recQueued:
+			return "queue"
+		case r.kind == recCompact:
+			return "compaction"
+		case r.kind == recUser && r.class == userCommand:
+			return "command"
+		case r.kind == recUser && r.class == userGenuine && r.typed != 0 && st.steerTail:
+			return "steering tail"
+		}
+		if r.id < 0 {
+			continue
+		}
+		switch {
+		case int(r.id) < b.uuids:
+			return "uuid seen before"
+		case r.parent >= int32(b.uuids) && !known[int(r.parent)-b.uuids]:
+			return "parent not yet seen"
+		}
+		known[int(r.id)-b.uuids] = true
+		if isPrompt(r) && r.parent >= 0 {
+			if len(st.promptParents[r.parent]) > 0 {
+				return "rewind"
+			}
+			st.promptParents[r.parent] = append(st.promptParents[r.parent], i)
+		}
+		if r.parent >= 0 && st.abandoned[r.parent] {
+			st.abandoned[r.id] = true
+		}
+	}
+	return ""
+}
+
+// lateResults checks that the results of calls in late (tool_use ids)
+// leave the deeds of entries[:prior] as they were, and records the calls
+// of entries[prior:]. It returns why not, or "".
+func (st *spineState) lateResults(entries []Entry, prior int, late []string) string {
+	if st.issued == nil {
+		if len(late) == 0 {
+			return ""
+		}
+		st.issued = map[string]int{}
+		st.issue(entries[:prior], 0)
+	}
+	for _, id := range late {
+		k, ok := st.issued[id]
+		switch {
+		case !ok:
+		case k < 0:
+			return "result of a call issued twice"
+		case deedsChange(&entries[k], id, st.results[id]):
+			return "result changes a deed"
+		}
+	}
+	st.issue(entries[prior:], prior)
+	return ""
+}
+
+// issue records in st.issued the calls of entries, entries[0] being the
+// spine's entry at index at.
+func (st *spineState) issue(entries []Entry, at int) {
+	for k := range entries {
+		for _, id := range entries[k].ToolUseIDs {
+			if j, ok := st.issued[id]; ok && j != at+k {
+				st.issued[id] = -1
+			} else {
+				st.issued[id] = at + k
+			}
+		}
+	}
+}
+
+// deedsChange reports whether the result res of call id would make the
+// deeds of e other than they are: failed, or, for a Write a result says
+// whether it made, created or not (see markCreated; one without such a
+// result is decided by the paths before it, which do not change).
+func deedsChange(e *Entry, id string, res uint8) bool {
+	for _, d := range e.Deeds {
+		if e.ToolUseIDs[d.call] != id {
+			continue
+		}
+		if d.Failed != (res&resultFailed != 0) {
+			return true
+		}
+		if fileDeed(d.Kind) && d.Target != "" && d.Kind == DeedWrite && res&resultTyped != 0 && d.Created != (res&resultCreated != 0) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,291 @@
+package sources
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bottled-dev/bottled/internal/fixtures"
+	"github.com/bottled-dev/bottled/internal/growfile"
+	"github.com/bottled-dev/bottled/internal/synth"
+)
+
+// maxSplits is how many split points of each real transcript
+// TestSpineBuilderEqualsBuildSpine tries: every line boundary of the
+// shorter ones, as many spread over the longer ones.
+const maxSplits = 100
+
+// TestSpineBuilderEqualsBuildSpine reads every real transcript in steps
+// and checks, at each step, that the spine a SpineBuilder builds equals
+// BuildSpine's of the same parse state, field for field: one builder kept
+// from the start (extended step after step), and one fresh at each split
+// point (a full build there, then extended by the next few lines).
+func TestSpineBuilderEqualsBuildSpine(t *testing.T) {
+	reasons := map[string]int{}
+	extended := 0
+	for _, f := range fixtures.All(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := filepath.Rel(filepath.Dir(filepath.Dir(f)), f)
+		bounds := lineBounds(data)[1:]
+		splits := bounds
+		if len(bounds) > maxSplits {
+			splits = nil
+			for k := range maxSplits {
+				splits = append(splits, bounds[k*len(bounds)/maxSplits])
+			}
+		}
+		tr := NewTranscript("s", "")
+		var kept SpineBuilder
+		feed := func(to int) {
+			if int64(to) <= tr.offset {
+				return
+			}
+			if err := tr.readFrom(bytes.NewReader(data[tr.offset:to]), int64(to)-tr.offset); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check := func(b *SpineBuilder, what string) {
+			t.Helper()
+			got := b.Build("s", []*Transcript{tr})
+			if b.fallback == "" {
+				extended++
+			} else {
+				reasons[b.fallback]++
+			}
+			if want := BuildSpine("s", []*Transcript{tr}); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s at byte %d (%s): the builder's spine differs from BuildSpine's:\n%s", name, tr.offset, what, spineDiff(got, want))
+			}
+		}
+		for k, at := range splits {
+			feed(at)
+			check(&kept, "kept builder")
+			var fresh SpineBuilder
+			fresh.Build("s", []*Transcript{tr})
+			i := slices.Index(bounds, at)
+			feed(bounds[min(i+1+k%4, len(bounds)-1)])
+			check(&fresh, "fresh builder, a few lines later")
+			check(&kept, "kept builder, a few lines later")
+		}
+	}
+	t.Logf("extended %d times; built in full: %v", extended, reasons)
+	if extended == 0 {
+		t.Fatal("the builder never extended a spine: the test compares nothing but full builds")
+	}
+}
+
+// spineDiff describes where two spines first differ.
+func spineDiff(got, want *Spine) string {
+	if len(got.Entries) != len(want.Entries) {
+		return fmt.Sprintf("%d entries, want %d", len(got.Entries), len(want.Entries))
+	}
+	for i := range got.Entries {
+		if !reflect.DeepEqual(got.Entries[i], want.Entries[i]) {
+			return fmt.Sprintf("entry %d:\n%+v\nwant\n%+v", i, got.Entries[i], want.Entries[i])
+		}
+	}
+	return fmt.Sprintf("%+v\nwant\n%+v", *got, *want)
+}
+
+// TestSpineBuilderFallsBack appends, after a spine was built, records that
+// change what it holds, each in a way the builder must not extend: it
+// builds in full instead (for the reason given), and the spine equals
+// BuildSpine's. Removing any one of the builder's checks makes a case
+// fail.
+func TestSpineBuilderFallsBack(t *testing.T) {
+	at := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
+	rec := func(uuid, parent string, sec int) synth.Rec {
+		return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: at.Add(time.Duration(sec) * time.Second)}
+	}
+	queue := func(op, content string, sec int) string {
+		return synth.Rec{Session: "s", At: at.Add(time.Duration(sec) * time.Second)}.Queue(op, content)
+	}
+	failed := func(uuid, parent, toolID string, sec int) string {
+		return rec(uuid, parent, sec).ToolResult(toolID, "boom") // made an error below
+	}
+	// start is a finished turn: prompt, answer.
+	start := rec("u1", "", 0).User("first") + rec("a1", "u1", 1).Assistant("m1", "one") +
+		rec("u2", "a1", 2).User("second") + rec("a2", "u2", 3).Assistant("m2", "two")
+	cases := []struct {
+		name, before, after, reason string
+	}{
+		{"rewind to an earlier prompt", start,
+			rec("u3", "a1", 4).User("second, again") + rec("a3", "u3", 5).Assistant("m3", "two again"), "rewind"},
+		{"a record named as the parent of an earlier one",
+			start + rec("a4", "later", 4).Assistant("m4", "orphan"),
+			rec("later", "a2", 5).User("third"), "uuid seen before"},
+		{"a parent written after its child", start,
+			rec("a5", "u5", 5).Assistant("m5", "answer first") + rec("u5", "a2", 4).User("asked after"), "parent not yet seen"},
+		{"a result to a call two messages issued",
+			start + strings.Replace(rec("t5", "a2", 4).ToolUse("m15", "toolu_5"), `"name":"Bash",`, "", 1) + rec("t6", "t5", 5).ToolUse("m16", "toolu_5"),
+			strings.Replace(failed("r5", "t6", "toolu_5", 6), `"tool_use_id":"toolu_5"`, `"tool_use_id":"toolu_5","is_error":true`, 1),
+			"result of a call issued twice"},
+		{"a late result that says the call failed",
+			start + rec("t1", "a2", 4).ToolUse("m6", "toolu_1"),
+			strings.Replace(failed("r1", "t1", "toolu_1", 5), `"tool_use_id":"toolu_1"`, `"tool_use_id":"toolu_1","is_error":true`, 1),
+			"result changes a deed"},
+		{"a message split across the append",
+			start + rec("t2", "a2", 4).Assistant("m7", "let me look"),
+			rec("r2", "t2", 5).ToolResult("toolu_2", "ok") + rec("t3", "r2", 6).Assistant("m7", "found it"),
+			"message split across the append"},
+		{"a compaction", start,
+			`{"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"logicalParentUuid":"a2","timestamp":"2026-03-02T14:00:05.000Z","compactMetadata":{"trigger":"auto"}}` + "\n" +
+				rec("u6", "c1", 6).User("after the compaction") + rec("a6", "u6", 7).Assistant("m8", "fine"),
+			"compaction"},
+		{"a queued message delivered", start,
+			queue("enqueue", "steer left", 4) + queue("remove", "", 5) + rec("a7", "a2", 6).Assistant("m10", "turning"),
+			"queue"},
+		{"a prompt that takes an undelivered steering message",
+			start + queue("enqueue", "do this next", 4),
+			rec("u7", "a2", 5).User("do this next") + rec("a8", "u7", 6).Assistant("m11", "done"),
+			"steering tail"},
+		{"a prompt that takes a steering message left undelivered before the last prompt",
+			rec("u1", "", 0).User("first") + queue("enqueue", "do this later", 1) + rec("u2", "u1", 2).User("second") +
+				rec("a2", "u2", 3).Assistant("m2", "two"),
+			rec("u7", "a2", 5).User("do this later") + rec("a8", "u7", 6).Assistant("m11", "done"),
+			"steering tail"},
+		{"a prompt after a delivered steering message",
+			start + rec("t4", "a2", 4).Assistant("m12", "working") + queue("enqueue", "also this", 5) + queue("remove", "", 6),
+			rec("u8", "t4", 7).User("also this") + rec("a9", "u8", 8).Assistant("m13", "ok"),
+			"steering tail"},
+		{"a replayed copy of an earlier turn",
+			start + rec("u9", "a2", 4).User("first"),
+			rec("a10", "u9", 5).Assistant("m1", "one"), "replayed prompt"},
+		{"an answer to a command run before", start + rec("k1", "a2", 4).User("<command-name>/init</command-name>\n<command-message>init</command-message>\n<command-args></command-args>"),
+			rec("a11", "k1", 5).Assistant("m14", "initialising"), "command undecided"},
+		{"a command", start,
+			rec("k2", "a2", 4).User("<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>the diff</command-args>"),
+			"command"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := NewTranscript("s", "")
+			read := func(s string) {
+				if err := tr.readFrom(strings.NewReader(s), int64(len(s))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var b SpineBuilder
+			read(c.before)
+			b.Build("s", []*Transcript{tr})
+			read(c.after)
+			got := b.Build("s", []*Transcript{tr})
+			want := BuildSpine("s", []*Transcript{tr})
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("the builder's spine differs from BuildSpine's:\n%s", spineDiff(got, want))
+			}
+			if b.fallback != c.reason {
+				t.Errorf("built in full for %q, want %q", b.fallback, c.reason)
+			}
+		})
+	}
+}
+
+// TestSpineBuilderExtends checks the appends the builder extends the spine
+// by (the common case, which must cost what was appended), each equal to
+// BuildSpine's: a prompt and its answer, a tool call and its result, a
+// result that fails a call of the same append, a branch already abandoned
+// growing, a sidechain record.
+func TestSpineBuilderExtends(t *testing.T) {
+	at := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
+	rec := func(uuid, parent string, sec int) synth.Rec {
+		return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: at.Add(time.Duration(sec) * time.Second)}
+	}
+	start := rec("u1", "", 0).User("first") + rec("a1", "u1", 1).Assistant("m1", "one") +
+		rec("u2", "a1", 2).User("second") + rec("a2", "u2", 3).Assistant("m2", "two")
+	rewound := start + rec("u3", "a1", 4).User("second, again") + rec("a3", "u3", 5).Assistant("m3", "two again")
+	cases := []struct{ name, before, after string }{
+		{"a prompt and its answer", start, rec("u4", "a2", 4).User("third") + rec("a4", "u4", 5).Assistant("m4", "three")},
+		{"a root prompt", start, rec("u4", "", 4).User("third") + rec("a4", "u4", 5).Assistant("m4", "three")},
+		{"a tool call and its result", start, rec("t1", "a2", 4).ToolUse("m5", "toolu_1") +
+			strings.Replace(rec("r1", "t1", 5).ToolResult("toolu_1", "boom"), `"tool_use_id":"toolu_1"`, `"tool_use_id":"toolu_1","is_error":true`, 1) +
+			rec("a5", "r1", 6).Assistant("m6", "it failed")},
+		{"a result to a call before, which changes nothing", start + rec("t1", "a2", 4).ToolUse("m5", "toolu_1"),
+			rec("r1", "t1", 5).ToolResult("toolu_1", "ok") + rec("a5", "r1", 6).Assistant("m6", "it passed")},
+		{"the abandoned branch grows", rewound, rec("a9", "a2", 6).Assistant("m9", "still abandoned")},
+		{"the kept branch grows", rewound, rec("u5", "a3", 6).User("go on") + rec("a5", "u5", 7).Assistant("m5", "going")},
+		{"a copy of an earlier record, which the reader drops", start, rec("a2", "a1", 6).Assistant("m9", "replayed")},
+		{"a sidechain record", start, strings.Replace(rec("x1", "a2", 4).Assistant("mx", "agent talk"), `"isSidechain":false`, `"isSidechain":true`, 1) +
+			rec("u4", "a2", 5).User("third")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := NewTranscript("s", "")
+			read := func(s string) {
+				if err := tr.readFrom(strings.NewReader(s), int64(len(s))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var b SpineBuilder
+			read(c.before)
+			first := b.Build("s", []*Transcript{tr})
+			kept := *first
+			kept.Entries = slices.Clone(first.Entries)
+			read(c.after)
+			got := b.Build("s", []*Transcript{tr})
+			if b.fallback != "" {
+				t.Errorf("built in full (%s), want extended", b.fallback)
+			}
+			if want := BuildSpine("s", []*Transcript{tr}); !reflect.DeepEqual(got, want) {
+				t.Errorf("the builder's spine differs from BuildSpine's:\n%s", spineDiff(got, want))
+			}
+			if !reflect.DeepEqual(*first, kept) {
+				t.Error("the second build changed the spine the first returned")
+			}
+		})
+	}
+}
+
+// TestSpineBuilderOtherFiles checks that a builder builds in full when the
+// files are not the one it extends: another file, a chain of files, a file
+// read again from the start.
+func TestSpineBuilderOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
+	line := func(uuid, parent, text string, sec int) string {
+		return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: at.Add(time.Duration(sec) * time.Second)}.User(text)
+	}
+	path := filepath.Join(dir, "s.jsonl")
+	tr := writeAndRead(t, path, []byte(line("u1", "", "first", 0)))
+	other := writeAndRead(t, filepath.Join(dir, "p.jsonl"), []byte(line("p1", "", "before", 0)))
+	var b SpineBuilder
+	steps := []struct {
+		files  []*Transcript
+		change func()
+		reason string
+	}{
+		{[]*Transcript{tr}, nil, "no state"},
+		{[]*Transcript{tr}, func() { growfile.Append(t, path, line("u2", "u1", "second", 1)) }, ""},
+		{[]*Transcript{other, tr}, nil, "other files"},
+		{[]*Transcript{tr}, nil, "no state"},
+		{[]*Transcript{tr}, nil, ""},
+		{[]*Transcript{tr}, func() {
+			if err := os.WriteFile(path, []byte(line("u9", "", "rewritten", 2)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "rewritten"},
+	}
+	for i, s := range steps {
+		if s.change != nil {
+			s.change()
+			if _, err := tr.Update(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := b.Build("s", s.files)
+		if want := BuildSpine("s", s.files); !reflect.DeepEqual(unsettled(got), unsettled(want)) {
+			t.Errorf("step %d: the builder's spine differs from BuildSpine's:\n%s", i, spineDiff(got, want))
+		}
+		if b.fallback != s.reason {
+			t.Errorf("step %d: built in full for %q, want %q", i, b.fallback, s.reason)
+		}
+	}
+}
