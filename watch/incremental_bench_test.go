@@ -15,7 +15,6 @@ import (
 	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
-	"github.com/bottled-dev/bottled/sources"
 )
 
 // benchSize is the transcript the incremental benchmark appends to: a
@@ -125,7 +124,7 @@ func BenchmarkRender100MB(b *testing.B) {
 			if _, err := t.Update(); err != nil {
 				b.Fatal(err)
 			}
-			in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, s.chain), Now: time.Now(), Cache: &s.cache}
+			in := render.Input{SessionID: id, Spine: s.spine.Build(id, s.chain), Now: time.Now(), Cache: &s.cache}
 			if _, err := render.Render(in); err != nil {
 				b.Fatal(err)
 			}
@@ -202,8 +201,8 @@ func appendWhole(b *testing.B, d *Daemon, id, path string, n *int) {
 
 // appendPhases splits the work of one append into its phases, each
 // timed apart, as renderSession and the daemon's syncer do them: reading
-// the appended bytes ("parse-ms"), building the conversation from every
-// record ("spine-ms"), rendering the bottle, its unchanged turns copied
+// the appended bytes ("parse-ms"), building the conversation, from the
+// appended records when they only extend it ("spine-ms"), rendering the bottle, its unchanged turns copied
 // from the session's render cache ("render-ms"), writing it
 // ("write-ms"), syncing it ("sync-ms") and indexing it ("index-ms"),
 // in wall time and in the process's CPU time ("parse-cpu-ms", …).
@@ -232,7 +231,7 @@ func appendPhases(b *testing.B, d *Daemon, s *session, id, path string, n *int) 
 			}
 		}
 		mark(1)
-		in := render.Input{SessionID: id, Spine: sources.BuildSpine(id, s.chain), Now: time.Now(), Location: time.Local, Rules: d.rulesNow(), Cache: &s.cache}
+		in := render.Input{SessionID: id, Spine: s.spine.Build(id, s.chain), Now: time.Now(), Location: time.Local, Rules: d.rulesNow(), Cache: &s.cache}
 		mark(2)
 		bt, err := render.Render(in)
 		if err != nil {

@@ -40,13 +40,18 @@ type session struct {
 	// cache keeps the bottle's turns as last rendered, so that a render
 	// after an append renders only the turns it changed (render.Cache).
 	cache render.Cache
+	// spine keeps the conversation as last built from the transcripts, so
+	// that after an append only the appended records are read again
+	// (sources.SpineBuilder). Like cache, it is used by renders through
+	// the cache only.
+	spine sources.SpineBuilder
 	bytes int64 // the memory it holds, as of its last render (set by the loop)
 }
 
 // size estimates the memory a session's parse state, records and render
 // cache hold.
 func (s *session) size() int64 {
-	n := s.mem.Size() + s.cache.Size()
+	n := s.mem.Size() + s.cache.Size() + s.spine.Size()
 	for _, t := range s.chain {
 		n += t.Size()
 	}
@@ -219,8 +224,13 @@ func (d *Daemon) renderOnce(ctx context.Context, s *session, path string, catchU
 	if !catchUp {
 		in.Cache = &s.cache
 	}
-	if len(live) > 0 {
+	switch {
+	case len(live) > 0 && catchUp:
 		in.Spine = sources.BuildSpine(s.id, live)
+	case len(live) > 0:
+		in.Spine = s.spine.Build(s.id, live)
+	}
+	if in.Spine != nil {
 		if d.observerSession(path, in.Spine.CWD) {
 			res.outcome = outcomeObserver
 			return nil, nil, nil
