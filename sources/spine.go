@@ -48,6 +48,7 @@ func buildSpine(sessionID string, files []*Transcript) (*Spine, *spineState) {
 	msgs := make(map[string]int, len(g.nodes)/4) // message id → index of its entry
 	var blocks [][]*record                       // per assistant entry, its blocks
 	var results map[string]uint8                 // tool_use id → what its result said
+	lastStart := 0                               // node index of the last assistant entry's first block
 	for i, n := range g.nodes {
 		if n.firstOfFile {
 			// Entries of a later file of the chain follow a roll-over.
@@ -81,7 +82,7 @@ func buildSpine(sessionID string, files []*Transcript) (*Spine, *spineState) {
 				blocks[k] = append(blocks[k], r)
 				continue
 			}
-			msgs[r.msg] = len(sp.Entries)
+			msgs[r.msg], lastStart = len(sp.Entries), i
 			for len(blocks) <= len(sp.Entries) {
 				blocks = append(blocks, nil)
 			}
@@ -98,7 +99,16 @@ func buildSpine(sessionID string, files []*Transcript) (*Spine, *spineState) {
 	}
 	fillAssistants(sp.Entries, blocks, results)
 	st.msgs, st.results, st.targets = msgs, results, map[string]bool{}
-	markCreated(sp.Entries, results, st.targets)
+	added := markCreatedLast(sp.Entries, results, st.targets)
+	if k := len(sp.Entries) - 1; k >= 0 && sp.Entries[k].Kind == EntryAssistant {
+		st.last = &lastMessage{entry: k, added: added}
+		msg := blocks[k][0].msg
+		for i := lastStart; i < len(g.nodes); i++ {
+			if n := g.nodes[i]; n.rec.kind == recAssistant && n.rec.msg == msg && (n.gid < 0 || !abandoned[n.gid]) {
+				st.last.blocks = append(st.last.blocks, i)
+			}
+		}
+	}
 	for _, t := range asides {
 		sp.addAside(t)
 	}
@@ -143,6 +153,23 @@ func fillAssistants(entries []Entry, blocks [][]*record, results map[string]uint
 			fill.assistant(&entries[k], bs)
 		}
 	}
+}
+
+// markCreatedLast is markCreated, which also returns the paths that the
+// last entry's deeds were the first to touch.
+func markCreatedLast(entries []Entry, results map[string]uint8, seen map[string]bool) (added []string) {
+	n := len(entries)
+	if n == 0 {
+		return nil
+	}
+	markCreated(entries[:n-1], results, seen)
+	for _, d := range entries[n-1].Deeds {
+		if fileDeed(d.Kind) && d.Target != "" && !seen[d.Target] && !slices.Contains(added, d.Target) {
+			added = append(added, d.Target)
+		}
+	}
+	markCreated(entries[n-1:], results, seen)
+	return added
 }
 
 // markCreated decides which Writes made a new file: the ones whose result

@@ -1,6 +1,9 @@
 package sources
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // SpineBuilder builds a session's spine again and again as its transcript
 // grows: after an append that only extends the conversation, from the
@@ -9,9 +12,10 @@ import "unsafe"
 //
 // Its owner keeps it beside the parse state it builds from (the daemon's
 // session, beside its Transcripts and render cache) and uses it from one
-// goroutine at a time. The zero value is ready. A Spine it returned is
-// never changed by a later Build (a later one may share its entries'
-// array, past their length).
+// goroutine at a time. The zero value is ready. A Spine it returns is its
+// owner's until the next Build, which may change its last entry (an
+// assistant message that the records appended add to) and share its
+// entries' array.
 type SpineBuilder struct {
 	sessionID string
 	file      *Transcript // the one file the spine was built from
@@ -41,6 +45,17 @@ type spineState struct {
 	// issued maps a tool_use id to the index of the entry that issued it
 	// (-1 if several did); made when a result first needs it.
 	issued map[string]int
+	// last is the spine's last entry when it is an assistant message, to
+	// which the records appended may add blocks or results.
+	last *lastMessage
+}
+
+// lastMessage is an assistant entry that extend fills again from its
+// blocks.
+type lastMessage struct {
+	entry  int      // its index in the spine
+	blocks []int    // the records of its blocks (indexes in the file's records)
+	added  []string // the paths its deeds were the first of the spine to touch
 }
 
 // Build returns the spine of files, as BuildSpine(sessionID, files)
@@ -66,11 +81,14 @@ func (b *SpineBuilder) Size() int64 {
 	if b.st == nil {
 		return 0
 	}
+	// The entries' texts are mostly the records' own strings, which the
+	// parse state counts; their deeds and tool_use ids are arrays of
+	// their own.
 	const entry, mapEntry = int64(unsafe.Sizeof(Entry{})), 48
 	n := entry * int64(cap(b.sp.Entries))
 	for i := range b.sp.Entries {
 		e := &b.sp.Entries[i]
-		n += int64(len(e.Text)) + deedBytes*int64(len(e.Deeds)) + 16*int64(len(e.ToolUseIDs))
+		n += deedBytes*int64(len(e.Deeds)) + int64(unsafe.Sizeof(""))*int64(len(e.ToolUseIDs))
 	}
 	st := b.st
 	maps := len(st.abandoned) + len(st.promptParents) + len(st.replay.said) + len(st.replay.seen) +
@@ -127,8 +145,18 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 			copies[k] = true
 		}
 	}
-	var blocks [][]*record // per new entry, its blocks
-	var late []string      // tool_use ids of results to calls the spine has
+	// The entries from lo on are built again: the new ones, and the last
+	// one when it is an assistant message, which the records appended
+	// may add blocks to, or results that change its deeds.
+	lo := prior
+	var blocks [][]int // per entry from lo, the records of its blocks
+	if st.last != nil {
+		lo = st.last.entry
+		old := sp.Entries[lo]
+		sp.Entries = append(sp.Entries[:lo], Entry{Kind: EntryAssistant, Time: old.Time, Session: old.Session})
+		blocks = append(blocks, slices.Clone(st.last.blocks))
+	}
+	var late []string // tool_use ids of results to calls the spine has
 	for i := from; i < len(t.recs); i++ {
 		r := &t.recs[i]
 		if r.id >= 0 && st.abandoned[r.id] {
@@ -143,16 +171,16 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 			}
 		case r.kind == recAssistant:
 			if k, ok := st.msgs[r.msg]; ok {
-				if k < prior {
+				if k < lo {
 					b.fallback = "message split across the append"
 					return nil
 				}
-				blocks[k-prior] = append(blocks[k-prior], r)
+				blocks[k-lo] = append(blocks[k-lo], i)
 				continue
 			}
 			st.msgs[r.msg] = len(sp.Entries)
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryAssistant, Time: r.time, Session: t.SessionID})
-			blocks = append(blocks, []*record{r})
+			blocks = append(blocks, []int{i})
 		case r.kind == recNode && r.result != 0:
 			if st.results == nil {
 				st.results = map[string]uint8{}
@@ -161,12 +189,27 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 			late = append(late, r.toolUse)
 		}
 	}
-	fillAssistants(sp.Entries[prior:], blocks, st.results)
-	if why := st.lateResults(sp.Entries, prior, late); why != "" {
+	recs := make([][]*record, len(blocks))
+	for k, bs := range blocks {
+		for _, i := range bs {
+			recs[k] = append(recs[k], &t.recs[i])
+		}
+	}
+	fillAssistants(sp.Entries[lo:], recs, st.results)
+	if why := st.lateResults(sp.Entries, lo, late); why != "" {
 		b.fallback = why
 		return nil
 	}
-	markCreated(sp.Entries[prior:], st.results, st.targets)
+	if st.last != nil {
+		for _, p := range st.last.added {
+			delete(st.targets, p)
+		}
+	}
+	added := markCreatedLast(sp.Entries[lo:], st.results, st.targets)
+	st.last = nil
+	if k := len(sp.Entries) - 1; k >= 0 && sp.Entries[k].Kind == EntryAssistant {
+		st.last = &lastMessage{entry: k, blocks: blocks[k-lo], added: added}
+	}
 	b.recs, b.uuids, b.sp = len(t.recs), len(t.uuids), sp
 	return sp
 }
@@ -225,27 +268,28 @@ func (b *SpineBuilder) graph(t *Transcript, from int) string {
 }
 
 // lateResults checks that the results of calls in late (tool_use ids)
-// leave the deeds of entries[:prior] as they were, and records the calls
-// of entries[prior:]. It returns why not, or "".
-func (st *spineState) lateResults(entries []Entry, prior int, late []string) string {
+// leave the deeds of entries[:lo] as they were (those from lo on were
+// filled with them), and records the calls of entries[lo:]. It returns
+// why not, or "".
+func (st *spineState) lateResults(entries []Entry, lo int, late []string) string {
 	if st.issued == nil {
 		if len(late) == 0 {
 			return ""
 		}
 		st.issued = map[string]int{}
-		st.issue(entries[:prior], 0)
+		st.issue(entries[:lo], 0)
 	}
 	for _, id := range late {
 		k, ok := st.issued[id]
 		switch {
-		case !ok:
+		case !ok, k >= lo:
 		case k < 0:
 			return "result of a call issued twice"
 		case deedsChange(&entries[k], id, st.results[id]):
 			return "result changes a deed"
 		}
 	}
-	st.issue(entries[prior:], prior)
+	st.issue(entries[lo:], lo)
 	return ""
 }
 

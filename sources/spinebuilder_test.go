@@ -125,16 +125,17 @@ func TestSpineBuilderFallsBack(t *testing.T) {
 		{"a parent written after its child", start,
 			rec("a5", "u5", 5).Assistant("m5", "answer first") + rec("u5", "a2", 4).User("asked after"), "parent not yet seen"},
 		{"a result to a call two messages issued",
-			start + strings.Replace(rec("t5", "a2", 4).ToolUse("m15", "toolu_5"), `"name":"Bash",`, "", 1) + rec("t6", "t5", 5).ToolUse("m16", "toolu_5"),
-			strings.Replace(failed("r5", "t6", "toolu_5", 6), `"tool_use_id":"toolu_5"`, `"tool_use_id":"toolu_5","is_error":true`, 1),
+			start + strings.Replace(rec("t5", "a2", 4).ToolUse("m15", "toolu_5"), `"name":"Bash",`, "", 1) + rec("t6", "t5", 5).ToolUse("m16", "toolu_5") +
+				rec("t7", "t6", 6).Assistant("m17", "waiting"),
+			strings.Replace(failed("r5", "t7", "toolu_5", 7), `"tool_use_id":"toolu_5"`, `"tool_use_id":"toolu_5","is_error":true`, 1),
 			"result of a call issued twice"},
-		{"a late result that says the call failed",
-			start + rec("t1", "a2", 4).ToolUse("m6", "toolu_1"),
-			strings.Replace(failed("r1", "t1", "toolu_1", 5), `"tool_use_id":"toolu_1"`, `"tool_use_id":"toolu_1","is_error":true`, 1),
+		{"a late result that says a call before the last message failed",
+			start + rec("t1", "a2", 4).ToolUse("m6", "toolu_1") + rec("t0", "t1", 5).Assistant("m60", "meanwhile"),
+			strings.Replace(failed("r1", "t0", "toolu_1", 6), `"tool_use_id":"toolu_1"`, `"tool_use_id":"toolu_1","is_error":true`, 1),
 			"result changes a deed"},
-		{"a message split across the append",
-			start + rec("t2", "a2", 4).Assistant("m7", "let me look"),
-			rec("r2", "t2", 5).ToolResult("toolu_2", "ok") + rec("t3", "r2", 6).Assistant("m7", "found it"),
+		{"a message split across the append, with another message between",
+			start + rec("t2", "a2", 4).Assistant("m7", "let me look") + rec("t8", "t2", 5).Assistant("m70", "aside"),
+			rec("r2", "t8", 5).ToolResult("toolu_2", "ok") + rec("t3", "r2", 6).Assistant("m7", "found it"),
 			"message split across the append"},
 		{"a compaction", start,
 			`{"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"logicalParentUuid":"a2","timestamp":"2026-03-02T14:00:05.000Z","compactMetadata":{"trigger":"auto"}}` + "\n" +
@@ -193,7 +194,8 @@ func TestSpineBuilderFallsBack(t *testing.T) {
 // by (the common case, which must cost what was appended), each equal to
 // BuildSpine's: a prompt and its answer, a tool call and its result, a
 // result that fails a call of the same append, a branch already abandoned
-// growing, a sidechain record.
+// growing, a sidechain record, blocks or a failed result added to the
+// last message.
 func TestSpineBuilderExtends(t *testing.T) {
 	at := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
 	rec := func(uuid, parent string, sec int) synth.Rec {
@@ -208,6 +210,13 @@ func TestSpineBuilderExtends(t *testing.T) {
 		{"a tool call and its result", start, rec("t1", "a2", 4).ToolUse("m5", "toolu_1") +
 			strings.Replace(rec("r1", "t1", 5).ToolResult("toolu_1", "boom"), `"tool_use_id":"toolu_1"`, `"tool_use_id":"toolu_1","is_error":true`, 1) +
 			rec("a5", "r1", 6).Assistant("m6", "it failed")},
+		{"a late result that says the last message's call failed", start + rec("t1", "a2", 4).ToolUse("m5", "toolu_1"),
+			strings.Replace(rec("r1", "t1", 5).ToolResult("toolu_1", "boom"), `"tool_use_id":"toolu_1"`, `"tool_use_id":"toolu_1","is_error":true`, 1)},
+		{"the last message split across the append", start + rec("t2", "a2", 4).Assistant("m7", "let me look"),
+			rec("r2", "t2", 5).ToolResult("toolu_2", "ok") + rec("t3", "r2", 6).Assistant("m7", "found it") + rec("t4", "t3", 7).ToolUse("m7", "toolu_3")},
+		{"a prompt after a Write to a new file", start + strings.Replace(rec("w1", "a2", 4).ToolUse("m5", "toolu_w"),
+			`"input":{"command":"go test ./..."},"name":"Bash"`, `"input":{"content":"x","file_path":"/w/new.go"},"name":"Write"`, 1),
+			rec("u4", "w1", 5).User("thanks")},
 		{"a result to a call before, which changes nothing", start + rec("t1", "a2", 4).ToolUse("m5", "toolu_1"),
 			rec("r1", "t1", 5).ToolResult("toolu_1", "ok") + rec("a5", "r1", 6).Assistant("m6", "it passed")},
 		{"the abandoned branch grows", rewound, rec("a9", "a2", 6).Assistant("m9", "still abandoned")},
@@ -237,8 +246,9 @@ func TestSpineBuilderExtends(t *testing.T) {
 			if want := BuildSpine("s", []*Transcript{tr}); !reflect.DeepEqual(got, want) {
 				t.Errorf("the builder's spine differs from BuildSpine's:\n%s", spineDiff(got, want))
 			}
-			if !reflect.DeepEqual(*first, kept) {
-				t.Error("the second build changed the spine the first returned")
+			n := len(kept.Entries) - 1
+			if !reflect.DeepEqual(first.Entries[:n], kept.Entries[:n]) {
+				t.Error("the second build changed the spine the first returned, before its last entry")
 			}
 		})
 	}
