@@ -27,9 +27,25 @@ const maxSplits = 100
 // from the start (extended step after step), and one fresh at each split
 // point (a full build there, then extended by the next few lines).
 func TestSpineBuilderEqualsBuildSpine(t *testing.T) {
+	builderEqualsBuildSpine(t, fixtures.All(t))
+}
+
+// TestSpineBuilderEqualsBuildSpineOnCases is
+// TestSpineBuilderEqualsBuildSpine over the synthetic render cases
+// (testdata/render): queue replays, undelivered messages, commands,
+// rewinds and the like that the real transcripts hold few of.
+func TestSpineBuilderEqualsBuildSpineOnCases(t *testing.T) {
+	cases, _ := filepath.Glob(filepath.Join("..", "testdata", "render", "*", "*.jsonl"))
+	if len(cases) == 0 {
+		t.Fatal("no cases in testdata/render")
+	}
+	builderEqualsBuildSpine(t, cases)
+}
+
+func builderEqualsBuildSpine(t *testing.T, files []string) {
 	reasons := map[string]int{}
 	extended := 0
-	for _, f := range fixtures.All(t) {
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
