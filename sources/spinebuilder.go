@@ -75,6 +75,11 @@ func (b *SpineBuilder) Build(sessionID string, files []*Transcript) *Spine {
 	return sp
 }
 
+// Extended reports whether the last Build extended the spine it built
+// before, from the records appended alone (false: it built it from every
+// record).
+func (b *SpineBuilder) Extended() bool { return b.st != nil && b.fallback == "" }
+
 // Size estimates the memory the builder keeps beside the parse state: the
 // spine's entries and what it learned of the records.
 func (b *SpineBuilder) Size() int64 {
