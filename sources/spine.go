@@ -36,7 +36,7 @@ func buildSpine(sessionID string, files []*Transcript) (*Spine, *spineState) {
 		}
 	}
 	g := joinChain(chain)
-	st := &spineState{}
+	st := &spineState{nodeBase: g.lastNode, idBase: g.lastBase, lastNodes: len(g.nodes) - g.lastNode}
 	st.abandoned, st.promptParents = g.abandonedBranches()
 	abandoned := st.abandoned
 	var steering map[int]steer
@@ -378,6 +378,11 @@ func (p *replay) next(r *record, i int) int {
 type chainGraph struct {
 	nodes []chainNode
 	count int32 // number of distinct ids
+	// lastNode is the index of the last file's first node, and lastBase
+	// the chain id of its first uuid: a uuid of the last file no earlier
+	// one has gets lastBase plus its id in the file.
+	lastNode int
+	lastBase int32
 }
 
 type chainNode struct {
@@ -397,6 +402,7 @@ func joinChain(chain []*Transcript) *chainGraph {
 	g := &chainGraph{nodes: make([]chainNode, 0, total)}
 	var seen map[string]int32 // uuid → chain id, only needed past the first file
 	for fi, t := range chain {
+		g.lastNode, g.lastBase = len(g.nodes), g.count
 		remap := make([]int32, len(t.uuids))
 		for id, uuid := range t.uuids {
 			switch {

@@ -6,8 +6,10 @@ import (
 )
 
 // SpineBuilder builds a session's spine again and again as its transcript
-// grows: after an append that only extends the conversation, from the
-// records appended alone (extend); after anything else, with BuildSpine.
+// grows: after an append to the newest file of the chain that only
+// extends the conversation, from the records appended alone (extend);
+// after anything else, and whenever a side question's transcript is
+// among the files, with BuildSpine.
 // Both give the same spine, to the last field.
 //
 // Its owner keeps it beside the parse state it builds from (the daemon's
@@ -18,30 +20,42 @@ import (
 // entries' array.
 type SpineBuilder struct {
 	sessionID string
-	file      *Transcript // the one file the spine was built from
-	rewrites  int         // file.Rewrites() then
-	recs      int         // len(file.recs) then
-	uuids     int         // len(file.uuids) then
-	sp        *Spine      // the spine built last
-	st        *spineState // nil: the next Build builds from every record
+	files     []*Transcript // the files the spine was built from, the chain's newest last
+	marks     []fileMark    // what each held then
+	file      *Transcript   // the newest, the one extend reads the records appended to
+	recs      int           // len(file.recs) then
+	uuids     int           // len(file.uuids) then
+	sp        *Spine        // the spine built last
+	st        *spineState   // nil: the next Build builds from every record
 
 	// fallback says why the last Build did not extend the spine ("" if
 	// it did): for tests.
 	fallback string
 }
 
+// fileMark is how much of a file a spine was built from.
+type fileMark struct{ rewrites, recs, uuids int }
+
+func markOf(t *Transcript) fileMark { return fileMark{t.Rewrites(), len(t.recs), len(t.uuids)} }
+
 // spineState is what a build learned of the records beyond the spine
 // itself, kept to decide whether, and how, records appended later change
 // it. Each field is the full build's, kept up to date by extend.
 type spineState struct {
-	abandoned     map[int32]bool   // ids of abandoned branches' records
-	promptParents map[int32][]int  // parent id → node indexes of its prompt children
-	steerTail     bool             // a new user message could change a steering message
-	replay        replay           // replayedPrompts' search, where it stopped
-	undecided     bool             // a command waits for a later record to decide it
-	msgs          map[string]int   // message id → index of its assistant entry
-	results       map[string]uint8 // tool_use id → what its results said
-	targets       map[string]bool  // paths the deeds so far touched (markCreated)
+	// The chain's graph numbers the newest file's records nodeBase on
+	// and its uuids (those no earlier file has) idBase on; lastNodes is
+	// how many nodes its records made (fewer than its records when
+	// some were copies of an earlier file's, which the chain drops).
+	nodeBase, lastNodes int
+	idBase              int32
+	abandoned           map[int32]bool   // ids of abandoned branches' records
+	promptParents       map[int32][]int  // parent id → node indexes of its prompt children
+	steerTail           bool             // a new user message could change a steering message
+	replay              replay           // replayedPrompts' search, where it stopped
+	undecided           bool             // a command waits for a later record to decide it
+	msgs                map[string]int   // message id → index of its assistant entry
+	results             map[string]uint8 // tool_use id → what its results said
+	targets             map[string]bool  // paths the deeds so far touched (markCreated)
 	// issued maps a tool_use id to the index of the entry that issued it
 	// (-1 if several did); made when a result first needs it.
 	issued map[string]int
@@ -54,7 +68,7 @@ type spineState struct {
 // blocks.
 type lastMessage struct {
 	entry  int      // its index in the spine
-	blocks []int    // the records of its blocks (indexes in the file's records)
+	blocks []int    // the node indexes of its blocks
 	added  []string // the paths its deeds were the first of the spine to touch
 }
 
@@ -67,12 +81,31 @@ func (b *SpineBuilder) Build(sessionID string, files []*Transcript) *Spine {
 	}
 	sp, st := buildSpine(sessionID, files)
 	*b = SpineBuilder{fallback: b.fallback}
-	if len(files) == 1 && !files[0].aside && len(files[0].recs) > 0 {
-		t := files[0]
-		*b = SpineBuilder{sessionID: sessionID, file: t, rewrites: t.Rewrites(), recs: len(t.recs),
+	if n := len(files); n > 0 && extensible(files, st) {
+		t := files[n-1]
+		*b = SpineBuilder{sessionID: sessionID, files: slices.Clone(files), file: t, recs: len(t.recs),
 			uuids: len(t.uuids), sp: sp, st: st, fallback: b.fallback}
+		for _, f := range files {
+			b.marks = append(b.marks, markOf(f))
+		}
+		if st.last != nil && st.last.blocks[0] < st.nodeBase {
+			// Begun in an earlier file, which cannot be today (a later
+			// file opens with a compaction marker): let a block
+			// appended to it build in full.
+			st.last = nil
+		}
 	}
 	return sp
+}
+
+// extensible reports whether a spine of files that buildSpine built (st)
+// can be extended by the records appended to the newest: one with
+// records, each of which made a node, and no side question among the
+// files.
+func extensible(files []*Transcript, st *spineState) bool {
+	t := files[len(files)-1]
+	return !slices.ContainsFunc(files, func(f *Transcript) bool { return f.aside }) &&
+		len(t.recs) > 0 && st.lastNodes == len(t.recs)
 }
 
 // Extended reports whether the last Build extended the spine it built
@@ -102,7 +135,8 @@ func (b *SpineBuilder) Size() int64 {
 }
 
 // extend returns the spine of files built from the last one and the
-// records appended to its file since, or nil when it cannot be sure that
+// records appended to the newest file since (the only one of them that
+// may have grown), or nil when it cannot be sure that
 // those records change nothing the last spine holds (b.fallback says
 // why). The records must only add to the conversation's end: each a new
 // record whose parent is known, no rewind, no compaction, no queue
@@ -113,9 +147,9 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 	switch {
 	case b.st == nil:
 		b.fallback = "no state"
-	case sessionID != b.sessionID || len(files) != 1 || files[0] != b.file:
+	case sessionID != b.sessionID || !slices.Equal(files, b.files):
 		b.fallback = "other files"
-	case b.file.Rewrites() != b.rewrites || len(b.file.recs) < b.recs:
+	case b.changed():
 		b.fallback = "rewritten"
 	case b.st.undecided && len(b.file.recs) > b.recs:
 		b.fallback = "command undecided"
@@ -126,21 +160,24 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 		return nil
 	}
 	t, st := b.file, b.st
+	// Records are numbered as the chain's graph numbers them: the
+	// newest file's record i is node nodeBase+i, its id id is idBase+id.
 	from, prior := b.recs, len(b.sp.Entries)
-	if why := b.graph(t, from); why != "" {
+	if why := b.graph(); why != "" {
 		b.fallback = why
 		return nil
 	}
+	abandoned := func(r *record) bool { return r.id >= 0 && st.abandoned[st.idBase+r.id] }
 	sp := spineHeader(sessionID, files)
 	sp.Entries = b.sp.Entries
-	var copies map[int]bool
+	var copies map[int]bool // node indexes
 	for i := from; i < len(t.recs); i++ {
 		r := &t.recs[i]
-		if r.id >= 0 && st.abandoned[r.id] {
+		if abandoned(r) {
 			continue
 		}
-		if k := st.replay.next(r, i); k >= 0 {
-			if k < from {
+		if k := st.replay.next(r, st.nodeBase+i); k >= 0 {
+			if k < st.nodeBase+from {
 				b.fallback = "replayed prompt"
 				return nil
 			}
@@ -154,7 +191,7 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 	// one when it is an assistant message, which the records appended
 	// may add blocks to, or results that change its deeds.
 	lo := prior
-	var blocks [][]int // per entry from lo, the records of its blocks
+	var blocks [][]int // per entry from lo, the node indexes of its blocks
 	if st.last != nil {
 		lo = st.last.entry
 		old := sp.Entries[lo]
@@ -164,12 +201,12 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 	var late []string // tool_use ids of results to calls the spine has
 	for i := from; i < len(t.recs); i++ {
 		r := &t.recs[i]
-		if r.id >= 0 && st.abandoned[r.id] {
+		if abandoned(r) {
 			continue
 		}
 		switch {
 		case r.kind == recUser && r.class == userGenuine:
-			if !copies[i] {
+			if !copies[st.nodeBase+i] {
 				sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: r.time, Text: r.text,
 					Images: r.images, Session: t.SessionID})
 				blocks = append(blocks, nil)
@@ -180,12 +217,12 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 					b.fallback = "message split across the append"
 					return nil
 				}
-				blocks[k-lo] = append(blocks[k-lo], i)
+				blocks[k-lo] = append(blocks[k-lo], st.nodeBase+i)
 				continue
 			}
 			st.msgs[r.msg] = len(sp.Entries)
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryAssistant, Time: r.time, Session: t.SessionID})
-			blocks = append(blocks, []int{i})
+			blocks = append(blocks, []int{st.nodeBase + i})
 		case r.kind == recNode && r.result != 0:
 			if st.results == nil {
 				st.results = map[string]uint8{}
@@ -196,8 +233,8 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 	}
 	recs := make([][]*record, len(blocks))
 	for k, bs := range blocks {
-		for _, i := range bs {
-			recs[k] = append(recs[k], &t.recs[i])
+		for _, n := range bs {
+			recs[k] = append(recs[k], &t.recs[n-st.nodeBase])
 		}
 	}
 	fillAssistants(sp.Entries[lo:], recs, st.results)
@@ -216,7 +253,22 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 		st.last = &lastMessage{entry: k, blocks: blocks[k-lo], added: added}
 	}
 	b.recs, b.uuids, b.sp = len(t.recs), len(t.uuids), sp
+	b.marks[len(b.marks)-1] = markOf(t)
+	st.lastNodes = len(t.recs)
 	return sp
+}
+
+// changed reports whether the files hold other records than the spine
+// was built from, beyond records appended to the newest: a file read
+// again from the start, an older one grown.
+func (b *SpineBuilder) changed() bool {
+	for i, f := range b.files {
+		m, was := markOf(f), b.marks[i]
+		if m.rewrites != was.rewrites || m.recs < was.recs || i < len(b.files)-1 && m != was {
+			return true
+		}
+	}
+	return false
 }
 
 // graph checks that the records of t from index from on add nothing but
@@ -231,8 +283,16 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 // records no later build of the graph could treat otherwise (queue
 // operations, queued messages, slash commands, compactions, a prompt that
 // may consume or follow a steering message) are refused too.
-func (b *SpineBuilder) graph(t *Transcript, from int) string {
-	st := b.st
+//
+// In a chain of files, a uuid of the newest file that an earlier file
+// holds too is refused, as a record's or as a parent's: the chain gives it
+// the earlier file's id, or drops its record as a copy.
+func (b *SpineBuilder) graph() string {
+	t, st, from := b.file, b.st, b.recs
+	earlier := b.files[:len(b.files)-1]
+	inEarlier := func(id int32) bool {
+		return slices.ContainsFunc(earlier, func(f *Transcript) bool { _, ok := f.ids[t.uuids[id]]; return ok })
+	}
 	// known: which new ids were seen as records so far. The reader keeps
 	// the first record of a uuid only, so a uuid comes back only in the
 	// blocks of one assistant line, which follow each other.
@@ -257,16 +317,19 @@ func (b *SpineBuilder) graph(t *Transcript, from int) string {
 			return "uuid seen before"
 		case r.parent >= int32(b.uuids) && !known[int(r.parent)-b.uuids]:
 			return "parent not yet seen"
+		case len(earlier) > 0 && (inEarlier(r.id) || r.parent >= 0 && inEarlier(r.parent)):
+			return "uuid of an earlier file"
 		}
 		known[int(r.id)-b.uuids] = true
+		id, parent := st.idBase+r.id, st.idBase+r.parent
 		if isPrompt(r) && r.parent >= 0 {
-			if len(st.promptParents[r.parent]) > 0 {
+			if len(st.promptParents[parent]) > 0 {
 				return "rewind"
 			}
-			st.promptParents[r.parent] = append(st.promptParents[r.parent], i)
+			st.promptParents[parent] = append(st.promptParents[parent], st.nodeBase+i)
 		}
-		if r.parent >= 0 && st.abandoned[r.parent] {
-			st.abandoned[r.id] = true
+		if r.parent >= 0 && st.abandoned[parent] {
+			st.abandoned[id] = true
 		}
 	}
 	return ""

@@ -271,17 +271,27 @@ func TestSpineBuilderExtends(t *testing.T) {
 }
 
 // TestSpineBuilderOtherFiles checks that a builder builds in full when the
-// files are not the one it extends: another file, a chain of files, a file
-// read again from the start.
+// files are not those it extends (other files, an earlier file of a chain
+// grown, a file read again from the start, a record under a uuid of an
+// earlier file) and extends a chain's spine by what its newest file
+// gets.
 func TestSpineBuilderOtherFiles(t *testing.T) {
 	dir := t.TempDir()
 	at := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
 	line := func(uuid, parent, text string, sec int) string {
 		return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: at.Add(time.Duration(sec) * time.Second)}.User(text)
 	}
-	path := filepath.Join(dir, "s.jsonl")
+	path, otherPath := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "p.jsonl")
 	tr := writeAndRead(t, path, []byte(line("u1", "", "first", 0)))
-	other := writeAndRead(t, filepath.Join(dir, "p.jsonl"), []byte(line("p1", "", "before", 0)))
+	other := writeAndRead(t, otherPath, []byte(line("p1", "", "before", 0)))
+	grow := func(tr *Transcript, s string) func() {
+		return func() {
+			growfile.Append(t, tr.Path, s)
+			if _, err := tr.Update(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	var b SpineBuilder
 	steps := []struct {
 		files  []*Transcript
@@ -289,12 +299,19 @@ func TestSpineBuilderOtherFiles(t *testing.T) {
 		reason string
 	}{
 		{[]*Transcript{tr}, nil, "no state"},
-		{[]*Transcript{tr}, func() { growfile.Append(t, path, line("u2", "u1", "second", 1)) }, ""},
+		{[]*Transcript{tr}, grow(tr, line("u2", "u1", "second", 1)), ""},
 		{[]*Transcript{other, tr}, nil, "other files"},
-		{[]*Transcript{tr}, nil, "no state"},
-		{[]*Transcript{tr}, nil, ""},
+		{[]*Transcript{other, tr}, grow(tr, line("u3", "u2", "third", 2)), ""},
+		{[]*Transcript{other, tr}, grow(other, line("p2", "p1", "later, before", 3)), "rewritten"},
+		{[]*Transcript{other, tr}, grow(tr, line("u4", "p1", "under the earlier file's", 4)), "parent not yet seen"},
+		{[]*Transcript{other, tr}, grow(tr, line("u5", "p1", "under it again", 5)), "uuid of an earlier file"},
+		{[]*Transcript{other, tr}, grow(tr, line("p2", "u5", "a copy of the earlier file's", 6)), "uuid of an earlier file"},
+		{[]*Transcript{tr}, nil, "no state"}, // the chain dropped the copy: its last build kept nothing
 		{[]*Transcript{tr}, func() {
-			if err := os.WriteFile(path, []byte(line("u9", "", "rewritten", 2)), 0o600); err != nil {
+			if err := os.WriteFile(path, []byte(line("u9", "", "rewritten", 5)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tr.Update(); err != nil {
 				t.Fatal(err)
 			}
 		}, "rewritten"},
@@ -302,9 +319,6 @@ func TestSpineBuilderOtherFiles(t *testing.T) {
 	for i, s := range steps {
 		if s.change != nil {
 			s.change()
-			if _, err := tr.Update(); err != nil {
-				t.Fatal(err)
-			}
 		}
 		got := b.Build("s", s.files)
 		if want := BuildSpine("s", s.files); !reflect.DeepEqual(unsettled(got), unsettled(want)) {
@@ -313,5 +327,91 @@ func TestSpineBuilderOtherFiles(t *testing.T) {
 		if b.fallback != s.reason {
 			t.Errorf("step %d: built in full for %q, want %q", i, b.fallback, s.reason)
 		}
+	}
+}
+
+// TestSpineBuilderChains checks the builder on chains of files (a session
+// continued from others, transcript-format.md §6): every real transcript
+// cut in two, its first part an earlier file and its second the newest,
+// growing a few lines at a time, the two parts apart or sharing a few
+// lines (a resume's copy, which the chain drops); and the chains of the
+// synthetic render cases. At each step the builder's spine equals
+// BuildSpine's.
+func TestSpineBuilderChains(t *testing.T) {
+	type chain struct {
+		name   string
+		before [][]byte // the earlier files, oldest first
+		newest []byte
+	}
+	var chains []chain
+	for _, f := range fixtures.All(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bounds := lineBounds(data)
+		for _, cut := range []int{len(bounds) / 3, 2 * len(bounds) / 3} {
+			for _, shared := range []int{0, 3} {
+				from := bounds[max(cut-shared, 0)]
+				chains = append(chains, chain{fmt.Sprintf("%s cut at line %d, %d shared", filepath.Base(f), cut, shared),
+					[][]byte{data[:bounds[cut]]}, data[from:]})
+			}
+		}
+	}
+	// A message begun in the earlier file and continued in the newest.
+	at := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
+	rec := func(uuid, parent string, sec int) synth.Rec {
+		return synth.Rec{Session: "s", UUID: uuid, Parent: parent, At: at.Add(time.Duration(sec) * time.Second)}
+	}
+	chains = append(chains, chain{"a message across the files",
+		[][]byte{[]byte(rec("u1", "", 0).User("first") + rec("a1", "u1", 1).Assistant("m1", "one"))},
+		[]byte(rec("a2", "a1", 2).Assistant("m1", "more") + rec("a3", "a2", 3).Assistant("m1", "and more") +
+			rec("u2", "a3", 4).User("second") + rec("a4", "u2", 5).Assistant("m2", "two"))})
+	for _, dir := range []string{"chain", "chain3"} {
+		c := chain{name: dir}
+		for _, name := range []string{"predecessor2.jsonl", "predecessor.jsonl", "transcript.jsonl"} {
+			data, err := os.ReadFile(filepath.Join("..", "testdata", "render", dir, name))
+			if os.IsNotExist(err) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.before = append(c.before, data)
+		}
+		c.before, c.newest = c.before[:len(c.before)-1], c.before[len(c.before)-1]
+		chains = append(chains, c)
+	}
+	extended := 0
+	for _, c := range chains {
+		var files []*Transcript
+		read := func(tr *Transcript, data []byte) {
+			if err := tr.readFrom(bytes.NewReader(data), int64(len(data))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, data := range c.before {
+			tr := NewTranscript(fmt.Sprintf("p%d", i), "")
+			read(tr, data)
+			files = append(files, tr)
+		}
+		tr := NewTranscript("s", "")
+		files = append(files, tr)
+		var b SpineBuilder
+		bounds := lineBounds(c.newest)[1:]
+		for k := 0; k < len(bounds); k += max(1+k%3, len(bounds)/maxSplits) {
+			read(tr, c.newest[tr.offset:bounds[k]])
+			got := b.Build("s", files)
+			if b.Extended() {
+				extended++
+			}
+			if want := BuildSpine("s", files); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, newest file at byte %d: the builder's spine differs from BuildSpine's:\n%s", c.name, tr.offset, spineDiff(got, want))
+			}
+		}
+	}
+	t.Logf("extended %d times", extended)
+	if extended == 0 {
+		t.Fatal("the builder never extended a chain's spine")
 	}
 }
