@@ -3,11 +3,11 @@ package sources
 import (
 	"bytes"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/testbin"
 )
 
 // BenchmarkSpine100MB builds the spine of a generated 100 MB transcript
@@ -42,9 +42,9 @@ func BenchmarkSpine100MB(b *testing.B) {
 		var cpu time.Duration
 		for b.Loop() {
 			appendTurn()
-			cpu0 := cpuTime(b)
+			cpu0 := testbin.CPUTime(b)
 			BuildSpine("bench", files)
-			cpu += cpuTime(b) - cpu0
+			cpu += testbin.CPUTime(b) - cpu0
 		}
 		b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms")
 	})
@@ -54,23 +54,13 @@ func BenchmarkSpine100MB(b *testing.B) {
 		var cpu time.Duration
 		for b.Loop() {
 			appendTurn()
-			cpu0 := cpuTime(b)
+			cpu0 := testbin.CPUTime(b)
 			sb.Build("bench", files)
-			cpu += cpuTime(b) - cpu0
+			cpu += testbin.CPUTime(b) - cpu0
 			if sb.fallback != "" {
 				b.Fatalf("built in full (%s)", sb.fallback)
 			}
 		}
 		b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms")
 	})
-}
-
-// cpuTime is the process's CPU time so far.
-func cpuTime(b *testing.B) time.Duration {
-	b.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -185,11 +185,7 @@ func TestSpineBuilderFallsBack(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tr := NewTranscript("s", "")
-			read := func(s string) {
-				if err := tr.readFrom(strings.NewReader(s), int64(len(s))); err != nil {
-					t.Fatal(err)
-				}
-			}
+			read := reader(t, tr)
 			var b SpineBuilder
 			read(c.before)
 			b.Build("s", []*Transcript{tr})
@@ -244,11 +240,7 @@ func TestSpineBuilderExtends(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tr := NewTranscript("s", "")
-			read := func(s string) {
-				if err := tr.readFrom(strings.NewReader(s), int64(len(s))); err != nil {
-					t.Fatal(err)
-				}
-			}
+			read := reader(t, tr)
 			var b SpineBuilder
 			read(c.before)
 			first := b.Build("s", []*Transcript{tr})
@@ -413,5 +405,16 @@ func TestSpineBuilderChains(t *testing.T) {
 	t.Logf("extended %d times", extended)
 	if extended == 0 {
 		t.Fatal("the builder never extended a chain's spine")
+	}
+}
+
+// reader returns a function that gives tr lines to read, as an Update
+// would after an append.
+func reader(t *testing.T, tr *Transcript) func(string) {
+	return func(s string) {
+		t.Helper()
+		if err := tr.readFrom(strings.NewReader(s), int64(len(s))); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

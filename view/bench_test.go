@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/testbin"
 )
 
 var benchSessions = flag.Int("list.sessions", 5000, "sessions in BenchmarkList")
@@ -102,7 +102,7 @@ func BenchmarkSession2MB(b *testing.B) {
 func timed(b *testing.B, f func()) {
 	b.Helper()
 	var took []time.Duration
-	cpu0 := cpuTime()
+	cpu0 := testbin.CPUTime(b)
 	for b.Loop() {
 		for range 20 {
 			start := time.Now()
@@ -110,17 +110,8 @@ func timed(b *testing.B, f func()) {
 			took = append(took, time.Since(start))
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(len(took)), "cpu-ms")
+	b.ReportMetric(float64((testbin.CPUTime(b)-cpu0).Microseconds())/1000/float64(len(took)), "cpu-ms")
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(took[len(took)-1].Microseconds())/1000, "max-ms")
-}
-
-// cpuTime is the CPU time the process used so far, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

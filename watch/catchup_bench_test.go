@@ -17,6 +17,7 @@ import (
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/testbin"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
@@ -172,7 +173,7 @@ type spent struct{ wall, cpu time.Duration }
 // wall time, CPU time does not grow with the other work of a busy
 // machine.
 func since(b *testing.B, start time.Time, cpu0 time.Duration) spent {
-	return spent{time.Since(start), cpuTime(b) - cpu0}
+	return spent{time.Since(start), testbin.CPUTime(b) - cpu0}
 }
 
 // timeRenders parses and renders every session as the daemon does,
@@ -181,7 +182,7 @@ func timeRenders(b *testing.B, ids, paths []string) (spent, [][]byte) {
 	b.Helper()
 	rendered := make([][]byte, len(ids))
 	settle()
-	start, cpu0 := time.Now(), cpuTime(b)
+	start, cpu0 := time.Now(), testbin.CPUTime(b)
 	for i, id := range ids {
 		t, err := sources.ReadTranscript(id, paths[i])
 		if err != nil {
@@ -214,7 +215,7 @@ func timeIndex(b *testing.B, data string, ids []string, rendered [][]byte) (file
 		b.Fatal(err)
 	}
 	settle()
-	start, cpu0 := time.Now(), cpuTime(b)
+	start, cpu0 := time.Now(), testbin.CPUTime(b)
 	for i, id := range ids {
 		tmp, _, err := safefile.WriteTemp(store.Dir, safefile.TempPrefix+id+"-*.md", rendered[i], false)
 		if err != nil {
@@ -226,7 +227,7 @@ func timeIndex(b *testing.B, data string, ids []string, rendered [][]byte) (file
 	}
 	files = since(b, start, cpu0)
 	settle()
-	start, cpu0 = time.Now(), cpuTime(b)
+	start, cpu0 = time.Now(), testbin.CPUTime(b)
 	for i, id := range ids {
 		if err := ix.Put(ctx, id+".md", rendered[i]); err != nil {
 			b.Fatal(err)
@@ -257,7 +258,7 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 	d := New(Config{ClaudeDir: claude, DataDir: data, Workers: 1, Rescan: time.Hour, Logger: slog.New(over)})
 	settle()
 	read0 := bytesRead(b)
-	start, cpu0 := time.Now(), cpuTime(b)
+	start, cpu0 := time.Now(), testbin.CPUTime(b)
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
 	var run catchUpRun
@@ -270,7 +271,7 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 			b.Fatalf("no catch-up over and index ready after %v", catchUpTimeout)
 		}
 	}
-	run.took, run.cpu, run.read = time.Since(start), cpuTime(b)-cpu0, bytesRead(b)-read0
+	run.took, run.cpu, run.read = time.Since(start), testbin.CPUTime(b)-cpu0, bytesRead(b)-read0
 	// The log line comes just before the status says so.
 	for st := d.rec.snapshot(); !st.CatchUp.Over || st.Search.State != SearchReady; st = d.rec.snapshot() {
 		time.Sleep(time.Millisecond)

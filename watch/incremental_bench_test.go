@@ -14,6 +14,7 @@ import (
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/testbin"
 	"github.com/bottled-dev/bottled/render"
 )
 
@@ -153,11 +154,11 @@ func appendWhole(b *testing.B, d *Daemon, id, path string, n *int) {
 		for range fullRenders {
 			appendTurn(b, path, id, *n)
 			*n++
-			start, cpu0 := time.Now(), cpuTime(b)
+			start, cpu0 := time.Now(), testbin.CPUTime(b)
 			if res := d.renderSession(ctx, &session{id: id}, false); res.err != nil || res.outcome != outcomeWritten {
 				b.Fatal(res.err, res.outcome)
 			}
-			fulls, fullCPUs = append(fulls, time.Since(start)), append(fullCPUs, cpuTime(b)-cpu0)
+			fulls, fullCPUs = append(fulls, time.Since(start)), append(fullCPUs, testbin.CPUTime(b)-cpu0)
 		}
 	}
 	full()
@@ -174,14 +175,14 @@ func appendWhole(b *testing.B, d *Daemon, id, path string, n *int) {
 	for b.Loop() {
 		appendTurn(b, path, id, *n)
 		*n++
-		start, cpu0 := time.Now(), cpuTime(b)
+		start, cpu0 := time.Now(), testbin.CPUTime(b)
 		if res := d.renderSession(ctx, s, false); res.err != nil || res.outcome != outcomeWritten {
 			b.Fatal(res.err, res.outcome)
 		}
 		if err := d.batch.Sync(); err != nil {
 			b.Fatal(err)
 		}
-		wall, cpu = wall+time.Since(start), cpu+cpuTime(b)-cpu0
+		wall, cpu = wall+time.Since(start), cpu+testbin.CPUTime(b)-cpu0
 	}
 	d.index.Store(nil)
 	full()
@@ -223,7 +224,7 @@ func appendPhases(b *testing.B, d *Daemon, s *session, id, path string, n *int) 
 		*n++
 		var at [7]time.Time
 		var cpu [7]time.Duration
-		mark := func(i int) { at[i], cpu[i] = time.Now(), cpuTime(b) }
+		mark := func(i int) { at[i], cpu[i] = time.Now(), testbin.CPUTime(b) }
 		mark(0)
 		for _, t := range s.chain {
 			if _, err := t.Update(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/internal/testbin"
 )
 
 // BenchmarkStatusBuild measures building the daemon's status for 20,000
@@ -42,11 +43,11 @@ func BenchmarkStatusBuild(b *testing.B) {
 	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(fw, s) }
 	srv := newStatusServer(d.rec.snapshotWithSurvey, time.Now, slog.New(slog.DiscardHandler))
 	var size int
-	cpu0 := cpuTime(b)
+	cpu0 := testbin.CPUTime(b)
 	for b.Loop() {
 		size = len(srv.cache.build())
 	}
-	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N)/1000, "cpu-ms/op")
+	b.ReportMetric(float64((testbin.CPUTime(b)-cpu0).Microseconds())/float64(b.N)/1000, "cpu-ms/op")
 	held := func(f func()) float64 {
 		start := time.Now()
 		for range 20 {

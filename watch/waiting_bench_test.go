@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/internal/testbin"
 )
 
 var waitingMB = flag.Int64("waiting.mb", 512, "size in MiB of the transcript BenchmarkWaitingForAWorker renders")
@@ -100,7 +100,7 @@ func runWaiting(b *testing.B, claude, data, small, smallPath string, appendLine 
 		time.Sleep(time.Millisecond)
 	}
 	var run waitRun
-	cpu0, reads0, start := cpuTime(b), reads.Load(), time.Now()
+	cpu0, reads0, start := testbin.CPUTime(b), reads.Load(), time.Now()
 	want := "WAITING-P1 first"
 	if appendLine {
 		want = "WAITING-P2 appended"
@@ -119,7 +119,7 @@ func runWaiting(b *testing.B, claude, data, small, smallPath string, appendLine 
 		}
 		time.Sleep(time.Millisecond)
 	}
-	run.cpu, run.reads, run.wall = cpuTime(b)-cpu0, reads.Load()-reads0, time.Since(start)
+	run.cpu, run.reads, run.wall = testbin.CPUTime(b)-cpu0, reads.Load()-reads0, time.Since(start)
 	cancel()
 	if err := <-done; err != nil {
 		b.Fatal(err)
@@ -130,14 +130,4 @@ func runWaiting(b *testing.B, claude, data, small, smallPath string, appendLine 
 func bottleHolds(path, text string) bool {
 	data, err := os.ReadFile(path)
 	return err == nil && bytes.Contains(data, []byte(text))
-}
-
-// cpuTime is this process's CPU time so far, user and system.
-func cpuTime(b *testing.B) time.Duration {
-	b.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
