@@ -2,7 +2,12 @@
 // leaves on disk: the transcript JSONL that Claude Code appends to, and the
 // claude-mem SQLite database that the claude-mem worker writes. It produces
 // the session model both describe (a Spine from the transcript, a ClaudeMem from
-// the database) and knows nothing about bottles or markdown.
+// the database) and knows nothing about bottles or markdown. A transcript is
+// read incrementally (Transcript.Update reads what was appended, and says
+// whether it checked the rest, CheckedWhole), and a SpineBuilder, kept by the
+// reader beside it, builds the spine again from the appended records alone
+// when they only extend the conversation (BuildSpine from every record
+// otherwise).
 //
 // Both readers are strictly passive. Transcripts are read, never written; the
 // database is opened read-only, with a busy timeout, and no transaction is
