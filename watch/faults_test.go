@@ -299,6 +299,7 @@ func TestFaultLostDatabase(t *testing.T) {
 			if st.DB.Held != 1 {
 				t.Errorf("status says %d bottles held, want 1", st.DB.Held)
 			}
+			eventually(t, "the log says the database cannot be read", func() bool { return strings.Contains(d.stderr.String(), "level=ERROR") })
 			if n := strings.Count(d.stderr.String(), "level=ERROR"); n != 1 {
 				t.Errorf("%d error lines in the log, want exactly one saying the database cannot be read", n)
 			}
