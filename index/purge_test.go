@@ -13,6 +13,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/internal/memwriter"
 )
 
 // redactable is a session whose first prompt holds a secret, with enough
@@ -203,4 +204,32 @@ func TestPurgeWhileLocked(t *testing.T) {
 	}
 	unlock()
 	syncPurges(t, ix, data, secret, "the sync after the lock was freed did not purge")
+}
+
+// TestPutWaitsForTheWriteLockUntilItsContextEnds: while another process
+// holds the index's write lock, Put waits for it (SQLite's busy timeout,
+// 10 s) only as long as its context lasts, and says why; the bottle is
+// indexed by the next Put once the lock is free.
+func TestPutWaitsForTheWriteLockUntilItsContextEnds(t *testing.T) {
+	data := t.TempDir()
+	s := talk{ID: "s1", CWD: "/p", Start: day, Turns: [][2]string{{"first question", "first answer"}}}
+	b := s.Bottle(t, testNow)
+	writeBottles(t, data, b)
+	ix := openIndex(t, data)
+	hold := memwriter.Hold(t, ix.genPath(ix.gen), []string{"BEGIN IMMEDIATE"})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	err := ix.Put(ctx, s.ID+".md", b.Bytes)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Put beside another writer, its context canceled: %v, want context.Canceled", err)
+	}
+	if _, err := hold.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Put(context.Background(), s.ID+".md", b.Bytes); err != nil {
+		t.Fatalf("Put once the lock is free: %v", err)
+	}
+	if hits := search(t, ix, "first", Scope{}); len(hits) == 0 {
+		t.Error("the bottle is not indexed after the second Put")
+	}
 }

@@ -42,18 +42,19 @@ const archivePrefix = "archive/"
 // data, updating only the blocks that changed. If the file no longer holds
 // data (another writer replaced it meanwhile), what it holds now is indexed
 // instead. Put never builds the index: one that is missing, of another
-// format or corrupt is reported as ErrUnusable.
+// format or corrupt is reported as ErrUnusable. It waits for another
+// process's write (SQLite's busy timeout) only until ctx ends.
 func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 	return ix.doExisting(func() error {
 		data, st, err := ix.readBottle(name, data)
 		if errors.Is(err, fs.ErrNotExist) {
-			return ix.tx(func() error { return ix.removeLocked(name) })
+			return ix.txWaiting(ctx, func() error { return ix.removeLocked(name) })
 		}
 		if err != nil {
 			return err
 		}
 		var update *docUpdate
-		err = ix.tx(func() (err error) {
+		err = ix.txWaiting(ctx, func() (err error) {
 			update, err = ix.putLocked(name, data, st)
 			return err
 		})

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/ncruces/go-sqlite3"
@@ -89,8 +90,22 @@ func (ix *Index) query(sql string, row func(*sqlite3.Stmt) error, args ...any) e
 }
 
 // tx runs fn in a write transaction.
-func (ix *Index) tx(fn func() error) (err error) {
-	if err := ix.conn.Exec("BEGIN IMMEDIATE"); err != nil {
+func (ix *Index) tx(fn func() error) error { return ix.txWaiting(context.Background(), fn) }
+
+// txWaiting is tx whose wait for the write lock, which another process
+// writing to the index holds (up to busyTimeout), ends when ctx does: the
+// transaction then does not start, and the error is ctx's. Once it has
+// started, fn and the commit run to the end whatever ctx says (an
+// interrupted statement would leave the transaction to a ROLLBACK that
+// the same interrupt refuses).
+func (ix *Index) txWaiting(ctx context.Context, fn func() error) (err error) {
+	old := ix.conn.SetInterrupt(ctx)
+	err = ix.conn.Exec("BEGIN IMMEDIATE")
+	ix.conn.SetInterrupt(old)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("wait for the search index's write lock: %w", context.Cause(ctx))
+		}
 		return err
 	}
 	defer func() {

@@ -239,6 +239,9 @@ type Daemon struct {
 	store  *bottles.Store // the data directory's bottles, at the daemon's clock
 	rec    *recorder
 	status *statusServer // answers the socket with rec's status
+	// stopping is Run's context, set before any goroutine of it starts:
+	// done once the daemon stops (see untilStopped). Nil outside Run.
+	stopping context.Context
 
 	changes chan change   // to the loop, from the fs reader, db poller and renders
 	results chan result   // to the loop, from renders
@@ -378,6 +381,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	}
 	ctx, stop := context.WithCancelCause(parent)
 	defer stop(nil)
+	d.stopping = ctx
 	defer d.status.wait() // once the guard has closed the socket
 	g := &guard{dir: d.cfg.DataDir, log: d.log, lk: lk, ln: ln, stop: stop, rescan: d.requestRescan, serve: d.status.start}
 	defer g.close()

@@ -206,6 +206,8 @@ func (d *Daemon) indexBottle(ctx context.Context, session string, bottle []byte)
 	if ix == nil {
 		return
 	}
+	ctx, done := d.untilStopped(ctx)
+	defer done()
 	err := ix.Put(ctx, session+".md", bottle)
 	switch {
 	case errors.Is(err, index.ErrUnusable):
@@ -213,6 +215,8 @@ func (d *Daemon) indexBottle(ctx context.Context, session string, bottle []byte)
 		// keeper has, Put keeps saying so, at no cost.
 		d.log.Debug("search index must be built again; asking for it in the background", "err", err)
 		signal(d.reopenIndex)
+	case err != nil && ctx.Err() != nil:
+		d.log.Debug("the daemon is stopping: the bottle is indexed at the next start", "session", session, "err", err)
 	case err != nil:
 		d.log.Warn("index bottle", "session", session, "err", err)
 	}
@@ -250,4 +254,18 @@ func (d *Daemon) closeIndex() {
 func (d *Daemon) noteSearch(s Search) {
 	s.Since = d.cfg.Now()
 	d.rec.update(func(st *Status) { st.Search = s })
+}
+
+// untilStopped is ctx, ended also once the daemon stops. A render in
+// flight at shutdown finishes (its context is not the daemon's), but its
+// bottle's index update need not wait for another process's write to the
+// index then (up to SQLite's busy timeout, 10 s, which a stop waited
+// out): the index is synced with the bottles when the daemon next starts.
+func (d *Daemon) untilStopped(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d.stopping == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(d.stopping, cancel)
+	return ctx, func() { stop(); cancel() }
 }
