@@ -286,7 +286,7 @@ func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
 	if len(chunk) == 0 {
 		return false, nil // all gone meanwhile: the next step looks again
 	}
-	err = ix.tx(func() error {
+	err = ix.tx(ctx, func() error {
 		ix.nextDoc = b.next - int64(blocks)
 		defer func() { ix.nextDoc = 0 }()
 		done := b.doneBytes
@@ -315,7 +315,7 @@ func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
 // if a purge is asked (left by a step whose purge failed), else empties
 // the WAL the merge filled. Called with mu and the build lock held.
 func (ix *Index) finishBuild() error {
-	err := ix.tx(func() error {
+	err := ix.tx(context.Background(), func() error {
 		return ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize');
 			INSERT INTO text (text, rank) VALUES ('automerge', 4);
 			INSERT INTO text (text, rank) VALUES ('hashsize', 1048576);

@@ -48,13 +48,13 @@ func (ix *Index) Put(ctx context.Context, name string, data []byte) error {
 	return ix.doExisting(func() error {
 		data, st, err := ix.readBottle(name, data)
 		if errors.Is(err, fs.ErrNotExist) {
-			return ix.txWaiting(ctx, func() error { return ix.removeLocked(name) })
+			return ix.tx(ctx, func() error { return ix.removeLocked(name) })
 		}
 		if err != nil {
 			return err
 		}
 		var update *docUpdate
-		err = ix.txWaiting(ctx, func() (err error) {
+		err = ix.tx(ctx, func() (err error) {
 			update, err = ix.putLocked(name, data, st)
 			return err
 		})

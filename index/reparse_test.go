@@ -82,28 +82,29 @@ func TestPutFromEarlierParseEqualsFresh(t *testing.T) {
 		name   string
 		change func()
 		fast   bool // blocks are taken from the earlier parse
+		synced bool // indexed by Sync, which finds the bottle changed, not Put
 	}{
-		{"first", func() {}, false},
-		{"append", func() { g.turns = append(g.turns, turnText(300)) }, true},
-		{"append more", func() { g.turns = append(g.turns, turnText(301), turnText(302)) }, true},
-		{"answer grows", func() { g.turns[len(g.turns)-1] += " and more" }, true},
-		{"same again", func() {}, true},
-		{"rewind", func() { g.turns = append(g.turns[:150], "a new way from the middle", turnText(7)) }, true},
-		{"middle edited", func() { g.turns[100] = "an edited message" }, true},
-		{"long message's end edited", func() { g.turns[120] += "with another end" }, true},
-		{"append after", func() { g.turns = append(g.turns, turnText(400)) }, true},
-		{"other rules", func() { g.rules = zebra }, false},
-		{"append redacted", func() { g.turns = append(g.turns, turnText(401)) }, true},
-		{"rules back", func() { g.rules = nil }, false},
-		{"other project", func() { g.cwd = "/home/u/other" }, false},
-		{"append elsewhere", func() { g.turns = append(g.turns, turnText(402)) }, true},
-		{"cut to one", func() { g.turns = g.turns[:1] }, false},
+		{"first", func() {}, false, false},
+		{"append", func() { g.turns = append(g.turns, turnText(300)) }, true, false},
+		{"append more", func() { g.turns = append(g.turns, turnText(301), turnText(302)) }, true, false},
+		{"answer grows", func() { g.turns[len(g.turns)-1] += " and more" }, true, false},
+		{"same again", func() {}, true, false},
+		{"rewind", func() { g.turns = append(g.turns[:150], "a new way from the middle", turnText(7)) }, true, false},
+		{"middle edited", func() { g.turns[100] = "an edited message" }, true, false},
+		{"long message's end edited", func() { g.turns[120] += "with another end" }, true, false},
+		{"append after", func() { g.turns = append(g.turns, turnText(400)) }, true, false},
+		{"other rules", func() { g.rules = zebra }, false, false},
+		{"append redacted", func() { g.turns = append(g.turns, turnText(401)) }, true, false},
+		{"rules back", func() { g.rules = nil }, false, false},
+		{"other project", func() { g.cwd = "/home/u/other" }, false, false},
+		{"append elsewhere", func() { g.turns = append(g.turns, turnText(402)) }, true, false},
+		{"cut to one", func() { g.turns = g.turns[:1] }, false, false},
 		{"grown again", func() {
 			for i := range 100 {
 				g.turns = append(g.turns, turnText(500+i))
 			}
-		}, false},
-		{"append at last", func() { g.turns = append(g.turns, turnText(600)) }, true},
+		}, false, false},
+		{"append at last", func() { g.turns = append(g.turns, turnText(600)) }, true, false},
 		// Another process indexes the bottle between two of this one's
 		// updates: its rows are no longer those this one cached.
 		{"another process", func() {
@@ -117,8 +118,12 @@ func TestPutFromEarlierParseEqualsFresh(t *testing.T) {
 				t.Fatal(err)
 			}
 			g.turns = append(g.turns[:len(g.turns)-2], turnText(701))
-		}, false},
-		{"append after the other", func() { g.turns = append(g.turns, turnText(702)) }, true},
+		}, false, false},
+		{"append after the other", func() { g.turns = append(g.turns, turnText(702)) }, true, false},
+		// A sync reads the bottle from its parse too, and keeps the new
+		// one for the Put after it.
+		{"append, synced", func() { g.turns = append(g.turns, turnText(703)) }, true, true},
+		{"append after the sync", func() { g.turns = append(g.turns, turnText(704)) }, true, false},
 	}
 	name := g.id + ".md"
 	for _, step := range steps {
@@ -127,7 +132,11 @@ func TestPutFromEarlierParseEqualsFresh(t *testing.T) {
 		if err := replaceFile(bottles.BottlePath(bottles.BottlesDir(data), g.id), b); err != nil {
 			t.Fatal(err)
 		}
-		if err := ix.Put(context.Background(), name, b); err != nil {
+		index := ix.Put
+		if step.synced {
+			index = func(ctx context.Context, _ string, _ []byte) error { return ix.Sync(ctx) }
+		}
+		if err := index(context.Background(), name, b); err != nil {
 			t.Fatal(err)
 		}
 		kept := keptBy(t, ix, name)

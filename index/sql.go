@@ -89,23 +89,12 @@ func (ix *Index) query(sql string, row func(*sqlite3.Stmt) error, args ...any) e
 	return st.Err()
 }
 
-// tx runs fn in a write transaction.
-func (ix *Index) tx(fn func() error) error { return ix.txWaiting(context.Background(), fn) }
-
-// txWaiting is tx whose wait for the write lock, which another process
-// writing to the index holds (up to busyTimeout), ends when ctx does: the
-// transaction then does not start, and the error is ctx's. Once it has
-// started, fn and the commit run to the end whatever ctx says (an
-// interrupted statement would leave the transaction to a ROLLBACK that
-// the same interrupt refuses).
-func (ix *Index) txWaiting(ctx context.Context, fn func() error) (err error) {
-	old := ix.conn.SetInterrupt(ctx)
-	err = ix.conn.Exec("BEGIN IMMEDIATE")
-	ix.conn.SetInterrupt(old)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("wait for the search index's write lock: %w", context.Cause(ctx))
-		}
+// tx runs fn in a write transaction (begin). Once the transaction has
+// begun, fn and the commit run to the end whatever ctx says (fn checks it
+// between steps where it can stop): an interrupted statement would leave
+// the transaction to a ROLLBACK that the same interrupt refuses.
+func (ix *Index) tx(ctx context.Context, fn func() error) (err error) {
+	if err := ix.begin(ctx); err != nil {
 		return err
 	}
 	defer func() {
@@ -117,6 +106,19 @@ func (ix *Index) txWaiting(ctx context.Context, fn func() error) (err error) {
 		return err
 	}
 	return ix.conn.Exec("COMMIT")
+}
+
+// begin starts a write transaction, waiting for another process's write
+// to the index (SQLite's busy timeout, busyTimeout) only until ctx ends:
+// the transaction then does not start, and the error is ctx's.
+func (ix *Index) begin(ctx context.Context) error {
+	old := ix.conn.SetInterrupt(ctx)
+	err := ix.conn.Exec("BEGIN IMMEDIATE")
+	ix.conn.SetInterrupt(old)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("wait for the search index's write lock: %w", context.Cause(ctx))
+	}
+	return err
 }
 
 // closeStmts finalises the cached statements (before the connection

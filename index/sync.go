@@ -142,12 +142,22 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 		total += disk[name].size
 	}
 	batch := 0
-	if err := ix.conn.Exec("BEGIN IMMEDIATE"); err != nil {
+	if err := ix.begin(ctx); err != nil {
 		return err
 	}
 	rollback := func(err error) error {
 		ix.conn.Exec("ROLLBACK")
 		return err
+	}
+	// updates are the parses of the bottles indexed since the last commit,
+	// kept once it is done, as Put keeps its own: the next Put of one of
+	// them reads it from its parse (putLocked took the entry out).
+	var updates []*docUpdate
+	kept := func() {
+		for _, u := range updates {
+			ix.known.put(u.bottle, u.indexed)
+		}
+		updates = updates[:0]
 	}
 	for _, name := range changed {
 		if err := ctx.Err(); err != nil {
@@ -160,15 +170,23 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 		if err != nil {
 			return rollback(err)
 		}
-		if _, err := ix.putLocked(name, data, st); err != nil {
+		u, err := ix.putLocked(name, data, st)
+		if err != nil {
 			return rollback(err)
+		}
+		if u != nil {
+			updates = append(updates, u)
 		}
 		if done += int64(len(data)); progress != nil {
 			progress(done, max(total, done))
 		}
 		if batch += len(data); batch >= syncBatch {
-			if err := ix.conn.Exec("COMMIT; BEGIN IMMEDIATE"); err != nil {
+			if err := ix.conn.Exec("COMMIT"); err != nil {
 				return rollback(err)
+			}
+			kept()
+			if err := ix.begin(ctx); err != nil {
+				return err
 			}
 			batch = 0
 		}
@@ -183,6 +201,7 @@ func (ix *Index) reconcile(ctx context.Context, disk, rows map[string]fileState,
 	if err := ix.conn.Exec("COMMIT"); err != nil {
 		return rollback(err)
 	}
+	kept()
 	return nil
 }
 
