@@ -8,7 +8,9 @@
 // Store.Check, Store.Ensure), the archives of cleared sessions
 // (Store.Archive, Store.ArchiveLatest), the search index's purge marker,
 // which every write that drops what the bottle it replaces showed leaves
-// before its rename (Store.AskPurge, Store.TakePurge), and finding a
+// before its rename (the writes do, under the directory's lock; the index
+// takes it with Store.TakePurge; Store.AskPurge leaves one by itself), and
+// finding a
 // session's bottle by the start of its id (Store.FindSession,
 // Store.EnsureRead, and Reader, which carries what an interface that reads
 // bottles while it runs needs for both). It also reads the data directory's redaction patterns

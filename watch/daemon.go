@@ -430,7 +430,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	if err := d.batch.Sync(); err != nil {
 		d.log.Warn("sync bottles", "err", err)
 	} else if err := d.batch.Unmark(); err != nil {
-		d.log.Warn("sync bottles", "err", err)
+		d.log.Warn("remove the unsynced bottles' marker", "err", err)
 	}
 	if err := context.Cause(ctx); parent.Err() == nil && err != nil {
 		return err // the guard stopped it

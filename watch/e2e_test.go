@@ -24,6 +24,7 @@ import (
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/internal/testbin"
 	"github.com/bottled-dev/bottled/internal/waitfor"
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -234,7 +235,7 @@ func temporaries(data string) int {
 	entries, _ := os.ReadDir(bottles.BottlesDir(data))
 	n := 0
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
+		if strings.HasPrefix(e.Name(), safefile.TempPrefix) {
 			n++
 		}
 	}

@@ -136,7 +136,8 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 			return res
 		}
 		// Written and indexed (or kept out) within this call, its bytes
-		// go back for the next render's bottle.
+		// go back, when it returns, for a later render's bottle (a retry
+		// after Crossed renders while they are still held).
 		defer b.Release()
 		res.mode, res.malformed, res.unknown = string(b.State.Mode), b.Malformed, b.State.Unknown
 		// The store asks the search index to forget what the bottle on

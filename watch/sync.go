@@ -18,7 +18,7 @@ func (d *Daemon) syncBottles(ctx context.Context) {
 		case <-quiet:
 			quiet = nil
 			if err := d.batch.Unmark(); err != nil {
-				d.log.Warn("sync bottles", "err", err)
+				d.log.Warn("remove the unsynced bottles' marker", "err", err)
 				quiet = time.After(d.cfg.MarkerQuiet) // try again
 			}
 			continue
