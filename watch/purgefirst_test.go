@@ -52,10 +52,15 @@ func TestFaultRenderKilledAfterRename(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The directory's events come in the order of the writes: the marker
+	// must come before the bottle (killed in between, a render that left
+	// it after would leave none).
 	deadline := time.After(time.Minute)
+	marked := false
 	for renamed := false; !renamed; {
 		select {
 		case ev := <-w.Events:
+			marked = marked || ev.Name == store.PurgeMarker() && ev.Has(fsnotify.Create)
 			renamed = ev.Name == store.Path(id) && ev.Has(fsnotify.Create)
 		case err := <-w.Errors:
 			t.Fatal(err)
@@ -65,6 +70,9 @@ func TestFaultRenderKilledAfterRename(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
+	if !marked {
+		t.Error("the redacted bottle was in place before the purge marker was left")
+	}
 	bottle, err := os.ReadFile(store.Path(id))
 	if err != nil || strings.Contains(string(bottle), secret) || !strings.Contains(string(bottle), "ASKRENDER-P1") {
 		t.Fatalf("the bottle on disk is not the redacted one (err %v):\n%s", err, bottle)
