@@ -16,6 +16,7 @@ import (
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/internal/testbin"
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 // benchSize is the transcript the incremental benchmark appends to: a
@@ -190,6 +191,7 @@ func appendWhole(b *testing.B, d *Daemon, id, path string, n *int) {
 		slices.Sort(ds)
 		return ds[len(ds)/2]
 	}
+	replaces, replaceCPUs := replaceAlone(b, d.store.Dir, id)
 	perOp := func(d time.Duration) time.Duration { return d / time.Duration(b.N) }
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 	b.ReportMetric(ms(perOp(wall)), "append-ms")
@@ -198,6 +200,49 @@ func appendWhole(b *testing.B, d *Daemon, id, path string, n *int) {
 	b.ReportMetric(ms(perOp(cpu)), "append-cpu-ms")
 	b.ReportMetric(ms(median(fullCPUs)), "full-cpu-ms")
 	b.ReportMetric(100*float64(perOp(cpu))/float64(median(fullCPUs)), "append/full-cpu-%")
+	b.ReportMetric(ms(median(replaces)), "replace-ms")
+	b.ReportMetric(ms(median(replaceCPUs)), "replace-cpu-ms")
+}
+
+// replaceAlone times what the file system alone costs an append: a file
+// the size of the session's bottle written, renamed over a synced one of
+// that size in the bottles directory, then synced with the directory, as
+// Batch.Write and Batch.Sync do, but with nothing rendered, read or
+// indexed. It returns the wall and CPU times of 21 such replacements, for
+// the median: on a file system that starts writing a file renamed over
+// another and discards the blocks the old one frees (ext4's
+// auto_da_alloc, the discard mount option), this part grows with the
+// bottle, not with the append.
+func replaceAlone(b *testing.B, dir, id string) (walls, cpus []time.Duration) {
+	b.Helper()
+	info, err := os.Stat(bottles.BottlePath(dir, id))
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := make([]byte, info.Size())
+	dst := filepath.Join(dir, ".replace-alone")
+	defer os.Remove(dst)
+	if err := safefile.Write(dst, data); err != nil {
+		b.Fatal(err)
+	}
+	for range 21 {
+		start, cpu0 := time.Now(), testbin.CPUTime(b)
+		tmp, _, err := safefile.WriteTemp(dir, safefile.TempPrefix+"replace-alone-*", data, false)
+		if err == nil {
+			err = os.Rename(tmp, dst)
+		}
+		if err == nil {
+			err = safefile.SyncFile(dst)
+		}
+		if err == nil {
+			err = safefile.SyncDir(dir)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		walls, cpus = append(walls, time.Since(start)), append(cpus, testbin.CPUTime(b)-cpu0)
+	}
+	return walls, cpus
 }
 
 // appendPhases splits the work of one append into its phases, each
