@@ -48,9 +48,9 @@ func (o Outcome) String() string {
 }
 
 // Write stores b as the bottle of its session in dir, atomically: the bytes
-// go to a temporary file in dir, are synced, and are renamed over the
-// bottle, and the directory is synced (a Batch defers the syncs; see
-// durable.go). Files are 0600 and dir 0700; bottles hold whole
+// go to a temporary file in dir, are synced, and replace the bottle in one
+// step (safefile.Replace), and the directory is synced (a Batch defers the
+// syncs; see durable.go). Files are 0600 and dir 0700; bottles hold whole
 // conversations.
 //
 // A bottle never moves backwards: b replaces the bottle on disk only if it
@@ -114,7 +114,11 @@ func write(dir string, b *render.Bottle, durable bool, crash func() (time.Time, 
 			return 0, fmt.Errorf("write bottle %s: %w", dst, err)
 		}
 	}
-	if err := os.Rename(tmp, dst); err != nil {
+	// Exchanged with the bottle before where the system can (see
+	// safefile.Replace): a live session's bottle, replaced every few
+	// seconds and synced only once its batch is quiet, then reaches the
+	// disk once, not at every render.
+	if err := safefile.Replace(tmp, dst); err != nil {
 		return 0, fmt.Errorf("write bottle %s: %w", dst, err)
 	}
 	renamed = true

@@ -233,7 +233,7 @@ func replace(path, bak string, snap snapshot, data []byte) (bool, error) {
 	if now, err := readSettings(path); err != nil || !now.same(snap) {
 		return false, err
 	}
-	exchanged, err := exchange(tmp, path)
+	exchanged, err := safefile.Exchange(tmp, path)
 	if err != nil {
 		return false, err
 	}
@@ -282,7 +282,7 @@ func settled(path string, snap snapshot) bool {
 // rewrote it in place meanwhile, and that newer file goes back instead,
 // over the older one.
 func putBack(tmp, path string, mine snapshot) error {
-	if _, err := exchange(tmp, path); err != nil {
+	if _, err := safefile.Exchange(tmp, path); err != nil {
 		return err
 	}
 	if settled(tmp, mine) {

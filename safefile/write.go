@@ -1,6 +1,7 @@
 package safefile
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -21,11 +22,39 @@ func Write(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := Replace(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return SyncDir(dir)
+}
+
+// Replace puts the file at tmp in dst's place in one step, as a rename
+// does, and removes what was at dst. Where dst is a regular file and the
+// system can, the two are exchanged (Exchange) and the old one, now at
+// tmp, is removed: a rename over a regular file makes some file systems
+// start writing the new one back at once (ext4's auto_da_alloc, for
+// programs that rename without syncing), so that a file replaced again a
+// few seconds later, before any sync, reaches the disk every time; the
+// writers that defer their syncs (the bottles' Batch) rely on a crash
+// marker instead. Anything else at dst (nothing, a symbolic link, a
+// file of another kind) is renamed over, never written through.
+//
+// If tmp cannot be removed after the exchange (the new file is in place
+// either way), it is left for its directory's owner to clean as the
+// leftover of a crash (see TempPrefix).
+func Replace(tmp, dst string) error {
+	if info, err := os.Lstat(dst); err == nil && info.Mode().IsRegular() {
+		swapped, err := Exchange(tmp, dst)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if swapped {
+			os.Remove(tmp)
+			return nil
+		}
+	}
+	return os.Rename(tmp, dst)
 }
 
 // WriteTemp writes data to a new file in dir, named by pattern as

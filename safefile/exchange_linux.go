@@ -1,4 +1,4 @@
-package inject
+package safefile
 
 import (
 	"errors"
@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// exchange swaps the files at a and b in one step (renameat2 with
+// Exchange swaps the files at a and b in one step (renameat2 with
 // RENAME_EXCHANGE), reporting false where the filesystem cannot.
-func exchange(a, b string) (bool, error) {
+func Exchange(a, b string) (bool, error) {
 	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
 		return false, nil

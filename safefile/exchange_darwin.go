@@ -1,4 +1,4 @@
-package inject
+package safefile
 
 import (
 	"errors"
@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// exchange swaps the files at a and b in one step (renamex_np with
+// Exchange swaps the files at a and b in one step (renamex_np with
 // RENAME_SWAP), reporting false where the filesystem cannot.
-func exchange(a, b string) (bool, error) {
+func Exchange(a, b string) (bool, error) {
 	err := unix.RenamexNp(a, b, unix.RENAME_SWAP)
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOTSUP) {
 		return false, nil
