@@ -29,20 +29,24 @@ import (
 //  1. before the first write of a batch, it writes a marker file in the
 //     bottles directory, naming this boot of the machine and the time,
 //     and syncs it (and the directory);
-//  2. bottles are written and renamed without syncing;
-//  3. Sync, a moment later, syncs every bottle written and the directory
+//  2. bottles are written and put in place without syncing (exchanged
+//     with the bottle before where the system can, safefile.Replace, so
+//     that a bottle replaced before any sync never reaches the disk);
+//  3. Sync, once no bottle has been written for a while (the daemon's
+//     Config.SyncQuiet), syncs every bottle written and the directory
 //     (on Linux, many at once with one syncfs of their file system, see
 //     syncOneByOne);
-//  4. Unmark, once no bottle has been written for a while (the daemon
-//     calls it when its batch has been quiet for Config.MarkerQuiet after
-//     a sync), removes the marker if every bottle written is synced.
+//  4. Unmark, right after, removes the marker if every bottle written is
+//     synced.
 //
-// The marker outlives the syncs while writes keep coming because making
-// it is a new file and a sync, which on some file systems costs a
-// millisecond of CPU or more (ext4 without a journal, see README): the
-// appends of a live session, seconds apart, would each pay for one. A
-// crash while it is there makes every bottle modified since its time be
-// rendered again, a few more than strictly needed, never fewer.
+// The syncs wait for the writes to stop, and the marker stays while they
+// come, because a live session's bottle is replaced every few seconds:
+// synced each time, every version of it is written to the disk (for a
+// long session, megabytes an append), and making the marker again is a
+// new file and a sync, which on some file systems costs a millisecond of
+// CPU or more (ext4 without a journal, see README). A crash while the
+// marker is there makes every bottle modified since its time be rendered
+// again, a few more than strictly needed, never fewer.
 //
 // A marker from another boot means the machine went down in the middle of
 // a batch: every bottle modified since the marker's time may be damaged,

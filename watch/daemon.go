@@ -105,21 +105,21 @@ const (
 	// directory to have finished (so the guard does not race files made
 	// again under it), and a directory made later is followed within it.
 	DefaultRootPoll = time.Second
-	// DefaultSyncDelay is how long after a bottle is written it is synced
-	// to disk, with the others written meanwhile (see bottles.Batch): the
-	// window in which a crash of the machine makes bottles be rendered
-	// again. One sync a second costs nothing measurable while a session
-	// writes (a sync per bottle cost a fifth of a render).
-	DefaultSyncDelay = time.Second
-	// DefaultMarkerQuiet is how long after its last sync the batch's
-	// crash marker stays, for the bottles written next (see
-	// bottles.Batch): making it again is a new file and a sync, 1.5 ms of
-	// CPU on a journal-less ext4, which an append to a long session
-	// otherwise paid each time (a tenth of its work). In the transcripts
-	// of 49 real sessions, 89 % of the renders came within 30 s of the one
-	// before (half within 3 s, 93 % within a minute); a crash while it is
-	// there renders again the bottles written since it was made.
-	DefaultMarkerQuiet = 30 * time.Second
+	// DefaultSyncQuiet is how long no bottle must have been written before
+	// the bottles written are synced to disk, all together, and the
+	// batch's crash marker removed (see bottles.Batch; a crash while it is
+	// there renders again the bottles written since it was made). A
+	// bottle replaced before it is synced never has to reach the disk
+	// (safefile.Replace exchanges it, so nothing starts writing it back
+	// at once): in the transcripts of 49 real sessions, 89 % of the
+	// renders came within 30 s of the one before (half within 3 s, 93 %
+	// within a minute), and with a sync a second after each, an append to
+	// a 100 MB session waited 3–5 ms for the file system to write the
+	// 2.6 MB bottle (README). Waiting longer saves little more: Linux
+	// writes back what has been dirty for 30 s anyway
+	// (vm.dirty_expire_centisecs). Making the marker is a new file and a
+	// sync, 1.5 ms of CPU on a journal-less ext4, paid once per busy spell.
+	DefaultSyncQuiet = 30 * time.Second
 	// DefaultRetryMin and DefaultRetryMax bound the wait before a failed
 	// render (or a search index that could not be opened) is tried again;
 	// it doubles with each failure in a row. A fault a user fixes (a full
@@ -167,8 +167,7 @@ type Config struct {
 	// without a file event to prompt it: Rescan if zero, since, like the
 	// rescan, it only covers events that were lost.
 	DBPoll          time.Duration
-	SyncDelay       time.Duration // DefaultSyncDelay
-	MarkerQuiet     time.Duration // DefaultMarkerQuiet
+	SyncQuiet       time.Duration // DefaultSyncQuiet
 	RetryMin        time.Duration // DefaultRetryMin
 	RetryMax        time.Duration // DefaultRetryMax
 	IndexIdleFactor int           // DefaultIndexIdleFactor
@@ -194,8 +193,7 @@ func (c *Config) setDefaults() {
 	orDuration(&c.CheckQuiet, DefaultCheckQuiet)
 	orDuration(&c.RootPoll, DefaultRootPoll)
 	orDuration(&c.DBPoll, c.Rescan)
-	orDuration(&c.SyncDelay, DefaultSyncDelay)
-	orDuration(&c.MarkerQuiet, DefaultMarkerQuiet)
+	orDuration(&c.SyncQuiet, DefaultSyncQuiet)
 	orDuration(&c.RetryMin, DefaultRetryMin)
 	orDuration(&c.RetryMax, DefaultRetryMax)
 	c.RetryMax = max(c.RetryMax, c.RetryMin)

@@ -75,10 +75,9 @@ func BenchmarkIdle(b *testing.B) {
 	if bottles, _ := filepath.Glob(filepath.Join(bottles.BottlesDir(data), "*.md")); len(bottles) != idleSessions {
 		b.Errorf("%d bottles after catch-up, want %d", len(bottles), idleSessions)
 	}
-	// The catch-up's bottles are synced to disk a moment after it is over,
-	// and the batch's marker goes once it has been quiet for
-	// DefaultMarkerQuiet (bottles.Batch): that is catch-up work, not idle
-	// cost.
+	// The catch-up's bottles are synced to disk, and the batch's marker
+	// removed, once it has been quiet for DefaultSyncQuiet
+	// (bottles.Batch): that is catch-up work, not idle cost.
 	eventually(b, "the catch-up's bottles are synced and their marker gone", func() bool {
 		_, err := os.Stat(bottles.Open(data, nil, nil).UnsyncedMarker())
 		return os.IsNotExist(err)

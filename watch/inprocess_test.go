@@ -503,15 +503,16 @@ func TestIndexKeeper(t *testing.T) {
 	})
 }
 
-// TestSyncDelay runs the syncer in fake time: the bottles a render writes
-// are synced together SyncDelay after the first, not before; the batch's
-// marker (which says a crash of the machine may damage them) stays after
-// the sync while bottles keep being written, the same marker for all, and
-// goes once no bottle was written for MarkerQuiet after the last sync.
-func TestSyncDelay(t *testing.T) {
+// TestSyncQuiet runs the syncer in fake time: the bottles written are
+// synced together once none has been written for SyncQuiet, not before
+// (a bottle written again meanwhile waits with the others: the one it
+// replaced need never reach the disk), under one marker (which says a
+// crash of the machine may damage them), which goes right after the sync;
+// the next write makes a marker again.
+func TestSyncQuiet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const delay, quiet = time.Second, 30 * time.Second
-		d := testDaemon(t, Config{SyncDelay: delay, MarkerQuiet: quiet})
+		const quiet = 30 * time.Second
+		d := testDaemon(t, Config{SyncQuiet: quiet})
 		runUntilEnd(t, d.syncBottles, nil)
 		const a, b = "5c000000-0000-4000-8000-00000000000a", "5c000000-0000-4000-8000-00000000000b"
 		marker := d.store.UnsyncedMarker()
@@ -524,50 +525,38 @@ func TestSyncDelay(t *testing.T) {
 		if err != nil {
 			t.Skipf("no batch marker on this system (%v): bottles are synced as they are written", err)
 		}
-		markerIs := func(when string, want []byte) {
+		state := func(when string, pending int, wantMarker []byte) {
 			t.Helper()
 			synctest.Wait()
+			if n := d.batch.Pending(); n != pending {
+				t.Fatalf("%s: %d bottles wait for a sync, want %d", when, n, pending)
+			}
 			got, err := os.ReadFile(marker)
 			switch {
-			case want == nil && !os.IsNotExist(err):
+			case wantMarker == nil && !os.IsNotExist(err):
 				t.Fatalf("%s: the batch's marker is there (%q, %v), want it gone", when, got, err)
-			case want != nil && string(got) != string(want):
-				t.Fatalf("%s: the batch's marker is %q (%v), want the first one, %q", when, got, err, want)
+			case wantMarker != nil && string(got) != string(wantMarker):
+				t.Fatalf("%s: the batch's marker is %q (%v), want the first one, %q", when, got, err, wantMarker)
 			}
 		}
-		time.Sleep(delay / 4)
-		renderNow(t, d, b) // synced with the first
-		time.Sleep(3*delay/4 - time.Millisecond)
-		synctest.Wait()
-		if n := d.batch.Pending(); n != 2 {
-			t.Fatalf("%d bottles wait for a sync %v after the first was written, want 2 before the sync delay of %v", n, delay-time.Millisecond, delay)
-		}
-		time.Sleep(time.Millisecond)
-		synctest.Wait()
-		if n := d.batch.Pending(); n != 0 {
-			t.Fatalf("%d bottles wait for a sync %v after the first was written", n, delay)
-		}
-		markerIs("right after the sync", first)
-		// Another write within the quiet period: under the same marker.
-		time.Sleep(quiet - delay)
+		time.Sleep(quiet / 2)
+		renderNow(t, d, b)
+		time.Sleep(quiet / 2)
 		writeTranscript(t, d, a, "SYNC-A2")
-		renderNow(t, d, a)
-		markerIs("a bottle written again within the quiet period", first)
-		time.Sleep(delay)
-		synctest.Wait()
-		if n := d.batch.Pending(); n != 0 {
-			t.Fatalf("%d bottles wait for a sync %v after the last was written", n, delay)
-		}
+		renderNow(t, d, a) // a again, quiet after its first write
+		state("a bottle written again before the batch was quiet", 2, first)
 		time.Sleep(quiet - time.Millisecond)
-		markerIs(fmt.Sprintf("%v after the last sync", quiet-time.Millisecond), first)
+		state(fmt.Sprintf("%v after the last write", quiet-time.Millisecond), 2, first)
 		time.Sleep(time.Millisecond)
-		markerIs(fmt.Sprintf("%v after the last sync", quiet), nil)
+		state(fmt.Sprintf("%v after the last write", quiet), 0, nil)
 		// The next write makes a marker again.
 		writeTranscript(t, d, b, "SYNC-B2")
 		renderNow(t, d, b)
-		if _, err := os.Stat(marker); err != nil {
+		second, err := os.ReadFile(marker)
+		if err != nil {
 			t.Fatalf("a bottle written after the marker went, and no marker: %v", err)
 		}
+		state("a bottle written after the sync", 1, second)
 	})
 }
 

@@ -5,34 +5,27 @@ import (
 	"time"
 )
 
-// syncBottles syncs the bottles written, Config.SyncDelay after the first write
-// of each batch, and removes the batch's crash marker once no bottle has
-// been written for Config.MarkerQuiet after the last sync, until ctx is
-// done (Run syncs the last ones and removes the marker).
+// syncBottles syncs the bottles written once none has been written for
+// Config.SyncQuiet, then removes the batch's crash marker, until ctx is
+// done (Run syncs the last ones and removes the marker). A failed sync or
+// removal is tried again after another SyncQuiet.
 func (d *Daemon) syncBottles(ctx context.Context) {
-	var quiet <-chan time.Time // after a sync: fires once the batch was quiet for MarkerQuiet
+	var quiet <-chan time.Time // fires once no bottle was written for SyncQuiet
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-d.batch.Dirty:
+			quiet = time.After(d.cfg.SyncQuiet)
 		case <-quiet:
 			quiet = nil
-			if err := d.batch.Unmark(); err != nil {
+			if err := d.batch.Sync(); err != nil {
+				d.log.Warn("sync bottles", "err", err)
+				quiet = time.After(d.cfg.SyncQuiet)
+			} else if err := d.batch.Unmark(); err != nil {
 				d.log.Warn("remove the unsynced bottles' marker", "err", err)
-				quiet = time.After(d.cfg.MarkerQuiet) // try again
+				quiet = time.After(d.cfg.SyncQuiet)
 			}
-			continue
-		case <-d.batch.Dirty:
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(d.cfg.SyncDelay):
-		}
-		if err := d.batch.Sync(); err != nil {
-			d.log.Warn("sync bottles", "err", err)
-			signal(d.batch.Dirty) // try again
-		}
-		quiet = time.After(d.cfg.MarkerQuiet)
 	}
 }
