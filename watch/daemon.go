@@ -257,7 +257,13 @@ type Daemon struct {
 	// a transcript rewritten, or the rescan found the purge marker a hook
 	// or the render command left (capacity 1).
 	purgeNow chan struct{}
-	batch    *bottles.Batch // writes bottles, syncing them a moment later
+	// syncNow asks the syncer to sync the bottles written and remove the
+	// batch's marker without waiting for SyncQuiet: the catch-up rendered
+	// again every bottle a crash of the machine may have damaged, and
+	// while the crash's marker is there every reader takes the bottles
+	// written since for damaged (capacity 1).
+	syncNow chan struct{}
+	batch   *bottles.Batch // writes bottles, syncing them once quiet (syncBottles)
 
 	db    atomic.Pointer[sources.ClaudeMemDB] // nil until the database can be opened
 	dbw   *dbWatch
@@ -338,6 +344,7 @@ func New(cfg Config) *Daemon {
 		rescanNow:   make(chan struct{}, 1),
 		reopenIndex: make(chan struct{}, 1),
 		purgeNow:    make(chan struct{}, 1),
+		syncNow:     make(chan struct{}, 1),
 		freshness:   newFreshCache(cfg.Now),
 		batch:       store.NewBatch(),
 		withoutDB:   map[string]bool{},
@@ -665,11 +672,11 @@ func (d *Daemon) catchUpStep() {
 
 // recovered is called once the catch-up is over: every bottle a crash of
 // the machine may have damaged was checked (stale) and rendered again, so
-// the next sync, soon, may drop the crash's marker.
+// a sync, at once, may drop the crash's marker.
 func (d *Daemon) recovered() {
 	if d.batch.Damaged() {
 		d.batch.Recovered()
-		signal(d.batch.Dirty)
+		signal(d.syncNow)
 	}
 }
 

@@ -14,8 +14,10 @@ import (
 // TestCrashMarkerGoesWithNothingToRender starts the daemon on a bottles
 // directory that holds only the marker a crash of the machine left in the
 // middle of a batch: there is no bottle to render again, so the marker
-// goes while the daemon runs (while it is there, every bottle a hook
-// writes is taken for one the crash may have damaged).
+// goes while the daemon runs, without waiting for the batch to be quiet
+// (while it is there, every bottle a hook writes is taken for one the
+// crash may have damaged): with SyncQuiet an hour, it goes within the
+// wait.
 func TestCrashMarkerGoesWithNothingToRender(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -28,7 +30,7 @@ func TestCrashMarkerGoesWithNothingToRender(t *testing.T) {
 	if err := os.WriteFile(marker, []byte("left by a crash"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d := New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: data, Rescan: time.Hour})
+	d := New(Config{ClaudeDir: filepath.Join(root, "claude"), DataDir: data, Rescan: time.Hour, SyncQuiet: time.Hour})
 	if !d.batch.Damaged() {
 		t.Fatal("the daemon does not take the marker for a crash's")
 	}

@@ -6,9 +6,10 @@ import (
 )
 
 // syncBottles syncs the bottles written once none has been written for
-// Config.SyncQuiet, then removes the batch's crash marker, until ctx is
-// done (Run syncs the last ones and removes the marker). A failed sync or
-// removal is tried again after another SyncQuiet.
+// Config.SyncQuiet (or at once when asked, syncNow), then removes the
+// batch's crash marker, until ctx is done (Run syncs the last ones and
+// removes the marker). A failed sync or removal is tried again after
+// another SyncQuiet.
 func (d *Daemon) syncBottles(ctx context.Context) {
 	var quiet <-chan time.Time // fires once no bottle was written for SyncQuiet
 	for {
@@ -17,15 +18,17 @@ func (d *Daemon) syncBottles(ctx context.Context) {
 			return
 		case <-d.batch.Dirty:
 			quiet = time.After(d.cfg.SyncQuiet)
+			continue
+		case <-d.syncNow:
 		case <-quiet:
-			quiet = nil
-			if err := d.batch.Sync(); err != nil {
-				d.log.Warn("sync bottles", "err", err)
-				quiet = time.After(d.cfg.SyncQuiet)
-			} else if err := d.batch.Unmark(); err != nil {
-				d.log.Warn("remove the unsynced bottles' marker", "err", err)
-				quiet = time.After(d.cfg.SyncQuiet)
-			}
+		}
+		quiet = nil
+		if err := d.batch.Sync(); err != nil {
+			d.log.Warn("sync bottles", "err", err)
+			quiet = time.After(d.cfg.SyncQuiet)
+		} else if err := d.batch.Unmark(); err != nil {
+			d.log.Warn("remove the unsynced bottles' marker", "err", err)
+			quiet = time.After(d.cfg.SyncQuiet)
 		}
 	}
 }
