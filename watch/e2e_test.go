@@ -136,7 +136,7 @@ func launchDaemon(t testing.TB, claude, data string, prep func(*exec.Cmd), extra
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if a := d.cmd.SysProcAttr; a != nil && a.Cloneflags&syscall.CLONE_NEWNS != 0 {
+	if ownMounts(d.cmd) {
 		// Its own mounts: see its data directory through its root.
 		d.data = fmt.Sprintf("/proc/%d/root%s", d.cmd.Process.Pid, data)
 	}
