@@ -295,7 +295,11 @@ func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
 				return err
 			}
 			c := chunk[i]
-			if _, err := ix.putParsed(c.name, c.data, c.st, c.p, nil, 0); err != nil {
+			r, err := ix.rowAt(c.name)
+			if err != nil {
+				return err
+			}
+			if _, err := ix.putParsed(c.name, c.data, c.st, r, c.p, nil, 0); err != nil {
 				return err
 			}
 			if done += int64(len(c.data)); ix.progress != nil {

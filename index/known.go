@@ -13,28 +13,26 @@ const (
 	// few sessions at a time.
 	knownMax = 16
 	// knownBytesMax bounds the memory they hold, the newest bottle's
-	// always kept: a bottle is kept in some 130 bytes a block (parsed,
-	// checksummed, indexed), 0.45 MB for the 3,600 blocks of a 100 MB
-	// session's (2.6 MB), so that only bottles of half a million blocks
-	// and more crowd each other out.
+	// always kept: a bottle is kept in some 120 bytes a block (parsed,
+	// and its row with its checksum), 0.43 MB for the 3,600 blocks of a
+	// 100 MB session's (2.6 MB), so that only bottles of half a million
+	// blocks and more crowd each other out.
 	knownBytesMax = 64 << 20
 )
 
 // indexed is what the cache keeps of a bottle as its last update (by
 // Put) indexed it: its parse, which the next update reads the bottle that
-// replaces it from (render.Reparse), each block's checksum, and the rows
-// of its blocks, by position.
+// replaces it from (render.Reparse), and the rows of its blocks, by
+// position, with their checksums.
 type indexed struct {
 	docs   []doc // docs[i] is the row of block i (docs[i].seq == i)
 	parsed *render.Parsed
-	sums   []int64 // blockSum of each block
-	kept   int     // how many rows, the first, the update kept from the one before without looking at them
+	kept   int // how many rows, the first, the update kept from the one before without looking at them
 }
 
 // size estimates the memory an indexed bottle holds.
 func (x *indexed) size() int64 {
-	return int64(cap(x.docs))*int64(unsafe.Sizeof(doc{})) + int64(cap(x.sums))*8 +
-		int64(cap(x.parsed.Blocks))*int64(unsafe.Sizeof(render.Block{}))
+	return int64(cap(x.docs))*int64(unsafe.Sizeof(doc{})) + int64(cap(x.parsed.Blocks))*int64(unsafe.Sizeof(render.Block{}))
 }
 
 // known caches the bottles this process updated last, so that the next

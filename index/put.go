@@ -138,7 +138,11 @@ type docUpdate struct {
 // earlier parse: only the blocks past the part of its body that did not
 // change are parsed and checksummed again.
 func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, error) {
-	prev, err := ix.recall(name)
+	r, err := ix.rowAt(name)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := ix.recall(r)
 	if err != nil {
 		return nil, err
 	}
@@ -147,22 +151,21 @@ func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, 
 		parsed = prev.parsed
 	}
 	p, same, _ := render.Reparse(data, ix.loc, parsed)
-	return ix.putParsed(name, data, st, p, prev, same)
+	return ix.putParsed(name, data, st, r, p, prev, same)
 }
 
-// recall takes from the cache what the last update of the bottle at name
-// left (nil if none, or if another connection wrote to the index since).
-// Whatever happens next, it is no longer in the cache: the update changes
-// it in place, and puts it back once committed.
-func (ix *Index) recall(name string) (*indexed, error) {
+// recall takes from the cache what the last update of the bottle of row
+// r left (nil if none, or if another connection wrote to the index
+// since). Whatever happens next, it is no longer in the cache: the update
+// changes it in place, and puts it back once committed.
+func (ix *Index) recall(r row) (*indexed, error) {
 	version, err := ix.dataVersion()
 	if err != nil {
 		return nil, err
 	}
 	ix.known.check(version)
-	r, err := ix.rowAt(name)
-	if err != nil || r.id == 0 {
-		return nil, err
+	if r.id == 0 {
+		return nil, nil
 	}
 	return ix.known.take(r.id), nil
 }
@@ -179,15 +182,16 @@ func (ix *Index) dataVersion() (int64, error) {
 }
 
 // putParsed is putLocked for a bottle parsed already as p; nil if it
-// does not parse. prev, if not nil, is what the bottle's last update left
-// (taken from the cache), the first same of whose blocks p took.
-func (ix *Index) putParsed(name string, data []byte, st fileState, p *render.Parsed, prev *indexed, same int) (*docUpdate, error) {
+// does not parse. r is the row at name (rowAt), prev, if not nil, what
+// the bottle's last update left (taken from the cache), the first same of
+// whose blocks p took.
+func (ix *Index) putParsed(name string, data []byte, st fileState, r row, p *render.Parsed, prev *indexed, same int) (*docUpdate, error) {
 	if p == nil {
 		// Not a bottle (or not one of a format this build reads): it has
 		// nothing to search.
-		return nil, ix.removeLocked(name)
+		return nil, ix.removeRow(r)
 	}
-	r, err := ix.bottleRow(name, st)
+	r, err := ix.bottleRow(name, st, r)
 	if err != nil {
 		return nil, err
 	}
@@ -225,13 +229,12 @@ func (ix *Index) rowAt(name string) (row, error) {
 	return r, err
 }
 
-// bottleRow returns the row of the bottle at name, creating it (or moving
-// the row of the same file from its old name, when a bottle was archived)
-// if there is none.
-func (ix *Index) bottleRow(name string, st fileState) (row, error) {
-	r, err := ix.rowAt(name)
-	if err != nil || r.id != 0 {
-		return r, err
+// bottleRow returns the row of the bottle at name, r (what rowAt found
+// there), creating it (or moving the row of the same file from its old
+// name, when a bottle was archived) if there is none.
+func (ix *Index) bottleRow(name string, st fileState, r row) (row, error) {
+	if r.id != 0 {
+		return r, nil
 	}
 	// A file moved here keeps its identity: archiving renames a bottle, and
 	// its words are indexed already.
@@ -240,7 +243,7 @@ func (ix *Index) bottleRow(name string, st fileState) (row, error) {
 		path string
 	}
 	var found []moved
-	err = ix.query(`SELECT id, session, project, path FROM bottles WHERE ino = ? AND size = ? AND mtime = ? AND dev = ?`, func(s *sqlite3.Stmt) error {
+	err := ix.query(`SELECT id, session, project, path FROM bottles WHERE ino = ? AND size = ? AND mtime = ? AND dev = ?`, func(s *sqlite3.Stmt) error {
 		found = append(found, moved{row{s.ColumnInt64(0), s.ColumnText(1), s.ColumnText(2)}, s.ColumnText(3)})
 		return nil
 	}, st.id.Ino, st.size, st.mtime, st.id.Dev)
@@ -262,40 +265,41 @@ func (ix *Index) bottleRow(name string, st fileState) (row, error) {
 // (their position and time updated), new ones are tokenized, and the rest
 // are deleted. prev, if not nil, is what the bottle's last update left,
 // and its first same blocks are p's first (render.Reuse): their checksums
-// are not computed again, and their rows, the first of prev.docs, are
-// kept as they are, without looking at them, as the matching below would
-// keep them. It returns what the cache keeps of the bottle (the block list
-// updated in place: a bottle that grew by a turn allocates nothing for the
-// blocks it had).
+// are those of their rows, not computed again, and their rows, the first
+// of prev.docs, are kept as they are, without looking at them, as the
+// matching below would keep them. It returns what the cache keeps of the
+// bottle (the block list updated in place: a bottle that grew by a turn
+// allocates nothing for the blocks it had).
 func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed, prev *indexed, same int) (*indexed, error) {
 	id, scope := r.id, scopeWords(p.Project, p.State.Mode)
 	// Any list of the bottle's rows in the cache is stale from here on.
 	ix.known.forget(id)
 	var (
-		olds []doc
-		sums []int64
-		err  error
+		olds, reused []doc // reused[i] is the row of block i, for i < same
+		err          error
 	)
 	if prev != nil {
-		olds, sums = prev.docs, prev.sums[:same]
-	} else if olds, err = ix.docsOf(id); err != nil {
-		return nil, err
+		reused = prev.docs[:min(same, len(prev.docs))]
 	}
-	for _, b := range p.Blocks[len(sums):] {
-		sums = append(sums, blockSum(data[b.Start:b.End]))
-	}
-	keep := same
-	// Blocks indexed under another project (the bottle's project changed)
-	// carry the wrong scope: none is kept.
-	if r.project != p.Project {
-		olds, keep = nil, 0
+	keep := len(reused)
+	switch {
+	case r.project != p.Project:
+		// Blocks indexed under another project (the bottle's project
+		// changed) carry the wrong scope: none is kept.
+		keep = 0
 		if err := ix.deleteDocsOf(id); err != nil {
+			return nil, err
+		}
+	case prev != nil:
+		olds = prev.docs
+	default:
+		if olds, err = ix.docsOf(id); err != nil {
 			return nil, err
 		}
 	}
 	// The kept rows are those of the earlier update's first blocks, in
 	// their order (checked at the last, which costs nothing).
-	if keep > len(olds) || keep > 0 && (olds[keep-1].seq != int64(keep-1) || olds[keep-1].sum != sums[keep-1]) {
+	if keep > 0 && olds[keep-1].seq != int64(keep-1) {
 		keep = 0
 	}
 	ix.marks++
@@ -323,7 +327,14 @@ func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed, prev *indexed,
 		if !b.Time.IsZero() {
 			when = b.Time.Unix()
 		}
-		sum := sums[seq]
+		// reused shares its array with next (olds is prev.docs), whose
+		// element seq this iteration writes last: it is read first.
+		var sum int64
+		if seq < len(reused) {
+			sum = reused[seq].sum
+		} else {
+			sum = blockSum(data[b.Start:b.End])
+		}
 		ds := have[sum]
 		if taken == nil {
 			taken = map[int64]int{}
@@ -363,7 +374,7 @@ func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed, prev *indexed,
 			}
 		}
 	}
-	return &indexed{docs: next, sums: sums, kept: keep}, nil
+	return &indexed{docs: next, kept: keep}, nil
 }
 
 // insertDoc writes the row of a new block, numbered by docID.
@@ -421,8 +432,16 @@ func (ix *Index) writeBottle(id int64, name string, st fileState, p *render.Pars
 // removeLocked forgets the bottle at name.
 func (ix *Index) removeLocked(name string) error {
 	r, err := ix.rowAt(name)
-	if err != nil || r.id == 0 {
+	if err != nil {
 		return err
+	}
+	return ix.removeRow(r)
+}
+
+// removeRow forgets the bottle of row r (none if its id is 0).
+func (ix *Index) removeRow(r row) error {
+	if r.id == 0 {
+		return nil
 	}
 	if err := ix.deleteDocsOf(r.id); err != nil {
 		return err
