@@ -35,7 +35,10 @@ type Cache struct {
 	loc     *time.Location
 	project string
 	turns   []cachedTurn // by the turn's index among the bottle's turns
-	size    int64
+	// size is the sum of the turns' sizes, kept as they change (a turn
+	// kept or dropped, an outline label made), so that a render after an
+	// append measures the turns it rendered, not all it holds.
+	size int64
 }
 
 // cachedTurn is a turn as rendered, with what it was rendered from.
@@ -92,13 +95,28 @@ func (c *Cache) begin(rules *redact.Rules, loc *time.Location, project string) {
 // end drops what is kept of turns past the n the render had.
 func (c *Cache) end(n int) {
 	if len(c.turns) > n {
+		for i := range c.turns[n:] {
+			c.size -= c.turns[n+i].size()
+		}
 		clear(c.turns[n:])
 		c.turns = c.turns[:n]
 	}
-	c.size = 0
-	for i := range c.turns {
-		c.size += c.turns[i].size()
+}
+
+// keep makes ct the kept rendering of turn i.
+func (c *Cache) keep(i int, ct cachedTurn) {
+	for len(c.turns) <= i {
+		c.turns = append(c.turns, cachedTurn{})
+		c.size += c.turns[len(c.turns)-1].size()
 	}
+	c.size += ct.size() - c.turns[i].size()
+	c.turns[i] = ct
+}
+
+// label keeps the label made for the kept outline item it.
+func (c *Cache) label(it *outlineItem, label string) {
+	c.size += int64(len(label) - len(it.label))
+	it.label = label
 }
 
 // inputOf is what rendering t reads, beside the renderer's constants.
@@ -255,9 +273,6 @@ func (r *renderer) cachedTurn(body *doc, i int, t *turn, rule bool) bool {
 		it.line -= start
 		ct.outline = append(ct.outline, it)
 	}
-	for len(c.turns) <= i {
-		c.turns = append(c.turns, cachedTurn{})
-	}
-	c.turns[i] = ct
+	c.keep(i, ct)
 	return wrote
 }

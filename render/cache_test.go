@@ -81,8 +81,20 @@ func checkCached(t *testing.T, in Input, cache *Cache, when string) *Bottle {
 	if !reflect.DeepEqual(got.State, want.State) {
 		t.Fatalf("%s: state with the cache %+v, without %+v", when, got.State, want.State)
 	}
+	if size, held := cache.Size(), heldBy(cache); size != held {
+		t.Fatalf("%s: the cache says it holds %d bytes, its turns hold %d", when, size, held)
+	}
 	want.Release() // the next renders write into its bytes, as a daemon's do
 	return got
+}
+
+// heldBy is what the turns of c hold, each measured as it is now.
+func heldBy(c *Cache) int64 {
+	var n int64
+	for i := range c.turns {
+		n += c.turns[i].size()
+	}
+	return n
 }
 
 // cacheTestRules are the built-in rules and rules that also redact a

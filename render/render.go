@@ -288,7 +288,7 @@ func (r *renderer) assemble(pre, body *doc) ([]byte, error) {
 	for _, it := range outline {
 		label := it.text()
 		if it.kept != nil {
-			it.kept.label = label // made once, for the next render too
+			r.in.Cache.label(it.kept, label) // made once, for the next render too
 		}
 		if it.line < 0 {
 			top.line("- " + label)
