@@ -15,7 +15,8 @@ import (
 // first render of a session does), "append" after each ~2 KB append of a
 // prompt and its answer, by the SpineBuilder the daemon keeps. Each
 // reports the CPU time of a build (cpu-ms, the append's parse left out),
-// which a busy machine inflates less than wall time.
+// which a busy machine inflates less than wall time. "size" times the
+// builder's Size after a build, which the daemon asks after each render.
 func BenchmarkSpine100MB(b *testing.B) {
 	var buf bytes.Buffer
 	if _, err := synth.Transcript(&buf, "bench", 100<<20, 1); err != nil {
@@ -62,5 +63,15 @@ func BenchmarkSpine100MB(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms")
+	})
+	b.Run("size", func(b *testing.B) {
+		var sb SpineBuilder
+		sp := sb.Build("bench", files)
+		var n int64
+		for b.Loop() {
+			n += sb.Size()
+		}
+		b.ReportMetric(float64(len(sp.Entries)), "entries")
+		b.ReportMetric(float64(n)/1e6/float64(b.N), "MB")
 	})
 }

@@ -19,14 +19,17 @@ import (
 // assistant message that the records appended add to) and share its
 // entries' array.
 type SpineBuilder struct {
-	sessionID string
-	files     []*Transcript // the files the spine was built from, the chain's newest last
-	marks     []fileMark    // what each held then
-	file      *Transcript   // the newest, the one extend reads the records appended to
-	recs      int           // len(file.recs) then
-	uuids     int           // len(file.uuids) then
-	sp        *Spine        // the spine built last
-	st        *spineState   // nil: the next Build builds from every record
+	// files are the files the spine was built from, the chain's newest
+	// last (the one extend reads the records appended to), and marks what
+	// each held then.
+	files []*Transcript
+	marks []fileMark
+	sp    *Spine      // the spine built last, of sp.SessionID
+	st    *spineState // nil: the next Build builds from every record
+	// held is what sp's entries hold in arrays of their own
+	// (entriesHeld), kept as extend changes them, so that Size does not
+	// walk every entry after each append.
+	held int64
 
 	// fallback says why the last Build did not extend the spine ("" if
 	// it did): for tests.
@@ -81,10 +84,8 @@ func (b *SpineBuilder) Build(sessionID string, files []*Transcript) *Spine {
 	}
 	sp, st := buildSpine(sessionID, files)
 	*b = SpineBuilder{fallback: b.fallback}
-	if n := len(files); n > 0 && extensible(files, st) {
-		t := files[n-1]
-		*b = SpineBuilder{sessionID: sessionID, files: slices.Clone(files), file: t, recs: len(t.recs),
-			uuids: len(t.uuids), sp: sp, st: st, fallback: b.fallback}
+	if len(files) > 0 && extensible(files, st) {
+		*b = SpineBuilder{files: slices.Clone(files), sp: sp, st: st, held: entriesHeld(sp.Entries), fallback: b.fallback}
 		for _, f := range files {
 			b.marks = append(b.marks, markOf(f))
 		}
@@ -119,19 +120,30 @@ func (b *SpineBuilder) Size() int64 {
 	if b.st == nil {
 		return 0
 	}
-	// The entries' texts are mostly the records' own strings, which the
-	// parse state counts; their deeds and tool_use ids are arrays of
-	// their own.
 	const entry, mapEntry = int64(unsafe.Sizeof(Entry{})), 48
-	n := entry * int64(cap(b.sp.Entries))
-	for i := range b.sp.Entries {
-		e := &b.sp.Entries[i]
-		n += deedBytes*int64(len(e.Deeds)) + int64(unsafe.Sizeof(""))*int64(len(e.ToolUseIDs))
-	}
 	st := b.st
 	maps := len(st.abandoned) + len(st.promptParents) + len(st.replay.said) + len(st.replay.seen) +
 		len(st.msgs) + len(st.results) + len(st.targets) + len(st.issued)
-	return n + mapEntry*int64(maps)
+	return entry*int64(cap(b.sp.Entries)) + b.held + mapEntry*int64(maps)
+}
+
+// entriesHeld is the memory entries refer to in arrays of their own. The
+// entries' texts are mostly the records' own strings, which the parse
+// state counts; their deeds and tool_use ids are arrays of their own.
+func entriesHeld(entries []Entry) int64 {
+	var n int64
+	for i := range entries {
+		e := &entries[i]
+		n += deedBytes*int64(len(e.Deeds)) + int64(unsafe.Sizeof(""))*int64(len(e.ToolUseIDs))
+	}
+	return n
+}
+
+// newest is the newest file the spine was built from, with what it held
+// then.
+func (b *SpineBuilder) newest() (*Transcript, fileMark) {
+	n := len(b.files) - 1
+	return b.files[n], b.marks[n]
 }
 
 // extend returns the spine of files built from the last one and the
@@ -147,11 +159,11 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 	switch {
 	case b.st == nil:
 		b.fallback = "no state"
-	case sessionID != b.sessionID || !slices.Equal(files, b.files):
+	case sessionID != b.sp.SessionID || !slices.Equal(files, b.files):
 		b.fallback = "other files"
 	case b.changed():
 		b.fallback = "rewritten"
-	case b.st.undecided && len(b.file.recs) > b.recs:
+	case b.st.undecided && len(files[len(files)-1].recs) > b.marks[len(b.marks)-1].recs:
 		b.fallback = "command undecided"
 	default:
 		b.fallback = ""
@@ -159,10 +171,11 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 	if b.fallback != "" {
 		return nil
 	}
-	t, st := b.file, b.st
+	t, was := b.newest()
+	st := b.st
 	// Records are numbered as the chain's graph numbers them: the
 	// newest file's record i is node nodeBase+i, its id id is idBase+id.
-	from, prior := b.recs, len(b.sp.Entries)
+	from, prior := was.recs, len(b.sp.Entries)
 	if why := b.graph(); why != "" {
 		b.fallback = why
 		return nil
@@ -190,10 +203,12 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 	// The entries from lo on are built again: the new ones, and the last
 	// one when it is an assistant message, which the records appended
 	// may add blocks to, or results that change its deeds.
-	lo := prior
+	// dropped is what the entries built again held.
+	lo, dropped := prior, int64(0)
 	var blocks [][]int // per entry from lo, the node indexes of its blocks
 	if st.last != nil {
 		lo = st.last.entry
+		dropped = entriesHeld(sp.Entries[lo:])
 		old := sp.Entries[lo]
 		sp.Entries = append(sp.Entries[:lo], Entry{Kind: EntryAssistant, Time: old.Time, Session: old.Session})
 		blocks = append(blocks, slices.Clone(st.last.blocks))
@@ -252,7 +267,7 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 	if k := len(sp.Entries) - 1; k >= 0 && sp.Entries[k].Kind == EntryAssistant {
 		st.last = &lastMessage{entry: k, blocks: blocks[k-lo], added: added}
 	}
-	b.recs, b.uuids, b.sp = len(t.recs), len(t.uuids), sp
+	b.sp, b.held = sp, b.held-dropped+entriesHeld(sp.Entries[lo:])
 	b.marks[len(b.marks)-1] = markOf(t)
 	st.lastNodes = len(t.recs)
 	return sp
@@ -288,7 +303,8 @@ func (b *SpineBuilder) changed() bool {
 // holds too is refused, as a record's or as a parent's: the chain gives it
 // the earlier file's id, or drops its record as a copy.
 func (b *SpineBuilder) graph() string {
-	t, st, from := b.file, b.st, b.recs
+	t, was := b.newest()
+	st, from, uuids := b.st, was.recs, was.uuids
 	earlier := b.files[:len(b.files)-1]
 	inEarlier := func(id int32) bool {
 		return slices.ContainsFunc(earlier, func(f *Transcript) bool { _, ok := f.ids[t.uuids[id]]; return ok })
@@ -296,7 +312,7 @@ func (b *SpineBuilder) graph() string {
 	// known: which new ids were seen as records so far. The reader keeps
 	// the first record of a uuid only, so a uuid comes back only in the
 	// blocks of one assistant line, which follow each other.
-	known := make([]bool, len(t.uuids)-b.uuids)
+	known := make([]bool, len(t.uuids)-uuids)
 	for i := from; i < len(t.recs); i++ {
 		r := &t.recs[i]
 		switch {
@@ -313,14 +329,14 @@ func (b *SpineBuilder) graph() string {
 			continue
 		}
 		switch {
-		case int(r.id) < b.uuids:
+		case int(r.id) < uuids:
 			return "uuid seen before"
-		case r.parent >= int32(b.uuids) && !known[int(r.parent)-b.uuids]:
+		case r.parent >= int32(uuids) && !known[int(r.parent)-uuids]:
 			return "parent not yet seen"
 		case len(earlier) > 0 && (inEarlier(r.id) || r.parent >= 0 && inEarlier(r.parent)):
 			return "uuid of an earlier file"
 		}
-		known[int(r.id)-b.uuids] = true
+		known[int(r.id)-uuids] = true
 		id, parent := st.idBase+r.id, st.idBase+r.parent
 		if isPrompt(r) && r.parent >= 0 {
 			if len(st.promptParents[parent]) > 0 {

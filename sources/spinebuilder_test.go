@@ -80,6 +80,7 @@ func builderEqualsBuildSpine(t *testing.T, files []string) {
 			if want := BuildSpine("s", []*Transcript{tr}); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s at byte %d (%s): the builder's spine differs from BuildSpine's:\n%s", name, tr.offset, what, spineDiff(got, want))
 			}
+			checkHeld(t, b, got, fmt.Sprintf("%s at byte %d (%s)", name, tr.offset, what))
 		}
 		for k, at := range splits {
 			feed(at)
@@ -95,6 +96,15 @@ func builderEqualsBuildSpine(t *testing.T, files []string) {
 	t.Logf("extended %d times; built in full: %v", extended, reasons)
 	if extended == 0 {
 		t.Fatal("the builder never extended a spine: the test compares nothing but full builds")
+	}
+}
+
+// checkHeld fails unless what b says sp's entries hold, kept as it
+// extends the spine, is what they hold.
+func checkHeld(t *testing.T, b *SpineBuilder, sp *Spine, what string) {
+	t.Helper()
+	if b.st != nil && b.held != entriesHeld(sp.Entries) {
+		t.Fatalf("%s: the builder says the entries hold %d bytes, they hold %d", what, b.held, entriesHeld(sp.Entries))
 	}
 }
 
@@ -400,6 +410,7 @@ func TestSpineBuilderChains(t *testing.T) {
 			if want := BuildSpine("s", files); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s, newest file at byte %d: the builder's spine differs from BuildSpine's:\n%s", c.name, tr.offset, spineDiff(got, want))
 			}
+			checkHeld(t, &b, got, fmt.Sprintf("%s, newest file at byte %d", c.name, tr.offset))
 		}
 	}
 	t.Logf("extended %d times", extended)
