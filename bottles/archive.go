@@ -201,7 +201,7 @@ func newerThanOnDisk(dir, src string, b *render.Bottle) (newer, purge bool) {
 	case err != nil:
 		return false, false
 	}
-	return judge(cur, &b.State, dbNow(dir)) == Written, b.Rewritten || drops(cur, &b.State)
+	return judge(cur, &b.State, dbNow(dir)) == Written, drops(cur, &b.State)
 }
 
 // archiveBottle writes b as the archived bottle dst and removes the bottle

@@ -164,18 +164,24 @@ func (b *Batch) Recovered() {
 	b.recovery = false
 }
 
-// Write is Write without the syncs, under the batch's marker.
+// Write is Store.Write without the syncs, under the batch's marker.
 func (b *Batch) Write(bt *render.Bottle) (Outcome, error) {
+	r, err := b.Put(bt, false)
+	return r.Outcome, err
+}
+
+// Put is Store.Put without the syncs, under the batch's marker.
+func (b *Batch) Put(bt *render.Bottle, rewritten bool) (Result, error) {
 	if bootID() == "" {
-		return writeDurable(b.dir, bt)
+		return writeDurable(b.dir, bt, rewritten)
 	}
 	if err := b.begin(); err != nil {
-		return 0, err
+		return Result{}, err
 	}
-	out, err := write(b.dir, bt, false, b.crashed)
+	r, err := write(b.dir, bt, rewritten, false, b.crashed)
 	b.mu.Lock()
 	b.inflight--
-	if out == Written && err == nil {
+	if r.Outcome == Written && err == nil {
 		b.writes++
 		b.pending[BottlePath(b.dir, bt.State.Session)] = true
 		select {
@@ -184,7 +190,7 @@ func (b *Batch) Write(bt *render.Bottle) (Outcome, error) {
 		}
 	}
 	b.mu.Unlock()
-	return out, err
+	return r, err
 }
 
 // begin puts the batch's marker on disk if it is not there, and counts a

@@ -70,27 +70,32 @@ func Load(ctx context.Context, req Request) (*Loaded, error) {
 }
 
 // FromDisk loads a session's sources and renders its bottle now, without
-// writing it. The bottle is Rewritten when a transcript no longer holds
-// what req.Expect says it held (Loaded.Rewritten), so that the write that
-// replaces the old bottle with it asks the search index to forget what
-// the old one said. When there is nothing to render the error wraps
-// ErrNothing and says why.
+// writing it. When there is nothing to render the error wraps ErrNothing
+// and says why.
 func (s *Store) FromDisk(ctx context.Context, req Request) (*render.Bottle, error) {
+	b, _, err := s.fromDisk(ctx, req)
+	return b, err
+}
+
+// fromDisk is FromDisk, which also reports whether a transcript no longer
+// holds what req.Expect says it held (Loaded.Rewritten), so that the
+// write that replaces the old bottle with this one asks the search index
+// to forget what the old one said (Put).
+func (s *Store) fromDisk(ctx context.Context, req Request) (b *render.Bottle, rewritten bool, err error) {
 	l, err := Load(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	in := l.Input(req.SessionID)
 	in.Now, in.Location, in.Rules = s.Now(), s.Loc, req.Rules
-	b, err := render.Render(in)
+	b, err = render.Render(in)
 	if errors.Is(err, render.ErrNothing) {
-		return nil, fmt.Errorf("%w for session %s: %s", render.ErrNothing, req.SessionID, l.Why())
+		return nil, false, fmt.Errorf("%w for session %s: %s", render.ErrNothing, req.SessionID, l.Why())
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	b.Rewritten = l.Rewritten()
-	return b, nil
+	return b, l.Rewritten(), nil
 }
 
 // MaxCrossed bounds how many times a session is rendered in a row because
@@ -120,16 +125,16 @@ func (s *Store) writeFromDisk(ctx context.Context, req Request, onDisk *render.S
 		req.Expect = onDisk.Transcripts
 	}
 	for attempt := 1; ; attempt++ {
-		b, err := s.FromDisk(ctx, req)
+		b, rewritten, err := s.fromDisk(ctx, req)
 		if err != nil {
 			return nil, 0, err
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, 0, fmt.Errorf("render %s: %w", req.SessionID, err)
 		}
-		out, err := s.Write(b)
-		if err != nil || out != Crossed || attempt == MaxCrossed || req.ClaudeMem == nil {
-			return b, out, err
+		r, err := s.Put(b, rewritten)
+		if err != nil || r.Outcome != Crossed || attempt == MaxCrossed || req.ClaudeMem == nil {
+			return b, r.Outcome, err
 		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 // TestPurgeTakenBeforeAWrite: a purge that took the marker before a write
@@ -25,9 +27,8 @@ func TestPurgeTakenBeforeAWrite(t *testing.T) {
 		t.Fatal("no purge asked")
 	}
 	next := bottleAt(t, id, 200, nil, render.ModeFull)
-	next.Rewritten = true
-	if out, err := s.Write(next); err != nil || out != Written {
-		t.Fatalf("Write = %v, %v", out, err)
+	if r, err := s.Put(next, true); err != nil || r.Outcome != Written {
+		t.Fatalf("Put = %+v, %v", r, err)
 	}
 	if err := req.Done(); err != nil {
 		t.Fatal(err)
@@ -62,5 +63,64 @@ func TestResealRacedBySameRules(t *testing.T) {
 	}
 	if _, asked := s.TakePurge(); asked {
 		t.Error("a purge was asked for a bottle made by the rules in use")
+	}
+}
+
+// TestPutReportsPurge: the result of a write says whether it left the
+// purge marker, for Store.Put and Batch.Put alike, so that the caller
+// that keeps the search index (the daemon) purges it for every marker
+// left and for none that was not: a bottle made by other rules, from a
+// transcript replaced or rewritten (as its reader says) asks; one
+// that only adds, or one not written (the bottle on disk covers it, even
+// though its reader found a rewrite), does not.
+func TestPutReportsPurge(t *testing.T) {
+	const id = "3d4e5f60-7182-4930-a4b5-c6d7e8f9a0b1"
+	user, err := redact.Builtin().With([]redact.Rule{{Kind: "Acme token", Pattern: `acme_[0-9a-f]{32}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := func(rules *redact.Rules, ino uint64, offset int64) *render.Bottle {
+		b, err := render.Render(render.Input{SessionID: id, Now: testNow, Rules: rules, Spine: &sources.Spine{SessionID: id,
+			Entries: []sources.Entry{{Kind: sources.EntryUser, Time: testNow, Text: "PUTPURGE-P1 hello"}},
+			Files:   []sources.FileState{{Session: id, Path: "/p/" + id + ".jsonl", ID: sources.FileID{Dev: 1, Ino: ino}, Offset: offset}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tests := []struct {
+		name      string
+		onDisk    *render.Bottle
+		next      *render.Bottle
+		rewritten bool
+		want      Result
+	}{
+		{"appended", made(nil, 2, 100), made(nil, 2, 200), false, Result{Outcome: Written}},
+		{"other rules", made(user, 2, 100), made(nil, 2, 100), false, Result{Outcome: Written, AskedPurge: true}},
+		{"transcript replaced by another file", made(nil, 2, 100), made(nil, 3, 100), false, Result{Outcome: Written, AskedPurge: true}},
+		{"rewritten, as its reader found", made(nil, 2, 100), made(nil, 2, 200), true, Result{Outcome: Written, AskedPurge: true}},
+		{"covered, though its reader found a rewrite", made(nil, 2, 200), made(nil, 2, 200), true, Result{Outcome: Covered}},
+	}
+	for _, tc := range tests {
+		for _, how := range []string{"store", "batch"} {
+			t.Run(tc.name+", "+how, func(t *testing.T) {
+				s := storeAt(filepath.Join(t.TempDir(), "bottles"))
+				if out, err := s.Write(tc.onDisk); err != nil || out != Written {
+					t.Fatalf("first Write = %v, %v", out, err)
+				}
+				put := s.Put
+				if how == "batch" {
+					put = s.NewBatch().Put
+				}
+				got, err := put(tc.next, tc.rewritten)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, marked := s.TakePurge()
+				if got != tc.want || got.AskedPurge != marked {
+					t.Errorf("Put = %+v with the purge marker left: %v; want %+v", got, marked, tc.want)
+				}
+			})
+		}
 	}
 }

@@ -96,9 +96,8 @@ func TestPurgeMarkerBeforeRename(t *testing.T) {
 			return err
 		}, true},
 		{"rewritten, as its reader found", made(nil, 2, 100), func(t *testing.T, s *Store) error {
-			b := made(nil, 2, 200)
-			b.Rewritten = true
-			return write(t, s, b)
+			_, err := s.Put(made(nil, 2, 200), true)
+			return err
 		}, true},
 		{"appended", made(nil, 2, 100), func(t *testing.T, s *Store) error { return write(t, s, made(nil, 2, 200)) }, false},
 		{"appended, in a batch", made(nil, 2, 100), func(t *testing.T, s *Store) error { return batch(t, s, made(nil, 2, 200)) }, false},

@@ -47,7 +47,21 @@ func (s *Store) ArchivedPath(session string) string { return archivedPath(s.Dir,
 
 // Write writes bottle b, atomically and never backwards (see write.go),
 // syncing it and the directory.
-func (s *Store) Write(b *render.Bottle) (Outcome, error) { return writeDurable(s.Dir, b) }
+func (s *Store) Write(b *render.Bottle) (Outcome, error) {
+	r, err := s.Put(b, false)
+	return r.Outcome, err
+}
+
+// Put is Write told what only the reader of b's sources can know, and
+// saying what it did: rewritten says a transcript was found no longer
+// holding bytes the bottle on disk may have been made from (a redaction
+// in place, which the file's offsets do not show), so that replacing that
+// bottle asks for the search index's purge; the result says whether the
+// write asked for one (Result.AskedPurge), for a caller that keeps the
+// index to purge it now.
+func (s *Store) Put(b *render.Bottle, rewritten bool) (Result, error) {
+	return writeDurable(s.Dir, b, rewritten)
+}
 
 // Archive moves the bottle of session to the archive (see archive.go),
 // under the same lock as writes so that it cannot cross a render or

@@ -47,6 +47,18 @@ func (o Outcome) String() string {
 	return [...]string{"written", "unchanged", "kept-full", "archived", "crossed"}[o]
 }
 
+// A Result is what a write did: its outcome, and whether it asked for
+// the search index to be purged.
+type Result struct {
+	Outcome Outcome
+	// AskedPurge: the bottle written replaced one whose words it may not
+	// show (see drops), and the write left the search index's
+	// purge marker before its rename (see purge.go). Only a Written
+	// bottle asks; whoever keeps an index open purges it soon (the
+	// daemon's index keeper), or else the next sync of the index does.
+	AskedPurge bool
+}
+
 // Write stores b as the bottle of its session in dir, atomically: the bytes
 // go to a temporary file in dir, are synced, and replace the bottle in one
 // step (safefile.Replace), and the directory is synced (a Batch defers the
@@ -58,23 +70,24 @@ func (o Outcome) String() string {
 // otherwise the bottle on disk is kept and the outcome says why (Covered,
 // KeptFull, Crossed). The check and the rename happen under an exclusive
 // lock on dir, so concurrent writers (the daemon, a hook, the CLI) are
-// safe. A bottle that replaces one whose words it may not show (drops,
-// Bottle.Rewritten) leaves the search index's purge marker first, under
-// the same lock (see purge.go); when the marker cannot be left, the
-// bottle is not written.
-func writeDurable(dir string, b *render.Bottle) (Outcome, error) {
-	return write(dir, b, true, func() (time.Time, bool) { return crashed(dir) })
+// safe. A bottle that replaces one whose words it may not show (drops, or
+// rewritten: its reader found a transcript no longer holding bytes the
+// bottle on disk was made from) leaves the search index's purge marker
+// first, under the same lock (see purge.go), and the result says so; when
+// the marker cannot be left, the bottle is not written.
+func writeDurable(dir string, b *render.Bottle, rewritten bool) (Result, error) {
+	return write(dir, b, rewritten, true, func() (time.Time, bool) { return crashed(dir) })
 }
 
 // write is Write; with durable false it syncs nothing, for a Batch, which
 // also says whether a crash may have damaged bottles.
-func write(dir string, b *render.Bottle, durable bool, crash func() (time.Time, bool)) (Outcome, error) {
+func write(dir string, b *render.Bottle, rewritten, durable bool, crash func() (time.Time, bool)) (Result, error) {
 	if err := safefile.MkdirPrivate(dir); err != nil {
-		return 0, err
+		return Result{}, err
 	}
 	tmp, err := writeTemp(dir, b.State.Session, b.Bytes, durable)
 	if err != nil {
-		return 0, err
+		return Result{}, err
 	}
 	renamed := false
 	defer func() {
@@ -85,7 +98,7 @@ func write(dir string, b *render.Bottle, durable bool, crash func() (time.Time, 
 
 	unlock, err := lockDir(dir)
 	if err != nil {
-		return 0, err
+		return Result{}, err
 	}
 	defer unlock()
 	dst := BottlePath(dir, b.State.Session)
@@ -93,25 +106,25 @@ func write(dir string, b *render.Bottle, durable bool, crash func() (time.Time, 
 	purge := false
 	switch {
 	case err == nil:
-		purge = b.Rewritten || drops(cur, &b.State)
+		purge = rewritten || drops(cur, &b.State)
 		if damaged(dst, crash) {
 			break // whatever its state line says
 		}
 		if v := judge(cur, &b.State, dbNow(dir)); v != Written {
-			return v, nil
+			return Result{Outcome: v}, nil
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if _, arch := newestArchived(dir, b.State.Session); arch != nil && stillCurrent(arch, &b.State) {
-			return Archived, nil
+			return Result{Outcome: Archived}, nil
 		}
 	case !errors.Is(err, render.ErrNoState):
-		return 0, fmt.Errorf("read bottle %s: %w", dst, err)
+		return Result{}, fmt.Errorf("read bottle %s: %w", dst, err)
 	}
 	if purge {
 		// Before the rename: a process killed right after it leaves the
 		// request with the bottle (see purge.go).
 		if err := leavePurge(dir); err != nil {
-			return 0, fmt.Errorf("write bottle %s: %w", dst, err)
+			return Result{}, fmt.Errorf("write bottle %s: %w", dst, err)
 		}
 	}
 	// Exchanged with the bottle before where the system can (see
@@ -119,13 +132,14 @@ func write(dir string, b *render.Bottle, durable bool, crash func() (time.Time, 
 	// seconds and synced only once its batch is quiet, then reaches the
 	// disk once, not at every render.
 	if err := safefile.Replace(tmp, dst); err != nil {
-		return 0, fmt.Errorf("write bottle %s: %w", dst, err)
+		return Result{}, fmt.Errorf("write bottle %s: %w", dst, err)
 	}
 	renamed = true
+	done := Result{Outcome: Written, AskedPurge: purge}
 	if !durable {
-		return Written, nil
+		return done, nil
 	}
-	return Written, safefile.SyncDir(dir)
+	return done, safefile.SyncDir(dir)
 }
 
 // judge decides whether a bottle of state next may replace the bottle on
@@ -176,7 +190,7 @@ func judge(cur, next *render.State, db currentDB) Outcome {
 		// place in between), every byte is checked: the bottle that
 		// matches the file now wins. Verify includes Holds.
 		check := f.Holds
-		if differs(f, next) {
+		if n, ok := readAgain(f, next); ok && differs(f, n) {
 			check = f.Verify
 		}
 		if ok, err := check(); err == nil && !ok {
@@ -191,36 +205,36 @@ func judge(cur, next *render.State, db currentDB) Outcome {
 // forget (see purge.go): it was made by other redaction rules, or a
 // transcript cur was made from is gone from next (deleted, or replaced by
 // another file) or was read by next to a smaller offset, or to the same
-// offset and found other bytes. A rewrite that only its reader could tell
-// (bytes changed before an offset next read past) is render.Bottle's
-// Rewritten. It reads no file, so a write that only adds to a bottle
-// pays nothing for it.
+// offset and found other bytes (differs). A rewrite that only its reader
+// could tell (bytes changed before an offset next read past) is the
+// writer's to say (Store.Put). It reads no file, so a write that only
+// adds to a bottle pays nothing for it.
 func drops(cur, next *render.State) bool {
 	if cur.Redact != next.Redact {
 		return true
 	}
 	for _, c := range cur.Transcripts {
-		i := slices.IndexFunc(next.Transcripts, func(n sources.FileState) bool { return n.Session == c.Session && n.ID == c.ID })
-		if i < 0 {
-			return true
-		}
-		if n := next.Transcripts[i]; n.Offset < c.Offset || n.Offset == c.Offset && n.Sum != c.Sum {
+		n, ok := readAgain(c, next)
+		if !ok || n.Offset < c.Offset || differs(c, n) {
 			return true
 		}
 	}
 	return false
 }
 
-// differs reports whether next read the file f describes to the same
-// offset and found other bytes.
-func differs(f sources.FileState, next *render.State) bool {
-	for _, n := range next.Transcripts {
-		if n.Session == f.Session && n.ID == f.ID && n.Offset == f.Offset {
-			return n.Sum != f.Sum
-		}
+// readAgain returns next's state of the file f describes, and false if
+// next read no such file.
+func readAgain(f sources.FileState, next *render.State) (sources.FileState, bool) {
+	i := slices.IndexFunc(next.Transcripts, func(n sources.FileState) bool { return n.Session == f.Session && n.ID == f.ID })
+	if i < 0 {
+		return sources.FileState{}, false
 	}
-	return false
+	return next.Transcripts[i], true
 }
+
+// differs reports whether n, a later read of the file f describes, read
+// it to the same offset and found other bytes.
+func differs(f, n sources.FileState) bool { return n.Offset == f.Offset && n.Sum != f.Sum }
 
 // currentDB returns the identity of claude-mem's database file as it is
 // now, and false if there is none.

@@ -86,12 +86,6 @@ type Bottle struct {
 	// Malformed counts the transcript lines that could not be read and
 	// were left out.
 	Malformed int
-	// Rewritten is set by whoever read the sources (never by Render): a
-	// transcript no longer holds bytes that made the bottle this one
-	// replaces (a secret redacted in place), so the search index must
-	// forget words that bottle showed, and the store asks it to before
-	// it writes this one (bottles.Store.Write).
-	Rewritten bool
 }
 
 // bottleBuffers recycles the bytes of bottles given back (Release) for

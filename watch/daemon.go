@@ -253,9 +253,10 @@ type Daemon struct {
 	// reopenIndex asks the index keeper to open the index again: a render
 	// found it must be built again (capacity 1).
 	reopenIndex chan struct{}
-	// purgeNow asks the index keeper to purge the index: a render found
-	// a transcript rewritten, or the rescan found the purge marker a hook
-	// or the render command left (capacity 1).
+	// purgeNow asks the index keeper to purge the index: a write of the
+	// daemon's left the purge marker (bottles.Result.AskedPurge, a
+	// reseal), or the rescan found one a hook or the render command left
+	// (capacity 1).
 	purgeNow chan struct{}
 	// syncNow asks the syncer to sync the bottles written and remove the
 	// batch's marker without waiting for SyncQuiet: the catch-up rendered

@@ -140,22 +140,14 @@ func (d *Daemon) syncIndex(ctx context.Context, ix *index.Index) error {
 	return err
 }
 
-// forgetRemoved makes the search index forget, in its files as in its
-// results, what a session's rewritten transcript no longer says (a
-// redaction), or what its bottle made by other rules held, once the
-// session's bottle is on disk: bottle, if not nil, is that bottle, not
-// indexed yet. The writer of the bottle left the purge marker before it
-// renamed it into place (bottles.Store.Write, ResealFile), which outlives
-// a crash; the keeper purges the index in the background.
-func (d *Daemon) forgetRemoved(ctx context.Context, s *session, bottle []byte) {
-	if !s.rewrote {
-		return
-	}
-	s.rewrote = false
-	if bottle != nil {
-		d.indexBottle(ctx, s.id, bottle)
-	}
-	d.log.Debug("transcript rewritten; purging the search index", "session", s.id)
+// purgeAsked wakes the index keeper for the purge marker the store left
+// as it replaced a session's bottle (bottles.Result.AskedPurge,
+// ResealFile): the search index must forget, in its files as in its
+// results, what the bottle no longer shows (a redaction). The marker
+// outlives a crash; the keeper purges the index in the background, paced
+// (see purged). A marker another process left is found by the rescan.
+func (d *Daemon) purgeAsked(session string) {
+	d.log.Debug("bottle replaced by one that may not show what it showed; purging the search index", "session", session)
 	signal(d.purgeNow)
 }
 

@@ -109,6 +109,9 @@ func (d *Daemon) resealLive(ctx context.Context, s *session) {
 		return
 	}
 	d.log.Debug("bottle made by other redaction rules redacted in place: its sources cannot make it again", "session", s.id)
-	s.madeBy, s.rewrote = rules.ID(), true
-	d.forgetRemoved(ctx, s, out)
+	// The purge the reseal asked for forgets whatever a rewrite found
+	// by the parse state removed too.
+	s.rewrote = false
+	d.indexBottle(ctx, s.id, out)
+	d.purgeAsked(s.id)
 }

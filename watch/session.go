@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -27,16 +26,11 @@ type session struct {
 	// verify: read the transcripts again in full before the next render
 	// (set by the loop when it starts the render).
 	verify bool
-	// rewrote: a transcript was found rewritten (a redaction, say): the
-	// search index must forget what the rewrite removed; the store asks
-	// for it as it writes the bottle (render.Bottle.Rewritten), and the
-	// keeper purges once it is written (see forgetRemoved).
+	// rewrote: a transcript was found rewritten (a redaction, say) since
+	// the bottle on disk was made from it, which only the parse state can
+	// tell: the write that replaces that bottle is told (bottles.Batch.Put),
+	// and asks for the search index to forget what the rewrite removed.
 	rewrote bool
-	// madeBy is the ID of the redaction rules the bottle on disk was
-	// made by, as far as the daemon knows ("" if it knows of none): a
-	// bottle made by other rules that it replaces may have held what the
-	// rules now redact, which the search index must forget too.
-	madeBy string
 	// cache keeps the bottle's turns as last rendered, so that a render
 	// after an append renders only the turns it changed (render.Cache).
 	cache render.Cache
@@ -140,37 +134,40 @@ func (d *Daemon) renderSession(ctx context.Context, s *session, catchUp bool) (r
 		// after Crossed renders while they are still held).
 		defer b.Release()
 		res.mode, res.malformed, res.unknown = string(b.State.Mode), b.Malformed, b.State.Unknown
-		// The store asks the search index to forget what the bottle on
-		// disk showed, before it replaces it, when this one may not show
-		// it: made by other rules, from a transcript replaced or cut, or
-		// (which only the parse state can tell) rewritten in place.
-		b.Rewritten = s.rewrote
-		out, err := d.batch.Write(b)
+		// The store decides whether the bottle on disk showed what this
+		// one may not (made by other rules, from a transcript replaced or
+		// cut), and then asks for the search index's purge as it writes;
+		// a rewrite in place, which only the parse state can tell, it is
+		// told.
+		w, err := d.batch.Put(b, s.rewrote)
 		if err != nil {
 			res.err = err
 			return res
 		}
+		out := w.Outcome
 		res.outcome, res.noDB, res.stored = out.String(), db == nil, true
 		switch {
 		case out == bottles.Crossed && db == nil:
 			res.outcome = outcomeHeld
 			return res
 		case out == bottles.Written:
-			if s.madeBy != "" && s.madeBy != b.State.Redact {
-				s.rewrote = true
-			}
-			s.madeBy = b.State.Redact
+			s.rewrote = false
 			d.written(ctx, s, b, path, before)
-			d.forgetRemoved(ctx, s, nil)
+			if w.AskedPurge {
+				d.purgeAsked(s.id)
+			}
 			return res
 		case out != bottles.Crossed:
+			// Not written: the bottle on disk was made from the
+			// transcripts as they are now, by a writer that asked for the
+			// purge its own write needed.
+			s.rewrote = false
 			if out == bottles.Covered {
 				d.stampWritten(s, path, before)
 			}
 			if out == bottles.KeptFull {
 				d.resealLive(ctx, s)
 			}
-			d.forgetRemoved(ctx, s, b.Bytes)
 			return res
 		case attempt == bottles.MaxCrossed:
 			// Crossed: another writer's bottle read some source further
@@ -276,7 +273,6 @@ func (d *Daemon) expectBottle(s *session) {
 	if err != nil {
 		return
 	}
-	s.madeBy = cmp.Or(st.Redact, "none")
 	for _, t := range s.chain {
 		for _, fs := range st.Transcripts {
 			t.Expect(fs)
