@@ -3,14 +3,15 @@
 // clock and the time zone: where they are (BottlesDir, BottlePath,
 // ArchiveDir, Store.Path), making one from the sources on disk (Load,
 // Store.FromDisk), writing it atomically and never backwards (Store.Write,
-// Store.NewBatch with its deferred syncs and crash marker,
-// Store.CleanTemp), whether one is fresh against its sources (CheckState,
-// Store.Check, Store.Ensure), the archives of cleared sessions
-// (Store.Archive, Store.ArchiveLatest), the search index's purge marker,
-// which every write that drops what the bottle it replaces showed leaves
-// before its rename (the writes do, under the directory's lock; the index
-// takes it with Store.TakePurge; Store.AskPurge leaves one by itself), and
-// finding a
+// Store.Put, which says what it did, Store.NewBatch with its deferred
+// syncs and crash marker, Store.CleanTemp), whether one is fresh against
+// its sources (CheckState, Store.Check, Store.Ensure), the archives of
+// cleared sessions (Store.Archive, Store.ArchiveLatest), the search
+// index's purge marker, which every
+// write that drops what the bottle it replaces showed leaves before its
+// rename (the writes do, under the directory's lock, and their Result
+// says so; the index takes it with Store.TakePurge; Store.AskPurge leaves
+// one by itself), and finding a
 // session's bottle by the start of its id (Store.FindSession,
 // Store.EnsureRead, and Reader, which carries what an interface that reads
 // bottles while it runs needs for both). It also reads the data directory's redaction patterns

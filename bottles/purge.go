@@ -17,10 +17,12 @@ import (
 // replaced), or by other redaction rules, or is redacted in place, the
 // words the old bottle showed must leave the search index's files too, and
 // the index (bottled/index) only marks deleted rows, so it must be purged.
-// The store itself asks: Write, a Batch's Write and ResealFile leave a
+// The store itself asks: Write and Put, a Batch's, and ResealFile leave a
 // marker in the bottles directory before they rename such a bottle into
-// place (see write), and the next process to bring the whole index up to
-// date purges it and removes the marker.
+// place (see write), and say so (Result.AskedPurge; ResealFile's new
+// bytes), so that a process that keeps the index open (the daemon)
+// purges it at once; otherwise the next process to bring the whole index
+// up to date purges it and removes the marker.
 //
 // The marker is on disk before the bottle that needs it: a process killed
 // right after the rename leaves both, never a fresh bottle whose old words
