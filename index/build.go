@@ -248,7 +248,7 @@ func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
 	changed, _ := compare(disk, rows)
 	ahead := slices.DeleteFunc(changed, func(name string) bool { return !b.ahead(name, disk[name]) })
 	if len(ahead) == 0 {
-		return true, ix.finishBuild()
+		return true, ix.finishBuild(ctx)
 	}
 	slices.SortFunc(ahead, func(x, y string) int { return keyOf(y, disk[y]).compare(keyOf(x, disk[x])) })
 	var aheadBytes int64
@@ -316,9 +316,10 @@ func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
 // finishBuild merges the build's segments into one, so that queries read
 // one b-tree per word, puts FTS5's settings for small updates back and
 // marks the build finished, all in one transaction, then purges the index
-// if a purge is asked (left by a step whose purge failed), else empties
-// the WAL the merge filled. Called with mu and the build lock held.
-func (ix *Index) finishBuild() error {
+// if a purge is asked (left by a step whose purge failed, or by a writer
+// since the last step listed the bottles: those are taken in first), else
+// empties the WAL the merge filled. Called with mu and the build lock held.
+func (ix *Index) finishBuild(ctx context.Context) error {
 	err := ix.tx(context.Background(), func() error {
 		return ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize');
 			INSERT INTO text (text, rank) VALUES ('automerge', 4);
@@ -329,6 +330,13 @@ func (ix *Index) finishBuild() error {
 		return fmt.Errorf("finish index: %w", err)
 	}
 	if req, asked := ix.store.TakePurge(); asked {
+		// The bottle the request was left for may have come after the
+		// last step listed the bottles: taken in first, as syncAll does,
+		// or the purge leaves its old words in the files and removes the
+		// request.
+		if err := ix.reconcileAll(ctx); err != nil {
+			return err
+		}
 		return ix.purgeAsked(req) // a failure leaves the request for the next sync
 	}
 	// Another process reading the index may hold the WAL for a moment:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,43 @@ func TestPutWaitsForTheWriteLockUntilItsContextEnds(t *testing.T) {
 	}
 	if hits := search(t, ix, "first", Scope{}); len(hits) == 0 {
 		t.Error("the bottle is not indexed after the second Put")
+	}
+}
+
+// TestBuildEndTakesInTheBottleItPurgesFor: a redaction whose marker and
+// bottle come as a build ends, after its last step listed the bottles and
+// before its end takes the marker, is answered by that end: the purge it
+// takes the request for takes the redacted bottle in first, so the old
+// words leave the files with the request.
+func TestBuildEndTakesInTheBottleItPurgesFor(t *testing.T) {
+	const secret = "zqxbuildendsecretzq"
+	data := t.TempDir()
+	s := talk{ID: "ending", CWD: "/p", Start: day}
+	s.Turns = [][2]string{{"the key is " + secret, "noted"}, {"second prompt", "second answer"}}
+	writeBottles(t, data, s.Bottle(t, testNow))
+	ix := openIndex(t, data)
+	if !filesHold(t, Dir(data), secret) {
+		t.Fatal("the secret is not in the index to begin with")
+	}
+	redact(t, data, &s, secret) // after the last listing: the index knows nothing of it
+	unlock, ok, err := tryLock(filepath.Join(ix.dir, lockFile))
+	if err != nil || !ok {
+		t.Fatalf("the build lock: %v, %v", ok, err)
+	}
+	ix.mu.Lock()
+	err = ix.finishBuild(context.Background())
+	ix.mu.Unlock()
+	unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filesHold(t, Dir(data), secret) {
+		t.Error("the index's files still hold the redacted word after the build's end purged")
+	}
+	if markerThere(t, data) {
+		t.Error("the request is still there after the build's end answered it")
+	}
+	if len(search(t, ix, "redacted", Scope{})) == 0 {
+		t.Error("the redacted bottle is not indexed")
 	}
 }
