@@ -59,37 +59,10 @@ func (s *Server) read(ctx context.Context, _ *sdk.CallToolRequest, args readArgs
 	return textResult(text), nil, nil
 }
 
-// lines indexes the lines of a bottle.
-type lines struct {
-	data   []byte
-	starts []int // byte offset of each line; starts[n-1] is line n
-}
-
-func splitLines(data []byte) lines {
-	l := lines{data: data, starts: []int{0}}
-	for i, c := range data {
-		if c == '\n' && i+1 < len(data) {
-			l.starts = append(l.starts, i+1)
-		}
-	}
-	return l
-}
-
-func (l lines) count() int { return len(l.starts) }
-
-// line returns line n (1-based) with its newline.
-func (l lines) line(n int) []byte {
-	end := len(l.data)
-	if n < len(l.starts) {
-		end = l.starts[n]
-	}
-	return l.data[l.starts[n-1]:end]
-}
-
 // part picks what a read asked for and formats it.
 func (s *Server) part(b shown, data []byte, st *render.State, args readArgs) (string, error) {
-	ls := splitLines(data)
-	n := ls.count()
+	ls := render.LinesOf(data)
+	n := ls.Count()
 	head := s.heading(b, st)
 	switch {
 	case args.Leg != "" && args.From != 0:
@@ -142,17 +115,17 @@ func legNumber(arg string, legs int) (int, error) {
 
 // outline is the header (without the state line) and the outline, then
 // how to read on.
-func (s *Server) outline(b shown, ls lines, st *render.State) string {
+func (s *Server) outline(b shown, ls render.Lines, st *render.State) string {
 	var out strings.Builder
-	last := min(max(st.Outline[1], 3), ls.count())
+	last := min(max(st.Outline[1], 3), ls.Count())
 	for n := 1; n <= last; n++ {
 		if n == 4 {
 			continue // the state line is for programs
 		}
-		out.Write(ls.line(n))
+		out.Write(ls.Line(n))
 	}
 	legs := st.Legs
-	fmt.Fprintf(&out, "\n— %d line(s), %d leg(s)", ls.count(), len(legs))
+	fmt.Fprintf(&out, "\n— %d line(s), %d leg(s)", ls.Count(), len(legs))
 	if len(legs) > 0 {
 		fmt.Fprintf(&out, "; the latest starts at line %d. Next: read {%s\"leg\":\"latest\"}", legs[len(legs)-1], s.sessionArg(b))
 	}
@@ -162,11 +135,11 @@ func (s *Server) outline(b shown, ls lines, st *render.State) string {
 
 // chunk is lines from..to, as many as fit one result, then where to
 // continue.
-func (s *Server) chunk(b shown, ls lines, from, to int) string {
+func (s *Server) chunk(b shown, ls render.Lines, from, to int) string {
 	var out strings.Builder
 	size, n := 0, from
 	for ; n <= to && n-from < readLines; n++ {
-		line := ls.line(n)
+		line := ls.Line(n)
 		if size+len(line) > readBytes {
 			if n > from {
 				break
@@ -189,7 +162,7 @@ func (s *Server) chunk(b shown, ls lines, from, to int) string {
 	if text := out.String(); text != "" && text[len(text)-1] != '\n' {
 		out.WriteByte('\n') // the bottle's last line has no newline
 	}
-	total := ls.count()
+	total := ls.Count()
 	switch {
 	case last >= total:
 		fmt.Fprintf(&out, "\n— lines %d–%d; end of the bottle —\n", from, last)

@@ -4,8 +4,9 @@
 // trail of what the assistant did) and the state line they carry
 // (Render), the tag stripper every rendered string goes through
 // (StripTags), and reading a bottle's bytes back: its header and state
-// line (StateOf, ReadStateFrom) and its blocks (Parse; Reparse for a bottle
-// that replaces one read before, from the earlier parse). It makes no
+// line (StateOf, ReadStateFrom), its blocks (Parse; Reparse for a bottle
+// that replaces one read before, from the earlier parse) and its lines by
+// number (Lines). It makes no
 // file-system call, reads no clock (the time comes in Input) and opens no
 // database: reading the sources and keeping bottles on disk is package
 // bottles' work.

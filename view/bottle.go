@@ -45,33 +45,10 @@ type outlineItem struct {
 	Compaction bool
 }
 
-// lineIndex finds the lines of a bottle.
-type lineIndex struct {
-	data   []byte
-	starts []int // starts[n-1] is where line n starts
+// lineText is line n of a bottle without its newline, "" past the end.
+func lineText(lines render.Lines, n int) string {
+	return strings.TrimSuffix(string(lines.Line(n)), "\n")
 }
-
-func newLineIndex(data []byte) *lineIndex {
-	return &lineIndex{data: data, starts: lineStarts(data)}
-}
-
-// line is line n (1-based) without its newline, "" past the end.
-func (l *lineIndex) line(n int) string {
-	if n < 1 || n > len(l.starts) {
-		return ""
-	}
-	end := len(l.data)
-	if n < len(l.starts) {
-		end = l.starts[n] - 1
-	}
-	if l.starts[n-1] > end {
-		return ""
-	}
-	return string(l.data[l.starts[n-1]:end])
-}
-
-// at is the 1-based line holding byte off.
-func (l *lineIndex) at(off int) int { return lineOf(l.starts, off) + 1 }
 
 // buildPage reads a bottle into a page, rendering its messages through
 // cache. loc is the zone the bottle was rendered in.
@@ -80,7 +57,7 @@ func buildPage(md *markdown, cache *renderCache, id string, cur *bottles.Current
 	if err != nil {
 		return nil, fmt.Errorf("read the bottle of %s: %w", id, err)
 	}
-	lines := newLineIndex(cur.Data)
+	lines := render.LinesOf(cur.Data)
 	pg := &bottlePage{ID: id, Project: p.Project, Mode: string(p.State.Mode), Archived: cur.Archived,
 		Reconstructed: p.State.Mode == render.ModeReconstructed, Lines: p.State.Lines}
 	if !p.Started.IsZero() {
@@ -90,7 +67,7 @@ func buildPage(md *markdown, cache *renderCache, id string, cur *bottles.Current
 		pg.Rendered = p.State.Rendered.In(loc).Format("2006-01-02 15:04:05")
 	}
 	for n := p.State.Outline[0]; n > 0 && n <= p.State.Outline[1]; n++ {
-		if o, ok := parseOutline(lines.line(n)); ok {
+		if o, ok := parseOutline(lineText(lines, n)); ok {
 			pg.Outline = append(pg.Outline, o)
 		}
 	}
@@ -119,7 +96,7 @@ func buildPage(md *markdown, cache *renderCache, id string, cur *bottles.Current
 			when = b.Time.In(loc).Format(index.TimeLayout)
 		}
 		if b.Text > b.Start {
-			w.message(b, headingLabel(lines.line(b.Line)), when, b.Line+1, r)
+			w.message(b, headingLabel(lineText(lines, b.Line)), when, b.Line+1, r)
 		} else { // the assistant's text going on after a trail of what it did: no heading
 			w.message(b, "", "", b.Line, r)
 		}
@@ -139,7 +116,7 @@ type foldLine struct {
 // folds of listed lines (observations, deeds), each under the bottle
 // line it starts on as its id.
 type bodyWriter struct {
-	lines     *lineIndex
+	lines     render.Lines
 	out       bytes.Buffer
 	foldLabel string // the open fold's, "" when none is open
 	foldFirst int
@@ -157,7 +134,7 @@ func (w *bodyWriter) message(b render.Block, label, when string, first int, r *r
 	case "":
 		kind += " cont"
 	}
-	last := w.lines.at(max(b.End-1, b.Start))
+	last := w.lines.At(max(b.End-1, b.Start))
 	fmt.Fprintf(&w.out, `<section class="msg %s" id="L%d" data-first="%d" data-last="%d">`, kind, b.Line, b.Line, last)
 	if label != "" {
 		fmt.Fprintf(&w.out, `<h3 class="who">%s`, template.HTMLEscapeString(label))
@@ -194,8 +171,8 @@ func (w *bodyWriter) gap(from, to int) string {
 	}
 	label := ""
 	lines := w.lines
-	for n := lines.at(from); n <= len(lines.starts) && lines.starts[n-1] < to; n++ {
-		l := lines.line(n)
+	for n := lines.At(from); n <= lines.Count() && lines.Start(n) < to; n++ {
+		l := lineText(lines, n)
 		switch {
 		case strings.HasPrefix(l, "## Leg "):
 			w.closeFold()

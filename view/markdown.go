@@ -2,7 +2,6 @@ package view
 
 import (
 	"bytes"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,8 @@ import (
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/bottled-dev/bottled/render"
 )
 
 // Bottle text is untrusted: a prompt can hold anything a user pasted, an
@@ -82,7 +83,7 @@ func (m *markdown) render(src []byte, user bool) (*rendered, error) {
 		md = m.user
 	}
 	doc := md.Parser().Parse(text.NewReader(src))
-	starts := lineStarts(src)
+	lines := render.LinesOf(src)
 	out := md.Renderer()
 	r := &rendered{}
 	var buf bytes.Buffer
@@ -92,26 +93,10 @@ func (m *markdown) render(src []byte, user bool) (*rendered, error) {
 		if err := out.Render(&buf, src, n); err != nil {
 			return nil, err
 		}
-		r.parts = append(r.parts, renderedPart{line: lineOf(starts, off), html: bytes.Clone(buf.Bytes())})
+		r.parts = append(r.parts, renderedPart{line: lines.At(off) - 1, html: bytes.Clone(buf.Bytes())})
 		r.size += buf.Len() + 32
 	}
 	return r, nil
-}
-
-// lineStarts lists the byte offset each line of src starts at.
-func lineStarts(src []byte) []int {
-	starts := []int{0}
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
-// lineOf is the 0-based line holding byte off.
-func lineOf(starts []int, off int) int {
-	return sort.Search(len(starts), func(i int) bool { return starts[i] > off }) - 1
 }
 
 // firstOffset is where the source of block node n starts: its first line,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/render"
 )
 
 // TestGuard: only the user's own tab reads the view. A request without
@@ -294,7 +295,7 @@ func TestSearchPage(t *testing.T) {
 	if err != nil || cur == nil {
 		t.Fatal(err)
 	}
-	if l := newLineIndex(cur.Data).line(line); !strings.Contains(l, "jitter") {
+	if l := lineText(render.LinesOf(cur.Data), line); !strings.Contains(l, "jitter") {
 		t.Errorf("the hit links to line %d, %q", line, l)
 	}
 

@@ -116,16 +116,8 @@ func notRendered(ctx context.Context, cmd *cli.Command, arg, id string, cur *bot
 // lineRange is lines from to to of a bottle (1-based, inclusive; 0 is the
 // first or the last line), or the error saying why they are not there.
 func lineRange(data []byte, from, to int, id string) ([]byte, error) {
-	starts := []int{0} // starts[n-1] is where line n starts
-	for i, c := range data {
-		if c == '\n' && i+1 < len(data) {
-			starts = append(starts, i+1)
-		}
-	}
-	n := len(starts)
-	if len(data) == 0 {
-		n = 0
-	}
+	lines := render.LinesOf(data)
+	n := lines.Count()
 	from = max(from, 1)
 	if to == 0 || to > n {
 		to = n
@@ -133,11 +125,7 @@ func lineRange(data []byte, from, to int, id string) ([]byte, error) {
 	if from > n {
 		return nil, usagef("--from %d is past the end of the bottle of %s (%s)", from, id, count(n, "line"))
 	}
-	end := len(data)
-	if to < n {
-		end = starts[to]
-	}
-	return data[starts[from-1]:end], nil
+	return lines.Span(from, to), nil
 }
 
 // findSession resolves a command's SESSION argument: an id, or the start
