@@ -154,8 +154,9 @@ func runExport(ctx context.Context, args []string, claude, data string, stdout, 
 	if *format != view.FormatHTML && *format != view.FormatMarkdown {
 		return binflags.Usagef("--format must be html or md, not %q", *format)
 	}
-	store := bottles.Open(data, time.Now, time.Local)
-	id, err := store.FindSession(claude, fs.Arg(0))
+	reader := bottles.Reader{ClaudeDir: claude, DataDir: data}
+	reader.Defaults(exportTimeout)
+	id, err := reader.FindSession(fs.Arg(0))
 	if err != nil {
 		return binflags.AsUsage(err)
 	}
@@ -164,11 +165,12 @@ func runExport(ctx context.Context, args []string, claude, data string, stdout, 
 			return fmt.Errorf("%s exists: --force replaces it", *out)
 		}
 	}
-	rules, err := bottles.LoadRules(data)
-	if err != nil { // the rules that can be used still redact: say why, and go on
+	// The reader redacts with the patterns that can be used, silently; the
+	// user who exports is told what is wrong with the others, and it goes on.
+	if _, err := bottles.LoadRules(data); err != nil {
 		fmt.Fprintf(stderr, "bottled export: warning: %v\n", err)
 	}
-	cur, err := store.EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: claude, Timeout: exportTimeout, Rules: rules})
+	cur, err := reader.EnsureRead(ctx, id)
 	switch {
 	case err != nil && cur == nil:
 		return err

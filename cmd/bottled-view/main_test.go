@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/cmd/internal/binflags"
 )
 
@@ -74,5 +75,32 @@ func TestExport(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"-h"}, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
+	}
+}
+
+// TestExportWithUnusablePatterns: a patterns file with a line that cannot
+// be used does not stop an export: stderr says what is wrong, once, and
+// the bottle is redacted with the rules that can be used.
+func TestExportWithUnusablePatterns(t *testing.T) {
+	w := newWorld(t)
+	w.appendTo(w.transcript("-home-dev-app", idApp), turn(idApp, "/home/dev/app", time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), 1,
+		"PATTERNED prompt with acme_0123456789abcdef0123456789abcdef", "PATTERNED answer")...)
+	patterns := bottles.RulesFile(w.data)
+	if err := os.MkdirAll(w.data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(patterns, []byte("Acme token: acme_[0-9a-f]{32}\nBroken: (unclosed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if err := run(context.Background(), []string{"--claude-dir", w.claude, "--data-dir", w.data, "export", "--format", "md", idApp}, &out, &errs); err != nil {
+		t.Fatalf("export: %v (%s)", err, errs.String())
+	}
+	if !strings.Contains(out.String(), "PATTERNED answer") || strings.Contains(out.String(), "acme_0123456789abcdef") {
+		t.Errorf("the export is not the bottle redacted by the usable pattern:\n%s", out.String())
+	}
+	if e := errs.String(); strings.Count(e, "\n") != 1 || !strings.HasPrefix(e, "bottled export: warning: ") ||
+		!strings.Contains(e, patterns) || !strings.Contains(e, "line 2") {
+		t.Errorf("stderr %q, want one warning naming %s and line 2", e, patterns)
 	}
 }
