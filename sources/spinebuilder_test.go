@@ -194,17 +194,8 @@ func TestSpineBuilderFallsBack(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tr := NewTranscript("s", "")
-			read := reader(t, tr)
 			var b SpineBuilder
-			read(c.before)
-			b.Build("s", []*Transcript{tr})
-			read(c.after)
-			got := b.Build("s", []*Transcript{tr})
-			want := BuildSpine("s", []*Transcript{tr})
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("the builder's spine differs from BuildSpine's:\n%s", spineDiff(got, want))
-			}
+			buildTwice(t, &b, c.before, c.after)
 			if b.fallback != c.reason {
 				t.Errorf("built in full for %q, want %q", b.fallback, c.reason)
 			}
@@ -249,20 +240,10 @@ func TestSpineBuilderExtends(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tr := NewTranscript("s", "")
-			read := reader(t, tr)
 			var b SpineBuilder
-			read(c.before)
-			first := b.Build("s", []*Transcript{tr})
-			kept := *first
-			kept.Entries = slices.Clone(first.Entries)
-			read(c.after)
-			got := b.Build("s", []*Transcript{tr})
+			first, kept := buildTwice(t, &b, c.before, c.after)
 			if b.fallback != "" {
 				t.Errorf("built in full (%s), want extended", b.fallback)
-			}
-			if want := BuildSpine("s", []*Transcript{tr}); !reflect.DeepEqual(got, want) {
-				t.Errorf("the builder's spine differs from BuildSpine's:\n%s", spineDiff(got, want))
 			}
 			n := len(kept.Entries) - 1
 			if !reflect.DeepEqual(first.Entries[:n], kept.Entries[:n]) {
@@ -421,6 +402,26 @@ func TestSpineBuilderChains(t *testing.T) {
 
 // reader returns a function that gives tr lines to read, as an Update
 // would after an append.
+// buildTwice builds with b the spine of a transcript that holds before,
+// then again once after is appended. It returns the first spine and a
+// copy of it made before the second build, and fails t unless the second
+// is BuildSpine's.
+func buildTwice(t *testing.T, b *SpineBuilder, before, after string) (first *Spine, kept Spine) {
+	t.Helper()
+	tr := NewTranscript("s", "")
+	read := reader(t, tr)
+	read(before)
+	first = b.Build("s", []*Transcript{tr})
+	kept = *first
+	kept.Entries = slices.Clone(first.Entries)
+	read(after)
+	got := b.Build("s", []*Transcript{tr})
+	if want := BuildSpine("s", []*Transcript{tr}); !reflect.DeepEqual(got, want) {
+		t.Errorf("the builder's spine differs from BuildSpine's:\n%s", spineDiff(got, want))
+	}
+	return first, kept
+}
+
 func reader(t *testing.T, tr *Transcript) func(string) {
 	return func(s string) {
 		t.Helper()
