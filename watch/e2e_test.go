@@ -317,6 +317,17 @@ func firstTurn(t testing.TB, claude, project, id, prompt, answer string) string 
 	return path
 }
 
+// watchedFirstTurn writes a session's first turn, starts the daemon and
+// waits until the session's bottle shows the answer. It returns the
+// transcript's path and the daemon.
+func watchedFirstTurn(t *testing.T, claude, data, project, id, prompt, answer string) (string, *daemon) {
+	t.Helper()
+	path := firstTurn(t, claude, project, id, prompt, answer)
+	d := startDaemon(t, claude, data)
+	d.waitContains(id, answer)
+	return path, d
+}
+
 func appendFile(t testing.TB, path, s string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
@@ -556,9 +567,8 @@ func TestDaemonKeepsFullBottle(t *testing.T) {
 	w.Write(t, filepath.Join(data, "claude-mem.db"),
 		memwriter.Op{"op": "session", "content": id, "project": "app", "prompt": "KEEP-P1 fix the bug"},
 		memwriter.Op{"op": "prompt", "content": id, "number": 1, "text": "KEEP-P1 fix the bug"})
-	path := firstTurn(t, claude, "-p", id, "KEEP-P1 fix the bug", "KEEP-A1 Fixed the off-by-one.")
-	d := startDaemon(t, claude, data)
-	d.waitContains(id, "KEEP-A1 Fixed the off-by-one.", "mode: full")
+	path, d := watchedFirstTurn(t, claude, data, "-p", id, "KEEP-P1 fix the bug", "KEEP-A1 Fixed the off-by-one.")
+	d.waitContains(id, "mode: full")
 	gone := time.Now()
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
@@ -577,9 +587,7 @@ func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "a3c9e1f0-2b4d-4e6f-8a0b-c1d2e3f4a5b6"
-	path := firstTurn(t, claude, "-p", id, "CLEAR-P1 tidy the logs", "CLEAR-A1 Tidied.")
-	d := startDaemon(t, claude, data)
-	d.waitContains(id, "CLEAR-A1 Tidied.")
+	path, d := watchedFirstTurn(t, claude, data, "-p", id, "CLEAR-P1 tidy the logs", "CLEAR-A1 Tidied.")
 
 	clearSession(t, claude, data, id, path)
 	if d.bottle(id) != "" {
@@ -623,9 +631,7 @@ func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "b4d0f2a1-3c5e-4f70-9b1c-d2e3f4a5b6c7"
-	path := firstTurn(t, claude, "-p", id, "HCLEAR-P1 bump the version", "HCLEAR-A1 Bumped.")
-	d := startDaemon(t, claude, data)
-	d.waitContains(id, "HCLEAR-A1 Bumped.")
+	path, d := watchedFirstTurn(t, claude, data, "-p", id, "HCLEAR-P1 bump the version", "HCLEAR-A1 Bumped.")
 
 	// The hook runs within the daemon's debounce of the enqueue, so the
 	// daemon sees the queue records only once the bottle is archived.

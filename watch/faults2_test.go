@@ -318,9 +318,7 @@ func TestFaultClockSkewKeepsClear(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "c10c5e11-0000-4000-8000-000000000001"
-	path := firstTurn(t, claude, "-p", id, "SKEW-P1 first", "SKEW-A1 done")
-	d := startDaemon(t, claude, data)
-	d.waitContains(id, "SKEW-A1 done")
+	path, d := watchedFirstTurn(t, claude, data, "-p", id, "SKEW-P1 first", "SKEW-A1 done")
 
 	clearSession(t, claude, data, id, path)
 	// The first /clear ran on a clock years ahead.
@@ -477,9 +475,7 @@ func TestFaultIndexDeletedUnderTheDaemon(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "1d3ea5ed-0000-4000-8000-000000000001"
-	firstTurn(t, claude, "-home-dev-app", id, "INDEXGONE-P1 a prompt", "INDEXGONE-A1 an answer")
-	d := startDaemon(t, claude, data)
-	d.waitContains(id, "INDEXGONE-A1")
+	_, d := watchedFirstTurn(t, claude, data, "-home-dev-app", id, "INDEXGONE-P1 a prompt", "INDEXGONE-A1 an answer")
 	ready := func(after time.Time) func() bool {
 		return func() bool {
 			st, err := d.status()
