@@ -35,6 +35,15 @@ func (w *world) oneTurn(args ...string) (*standin.Request, claudeRun) {
 	return turns[0], r
 }
 
+// newSession runs the first turn of a new session, prompt, and returns
+// the session's id.
+func (w *world) newSession(prompt string) string {
+	w.t.Helper()
+	id := newSessionID()
+	w.oneTurn(prompt, "--session-id", id)
+	return id
+}
+
 // settled waits until the daemon's bottle of the session holds text.
 func (w *world) settled(id string, texts ...string) string {
 	w.t.Helper()
@@ -120,8 +129,7 @@ func TestToolTurn(t *testing.T) {
 func TestManualCompactAndResume(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, reply("First answer, verbatim."))
-	id := newSessionID()
-	w.oneTurn("Start the work.", "--session-id", id)
+	id := w.newSession("Start the work.")
 	w.api.SetScript(reply("Second answer."))
 	w.oneTurn("Keep going.", "--resume", id)
 
@@ -154,8 +162,7 @@ func TestManualCompactAndResume(t *testing.T) {
 func TestCompactHookKeepsFreshBottle(t *testing.T) {
 	t.Parallel()
 	w := newWorldNoDaemon(t, reply("An answer."))
-	id := newSessionID()
-	w.oneTurn("A task.", "--session-id", id)
+	id := w.newSession("A task.")
 	if out, err := w.bottled("render", id); err != nil {
 		t.Fatalf("bottled render: %v\n%s", err, out)
 	}
@@ -179,8 +186,7 @@ func TestAutoCompaction(t *testing.T) {
 	// full context, it decides compaction cannot help. So two small turns
 	// come first.
 	w := newWorld(t, reply("A small answer."))
-	id := newSessionID()
-	w.oneTurn("First small turn.", "--session-id", id)
+	id := w.newSession("First small turn.")
 	w.oneTurn("Second small turn.", "--resume", id)
 	w.api.SetScript(func(*standin.Request) standin.Answer {
 		return standin.Answer{Text: "A long answer that fills the context.", InputTokens: 190000}
@@ -377,8 +383,7 @@ func checkReads(t *testing.T, reqs []*standin.Request, p *plan, lastAssistant st
 func TestModelReadsSmallBottle(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, reply("The small session's last answer."))
-	id := newSessionID()
-	w.oneTurn("A short task.", "--session-id", id)
+	id := w.newSession("A short task.")
 	w.settled(id, "The small session's last answer.")
 	w.claudeP("/compact", "--resume", id)
 

@@ -10,8 +10,7 @@ import (
 func TestClearArchives(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, reply("An answer before clearing."))
-	id := newSessionID()
-	w.oneTurn("Work before clearing.", "--session-id", id)
+	id := w.newSession("Work before clearing.")
 	w.settled(id, "An answer before clearing.")
 
 	// 8. /clear in headless mode: SessionEnd archives the bottle, and the

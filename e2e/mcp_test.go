@@ -17,8 +17,7 @@ import (
 func TestMCPTools(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, reply("We decided the retry budget is five attempts per minute."))
-	first := newSessionID()
-	w.oneTurn("What should the retry budget be? Decide it.", "--session-id", first)
+	first := w.newSession("What should the retry budget be? Decide it.")
 	w.settled(first, "five attempts per minute")
 
 	calls := []standin.ToolUse{
