@@ -43,6 +43,16 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 		odd1   = "0dd00000-0000-4000-8000-0000000000f1"
 		odd2   = "0dd00000-0000-4000-8000-0000000000f2"
 	)
+	// oddTranscripts makes, with makeOdd, an odd file where the transcript
+	// of each session of ids is expected.
+	oddTranscripts := func(makeOdd func(testing.TB, string), ids ...string) func(*testing.T, string) []string {
+		return func(t *testing.T, proj string) []string {
+			for _, id := range ids {
+				makeOdd(t, filepath.Join(proj, id+".jsonl"))
+			}
+			return ids
+		}
+	}
 	tests := []struct {
 		name string
 		// atStart: the odd files are there when the daemon starts (its
@@ -56,27 +66,11 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 		// then reach their bottles.
 		leased bool
 	}{
-		{"two named pipes", false, func(t *testing.T, proj string) []string {
-			oddfile.FIFO(t, filepath.Join(proj, odd1+".jsonl"))
-			oddfile.FIFO(t, filepath.Join(proj, odd2+".jsonl"))
-			return []string{odd1, odd2}
-		}, false},
-		{"a named pipe there at start", true, func(t *testing.T, proj string) []string {
-			oddfile.FIFO(t, filepath.Join(proj, odd1+".jsonl"))
-			return []string{odd1}
-		}, false},
-		{"a unix socket", false, func(t *testing.T, proj string) []string {
-			oddfile.Socket(t, filepath.Join(proj, odd1+".jsonl"))
-			return []string{odd1}
-		}, false},
-		{"a link to a named pipe", false, func(t *testing.T, proj string) []string {
-			oddfile.LinkToFIFO(t, filepath.Join(proj, odd1+".jsonl"))
-			return []string{odd1}
-		}, false},
-		{"a transcript replaced by a named pipe", false, func(t *testing.T, proj string) []string {
-			oddfile.ReplaceWithFIFO(t, filepath.Join(proj, s2+".jsonl"))
-			return []string{s2}
-		}, false},
+		{"two named pipes", false, oddTranscripts(oddfile.FIFO, odd1, odd2), false},
+		{"a named pipe there at start", true, oddTranscripts(oddfile.FIFO, odd1), false},
+		{"a unix socket", false, oddTranscripts(oddfile.Socket, odd1), false},
+		{"a link to a named pipe", false, oddTranscripts(oddfile.LinkToFIFO, odd1), false},
+		{"a transcript replaced by a named pipe", false, oddTranscripts(oddfile.ReplaceWithFIFO, s2), false},
 		{"two transcripts under a lease", false, func(t *testing.T, proj string) []string {
 			for _, id := range []string{odd1, odd2} {
 				path := filepath.Join(proj, id+".jsonl")
