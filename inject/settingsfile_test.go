@@ -65,18 +65,13 @@ func settingsOf(t *testing.T, data string) map[string]any {
 // after bottled read it and before bottled replaced it keeps its write;
 // bottled starts again from what that program wrote.
 func TestEditSettingsChangedBeforeRename(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "settings.json")
-	writeSettingsFile(t, path, userSettings, 0o600)
-	calls := 0
-	_, err := EditSettings(context.Background(), path, false, func(b []byte) ([]byte, bool, error) {
-		calls++
-		if calls == 1 { // Claude Code saves a setting meanwhile
+	path, calls, err := registerWhileWritten(t, func(path string, call int) {
+		if call == 1 { // Claude Code saves a setting meanwhile
 			writeSettingsFile(t, path+".new", `{"model":"opus","env":{"ANTHROPIC_API_KEY":"sk-secret"},"theme":"dark"}`, 0o600)
 			if err := os.Rename(path+".new", path); err != nil {
 				t.Fatal(err)
 			}
 		}
-		return register(b)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -90,13 +85,8 @@ func TestEditSettingsChangedBeforeRename(t *testing.T) {
 // TestEditSettingsKeepsChanging: a file that changes at every try is left
 // as the other program wrote it, with an error that says so.
 func TestEditSettingsKeepsChanging(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "settings.json")
-	writeSettingsFile(t, path, userSettings, 0o600)
-	calls := 0
-	_, err := EditSettings(context.Background(), path, false, func(b []byte) ([]byte, bool, error) {
-		calls++
-		writeSettingsFile(t, path, fmt.Sprintf(`{"model":"opus","n":%d}`, calls), 0o600)
-		return register(b)
+	path, calls, err := registerWhileWritten(t, func(path string, call int) {
+		writeSettingsFile(t, path, fmt.Sprintf(`{"model":"opus","n":%d}`, call), 0o600)
 	})
 	if err == nil || !strings.Contains(err.Error(), "kept changing") {
 		t.Fatalf("after %d tries: err %v, want one that says the file kept changing", calls, err)
@@ -104,6 +94,23 @@ func TestEditSettingsKeepsChanging(t *testing.T) {
 	if got := readSettingsFile(t, path); got != fmt.Sprintf(`{"model":"opus","n":%d}`, calls) {
 		t.Errorf("the other program's last write was replaced by %q", got)
 	}
+}
+
+// registerWhileWritten registers the hooks in a settings.json of
+// userSettings that another program writes meanwhile: other runs at each
+// try of the edit (the first is 1), after bottled has read the file. It
+// returns the file's path, how many tries there were and the edit's
+// error.
+func registerWhileWritten(t *testing.T, other func(path string, call int)) (path string, calls int, err error) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "settings.json")
+	writeSettingsFile(t, path, userSettings, 0o600)
+	_, err = EditSettings(context.Background(), path, false, func(b []byte) ([]byte, bool, error) {
+		calls++
+		other(path, calls)
+		return register(b)
+	})
+	return path, calls, err
 }
 
 // TestEditSettingsTornRead: a file caught between a truncation and the
