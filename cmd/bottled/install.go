@@ -57,6 +57,8 @@ type setup struct {
 	errOut   io.Writer
 }
 
+// setupOf is the setup of install or uninstall from the command's flags,
+// once settings.json is known to be a file bottled edits (checkSettings).
 func setupOf(ctx context.Context, cmd *cli.Command) (*setup, error) {
 	d, err := dirsOfArgless(cmd)
 	if err != nil {
@@ -78,7 +80,7 @@ func setupOf(ctx context.Context, cmd *cli.Command) (*setup, error) {
 	// The directories are written out in full: neither a login agent nor a
 	// hook inherits the shell's environment.
 	command := []string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}
-	return &setup{
+	s := &setup{
 		ctx:      ctx,
 		command:  command,
 		settings: filepath.Join(d.claude, "settings.json"),
@@ -87,7 +89,11 @@ func setupOf(ctx context.Context, cmd *cli.Command) (*setup, error) {
 		name:     cmd.Name,
 		out:      cmd.Root().Writer,
 		errOut:   cmd.Root().ErrWriter,
-	}, nil
+	}
+	if err := s.checkSettings(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // executable finds this binary; tests point it elsewhere.
@@ -133,12 +139,9 @@ func runInstall(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	// settings.json and the agent's file are checked before anything
+	// The agent's file is checked, as settings.json was, before anything
 	// changes: a file bottled will not edit stops the install before the
 	// MCP server is registered.
-	if err := s.checkSettings(); err != nil {
-		return err
-	}
 	found, err := s.checkAgentFile()
 	if err != nil {
 		return err
@@ -207,9 +210,6 @@ func (s *setup) installAgent(af agent.Found, noStart bool) error {
 func runUninstall(ctx context.Context, cmd *cli.Command) error {
 	s, err := setupOf(ctx, cmd)
 	if err != nil {
-		return err
-	}
-	if err := s.checkSettings(); err != nil {
 		return err
 	}
 	if err := s.uninstallAgent(); err != nil {
