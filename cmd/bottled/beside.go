@@ -7,9 +7,13 @@ import (
 	"syscall"
 )
 
-// The binaries installed beside bottled (bottled-mcp, bottled-view) link
-// what the hooks in this one must not pay for at start; the commands that
-// need them (mcp, view, export) replace this process with them.
+// The binaries installed beside bottled link what the hooks in this one
+// must not pay for at start; the commands that need them replace this
+// process with them.
+const (
+	mcpBinary  = "bottled-mcp"  // the MCP server (mcp): the MCP SDK
+	viewBinary = "bottled-view" // the web view and export (view, export): net/http and the markdown renderer
+)
 
 // execServer replaces this process with a binary from beside it; tests
 // record what it would run instead.

@@ -6,11 +6,6 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// mcpBinary is the MCP server's own binary, which is installed beside
-// bottled: the server links the MCP SDK, whose start-up the hooks in this
-// binary must not pay for.
-const mcpBinary = "bottled-mcp"
-
 func mcpCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "mcp",

@@ -9,11 +9,6 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// viewBinary is the web view's and export's own binary, installed beside
-// bottled: it links net/http and the markdown renderer, whose start-up
-// the hooks in this binary must not pay for.
-const viewBinary = "bottled-view"
-
 func viewCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "view",
