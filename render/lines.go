@@ -1,6 +1,9 @@
 package render
 
-import "sort"
+import (
+	"bytes"
+	"sort"
+)
 
 // Lines finds a bottle's lines by the numbers its state line, outline and
 // search hits give them, which the readers of a bottle (bottled show, the
@@ -18,7 +21,7 @@ func LinesOf(data []byte) Lines {
 	if len(data) == 0 {
 		return l
 	}
-	l.starts = []int{0}
+	l.starts = make([]int, 1, bytes.Count(data, []byte("\n"))+1)
 	for i, c := range data {
 		if c == '\n' && i+1 < len(data) {
 			l.starts = append(l.starts, i+1)
