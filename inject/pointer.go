@@ -1,7 +1,6 @@
 package inject
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -67,7 +66,7 @@ const (
 // latest compaction's summary stands for. With mcp, it also names
 // bottled's MCP tools.
 func Pointer(bottle *bottles.Current, on Occasion, replaced Span, mcp bool) string {
-	path, st, lines := bottle.Path, bottle.State, splitLines(bottle.Data)
+	path, st, lines := bottle.Path, bottle.State, render.LinesOf(bottle.Data)
 	var b strings.Builder
 	heading := sources.PointerHeading
 	if st.Mode == render.ModeReconstructed {
@@ -108,30 +107,22 @@ func Pointer(bottle *bottles.Current, on Occasion, replaced Span, mcp bool) stri
 	return strings.ToValidUTF8(out, "")
 }
 
-func splitLines(data []byte) [][]byte {
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
-		lines = lines[:n-1]
-	}
-	return lines
-}
-
 // readingPlan lists the Reads that bring the model what it lost: the whole
 // bottle when it fits one Read, else the outline and then the replaced
 // span (its latest part, when it is longer than maxSteps reads).
-func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) string {
+func readingPlan(lines render.Lines, st *render.State, on Occasion, replaced Span) string {
 	var b strings.Builder
 	p := newPlanner(lines)
 	b.WriteString("Read it with the Read tool in these steps; each fits one Read:\n")
-	if p.fits(1, len(lines)) {
-		fmt.Fprintf(&b, "1. offset 1, limit %d: the whole bottle.\n", len(lines)+slack)
-		if on == OnResume && replaced.To < len(lines) {
+	if p.fits(1, lines.Count()) {
+		fmt.Fprintf(&b, "1. offset 1, limit %d: the whole bottle.\n", lines.Count()+slack)
+		if on == OnResume && replaced.To < lines.Count() {
 			fmt.Fprintf(&b, "Lines %d–%d are what the summary replaced; what follows line %d is already in your context.\n", replaced.From, replaced.To, replaced.To)
 		}
 		return b.String()
 	}
 	n := 1
-	if o := st.Outline; o[1] >= o[0] && o[1] <= len(lines) {
+	if o := st.Outline; o[1] >= o[0] && o[1] <= lines.Count() {
 		// The header, the outline and the original request's heading
 		// come first in the file; reading from line 1 gives the header's
 		// project and times with the outline.
@@ -139,7 +130,7 @@ func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) s
 		n++
 	}
 	replaced.From = max(1, replaced.From)
-	replaced.To = min(len(lines), replaced.To)
+	replaced.To = min(lines.Count(), replaced.To)
 	steps, long, from := p.split(replaced.From, replaced.To)
 	for _, s := range steps {
 		fmt.Fprintf(&b, "%d. offset %d, limit %d\n", n, s[0], s[1])
@@ -157,7 +148,7 @@ func readingPlan(lines [][]byte, st *render.State, on Occasion, replaced Span) s
 		fmt.Fprintf(&b, "; the steps cover its latest part, from line %d: read lines %d–%d only if you need them", from, replaced.From, from-1)
 	}
 	b.WriteString(".")
-	if on != Unloaded && replaced.To < len(lines) {
+	if on != Unloaded && replaced.To < lines.Count() {
 		fmt.Fprintf(&b, " What follows line %d is already in your context.", replaced.To)
 	}
 	b.WriteString(" Earlier legs are in the outline; read them only if you need them.\n")
@@ -176,16 +167,16 @@ func lastLeg(st *render.State) int {
 // looks at the lines it may read, the latest part of the replaced span,
 // not at the whole bottle.
 type planner struct {
-	lines  [][]byte
+	lines  render.Lines
 	tokens func(line int) int
 }
 
-func newPlanner(lines [][]byte) *planner {
-	memo := make([]int32, len(lines)+1) // 0: not estimated yet (a line costs at least 4)
+func newPlanner(lines render.Lines) *planner {
+	memo := make([]int32, lines.Count()+1) // 0: not estimated yet (a line costs at least 4)
 	p := &planner{lines: lines}
 	p.tokens = func(i int) int {
 		if memo[i] == 0 {
-			memo[i] = int32(lineTokens(lines[i-1]))
+			memo[i] = int32(lineTokens(lines.Line(i)))
 		}
 		return int(memo[i])
 	}
@@ -197,11 +188,7 @@ func (p *planner) fits(from, to int) bool {
 	if to-from+1+slack > stepLines {
 		return false
 	}
-	bytes := 0
-	for i := from; i <= to; i++ {
-		bytes += len(p.lines[i-1])
-	}
-	if bytes/4 > stepTokens { // no estimate is below a token per 4 bytes
+	if len(p.lines.Span(from, to))/4 > stepTokens { // no estimate is below a token per 4 bytes
 		return false
 	}
 	size := 0
@@ -261,7 +248,7 @@ func (p *planner) withSlack(start, end int) int {
 	}
 	extra := 0
 	for extra < slack && end+extra+1-start+1 <= stepLines {
-		if i := end + extra + 1; i <= len(p.lines) {
+		if i := end + extra + 1; i <= p.lines.Count() {
 			if size += p.tokens(i); size > stepTokens {
 				break
 			}

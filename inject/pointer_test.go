@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -81,7 +82,7 @@ func TestPointerReadingPlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			data, _ := os.ReadFile(e.bottle())
-			lines := splitLines(data)
+			lines := render.LinesOf(data)
 			steps := planStep.FindAllStringSubmatch(ctx, -1)
 			if len(steps) < 3 || len(steps) > 1+maxSteps {
 				t.Fatalf("%d steps in the reading plan:\n%s", len(steps), ctx)
@@ -183,8 +184,13 @@ func TestPointerLineTooLongForOneRead(t *testing.T) {
 	}
 	ctx := decode(t, out)
 	data, _ := os.ReadFile(e.bottle())
-	lines := splitLines(data)
-	hugeLine := slices.IndexFunc(lines, func(l []byte) bool { return strings.HasPrefix(string(l), "HUGE ") }) + 1
+	lines := render.LinesOf(data)
+	hugeLine := 0
+	for n := 1; n <= lines.Count() && hugeLine == 0; n++ {
+		if bytes.HasPrefix(lines.Line(n), []byte("HUGE ")) {
+			hugeLine = n
+		}
+	}
 	if hugeLine == 0 {
 		t.Fatal("the long line is not in the bottle")
 	}
@@ -201,10 +207,10 @@ func TestPointerLineTooLongForOneRead(t *testing.T) {
 }
 
 // tokens is the estimate for lines from..to (1-based, inclusive).
-func tokens(lines [][]byte, from, to int) int {
+func tokens(lines render.Lines, from, to int) int {
 	n := 0
-	for i := from; i <= to && i <= len(lines); i++ {
-		n += lineTokens(lines[i-1])
+	for i := from; i <= to && i <= lines.Count(); i++ {
+		n += lineTokens(lines.Line(i))
 	}
 	return n
 }
