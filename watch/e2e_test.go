@@ -143,8 +143,7 @@ func launchDaemon(t testing.TB, claude, data string, prep func(*exec.Cmd), extra
 	go func() { d.exited <- d.cmd.Wait() }()
 	t.Cleanup(func() {
 		if d.cmd.ProcessState == nil {
-			d.cmd.Process.Kill()
-			<-d.exited
+			d.kill()
 		}
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", d.stderr.String())
@@ -169,6 +168,13 @@ func (d *daemon) status() (*watch.Status, error) {
 // approach with large transcripts. What a test checks of a stop is what
 // the daemon did (see TestDaemonSIGTERMWhileBusy), never how long it took.
 const stopDeadline = 3 * time.Minute
+
+// kill ends the daemon as a crash does (kill -9) and waits until it has
+// exited.
+func (d *daemon) kill() {
+	d.cmd.Process.Kill()
+	<-d.exited
+}
 
 // stop sends SIGTERM and returns the exit code.
 func (d *daemon) stop() int {

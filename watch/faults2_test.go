@@ -396,8 +396,7 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	// (VACUUM), both into the WAL, which it then waits to empty. (The
 	// update of the bottle's changed block adds a few pages only.)
 	eventually(t, "the purge has copied the index anew", func() bool { return size(db+"-wal") > walSize+3*dbSize/2 })
-	d.cmd.Process.Kill()
-	<-d.exited
+	d.kill()
 
 	startDaemon(t, claude, data, "--rescan", "1h")
 	// The purge may empty the WAL now.
@@ -433,8 +432,7 @@ func TestFaultKilledBeforePurgeAsked(t *testing.T) {
 
 	overwrite(t, path, at, blank)
 	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "ASKKILL-P1") && !strings.Contains(b, secret) })
-	d.cmd.Process.Kill()
-	<-d.exited
+	d.kill()
 	release()
 
 	startDaemon(t, claude, data, "--rescan", "1h")

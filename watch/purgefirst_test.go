@@ -137,8 +137,7 @@ func TestFaultResealKilledBeforeIndexed(t *testing.T) {
 	}
 	eventually(t, "the archived bottle is redacted in place", redacted(archived))
 	eventually(t, "the orphaned bottle is redacted in place", redacted(store.Path(orphan)))
-	d.cmd.Process.Kill()
-	<-d.exited
+	d.kill()
 	release()
 
 	startDaemon(t, claude, data, "--rescan", "1h")
