@@ -239,6 +239,21 @@ func (s *Store) EnsureRead(ctx context.Context, r ReadRequest) (*Current, error)
 	return nil, fmt.Errorf("no bottle for session %s, and %w", id, err)
 }
 
+// ReadLatest reads the session's bottle as it is on disk, brought up to
+// date by no one: the live one, else its newest archived one; nil if it
+// has neither.
+func (s *Store) ReadLatest(session string) (*Current, error) {
+	cur, err := s.ReadCurrent(session)
+	if cur != nil || err != nil {
+		return cur, err
+	}
+	cur, err = readArchived(s.Dir, session)
+	if errors.Is(err, fs.ErrNotExist) { // archived, then gone: as if never there
+		return nil, nil
+	}
+	return cur, err
+}
+
 // readArchived reads the newest archived bottle of session, nil if it has
 // none.
 func readArchived(dir, session string) (*Current, error) {

@@ -223,3 +223,46 @@ func TestEnsureRead(t *testing.T) {
 		t.Errorf("a cancelled render: %v, %v", cur, err)
 	}
 }
+
+// TestReadLatest: a session's bottle as it is on disk is its live one,
+// else its newest archived one, else none.
+func TestReadLatest(t *testing.T) {
+	d := newSessionDirs(t)
+	store := storeAt(d.bottles)
+	const id = "s-latest"
+	read := func(what string) *Current {
+		t.Helper()
+		cur, err := store.ReadLatest(id)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return cur
+	}
+	if cur := read("no bottle"); cur != nil {
+		t.Errorf("no bottle gave %s", cur.Path)
+	}
+	live := d.bottle(t, id, "LATEST-P1 first", testNow)
+	if cur := read("live"); cur == nil || cur.Path != live || cur.Archived || !strings.Contains(string(cur.Data), "LATEST-P1") {
+		t.Errorf("the live bottle gave %+v", cur)
+	}
+	archived, err := store.Archive(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur := read("archived"); cur == nil || cur.Path != archived || !cur.Archived || !strings.Contains(string(cur.Data), "LATEST-P1") {
+		t.Errorf("the archived bottle gave %+v", cur)
+	}
+	// Resumed: a live bottle again (written as it is: the store would keep
+	// this session cleared, its sources being those of the archive).
+	resumed, err := render.Render(render.Input{SessionID: id, Now: testNow, Location: time.UTC, Spine: &sources.Spine{
+		SessionID: id, CWD: "/home/u/app", Started: testNow, Entries: []sources.Entry{{Kind: sources.EntryUser, Text: "LATEST-P2 resumed", Time: testNow}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(live, resumed.Bytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cur := read("live again"); cur == nil || cur.Path != live || cur.Archived || !strings.Contains(string(cur.Data), "LATEST-P2") {
+		t.Errorf("the live bottle beside an archived one gave %+v", cur)
+	}
+}

@@ -14,22 +14,7 @@ import (
 
 // onDisk reads the bottle of id as it is: the live one, else its newest
 // archived one; nil if it has neither.
-func (s *Server) onDisk(id string) (*bottles.Current, error) {
-	st := s.cfg.Store()
-	cur, err := st.ReadCurrent(id)
-	if cur != nil || err != nil {
-		return cur, err
-	}
-	path := st.ArchivedPath(id)
-	if path == "" {
-		return nil, nil
-	}
-	cur, err = bottles.ReadBottle(path)
-	if cur != nil {
-		cur.Archived = true
-	}
-	return cur, err
-}
+func (s *Server) onDisk(id string) (*bottles.Current, error) { return s.cfg.Store().ReadLatest(id) }
 
 // bottlesDirs are the directories whose changes move the pages: the
 // bottles and the archive.
