@@ -61,6 +61,17 @@ func (s *scanner) objectOrSkip(field func(key []byte)) bool {
 	return true
 }
 
+// member reads, with read, the member name of the object at the cursor,
+// skipping its other members (and a value of another type); it reports
+// whether the value was an object.
+func (s *scanner) member(name string, read func()) bool {
+	return s.objectOrSkip(func(k []byte) {
+		if string(k) == name {
+			read()
+		}
+	})
+}
+
 // array calls elem for every element of the array at the cursor; an
 // element elem leaves is skipped.
 func (s *scanner) array(elem func()) { s.list('[', ']', func([]byte) { elem() }) }

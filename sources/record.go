@@ -144,11 +144,7 @@ func parseRecord(line []byte, r *rawRecord) bool {
 			r.apiErr = s.boolean()
 		case "toolUseResult":
 			r.toolResult = true
-			s.objectOrSkip(func(k []byte) {
-				if string(k) == "type" {
-					r.resultType = s.known("create", "update", "text")
-				}
-			})
+			s.member("type", func() { r.resultType = s.known("create", "update", "text") })
 		case "promptSource":
 			r.promptSource = s.known("typed", "system", "sdk")
 		case "origin":
@@ -156,11 +152,7 @@ func parseRecord(line []byte, r *rawRecord) bool {
 		case "subtype":
 			r.subtype = s.known("compact_boundary", "turn_duration", "stop_hook_summary", "local_command")
 		case "compactMetadata":
-			s.objectOrSkip(func(k []byte) {
-				if string(k) == "trigger" {
-					r.trigger = s.str()
-				}
-			})
+			s.member("trigger", func() { r.trigger = s.str() })
 		case "operation":
 			r.operation = s.known("enqueue", "dequeue", "remove", "popAll")
 		case "content":
@@ -202,11 +194,7 @@ func parseRecord(line []byte, r *rawRecord) bool {
 // without a kind reads as "?" so that it is not mistaken for an absent one.
 func originKind(s *scanner) string {
 	kind := "?"
-	if !s.objectOrSkip(func(k []byte) {
-		if string(k) == "kind" {
-			kind = s.str()
-		}
-	}) {
+	if !s.member("kind", func() { kind = s.str() }) {
 		return ""
 	}
 	return kind
