@@ -595,16 +595,7 @@ func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
 	const id = "a3c9e1f0-2b4d-4e6f-8a0b-c1d2e3f4a5b6"
 	path, d := watchedFirstTurn(t, claude, data, "-p", id, "CLEAR-P1 tidy the logs", "CLEAR-A1 Tidied.")
 
-	clearSession(t, claude, data, id, path)
-	if d.bottle(id) != "" {
-		t.Fatalf("bottle still live after /clear")
-	}
-	ended := time.Now()
-	appendFile(t, path, `{"type":"attachment","parentUuid":"a1","uuid":"h1","sessionId":"`+id+`","attachment":{"type":"hook_success","hookName":"SessionEnd"}}`+"\n")
-	d.waitSettled(id, ended)
-	if d.bottle(id) != "" {
-		t.Fatalf("the daemon recreated an archived bottle for records without content")
-	}
+	clearedAsClaudeCode(t, d, id, path, "a1")
 	appendFile(t, path, userRec(id, "u2", "h1", "CLEAR-RESUMED one more thing"))
 	d.waitContains(id, "CLEAR-RESUMED one more thing")
 }
@@ -626,6 +617,25 @@ func runBottled(t *testing.T, claude, data, stdin string, args ...string) string
 func clearSession(t *testing.T, claude, data, id, path string) {
 	t.Helper()
 	runBottled(t, claude, data, `{"session_id":"`+id+`","transcript_path":"`+path+`","hook_event_name":"SessionEnd","reason":"clear"}`, "hook", "session-end")
+}
+
+// clearedAsClaudeCode clears session id, whose transcript is at path, as
+// Claude Code's /clear does: its SessionEnd hook runs, then the hook's
+// record (h1, a child of parent) is appended. The bottle must be archived
+// at once and stay so once the daemon has read the record, which has no
+// content.
+func clearedAsClaudeCode(t *testing.T, d *daemon, id, path, parent string) {
+	t.Helper()
+	clearSession(t, d.claude, d.data, id, path)
+	if d.bottle(id) != "" {
+		t.Fatalf("bottle still live after /clear")
+	}
+	ended := time.Now()
+	appendFile(t, path, `{"type":"attachment","parentUuid":"`+parent+`","uuid":"h1","sessionId":"`+id+`","attachment":{"type":"hook_success","hookName":"SessionEnd"}}`+"\n")
+	d.waitSettled(id, ended)
+	if d.bottle(id) != "" {
+		t.Fatalf("the daemon brought the archived bottle back for the SessionEnd hook's record, which has no content")
+	}
 }
 
 // TestDaemonLeavesHeadlessClearArchived plays `claude -p "/clear" --resume

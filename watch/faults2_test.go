@@ -343,13 +343,7 @@ func TestFaultClockSkewKeepsClear(t *testing.T) {
 
 	// Cleared again, on a right clock; Claude Code appends its SessionEnd
 	// hook's record, which the daemon renders.
-	clearSession(t, claude, data, id, path)
-	ended := time.Now()
-	appendFile(t, path, `{"type":"attachment","parentUuid":"a2","uuid":"h1","sessionId":"`+id+`","attachment":{"type":"hook_success","hookName":"SessionEnd"}}`+"\n")
-	d.waitSettled(id, ended)
-	if d.bottle(id) != "" {
-		t.Fatal("the daemon brought the cleared session's bottle back")
-	}
+	clearedAsClaudeCode(t, d, id, path, "a2")
 	out, code := runBottledExit(t, claude, data, "", "search", "--all", "--archived", "SKEW-A2")
 	if code != 0 {
 		t.Errorf("a search of cleared sessions does not find the resumed turn: exit %d\n%s", code, out)
