@@ -43,18 +43,8 @@ func testDaemon(t *testing.T, cfg Config) *Daemon {
 func writeTranscript(t *testing.T, d *Daemon, id, prompt string) string {
 	t.Helper()
 	path := filepath.Join(d.cfg.ClaudeDir, "projects", "-home-dev-app", id+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	r := synth.Rec{Session: id, UUID: "u-" + prompt, At: time.Now(), CWD: "/home/dev/app"}
-	if _, err := f.WriteString(r.User(prompt)); err != nil {
-		t.Fatal(err)
-	}
+	appendLine(t, path, r.User(prompt))
 	return path
 }
 
