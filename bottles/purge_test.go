@@ -75,18 +75,9 @@ func TestResealRacedBySameRules(t *testing.T) {
 // though its reader found a rewrite), does not.
 func TestPutReportsPurge(t *testing.T) {
 	const id = "3d4e5f60-7182-4930-a4b5-c6d7e8f9a0b1"
-	user, err := redact.Builtin().With([]redact.Rule{{Kind: "Acme token", Pattern: `acme_[0-9a-f]{32}`}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	user := acmeRules(t)
 	made := func(rules *redact.Rules, ino uint64, offset int64) *render.Bottle {
-		b, err := render.Render(render.Input{SessionID: id, Now: testNow, Rules: rules, Spine: &sources.Spine{SessionID: id,
-			Entries: []sources.Entry{{Kind: sources.EntryUser, Time: testNow, Text: "PUTPURGE-P1 hello"}},
-			Files:   []sources.FileState{{Session: id, Path: "/p/" + id + ".jsonl", ID: sources.FileID{Dev: 1, Ino: ino}, Offset: offset}}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return fileBottle(t, id, "PUTPURGE-P1 hello", rules, ino, offset)
 	}
 	tests := []struct {
 		name      string
@@ -123,4 +114,29 @@ func TestPutReportsPurge(t *testing.T) {
 			})
 		}
 	}
+}
+
+// acmeRules are the built-in rules and a user's pattern for Acme's
+// tokens: a bottle made by them was made by other rules than the built-in
+// ones alone.
+func acmeRules(t *testing.T) *redact.Rules {
+	t.Helper()
+	rules, err := redact.Builtin().With([]redact.Rule{{Kind: "Acme token", Pattern: `acme_[0-9a-f]{32}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules
+}
+
+// fileBottle is the bottle, made by rules, of session id whose transcript
+// (inode ino, read up to offset) holds prompt.
+func fileBottle(t *testing.T, id, prompt string, rules *redact.Rules, ino uint64, offset int64) *render.Bottle {
+	t.Helper()
+	b, err := render.Render(render.Input{SessionID: id, Now: testNow, Rules: rules, Spine: &sources.Spine{SessionID: id,
+		Entries: []sources.Entry{{Kind: sources.EntryUser, Time: testNow, Text: prompt}},
+		Files:   []sources.FileState{{Session: id, Path: "/p/" + id + ".jsonl", ID: sources.FileID{Dev: 1, Ino: ino}, Offset: offset}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
-	"github.com/bottled-dev/bottled/sources"
 )
 
 // fsImmutable is FS_IMMUTABLE_FL of linux/fs.h, which x/sys/unix does not
@@ -62,18 +61,9 @@ func immutable(t *testing.T, path string) {
 // its files. A bottle that only adds to the one on disk asks for nothing.
 func TestPurgeMarkerBeforeRename(t *testing.T) {
 	const id = "9e8d7c6b-5a49-4838-9271-605f4e3d2c1b"
-	user, err := redact.Builtin().With([]redact.Rule{{Kind: "Acme token", Pattern: `acme_[0-9a-f]{32}`}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	user := acmeRules(t)
 	made := func(rules *redact.Rules, ino uint64, offset int64) *render.Bottle {
-		b, err := render.Render(render.Input{SessionID: id, Now: testNow, Rules: rules, Spine: &sources.Spine{SessionID: id,
-			Entries: []sources.Entry{{Kind: sources.EntryUser, Time: testNow, Text: "PURGEFIRST-P1 hello"}},
-			Files:   []sources.FileState{{Session: id, Path: "/p/" + id + ".jsonl", ID: sources.FileID{Dev: 1, Ino: ino}, Offset: offset}}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return fileBottle(t, id, "PURGEFIRST-P1 hello", rules, ino, offset)
 	}
 	write := func(t *testing.T, s *Store, b *render.Bottle) error { _, err := s.Write(b); return err }
 	batch := func(t *testing.T, s *Store, b *render.Bottle) error { _, err := s.NewBatch().Write(b); return err }
