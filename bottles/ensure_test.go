@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 )
 
@@ -20,12 +21,7 @@ func TestEnsure(t *testing.T) {
 	bottles := filepath.Join(dir, "bottles")
 	appendLine := func(uuid, parent, text string) {
 		t.Helper()
-		f, err := os.OpenFile(transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		f.WriteString(`{"type":"user","uuid":"` + uuid + `","parentUuid":` + parent + `,"message":{"role":"user","content":"` + text + `"}}` + "\n")
+		synth.Append(t, transcript, `{"type":"user","uuid":"`+uuid+`","parentUuid":`+parent+`,"message":{"role":"user","content":"`+text+`"}}`+"\n")
 	}
 	req := Request{SessionID: "s", Transcript: transcript, Verify: VerifyAll}
 	ensure := func(wantRendered bool, wantText string) *Current {

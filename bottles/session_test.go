@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -43,20 +44,9 @@ func (d sessionDirs) bottle(t *testing.T, id, prompt string, at time.Time) strin
 // transcript writes session id's transcript: a user message, text.
 func (d sessionDirs) transcript(t *testing.T, id, text string) string {
 	t.Helper()
-	dir := filepath.Join(sources.ProjectsDir(d.claude), "-home-u-app")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, id+".jsonl")
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	path := filepath.Join(sources.ProjectsDir(d.claude), "-home-u-app", id+".jsonl")
 	uuid := "u" + strings.ReplaceAll(text, " ", "-")
-	if _, err := f.WriteString(`{"type":"user","uuid":"` + uuid + `","parentUuid":null,"sessionId":"` + id + `","timestamp":"2026-11-30T11:00:00.000Z","message":{"role":"user","content":"` + text + `"}}` + "\n"); err != nil {
-		t.Fatal(err)
-	}
+	synth.Append(t, path, `{"type":"user","uuid":"`+uuid+`","parentUuid":null,"sessionId":"`+id+`","timestamp":"2026-11-30T11:00:00.000Z","message":{"role":"user","content":"`+text+`"}}`+"\n")
 	return path
 }
 

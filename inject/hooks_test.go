@@ -48,14 +48,7 @@ func (e *env) bottle() string { return bottles.BottlePath(bottles.BottlesDir(e.d
 
 func (e *env) append(t *testing.T, s string) {
 	t.Helper()
-	f, err := os.OpenFile(e.transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
+	synth.Append(t, e.transcript, s)
 }
 
 // user and assistant build one record (newline included).

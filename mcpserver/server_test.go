@@ -300,15 +300,7 @@ func TestThisSession(t *testing.T) {
 	rec := func(session, uuid, parent string, i int) synth.Rec {
 		return synth.Rec{Session: session, UUID: uuid, Parent: parent, At: testNow.Add(time.Duration(i) * time.Minute), CWD: "/home/u/app"}
 	}
-	write := func(p, s string) {
-		t.Helper()
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString(s)
-		f.Close()
-	}
+	write := func(p, s string) { synth.Append(t, p, s) }
 	write(path, rec(launched, "u1", "", 0).User("THIS-SESSION-P1 fix the parser")+rec(launched, "a1", "u1", 1).Assistant("m1", "THIS-SESSION-A1 fixed"))
 	text := e.ok(t, "read", map[string]any{"from": 1})
 	if !strings.Contains(text, "THIS-SESSION-A1 fixed") || !strings.Contains(text, "this session") {

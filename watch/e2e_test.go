@@ -319,7 +319,7 @@ func toolUseRec(id, uuid, parent, msg, toolID string) string {
 func firstTurn(t testing.TB, claude, project, id, prompt, answer string) string {
 	t.Helper()
 	path := transcriptIn(t, claude, project, id)
-	appendFile(t, path, userRec(id, "u1", "", prompt)+assistantRec(id, "a1", "u1", "m1", answer))
+	synth.Append(t, path, userRec(id, "u1", "", prompt)+assistantRec(id, "a1", "u1", "m1", answer))
 	return path
 }
 
@@ -334,18 +334,6 @@ func watchedFirstTurn(t *testing.T, claude, data, project, id, prompt, answer st
 	return path, d
 }
 
-func appendFile(t testing.TB, path, s string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestDaemonFollowsTranscripts starts the daemon before Claude Code's
 // directory even exists, then plays a session: the project directory and
 // transcript appear, prompts and answers are appended, a line arrives in
@@ -356,23 +344,23 @@ func TestDaemonFollowsTranscripts(t *testing.T) {
 	d := startDaemon(t, claude, data)
 	const id = "0b5e3c7e-1f4a-4d8e-9a6b-2c1d0e9f8a71"
 	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "E2E-P1 add a --dry-run flag"))
+	synth.Append(t, path, userRec(id, "u1", "", "E2E-P1 add a --dry-run flag"))
 	d.waitContains(id, "E2E-P1 add a --dry-run flag")
 
-	appendFile(t, path, assistantRec(id, "a1", "u1", "m1", "E2E-A1 Added --dry-run."))
+	synth.Append(t, path, assistantRec(id, "a1", "u1", "m1", "E2E-A1 Added --dry-run."))
 	d.waitContains(id, "E2E-A1 Added --dry-run.")
-	appendFile(t, path, userRec(id, "u2", "a1", "E2E-P2 now document it")+assistantRec(id, "a2", "u2", "m2", "E2E-A2 Documented in README."))
+	synth.Append(t, path, userRec(id, "u2", "a1", "E2E-P2 now document it")+assistantRec(id, "a2", "u2", "m2", "E2E-A2 Documented in README."))
 	d.waitContains(id, "E2E-P2 now document it", "E2E-A2 Documented in README.")
 
 	// A torn line is not a record yet: the render it causes changes nothing.
 	line := userRec(id, "u3", "a2", "E2E-P3 TORN-THEN-WHOLE release it")
 	half := time.Now()
-	appendFile(t, path, line[:len(line)/2])
+	synth.Append(t, path, line[:len(line)/2])
 	d.waitSettled(id, half)
 	if strings.Contains(d.bottle(id), "TORN-THEN-WHOLE") {
 		t.Fatalf("half a line was rendered")
 	}
-	appendFile(t, path, line[len(line)/2:])
+	synth.Append(t, path, line[len(line)/2:])
 	d.waitContains(id, "E2E-P3 TORN-THEN-WHOLE release it")
 
 	// Truncated and rewritten in place: the bottle follows the new content.
@@ -400,9 +388,9 @@ func TestDaemonIgnoresSubagents(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := startDaemon(t, claude, data)
-	appendFile(t, filepath.Join(proj, "agent-c8d9b115.jsonl"), userRec(id, "s1", "", "SUBAGENT flat"))
-	appendFile(t, filepath.Join(proj, id, "subagents", "agent-a1.jsonl"), userRec(id, "s2", "", "SUBAGENT nested"))
-	appendFile(t, filepath.Join(proj, id+".jsonl"), userRec(id, "u1", "", "MAIN prompt"))
+	synth.Append(t, filepath.Join(proj, "agent-c8d9b115.jsonl"), userRec(id, "s1", "", "SUBAGENT flat"))
+	synth.Append(t, filepath.Join(proj, id, "subagents", "agent-a1.jsonl"), userRec(id, "s2", "", "SUBAGENT nested"))
+	synth.Append(t, filepath.Join(proj, id+".jsonl"), userRec(id, "u1", "", "MAIN prompt"))
 	d.waitContains(id, "MAIN prompt")
 	entries, _ := os.ReadDir(bottles.BottlesDir(data))
 	for _, e := range entries {
@@ -440,13 +428,13 @@ func TestDaemonCatchUp(t *testing.T) {
 	}
 	ids := []string{"c0000000-0000-4000-8000-000000000001", "c0000000-0000-4000-8000-000000000002", "c0000000-0000-4000-8000-000000000003"}
 	for i, id := range ids {
-		appendFile(t, filepath.Join(proj, id+".jsonl"), userRec(id, "u1", "", fmt.Sprintf("CATCHUP-%d first", i)))
+		synth.Append(t, filepath.Join(proj, id+".jsonl"), userRec(id, "u1", "", fmt.Sprintf("CATCHUP-%d first", i)))
 	}
 	// Render the first one now, as an earlier daemon would have.
 	runBottled(t, claude, data, "", "render", ids[0])
 	fresh := bottles.BottlePath(bottles.BottlesDir(data), ids[0])
 	before, _ := os.Stat(fresh)
-	appendFile(t, filepath.Join(proj, ids[1]+".jsonl"), assistantRec(ids[1], "a1", "u1", "m1", "CATCHUP-1 answered while down"))
+	synth.Append(t, filepath.Join(proj, ids[1]+".jsonl"), assistantRec(ids[1], "a1", "u1", "m1", "CATCHUP-1 answered while down"))
 
 	d := startDaemon(t, claude, data)
 	d.waitContains(ids[1], "CATCHUP-1 answered while down")
@@ -531,7 +519,7 @@ func TestDaemonFollowsClaudeMem(t *testing.T) {
 	claude, data := dirs(t)
 	const id = "7e3a9c21-4b5d-4f60-8a1e-3d2c5b7f9e04"
 	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "MEM-P1 run the tests")+toolUseRec(id, "a1", "u1", "m1", "toolu_E2E1")+
+	synth.Append(t, path, userRec(id, "u1", "", "MEM-P1 run the tests")+toolUseRec(id, "a1", "u1", "m1", "toolu_E2E1")+
 		assistantRec(id, "a2", "a1", "m1", "MEM-A1 All green."))
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "MEM-A1 All green.")
@@ -596,7 +584,7 @@ func TestDaemonLeavesClearedSessionArchived(t *testing.T) {
 	path, d := watchedFirstTurn(t, claude, data, "-p", id, "CLEAR-P1 tidy the logs", "CLEAR-A1 Tidied.")
 
 	clearedAsClaudeCode(t, d, id, path, "a1")
-	appendFile(t, path, userRec(id, "u2", "h1", "CLEAR-RESUMED one more thing"))
+	synth.Append(t, path, userRec(id, "u2", "h1", "CLEAR-RESUMED one more thing"))
 	d.waitContains(id, "CLEAR-RESUMED one more thing")
 }
 
@@ -631,7 +619,7 @@ func clearedAsClaudeCode(t *testing.T, d *daemon, id, path, parent string) {
 		t.Fatalf("bottle still live after /clear")
 	}
 	ended := time.Now()
-	appendFile(t, path, `{"type":"attachment","parentUuid":"`+parent+`","uuid":"h1","sessionId":"`+id+`","attachment":{"type":"hook_success","hookName":"SessionEnd"}}`+"\n")
+	synth.Append(t, path, `{"type":"attachment","parentUuid":"`+parent+`","uuid":"h1","sessionId":"`+id+`","attachment":{"type":"hook_success","hookName":"SessionEnd"}}`+"\n")
 	d.waitSettled(id, ended)
 	if d.bottle(id) != "" {
 		t.Fatalf("the daemon brought the archived bottle back for the SessionEnd hook's record, which has no content")
@@ -654,7 +642,7 @@ func TestDaemonLeavesHeadlessClearArchived(t *testing.T) {
 	clearSession(t, claude, data, id, path)
 	ended := time.Now()
 	q := synth.Rec{Session: id, At: ended}
-	appendFile(t, path, q.Queue("enqueue", "/clear")+q.Queue("dequeue", ""))
+	synth.Append(t, path, q.Queue("enqueue", "/clear")+q.Queue("dequeue", ""))
 	d.waitSettled(id, ended)
 	if d.bottle(id) != "" {
 		t.Fatalf("the daemon brought the archived bottle back for an enqueued /clear")
@@ -688,11 +676,11 @@ func TestDaemonLeavesObserverSessionsAlone(t *testing.T) {
 	obsRec := func(id, uuid, parent, text string) string {
 		return synth.Rec{Session: id, UUID: uuid, Parent: parent, At: time.Now(), CWD: observerCWD}.User(text)
 	}
-	appendFile(t, filepath.Join(observerProj, observer+".jsonl"), obsRec(observer, "o1", "", "OBSERVER-1 You are a Claude-Mem observer"))
+	synth.Append(t, filepath.Join(observerProj, observer+".jsonl"), obsRec(observer, "o1", "", "OBSERVER-1 You are a Claude-Mem observer"))
 	d := startDaemon(t, claude, data)
-	appendFile(t, filepath.Join(userProj, elsewhere+".jsonl"), obsRec(elsewhere, "o1", "", "OBSERVER-2 You are a Claude-Mem observer"))
-	appendFile(t, filepath.Join(observerProj, observer+".jsonl"), assistantRec(observer, "o2", "o1", "m1", "OBSERVER-1 <observation>"))
-	appendFile(t, filepath.Join(userProj, user+".jsonl"), userRec(user, "u1", "", "OBS-USER-P1 the user's own session"))
+	synth.Append(t, filepath.Join(userProj, elsewhere+".jsonl"), obsRec(elsewhere, "o1", "", "OBSERVER-2 You are a Claude-Mem observer"))
+	synth.Append(t, filepath.Join(observerProj, observer+".jsonl"), assistantRec(observer, "o2", "o1", "m1", "OBSERVER-1 <observation>"))
+	synth.Append(t, filepath.Join(userProj, user+".jsonl"), userRec(user, "u1", "", "OBS-USER-P1 the user's own session"))
 	d.waitContains(user, "OBS-USER-P1")
 	d.waitSettled(elsewhere, time.Time{})
 	for _, id := range []string{observer, elsewhere} {
@@ -734,7 +722,7 @@ func TestDaemonReportsUnknownRecords(t *testing.T) {
 	const id = "c5e7a9b1-2d3f-4a5b-8c7d-9e0f1a2b3c4d"
 	path := transcriptIn(t, claude, "-p", id)
 	d := startDaemon(t, claude, data)
-	appendFile(t, path, userRec(id, "u1", "", "DRIFT-P1 hello")+`{"type":"quantum-checkpoint","sessionId":"`+id+`"}`+"\n"+
+	synth.Append(t, path, userRec(id, "u1", "", "DRIFT-P1 hello")+`{"type":"quantum-checkpoint","sessionId":"`+id+`"}`+"\n"+
 		`{"type":"attachment","uuid":"x1","parentUuid":"u1","sessionId":"`+id+`","attachment":{"type":"mood_ring"}}`+"\n"+
 		assistantRec(id, "a1", "x1", "m1", "DRIFT-A1 hi"))
 	d.waitContains(id, "DRIFT-A1 hi")
@@ -774,7 +762,7 @@ func TestDaemonKeepsIndexCurrent(t *testing.T) {
 	parent := ""
 	for i, text := range turns {
 		u, a := fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i)
-		appendFile(t, path, userRec(id, u, parent, text)+assistantRec(id, a, u, "m"+a, "done "+text))
+		synth.Append(t, path, userRec(id, u, parent, text)+assistantRec(id, a, u, "m"+a, "done "+text))
 		parent = a
 		d.waitContains(id, text)
 		eventually(t, "the index reflects the bottle", func() bool {
@@ -802,13 +790,13 @@ func TestDaemonRebuildsALostIndex(t *testing.T) {
 	d := startDaemon(t, claude, data)
 	const id = "5d2e8f61-3b7a-4c09-8e1f-6a4b2c9d7e31"
 	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u0", "", "LOSTINDEX-P1 first")+assistantRec(id, "a0", "u0", "ma0", "done first"))
+	synth.Append(t, path, userRec(id, "u0", "", "LOSTINDEX-P1 first")+assistantRec(id, "a0", "u0", "ma0", "done first"))
 	d.waitContains(id, "LOSTINDEX-P1")
 	eventually(t, "the index is ready", func() bool { return strings.Count(d.stderr.String(), "search index ready") == 1 })
 	if err := os.RemoveAll(index.Dir(data)); err != nil {
 		t.Fatal(err)
 	}
-	appendFile(t, path, userRec(id, "u1", "a0", "LOSTINDEX-P2 second")+assistantRec(id, "a1", "u1", "ma1", "done second"))
+	synth.Append(t, path, userRec(id, "u1", "a0", "LOSTINDEX-P2 second")+assistantRec(id, "a1", "u1", "ma1", "done second"))
 	d.waitContains(id, "LOSTINDEX-P2")
 	eventually(t, "the daemon builds the index again", func() bool {
 		_, err := os.Stat(index.Dir(data))
@@ -843,7 +831,7 @@ func TestDaemonFollowsSideQuestions(t *testing.T) {
 	d := startDaemon(t, claude, data, "--rescan", "1h")
 	const id = "7e3a1c5b-9d2f-4b80-a6c4-1f8e3d5b7a92"
 	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "BTW-E2E-P1 tidy the imports"))
+	synth.Append(t, path, userRec(id, "u1", "", "BTW-E2E-P1 tidy the imports"))
 	d.waitContains(id, "BTW-E2E-P1 tidy the imports")
 
 	const first = "aside_question-1111111111111111"
@@ -851,16 +839,16 @@ func TestDaemonFollowsSideQuestions(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(aside), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	appendFile(t, aside, asideRecs(id, first, "BTW-E2E-Q1 which linter do we run?", ""))
+	synth.Append(t, aside, asideRecs(id, first, "BTW-E2E-Q1 which linter do we run?", ""))
 	d.waitContains(id, "BTW-E2E-Q1 which linter do we run?")
-	appendFile(t, aside, synth.Rec{Session: id, UUID: first + "-a", Parent: first + "-q", At: time.Now(), Agent: first}.
+	synth.Append(t, aside, synth.Rec{Session: id, UUID: first + "-a", Parent: first + "-q", At: time.Now(), Agent: first}.
 		Assistant("m-"+first, "BTW-E2E-QA1 golangci-lint, from the Makefile."))
 	d.waitContains(id, "BTW-E2E-QA1 golangci-lint, from the Makefile.")
 
-	appendFile(t, path, assistantRec(id, "a1", "u1", "m1", "BTW-E2E-A1 Imports tidied."))
+	synth.Append(t, path, assistantRec(id, "a1", "u1", "m1", "BTW-E2E-A1 Imports tidied."))
 	d.waitContains(id, "BTW-E2E-A1 Imports tidied.")
 	const second = "aside_question-2222222222222222"
-	appendFile(t, filepath.Join(filepath.Dir(aside), "agent-"+second+".jsonl"),
+	synth.Append(t, filepath.Join(filepath.Dir(aside), "agent-"+second+".jsonl"),
 		asideRecs(id, second, "BTW-E2E-Q2 is the CI green?", "BTW-E2E-QA2 It was, on the last push."))
 	b := d.waitContains(id, "BTW-E2E-Q2 is the CI green?", "BTW-E2E-QA2 It was, on the last push.")
 	if !strings.Contains(b, "**User, aside (/btw)**") {
@@ -882,7 +870,7 @@ func TestDaemonFindsSideQuestionsAtRescan(t *testing.T) {
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "BTW-E2E-A1 Done.")
 	const agent = "aside_question-3333333333333333"
-	appendFile(t, filepath.Join(sources.SubagentsDir(path), "agent-"+agent+".jsonl"),
+	synth.Append(t, filepath.Join(sources.SubagentsDir(path), "agent-"+agent+".jsonl"),
 		asideRecs(id, agent, "BTW-E2E-Q3 who owns this repo?", "BTW-E2E-QA3 The platform team."))
 	d.waitContains(id, "BTW-E2E-Q3 who owns this repo?", "BTW-E2E-QA3 The platform team.")
 }

@@ -86,7 +86,7 @@ func TestFaultLongStateLine(t *testing.T) {
 	const deep = "1057a7e0-0000-4000-8000-000000000001"
 	cwd := "/home/dev/" + strings.Repeat("deeper/", 720)
 	deepPath := transcriptIn(t, claude, "-home-dev-deep", deep)
-	appendFile(t, deepPath, synth.Rec{Session: deep, UUID: "u1", At: time.Now(), CWD: cwd}.User("LONGSTATE-DEEP where am I")+
+	synth.Append(t, deepPath, synth.Rec{Session: deep, UUID: "u1", At: time.Now(), CWD: cwd}.User("LONGSTATE-DEEP where am I")+
 		assistantRec(deep, "a1", "u1", "m1", "LONGSTATE-DEEP-A very deep"))
 	project := "-home-dev-" + strings.Repeat("a-long-project-name-", 11)
 	var chain []string
@@ -99,7 +99,7 @@ func TestFaultLongStateLine(t *testing.T) {
 		if i+1 < len(chain) {
 			recs += `{"type":"continued-in","sessionId":"` + id + `","continuedInSessionId":"` + chain[i+1] + `"}` + "\n"
 		}
-		appendFile(t, transcriptIn(t, claude, project, id), recs)
+		synth.Append(t, transcriptIn(t, claude, project, id), recs)
 	}
 	last := chain[len(chain)-1]
 
@@ -338,7 +338,7 @@ func TestFaultClockSkewKeepsClear(t *testing.T) {
 	}
 
 	// Resumed: the live bottle is back, with the new turn.
-	appendFile(t, path, userRec(id, "u2", "a1", "SKEW-P2 resumed")+assistantRec(id, "a2", "u2", "m2", "SKEW-A2 done again"))
+	synth.Append(t, path, userRec(id, "u2", "a1", "SKEW-P2 resumed")+assistantRec(id, "a2", "u2", "m2", "SKEW-A2 done again"))
 	d.waitContains(id, "SKEW-A2 done again")
 
 	// Cleared again, on a right clock; Claude Code appends its SessionEnd

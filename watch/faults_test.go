@@ -49,7 +49,7 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 	if _, err := synth.File(path, id, 8<<20, 1); err != nil {
 		t.Fatal(err)
 	}
-	appendFile(t, path, userRec(id, "u0", "", "RACE-P0 start"))
+	synth.Append(t, path, userRec(id, "u0", "", "RACE-P0 start"))
 	db := sources.ClaudeMemFile(data)
 	w.Write(t, db,
 		memwriter.Op{"op": "session", "content": id, "project": "race", "prompt": "RACE-P0 start"},
@@ -65,7 +65,7 @@ func TestFaultRacingWritersNeverGoBack(t *testing.T) {
 		parent := "u0"
 		for i := 1; ctx.Err() == nil; i++ {
 			u, a := fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i)
-			appendFile(t, path, userRec(id, u, parent, fmt.Sprintf("RACE-P%d go on", i))+assistantRec(id, a, u, "m"+a, fmt.Sprintf("RACE-A%d done", i)))
+			synth.Append(t, path, userRec(id, u, parent, fmt.Sprintf("RACE-P%d go on", i))+assistantRec(id, a, u, "m"+a, fmt.Sprintf("RACE-A%d done", i)))
 			parent = a
 			turns.Store(int64(i))
 			time.Sleep(3 * time.Millisecond)
@@ -172,7 +172,7 @@ func TestFaultCatchUpKeepsObservations(t *testing.T) {
 	}
 
 	// The daemon is down: the session goes on and claude-mem keeps writing.
-	appendFile(t, path, userRec(id, "u2", "a1", "CATCH-P2 now fix the slow query")+assistantRec(id, "a2", "u2", "m2", "CATCH-A2 Fixed it."))
+	synth.Append(t, path, userRec(id, "u2", "a1", "CATCH-P2 now fix the slow query")+assistantRec(id, "a2", "u2", "m2", "CATCH-A2 Fixed it."))
 	w.Write(t, db,
 		memwriter.Op{"op": "prompt", "content": id, "number": 2, "text": "CATCH-P2 now fix the slow query"},
 		memwriter.Op{"op": "observation", "content": id, "prompt_number": 2, "type": "change", "title": "CATCH-OBS-DOWN rewrote the query", "narrative": "Faster."},
@@ -255,7 +255,7 @@ func TestFaultLostDatabase(t *testing.T) {
 			d.waitContains(held, allObs()...)
 			d.waitContains(cached, allObs()...)
 			touched := time.Now()
-			appendFile(t, filepath.Join(claude, "projects", "-home-dev-app", cached+".jsonl"), userRec(cached, "u1b", "a1", "LOST-PX touch"))
+			synth.Append(t, filepath.Join(claude, "projects", "-home-dev-app", cached+".jsonl"), userRec(cached, "u1b", "a1", "LOST-PX touch"))
 			d.waitContains(cached, "LOST-PX touch")
 			d.waitSettled(cached, touched)
 
@@ -287,7 +287,7 @@ func TestFaultLostDatabase(t *testing.T) {
 			}
 			changed := time.Now()
 			for _, id := range ids {
-				appendFile(t, filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl"),
+				synth.Append(t, filepath.Join(claude, "projects", "-home-dev-app", id+".jsonl"),
 					userRec(id, "u2", "a1", "LOST-P2 while it was gone")+assistantRec(id, "a2", "u2", "m2", "LOST-A2 went on."))
 			}
 			d.waitContains(cached, allObs("LOST-A2 went on.")...)
@@ -409,13 +409,13 @@ func TestFaultFailedRendersAreRetried(t *testing.T) {
 			if err := os.MkdirAll(data, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			appendFile(t, path, userRec(id, "u1", "", "RETRY-P1 deploy it")+assistantRec(id, "a1", "u1", "m1", "RETRY-A1 Deployed."))
+			synth.Append(t, path, userRec(id, "u1", "", "RETRY-P1 deploy it")+assistantRec(id, "a1", "u1", "m1", "RETRY-A1 Deployed."))
 			root := tc.start(t, claude, data)
 			seen := &daemon{t: t, data: root + data} // the data directory as the daemon sees it
 			seen.waitContains(id, "RETRY-A1 Deployed.")
 
 			tc.break_(t, claude, root+data)
-			appendFile(t, path, userRec(id, "u2", "a1", "RETRY-P2 roll it back")+assistantRec(id, "a2", "u2", "m2", "RETRY-A2 Rolled back."))
+			synth.Append(t, path, userRec(id, "u2", "a1", "RETRY-P2 roll it back")+assistantRec(id, "a2", "u2", "m2", "RETRY-A2 Rolled back."))
 			eventually(t, "a render fails", func() bool {
 				st, err := seen.status()
 				return err == nil && st.Renders.Failed > 0
@@ -448,7 +448,7 @@ func secretSession(t *testing.T, claude, id, word, secret string, after int) (pa
 		sb.WriteString(assistantRec(id, a, parent, "m"+a, fmt.Sprintf("%s-A%d %s", word, i, strings.Repeat(fmt.Sprintf("word%d ", i), 100))))
 		parent = a
 	}
-	appendFile(t, path, sb.String())
+	synth.Append(t, path, sb.String())
 	return path, int64(strings.Index(head, secret))
 }
 
@@ -520,7 +520,7 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 				}
 			}
 			redact(t, path, at)
-			appendFile(t, path, userRec(tc.id, "u9", "a0", "REDACT-P9 and one more thing"))
+			synth.Append(t, path, userRec(tc.id, "u9", "a0", "REDACT-P9 and one more thing"))
 			if tc.stopped {
 				past := time.Now().Add(-time.Second)
 				if err := os.Chtimes(path, past, past); err != nil {
@@ -661,7 +661,7 @@ func TestFaultInotifyLimit(t *testing.T) {
 		id := fmt.Sprintf("1e070000-0000-4000-8000-00000000000%d", i)
 		ids = append(ids, id)
 		path := transcriptIn(t, claude, fmt.Sprintf("-home-dev-p%d", i), id)
-		appendFile(t, path, userRec(id, "u1", "", "LIMIT-P1 go"))
+		synth.Append(t, path, userRec(id, "u1", "", "LIMIT-P1 go"))
 	}
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		t.Fatal(err)
@@ -689,7 +689,7 @@ func TestFaultInotifyLimit(t *testing.T) {
 	// Changes in every directory still arrive, through the rescan.
 	for _, id := range ids {
 		matches, _ := filepath.Glob(filepath.Join(claude, "projects", "*", id+".jsonl"))
-		appendFile(t, matches[0], userRec(id, "u2", "u1", "LIMIT-P2 still followed"))
+		synth.Append(t, matches[0], userRec(id, "u2", "u1", "LIMIT-P2 still followed"))
 	}
 	for _, id := range ids {
 		d.waitContains(id, "LIMIT-P2 still followed")
@@ -729,10 +729,10 @@ func TestFaultNoFileWatcher(t *testing.T) {
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	appendFile(t, path, userRec(id, "u1", "", "NOWATCH-P1 go"))
+	synth.Append(t, path, userRec(id, "u1", "", "NOWATCH-P1 go"))
 	d := startDaemonCmd(t, claude, data, inNamespace("echo 0 > /proc/sys/user/max_inotify_instances"), "--rescan", "300ms")
 	d.waitContains(id, "NOWATCH-P1 go")
-	appendFile(t, path, userRec(id, "u2", "u1", "NOWATCH-P2 still followed"))
+	synth.Append(t, path, userRec(id, "u2", "u1", "NOWATCH-P2 still followed"))
 	d.waitContains(id, "NOWATCH-P2 still followed")
 	if n := linesWith(d.stderr.String(), "max_user_instances"); n != 1 {
 		t.Errorf("%d log lines name the inotify instance limit, want one", n)
@@ -756,31 +756,31 @@ func TestFaultSymlinks(t *testing.T) {
 	}
 	const inDir, asFile, later = "5e1f0000-0000-4000-8000-00000000000a", "5e1f0000-0000-4000-8000-00000000000b", "5e1f0000-0000-4000-8000-00000000000c"
 	// A project directory that is a symlink, and a transcript that is one.
-	appendFile(t, filepath.Join(elsewhere, "proj", inDir+".jsonl"), userRec(inDir, "u1", "", "LINK-P1 in a linked dir"))
+	synth.Append(t, filepath.Join(elsewhere, "proj", inDir+".jsonl"), userRec(inDir, "u1", "", "LINK-P1 in a linked dir"))
 	if err := os.Symlink(filepath.Join(elsewhere, "proj"), filepath.Join(projects, "-linked")); err != nil {
 		t.Fatal(err)
 	}
 	target := filepath.Join(elsewhere, "files", "kept-elsewhere.jsonl")
-	appendFile(t, target, userRec(asFile, "u1", "", "LINK-P1 a linked file"))
+	synth.Append(t, target, userRec(asFile, "u1", "", "LINK-P1 a linked file"))
 	if err := os.Symlink(target, filepath.Join(projects, "-real", asFile+".jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	d := startDaemon(t, claude, data, "--rescan", "1h")
 	d.waitContains(inDir, "LINK-P1 in a linked dir")
 	d.waitContains(asFile, "LINK-P1 a linked file")
-	appendFile(t, filepath.Join(elsewhere, "proj", inDir+".jsonl"), userRec(inDir, "u2", "u1", "LINK-P2 seen through the link"))
-	appendFile(t, target, userRec(asFile, "u2", "u1", "LINK-P2 seen through the link"))
+	synth.Append(t, filepath.Join(elsewhere, "proj", inDir+".jsonl"), userRec(inDir, "u2", "u1", "LINK-P2 seen through the link"))
+	synth.Append(t, target, userRec(asFile, "u2", "u1", "LINK-P2 seen through the link"))
 	d.waitContains(inDir, "LINK-P2 seen through the link")
 	d.waitContains(asFile, "LINK-P2 seen through the link")
 
 	// A transcript symlink made while the daemon runs.
 	laterTarget := filepath.Join(elsewhere, "files", "later.jsonl")
-	appendFile(t, laterTarget, userRec(later, "u1", "", "LINK-LATER-P1 go"))
+	synth.Append(t, laterTarget, userRec(later, "u1", "", "LINK-LATER-P1 go"))
 	if err := os.Symlink(laterTarget, filepath.Join(projects, "-real", later+".jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	d.waitContains(later, "LINK-LATER-P1 go")
-	appendFile(t, laterTarget, userRec(later, "u2", "u1", "LINK-LATER-P2 seen through the link"))
+	synth.Append(t, laterTarget, userRec(later, "u2", "u1", "LINK-LATER-P2 seen through the link"))
 	d.waitContains(later, "LINK-LATER-P2 seen through the link")
 }
 
@@ -810,7 +810,7 @@ func TestFaultDataDirDeleted(t *testing.T) {
 		claude, data := dirs(t)
 		const id = "de1e0000-0000-4000-8000-000000000001"
 		path := transcriptIn(t, claude, "-p", id)
-		appendFile(t, path, userRec(id, "u1", "", "DELETED-P1 go"))
+		synth.Append(t, path, userRec(id, "u1", "", "DELETED-P1 go"))
 		// The rescan renders the lost bottle again once its transcript
 		// has been quiet for 100 ms.
 		d := startDaemon(t, claude, data, "--check-quiet", "100ms")
@@ -954,7 +954,7 @@ func TestFaultStatusAsksTheDaemon(t *testing.T) {
 		id := fmt.Sprintf("57a70000-0000-4000-8000-00000000000%d", i)
 		ids = append(ids, id)
 		path := transcriptIn(t, claude, "-p", id)
-		appendFile(t, path, userRec(id, "u1", "", "STATUS-P1 go"))
+		synth.Append(t, path, userRec(id, "u1", "", "STATUS-P1 go"))
 	}
 	d := startDaemon(t, claude, data)
 	for _, id := range ids {

@@ -44,7 +44,7 @@ func writeTranscript(t *testing.T, d *Daemon, id, prompt string) string {
 	t.Helper()
 	path := filepath.Join(d.cfg.ClaudeDir, "projects", "-home-dev-app", id+".jsonl")
 	r := synth.Rec{Session: id, UUID: "u-" + prompt, At: time.Now(), CWD: "/home/dev/app"}
-	appendLine(t, path, r.User(prompt))
+	synth.Append(t, path, r.User(prompt))
 	return path
 }
 

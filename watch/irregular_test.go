@@ -14,6 +14,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/oddfile"
+	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/internal/waitfor"
 )
 
@@ -74,7 +75,7 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 		{"two transcripts under a lease", false, func(t *testing.T, proj string) []string {
 			for _, id := range []string{odd1, odd2} {
 				path := filepath.Join(proj, id+".jsonl")
-				appendFile(t, path, userRec(id, "u1", "", "ODD-P1 leased soon"))
+				synth.Append(t, path, userRec(id, "u1", "", "ODD-P1 leased soon"))
 			}
 			return []string{odd1, odd2}
 		}, true},
@@ -85,7 +86,7 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 			claude, data := dirs(t)
 			proj := filepath.Dir(transcriptIn(t, claude, "-home-dev-app", s1))
 			for _, id := range []string{s1, s2} {
-				appendFile(t, filepath.Join(proj, id+".jsonl"), userRec(id, "u1", "", "ODD-P1 "+id)+assistantRec(id, "a1", "u1", "m1", "ODD-A1 done."))
+				synth.Append(t, filepath.Join(proj, id+".jsonl"), userRec(id, "u1", "", "ODD-P1 "+id)+assistantRec(id, "a1", "u1", "m1", "ODD-A1 done."))
 			}
 			var odd []string
 			if tc.atStart {
@@ -116,7 +117,7 @@ func TestFaultNotRegularTranscripts(t *testing.T) {
 			ticks0, began := cpuTicks(t, pid), time.Now()
 
 			// The other sessions of the directory are still followed.
-			appendFile(t, filepath.Join(proj, s1+".jsonl"), userRec(s1, "u2", "a1", "ODD-P2 still followed"))
+			synth.Append(t, filepath.Join(proj, s1+".jsonl"), userRec(s1, "u2", "a1", "ODD-P2 still followed"))
 			d.waitContains(s1, "ODD-P2 still followed")
 
 			// The hook answers, for a sibling and for the odd file's session.

@@ -80,7 +80,7 @@ func benchMemory(b *testing.B, gen func(path, id string) string) {
 		pid := d.cmd.Process.Pid
 		rss := memoryKB(b, pid, "VmRSS")
 		appended := time.Now()
-		appendFile(b, path, userRec(id, "membench-u", "", "MEMBENCH-APPENDED one more prompt"))
+		synth.Append(b, path, userRec(id, "membench-u", "", "MEMBENCH-APPENDED one more prompt"))
 		d.waitContains(id, "MEMBENCH-APPENDED")
 		appendTook := time.Since(appended)
 		time.Sleep(*memIdle)

@@ -33,19 +33,19 @@ func TestPurgeWakeFollowsStore(t *testing.T) {
 		purge  bool
 	}{
 		{"appended", func(t *testing.T, d *Daemon, own, _ string) bool {
-			appendLine(t, own, synth.Rec{Session: id, UUID: "u2", Parent: "a1", At: time.Now()}.User("WAKE-P2 and then"))
+			synth.Append(t, own, synth.Rec{Session: id, UUID: "u2", Parent: "a1", At: time.Now()}.User("WAKE-P2 and then"))
 			return false
 		}, false},
 		{"predecessor deleted", func(t *testing.T, d *Daemon, own, before string) bool {
 			if err := os.Remove(before); err != nil {
 				t.Fatal(err)
 			}
-			appendLine(t, own, synth.Rec{Session: id, UUID: "u2", Parent: "a1", At: time.Now()}.User("WAKE-P2 and then"))
+			synth.Append(t, own, synth.Rec{Session: id, UUID: "u2", Parent: "a1", At: time.Now()}.User("WAKE-P2 and then"))
 			return false
 		}, true},
 		{"rewritten before the appended lines", func(t *testing.T, d *Daemon, own, _ string) bool {
 			rewriteInPlace(t, own, "WAKE-P1", "WAKE-R1")
-			appendLine(t, own, synth.Rec{Session: id, UUID: "u2", Parent: "a1", At: time.Now()}.User("WAKE-P2 and then"))
+			synth.Append(t, own, synth.Rec{Session: id, UUID: "u2", Parent: "a1", At: time.Now()}.User("WAKE-P2 and then"))
 			return true // as the rescan asks, having found it rewritten
 		}, true},
 		{"rules changed", func(t *testing.T, d *Daemon, own, _ string) bool {
@@ -63,7 +63,7 @@ func TestPurgeWakeFollowsStore(t *testing.T) {
 			}
 			takeMarker(t, d) // its purge is done (a search synced the index)
 			d.rules.Store(rules)
-			appendLine(t, own, synth.Rec{Session: id, UUID: "u2", Parent: "a1", At: time.Now()}.User("WAKE-P2 and then"))
+			synth.Append(t, own, synth.Rec{Session: id, UUID: "u2", Parent: "a1", At: time.Now()}.User("WAKE-P2 and then"))
 			return false
 		}, false},
 	} {
@@ -73,9 +73,9 @@ func TestPurgeWakeFollowsStore(t *testing.T) {
 			before := filepath.Join(dir, pred+".jsonl")
 			own := filepath.Join(dir, id+".jsonl")
 			at := time.Now().Add(-time.Hour)
-			appendLine(t, before, synth.Rec{Session: pred, UUID: "p1", At: at, CWD: "/home/dev/app"}.User("WAKE-PRED-P1 first")+
+			synth.Append(t, before, synth.Rec{Session: pred, UUID: "p1", At: at, CWD: "/home/dev/app"}.User("WAKE-PRED-P1 first")+
 				`{"type":"continued-in","sessionId":"`+pred+`","continuedInSessionId":"`+id+`"}`+"\n")
-			appendLine(t, own, synth.Rec{Session: id, UUID: "u1", At: at, CWD: "/home/dev/app"}.User("WAKE-P1 wake_12345678 go on")+
+			synth.Append(t, own, synth.Rec{Session: id, UUID: "u1", At: at, CWD: "/home/dev/app"}.User("WAKE-P1 wake_12345678 go on")+
 				synth.Rec{Session: id, UUID: "a1", Parent: "u1", At: at}.Assistant("m1", "WAKE-A1 "+padding))
 			s := &session{id: id}
 			if res := d.renderSession(t.Context(), s, false); res.err != nil || res.outcome != outcomeWritten {
@@ -107,22 +107,6 @@ func TestPurgeWakeFollowsStore(t *testing.T) {
 // before appended lines, so that a change in place before it is seen only
 // by a read of the whole file.
 var padding = strings.Repeat("x", 64<<10)
-
-// appendLine appends records to the file at path, making its directory.
-func appendLine(t *testing.T, path, recs string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(recs); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // rewriteInPlace replaces old with new, of the same length, in the file at
 // path, keeping its size.

@@ -11,6 +11,7 @@ import (
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
@@ -30,7 +31,7 @@ func TestDaemonRedactsOlderBottles(t *testing.T) {
 	gen := fakecred.New(17)
 	gh, jwt := gen.GitHub('p'), gen.JWT()
 	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "OLDBOTTLE-P1 push with "+gh.Text+" please")+
+	synth.Append(t, path, userRec(id, "u1", "", "OLDBOTTLE-P1 push with "+gh.Text+" please")+
 		assistantRec(id, "a1", "u1", "m1", "OLDBOTTLE-A1 Pushed; the session cookie was "+jwt.Text+" then"))
 	writeOldBottle(t, data, id, path, gh, jwt)
 	indexOldBottles(t, data, gh, jwt)
@@ -77,7 +78,7 @@ func TestDaemonBadPatternsFile(t *testing.T) {
 	gen := fakecred.New(18)
 	gh, acme := gen.GitHub('o'), "acme_"+gen.Str(fakecred.Hex, 32)
 	path := transcriptIn(t, claude, "-home-dev-app", id)
-	appendFile(t, path, userRec(id, "u1", "", "BADFILE-P1 use "+gh.Text+" and "+acme)+
+	synth.Append(t, path, userRec(id, "u1", "", "BADFILE-P1 use "+gh.Text+" and "+acme)+
 		assistantRec(id, "a1", "u1", "m1", "BADFILE-A1 Done."))
 	d := startDaemon(t, claude, data)
 	bottle := d.waitContains(id, "BADFILE-A1 Done.")
@@ -185,7 +186,7 @@ func TestDaemonRedactsBottlesItCannotRender(t *testing.T) {
 		cred fakecred.Credential
 	}{{clearedID, cleared}, {goneID, gone}} {
 		path := transcriptIn(t, claude, "-home-dev-app", s.id)
-		appendFile(t, path, userRec(s.id, "u1", "", "UNRENDERABLE-P1 use "+s.cred.Text+" here")+
+		synth.Append(t, path, userRec(s.id, "u1", "", "UNRENDERABLE-P1 use "+s.cred.Text+" here")+
 			assistantRec(s.id, "a1", "u1", "m1", "UNRENDERABLE-A1 Done."))
 		writeOldBottle(t, data, s.id, path, s.cred)
 		if err := os.Remove(path); err != nil {

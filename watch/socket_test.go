@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/watch"
 	"golang.org/x/sync/errgroup"
 )
@@ -168,7 +169,7 @@ func TestFaultStatusFlood(t *testing.T) {
 		t.Errorf("bottled status during the flood: %v, daemon error %q", err, rep.DaemonError)
 	}
 	changed := time.Now()
-	appendFile(t, path, userRec(id, "u2", "a1", "FLOOD-LIVE a change while the socket is flooded"))
+	synth.Append(t, path, userRec(id, "u2", "a1", "FLOOD-LIVE a change while the socket is flooded"))
 	d.waitContains(id, "FLOOD-LIVE")
 	t.Logf("change to bottle: %v", time.Since(changed))
 	f.stop()
@@ -210,7 +211,7 @@ func TestFaultStatusOfAStoppedDaemon(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
 	const id = "5709ed00-0000-4000-8000-000000000001"
-	appendFile(t, transcriptIn(t, claude, "-p", id), userRec(id, "u1", "", "STOPPED a prompt"))
+	synth.Append(t, transcriptIn(t, claude, "-p", id), userRec(id, "u1", "", "STOPPED a prompt"))
 	d := startDaemon(t, claude, data)
 	d.waitContains(id, "STOPPED a prompt")
 	pid := d.cmd.Process.Pid

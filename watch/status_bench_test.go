@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/internal/waitfor"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -105,7 +106,7 @@ func BenchmarkStatusFlood(b *testing.B) {
 			id, p := path(i)
 			marker := fmt.Sprintf("FLOOD-BENCH-%d", i)
 			start := time.Now()
-			appendFile(b, p, userRec(id, "u2", "a1", marker))
+			synth.Append(b, p, userRec(id, "u2", "a1", marker))
 			waitfor.Within(b, 5*time.Minute, id+" shows "+marker, func() bool { return strings.Contains(d.bottle(id), marker) })
 			took = append(took, time.Since(start))
 		}

@@ -78,14 +78,8 @@ func (w *world) transcript(key, id string) string {
 
 // appendTo appends records to a transcript.
 func (w *world) appendTo(path string, records ...string) {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(strings.Join(records, "")); err != nil {
-		w.t.Fatal(err)
-	}
+	w.t.Helper()
+	synth.Append(w.t, path, strings.Join(records, ""))
 }
 
 // turn is a user prompt, a tool call and its output (the noise the bottle

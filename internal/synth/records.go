@@ -3,8 +3,32 @@ package synth
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
 	"time"
 )
+
+// Append appends records to the transcript at path, making the file and
+// its directory when they are not there yet, as Claude Code does for a
+// new session (0600, like its transcripts); a failure fails tb.
+func Append(tb testing.TB, path, records string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, err = f.WriteString(records)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		tb.Fatalf("append to %s: %v", path, err)
+	}
+}
 
 // Rec is the envelope of one transcript record, for tests that write
 // transcripts by hand. Its methods return the record as Claude Code 2.1.x
