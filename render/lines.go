@@ -22,12 +22,14 @@ func LinesOf(data []byte) Lines {
 		return l
 	}
 	l.starts = make([]int, 1, bytes.Count(data, []byte("\n"))+1)
-	for i, c := range data {
-		if c == '\n' && i+1 < len(data) {
-			l.starts = append(l.starts, i+1)
+	for at := 0; ; {
+		i := bytes.IndexByte(data[at:], '\n')
+		if i < 0 || at+i+1 == len(data) {
+			return l
 		}
+		at += i + 1
+		l.starts = append(l.starts, at)
 	}
-	return l
 }
 
 // Count is how many lines there are.
