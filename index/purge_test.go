@@ -242,11 +242,7 @@ func TestPutWaitsForTheWriteLockUntilItsContextEnds(t *testing.T) {
 // words leave the files with the request.
 func TestBuildEndTakesInTheBottleItPurgesFor(t *testing.T) {
 	const secret = "zqxbuildendsecretzq"
-	data := t.TempDir()
-	s := talk{ID: "ending", CWD: "/p", Start: day}
-	s.Turns = [][2]string{{"the key is " + secret, "noted"}, {"second prompt", "second answer"}}
-	writeBottles(t, data, s.Bottle(t, testNow))
-	ix := openIndex(t, data)
+	data, s, ix := indexedSecret(t, secret)
 	if !filesHold(t, Dir(data), secret) {
 		t.Fatal("the secret is not in the index to begin with")
 	}
