@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -8,8 +9,26 @@ import (
 	"testing"
 
 	"github.com/bottled-dev/bottled/internal/standin"
+	"github.com/bottled-dev/bottled/internal/waitfor"
 	"github.com/bottled-dev/bottled/sources"
 )
+
+// userRecorded reports whether transcript holds a user record whose
+// message is text.
+func userRecorded(transcript, text string) bool {
+	for line := range strings.Lines(transcript) {
+		var r struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content any `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && r.Type == "user" && r.Message.Content == text {
+			return true
+		}
+	}
+	return false
+}
 
 // reply answers every turn with a fixed text.
 func reply(text string) standin.Script {
@@ -195,8 +214,20 @@ func TestAutoCompaction(t *testing.T) {
 	w.settled(id, "A long answer that fills the context.")
 
 	w.api.SetScript(reply("Answer after the automatic compaction."))
+	// The model takes seconds to summarise, long after Claude Code has
+	// written the prompt that triggered the compaction; the stand-in
+	// answers at once, and in one run in eight its answer came before
+	// that write (Claude Code writes its transcript in batches), and the
+	// hook after it read a transcript without the prompt. So it waits for
+	// the prompt, as a model's latency would.
+	const prompt = "The prompt that triggers compaction."
+	w.api.SetBeforeCompaction(func(*standin.Request) {
+		if !waitfor.Holds(waitfor.Deadline, func() bool { return userRecorded(w.transcript(id), prompt) }) {
+			t.Errorf("the prompt that triggers compaction is not in the transcript %v after the compaction began", waitfor.Deadline)
+		}
+	})
 	n := w.api.Count()
-	r := w.run([]string{"CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000"}, "-p", "The prompt that triggers compaction.", "--resume", id)
+	r := w.run([]string{"CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000"}, "-p", prompt, "--resume", id)
 	if r.err != nil {
 		t.Fatalf("claude: %v\n%s", r.err, r.stderr)
 	}

@@ -37,6 +37,7 @@ type Server struct {
 	// goroutines while the test reads them.
 	mu       sync.Mutex
 	script   Script
+	compact  func(*Request) // before a compaction is answered (SetBeforeCompaction)
 	requests []*Request
 	nextID   int
 }
@@ -184,6 +185,17 @@ func (s *Server) SetScript(script Script) {
 	s.script = script
 }
 
+// SetBeforeCompaction has the stand-in call f before it answers each
+// compaction request that follows (nil: none), on the request's own
+// goroutine: the model takes seconds to summarise a conversation, during
+// which Claude Code goes on writing, which the stand-in's instant answer
+// does not wait for.
+func (s *Server) SetBeforeCompaction(f func(*Request)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.compact = f
+}
+
 // Since returns the requests recorded after the first n.
 func (s *Server) Since(n int) []*Request {
 	s.mu.Lock()
@@ -257,6 +269,12 @@ func (s *Server) record(r *Request) {
 func (s *Server) answer(w http.ResponseWriter, r *Request) {
 	var a Answer
 	if r.Kind == KindCompaction {
+		s.mu.Lock()
+		before := s.compact
+		s.mu.Unlock()
+		if before != nil {
+			before(r)
+		}
 		a = Answer{Text: "<summary>\n1. Primary Request and Intent: the conversation so far, summarised by the stand-in.\n</summary>"}
 	} else {
 		s.mu.Lock()

@@ -29,12 +29,21 @@ func Cond(tb testing.TB, what string, cond func() bool) {
 // Within is Cond with a deadline of its own.
 func Within(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
 	tb.Helper()
+	if !Holds(timeout, cond) {
+		tb.Fatalf("timed out after %v waiting until %s", timeout, what)
+	}
+}
+
+// Holds checks cond until it holds or timeout has passed, and reports
+// whether it held: for a goroutine other than the test's, which may not
+// call Fatal.
+func Holds(timeout time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %v waiting until %s", timeout, what)
-			return // a TB's Fatalf does not return; this is for one that does
+			return false
 		}
 		time.Sleep(interval)
 	}
+	return true
 }
