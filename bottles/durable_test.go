@@ -51,15 +51,7 @@ func TestBatchCrashOfTheMachine(t *testing.T) {
 
 	// The machine goes down: the marker is of another boot, the bottle
 	// lost its last bytes.
-	m, _ := json.Marshal(marker{Boot: "another-boot", Since: time.Now().Add(-time.Second)})
-	if err := os.WriteFile(filepath.Join(dir, markerName), m, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	path := BottlePath(dir, "s")
-	data, _ := os.ReadFile(path)
-	if err := os.WriteFile(path, data[:len(data)-20], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := crashMachine(t, dir, time.Now().Add(-time.Second), "s")
 	if f, _, _, err := storeAt(dir).Check("s", transcript, nil, VerifyAll, nil); err != nil || f != Stale {
 		t.Errorf("Check after a crash = %v, %v; want stale", f, err)
 	}
@@ -158,16 +150,7 @@ func TestBatchMarkerOutlivesSync(t *testing.T) {
 	if err := json.Unmarshal(first, &m); err != nil {
 		t.Fatal(err)
 	}
-	m.Boot = "another-boot"
-	crashed, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, markerName), crashed, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	path := BottlePath(dir, "b")
-	data, _ := os.ReadFile(path)
-	if err := os.WriteFile(path, data[:len(data)-20], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	crashMachine(t, dir, m.Since, "b")
 	if f, _, _, err := storeAt(dir).Check("b", filepath.Join(src, "b.jsonl"), nil, VerifyAll, nil); err != nil || f != Stale {
 		t.Errorf("Check after a crash = %v, %v; want stale", f, err)
 	}
@@ -216,4 +199,24 @@ func TestBatchUnmark(t *testing.T) {
 	if !marked() {
 		t.Fatal("no marker for a write after the bottles directory was removed with it")
 	}
+}
+
+// crashMachine leaves dir as a crash of the machine in the middle of a
+// batch begun at since would: the marker of another boot, and the bottle
+// of session (whose path it returns) without its last bytes.
+func crashMachine(t *testing.T, dir string, since time.Time, session string) string {
+	t.Helper()
+	m, _ := json.Marshal(marker{Boot: "another-boot", Since: since})
+	if err := os.WriteFile(filepath.Join(dir, markerName), m, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := BottlePath(dir, session)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data[:len(data)-20], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
