@@ -249,15 +249,15 @@ func toDisk(b *testing.B) int64 {
 // 1 syncs after every append.
 var spellAppends = flag.Int("append.spell", 9, "how many appends BenchmarkRender100MB/append-whole syncs the bottle after")
 
-// replaceAlone times what the file system alone costs an append: a file
-// the size of the session's bottle written, renamed over a synced one of
-// that size in the bottles directory, then synced with the directory, as
-// Batch.Write and Batch.Sync do, but with nothing rendered, read or
-// indexed. It returns the wall and CPU times of 21 such replacements, for
-// the median: on a file system that starts writing a file renamed over
-// another and discards the blocks the old one frees (ext4's
-// auto_da_alloc, the discard mount option), this part grows with the
-// bottle, not with the append.
+// replaceAlone times what the file system alone costs an append synced on
+// its own: a file the size of the session's bottle written, put in place
+// of a synced one of that size in the bottles directory
+// (safefile.Replace), then synced with the directory, as Batch.Write and
+// Batch.Sync do, but with nothing rendered, read or indexed. It returns
+// the wall and CPU times of 21 such replacements, for the median: writing
+// the bottle to the disk, and freeing the blocks of the one it replaces
+// (at once, on a file system mounted with discard), grows with the bottle,
+// not with the append.
 func replaceAlone(b *testing.B, dir, id string) (walls, cpus []time.Duration) {
 	b.Helper()
 	info, err := os.Stat(bottles.BottlePath(dir, id))
@@ -274,7 +274,7 @@ func replaceAlone(b *testing.B, dir, id string) (walls, cpus []time.Duration) {
 		start, cpu0 := time.Now(), testbin.CPUTime(b)
 		tmp, _, err := safefile.WriteTemp(dir, safefile.TempPrefix+"replace-alone-*", data, false)
 		if err == nil {
-			err = os.Rename(tmp, dst)
+			err = safefile.Replace(tmp, dst)
 		}
 		if err == nil {
 			err = safefile.SyncFile(dst)
