@@ -76,7 +76,7 @@ func resealLocked(dir, path string, rules *redact.Rules) ([]byte, error) {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("reseal %s: %w", path, err)
 	}
-	if err := safefile.Replace(tmp, path); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("reseal %s: %w", path, err)
 	}

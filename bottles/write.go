@@ -60,9 +60,9 @@ type Result struct {
 }
 
 // Write stores b as the bottle of its session in dir, atomically: the bytes
-// go to a temporary file in dir, are synced, and replace the bottle in one
-// step (safefile.Replace), and the directory is synced (a Batch defers the
-// syncs; see durable.go). Files are 0600 and dir 0700; bottles hold whole
+// go to a temporary file in dir, are synced, and are renamed over the
+// bottle, and the directory is synced (a Batch defers the syncs, and
+// exchanges the bottle into place; see durable.go). Files are 0600 and dir 0700; bottles hold whole
 // conversations.
 //
 // A bottle never moves backwards: b replaces the bottle on disk only if it
@@ -127,11 +127,15 @@ func write(dir string, b *render.Bottle, rewritten, durable bool, crash func() (
 			return Result{}, fmt.Errorf("write bottle %s: %w", dst, err)
 		}
 	}
-	// Exchanged with the bottle before where the system can (see
-	// safefile.Replace): a live session's bottle, replaced every few
-	// seconds and synced only once its batch is quiet, then reaches the
-	// disk once, not at every render.
-	if err := safefile.Replace(tmp, dst); err != nil {
+	// Unsynced (a Batch's), it is exchanged with the bottle before where
+	// the system can (safefile.Replace): a live session's bottle, replaced
+	// every few seconds and synced only once its batch is quiet, then
+	// reaches the disk once, not at every render. Synced, it is renamed.
+	put := os.Rename
+	if !durable {
+		put = safefile.Replace
+	}
+	if err := put(tmp, dst); err != nil {
 		return Result{}, fmt.Errorf("write bottle %s: %w", dst, err)
 	}
 	renamed = true

@@ -22,27 +22,29 @@ func Write(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := Replace(tmp, path); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return SyncDir(dir)
 }
 
-// Replace puts the file at tmp in dst's place in one step, as a rename
-// does, and removes what was at dst. Where dst is a regular file and the
-// system can, the two are exchanged (Exchange) and the old one, now at
-// tmp, is removed: a rename over a regular file makes some file systems
-// start writing the new one back at once (ext4's auto_da_alloc, for
-// programs that rename without syncing), so that a file replaced again a
-// few seconds later, before any sync, reaches the disk every time; the
-// writers that defer their syncs (the bottles' Batch) rely on a crash
-// marker instead. Anything else at dst (nothing, a symbolic link, a
-// file of another kind) is renamed over, never written through.
+// Replace puts the file at tmp, not synced, in dst's place in one step,
+// as a rename does, and removes what was at dst. Where dst is a regular
+// file and the system can, the two are exchanged (Exchange) and the old
+// one, now at tmp, is removed: a rename over a regular file makes some
+// file systems start writing the new one back at once (ext4's
+// auto_da_alloc, for programs that rename without syncing), so that a
+// file replaced again a few seconds later, before any sync, reaches the
+// disk every time. It is for writers that defer their syncs and answer a
+// crash otherwise (the bottles' Batch, with its crash marker); a file
+// synced already has nothing to write back, and is renamed (Write).
+// Anything else at dst (nothing, a symbolic link, a file of another
+// kind) is renamed over, never written through.
 //
-// If tmp cannot be removed after the exchange (the new file is in place
-// either way), it is left for its directory's owner to clean as the
-// leftover of a crash (see TempPrefix).
+// A process killed between the exchange and the removal leaves the old
+// file at tmp, for its directory's owner to clean as the leftover of a
+// crash (see TempPrefix), as it does if the removal fails.
 func Replace(tmp, dst string) error {
 	if info, err := os.Lstat(dst); err == nil && info.Mode().IsRegular() {
 		swapped, err := Exchange(tmp, dst)
