@@ -164,12 +164,6 @@ func (b *Batch) Recovered() {
 	b.recovery = false
 }
 
-// Write is Store.Write without the syncs, under the batch's marker.
-func (b *Batch) Write(bt *render.Bottle) (Outcome, error) {
-	r, err := b.Put(bt, false)
-	return r.Outcome, err
-}
-
 // Put is Store.Put without the syncs, under the batch's marker.
 func (b *Batch) Put(bt *render.Bottle, rewritten bool) (Result, error) {
 	if bootID() == "" {

@@ -39,8 +39,8 @@ func TestBatchCrashOfTheMachine(t *testing.T) {
 		return b
 	}
 	b := storeAt(dir).NewBatch()
-	if out, err := b.Write(bottle()); err != nil || out != Written {
-		t.Fatalf("batch Write = %v, %v", out, err)
+	if r, err := b.Put(bottle(), false); err != nil || r.Outcome != Written {
+		t.Fatalf("batch Put = %v, %v", r.Outcome, err)
 	}
 	if readMarker(dir) == nil {
 		t.Fatal("no marker while the batch is not synced")
@@ -61,8 +61,8 @@ func TestBatchCrashOfTheMachine(t *testing.T) {
 	}
 	// A render of the same sources replaces the damaged bottle.
 	again := bottle()
-	if out, err := after.Write(again); err != nil || out != Written {
-		t.Fatalf("Write over a damaged bottle = %v, %v; want written", out, err)
+	if r, err := after.Put(again, false); err != nil || r.Outcome != Written {
+		t.Fatalf("Put over a damaged bottle = %v, %v; want written", r.Outcome, err)
 	}
 	if err := after.Sync(); err != nil {
 		t.Fatal(err)
@@ -122,8 +122,8 @@ func TestBatchMarkerOutlivesSync(t *testing.T) {
 		return data
 	}
 	b := storeAt(dir, time.Now()).NewBatch()
-	if out, err := b.Write(batchBottle(t, src, "a", "first")); err != nil || out != Written {
-		t.Fatalf("batch Write = %v, %v", out, err)
+	if r, err := b.Put(batchBottle(t, src, "a", "first"), false); err != nil || r.Outcome != Written {
+		t.Fatalf("batch Put = %v, %v", r.Outcome, err)
 	}
 	first := markerNow("after the first write")
 	if err := b.Sync(); err != nil {
@@ -133,8 +133,8 @@ func TestBatchMarkerOutlivesSync(t *testing.T) {
 		t.Fatalf("%d bottles wait for a sync after Sync", n)
 	}
 	markerNow("after the sync")
-	if out, err := b.Write(batchBottle(t, src, "b", "second")); err != nil || out != Written {
-		t.Fatalf("batch Write = %v, %v", out, err)
+	if r, err := b.Put(batchBottle(t, src, "b", "second"), false); err != nil || r.Outcome != Written {
+		t.Fatalf("batch Put = %v, %v", r.Outcome, err)
 	}
 	if got := markerNow("after a write that followed the sync"); string(got) != string(first) {
 		t.Errorf("the marker was made again: %s, then %s", first, got)
@@ -171,8 +171,8 @@ func TestBatchUnmark(t *testing.T) {
 	b := storeAt(dir, time.Now()).NewBatch()
 	write := func(id string) {
 		t.Helper()
-		if out, err := b.Write(batchBottle(t, src, id, "hello "+id)); err != nil || out != Written {
-			t.Fatalf("batch Write = %v, %v", out, err)
+		if r, err := b.Put(batchBottle(t, src, id, "hello "+id), false); err != nil || r.Outcome != Written {
+			t.Fatalf("batch Put = %v, %v", r.Outcome, err)
 		}
 	}
 	write("a")

@@ -66,7 +66,7 @@ func TestPurgeMarkerBeforeRename(t *testing.T) {
 		return fileBottle(t, id, "PURGEFIRST-P1 hello", rules, ino, offset)
 	}
 	write := func(t *testing.T, s *Store, b *render.Bottle) error { _, err := s.Write(b); return err }
-	batch := func(t *testing.T, s *Store, b *render.Bottle) error { _, err := s.NewBatch().Write(b); return err }
+	batch := func(t *testing.T, s *Store, b *render.Bottle) error { _, err := s.NewBatch().Put(b, false); return err }
 	tests := []struct {
 		name    string
 		onDisk  *render.Bottle
