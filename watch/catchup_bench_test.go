@@ -255,10 +255,10 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	over := &catchUpOver{caughtUp: make(chan struct{}), ready: make(chan struct{})}
-	// Its bottles are synced a second after the last one is written: the
-	// sync's work is the catch-up's, counted here, without the wait of
-	// DefaultSyncQuiet, which a user does not see.
-	d := New(Config{ClaudeDir: claude, DataDir: data, Workers: 1, Rescan: time.Hour, SyncQuiet: time.Second, Logger: slog.New(over)})
+	// Its bottles are synced as soon as the catch-up is over (syncNow
+	// below): the sync's work is the catch-up's, counted in synced-s,
+	// without the wait of DefaultSyncQuiet, which a user does not see.
+	d := New(Config{ClaudeDir: claude, DataDir: data, Workers: 1, Rescan: time.Hour, SyncQuiet: time.Hour, Logger: slog.New(over)})
 	settle()
 	read0 := bytesRead(b)
 	start, cpu0 := time.Now(), testbin.CPUTime(b)
@@ -282,6 +282,7 @@ func timeCatchUp(b *testing.B, claude, data string, written int) catchUpRun {
 	if st := d.rec.snapshot(); st.Renders.Written != written || st.Renders.Failed != 0 || st.CatchUp.Total != catchUpSessions {
 		b.Errorf("catch-up of %d sessions wrote %d bottles (%d failed), want %d of %d", st.CatchUp.Total, st.Renders.Written, st.Renders.Failed, written, catchUpSessions)
 	}
+	signal(d.syncNow)
 	for d.batch.Pending() > 0 {
 		time.Sleep(time.Millisecond)
 	}

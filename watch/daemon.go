@@ -433,11 +433,7 @@ func (d *Daemon) Run(parent context.Context) error {
 	bg.Wait()
 	dbw.close()
 	d.closeIndex()
-	if err := d.batch.Sync(); err != nil {
-		d.log.Warn("sync bottles", "err", err)
-	} else if err := d.batch.Unmark(); err != nil {
-		d.log.Warn("remove the unsynced bottles' marker", "err", err)
-	}
+	d.syncBatch()
 	if err := context.Cause(ctx); parent.Err() == nil && err != nil {
 		return err // the guard stopped it
 	}

@@ -23,12 +23,23 @@ func (d *Daemon) syncBottles(ctx context.Context) {
 		case <-quiet:
 		}
 		quiet = nil
-		if err := d.batch.Sync(); err != nil {
-			d.log.Warn("sync bottles", "err", err)
-			quiet = time.After(d.cfg.SyncQuiet)
-		} else if err := d.batch.Unmark(); err != nil {
-			d.log.Warn("remove the unsynced bottles' marker", "err", err)
+		if !d.syncBatch() {
 			quiet = time.After(d.cfg.SyncQuiet)
 		}
 	}
+}
+
+// syncBatch syncs the bottles the batch wrote and removes its crash
+// marker, as the syncer does once the batch is quiet and Run does as it
+// stops, and reports whether both were done (a failure is logged).
+func (d *Daemon) syncBatch() bool {
+	if err := d.batch.Sync(); err != nil {
+		d.log.Warn("sync bottles", "err", err)
+		return false
+	}
+	if err := d.batch.Unmark(); err != nil {
+		d.log.Warn("remove the unsynced bottles' marker", "err", err)
+		return false
+	}
+	return true
 }

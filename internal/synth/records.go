@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/bottled-dev/bottled/internal/growfile"
 )
 
 // Append appends records to the transcript at path, making the file and
@@ -17,17 +19,14 @@ func Append(tb testing.TB, path, records string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		tb.Fatal(err)
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err == nil {
+		err = f.Close()
+	}
 	if err != nil {
 		tb.Fatal(err)
 	}
-	_, err = f.WriteString(records)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		tb.Fatalf("append to %s: %v", path, err)
-	}
+	growfile.Append(tb, path, records)
 }
 
 // Rec is the envelope of one transcript record, for tests that write
