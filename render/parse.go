@@ -69,13 +69,13 @@ type Parsed struct {
 	Started time.Time
 	// FirstPrompt is the start of the session's first user message.
 	FirstPrompt string
-	// BodyStart is the byte offset of the body (the first leg).
+	// BodyStart is the byte offset of the body (the first leg); 0 if the
+	// bottle has none.
 	BodyStart int
 	Blocks    []Block
 
-	loc     *time.Location // the zone the times were read in
-	bodyLen int            // the bytes from BodyStart on; 0: the bottle has no body
-	marks   []parseMark    // the parser's state at line starts in the body (by Reparse only)
+	loc   *time.Location // the zone the times were read in
+	marks []parseMark    // the parser's state at line starts in the body (by Reparse only)
 }
 
 // LastActive is the last time the bottle shows: its latest block's, else
@@ -174,7 +174,7 @@ func startParse(data []byte, loc *time.Location) (*parser, error) {
 		}
 	}
 	if lines.n+1 == st.Legs[0] && lines.nextStart < len(data) {
-		p.BodyStart, p.bodyLen = lines.nextStart, len(data)-lines.nextStart
+		p.BodyStart = lines.nextStart
 		// A body that opens with the assistant continuing shows its
 		// date in the outline only: start from the session's.
 		if !p.Started.IsZero() {
@@ -188,7 +188,7 @@ func startParse(data []byte, loc *time.Location) (*parser, error) {
 // body reads the body's lines to the end of the bottle, marking the
 // parser's state as it goes if mark (for Reparse).
 func (ps *parser) body(mark bool) {
-	if ps.p.bodyLen == 0 {
+	if ps.p.BodyStart == 0 { // no body (the header is all there is)
 		return
 	}
 	for ps.lines.next() {

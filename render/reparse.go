@@ -54,7 +54,7 @@ func Reparse(data []byte, loc *time.Location, prev *Parsed) (*Parsed, int, error
 		return nil, 0, err
 	}
 	kept := 0
-	if prev != nil && prev.loc == ps.loc && prev.bodyLen > 0 && ps.p.bodyLen > 0 &&
+	if prev != nil && prev.loc == ps.loc && prev.BodyStart > 0 && ps.p.BodyStart > 0 &&
 		len(prev.marks) > 0 && prev.marks[0].s == ps.s {
 		kept = ps.resume(prev)
 	}

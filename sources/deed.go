@@ -77,12 +77,8 @@ type toolInput struct {
 
 // readToolInput reads the fields of a tool_use input that deeds use.
 func readToolInput(s *scanner) *toolInput {
-	if s.peek() != '{' {
-		s.skip()
-		return nil
-	}
 	in := &toolInput{}
-	s.object(func(k []byte) {
+	ok := s.objectOrSkip(func(k []byte) {
 		switch string(k) {
 		case "file_path":
 			in.filePath = rawOrNil(s)
@@ -133,6 +129,9 @@ func readToolInput(s *scanner) *toolInput {
 			})
 		}
 	})
+	if !ok {
+		return nil
+	}
 	return in
 }
 

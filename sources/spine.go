@@ -163,21 +163,15 @@ func markCreatedLast(entries []Entry, results map[string]uint8, seen map[string]
 		return nil
 	}
 	markCreated(entries[:n-1], results, seen)
-	for _, d := range entries[n-1].Deeds {
-		if fileDeed(d.Kind) && d.Target != "" && !seen[d.Target] && !slices.Contains(added, d.Target) {
-			added = append(added, d.Target)
-		}
-	}
-	markCreated(entries[n-1:], results, seen)
-	return added
+	return markCreated(entries[n-1:], results, seen)
 }
 
 // markCreated decides which Writes made a new file: the ones whose result
 // says so, and, where no result says, the ones to a path no earlier tool
 // call of the session read, edited or wrote (Claude Code refuses to
 // write over a file it has not read). seen holds the paths of the deeds
-// before entries, and gets theirs.
-func markCreated(entries []Entry, results map[string]uint8, seen map[string]bool) {
+// before entries, and gets theirs; it returns those it added, in order.
+func markCreated(entries []Entry, results map[string]uint8, seen map[string]bool) (added []string) {
 	for i := range entries {
 		e := &entries[i]
 		for j := range e.Deeds {
@@ -193,9 +187,13 @@ func markCreated(entries []Entry, results map[string]uint8, seen map[string]bool
 					d.Created = !seen[d.Target] && !d.Failed
 				}
 			}
-			seen[d.Target] = true
+			if !seen[d.Target] {
+				seen[d.Target] = true
+				added = append(added, d.Target)
+			}
 		}
 	}
+	return added
 }
 
 // addAside adds the /btw side questions of a side-question transcript, each

@@ -83,8 +83,9 @@ func (b *SpineBuilder) Build(sessionID string, files []*Transcript) *Spine {
 		return sp
 	}
 	sp, st := buildSpine(sessionID, files)
-	*b = SpineBuilder{fallback: b.fallback}
-	if len(files) > 0 && extensible(files, st) {
+	if len(files) == 0 || !extensible(files, st) {
+		*b = SpineBuilder{fallback: b.fallback}
+	} else {
 		*b = SpineBuilder{files: slices.Clone(files), sp: sp, st: st, held: entriesHeld(sp.Entries), fallback: b.fallback}
 		for _, f := range files {
 			b.marks = append(b.marks, markOf(f))
