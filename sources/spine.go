@@ -71,8 +71,7 @@ func buildSpine(sessionID string, files []*Transcript) (*Spine, *spineState) {
 			if copies[i] {
 				continue // a copy of an earlier turn, written again under a new uuid
 			}
-			sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: r.time, Text: r.text,
-				Images: r.images, Steering: r.kind == recQueued, Session: n.session})
+			sp.Entries = append(sp.Entries, userEntry(r, n.session))
 		case (r.kind == recRemove || r.kind == recEnqueue) && steering[i].text != "":
 			q := steering[i]
 			sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: q.time, Text: q.text,
@@ -87,14 +86,11 @@ func buildSpine(sessionID string, files []*Transcript) (*Spine, *spineState) {
 				blocks = append(blocks, nil)
 			}
 			blocks[len(sp.Entries)] = []*record{r}
-			sp.Entries = append(sp.Entries, Entry{Kind: EntryAssistant, Time: r.time, Session: n.session})
+			sp.Entries = append(sp.Entries, assistantEntry(r, n.session))
 		case r.kind == recCompact:
 			sp.addCompaction(Entry{Kind: EntryCompaction, Time: r.time, Trigger: r.trigger, Session: n.session})
 		case r.kind == recNode && r.result != 0:
-			if results == nil {
-				results = map[string]uint8{}
-			}
-			results[r.toolUse] |= r.result
+			addResult(&results, r)
 		}
 	}
 	fillAssistants(sp.Entries, blocks, results)
@@ -153,6 +149,28 @@ func fillAssistants(entries []Entry, blocks [][]*record, results map[string]uint
 			fill.assistant(&entries[k], bs)
 		}
 	}
+}
+
+// userEntry is the entry of a user message (typed, or a queued one
+// delivered as steering), as the session's file session holds it; the
+// spine's builds, whole or from appended records, make it alike.
+func userEntry(r *record, session string) Entry {
+	return Entry{Kind: EntryUser, Time: r.time, Text: r.text, Images: r.images, Steering: r.kind == recQueued, Session: session}
+}
+
+// assistantEntry is the entry that an assistant message begins; its
+// blocks are read into it later (fillAssistants).
+func assistantEntry(r *record, session string) Entry {
+	return Entry{Kind: EntryAssistant, Time: r.time, Session: session}
+}
+
+// addResult adds what a tool result record says of its call to results,
+// made if nil, by tool_use id.
+func addResult(results *map[string]uint8, r *record) {
+	if *results == nil {
+		*results = map[string]uint8{}
+	}
+	(*results)[r.toolUse] |= r.result
 }
 
 // markCreatedLast is markCreated, which also returns the paths that the

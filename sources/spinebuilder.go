@@ -223,8 +223,7 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 		switch {
 		case r.kind == recUser && r.class == userGenuine:
 			if !copies[st.nodeBase+i] {
-				sp.Entries = append(sp.Entries, Entry{Kind: EntryUser, Time: r.time, Text: r.text,
-					Images: r.images, Session: t.SessionID})
+				sp.Entries = append(sp.Entries, userEntry(r, t.SessionID))
 				blocks = append(blocks, nil)
 			}
 		case r.kind == recAssistant:
@@ -237,13 +236,10 @@ func (b *SpineBuilder) extend(sessionID string, files []*Transcript) *Spine {
 				continue
 			}
 			st.msgs[r.msg] = len(sp.Entries)
-			sp.Entries = append(sp.Entries, Entry{Kind: EntryAssistant, Time: r.time, Session: t.SessionID})
+			sp.Entries = append(sp.Entries, assistantEntry(r, t.SessionID))
 			blocks = append(blocks, []int{st.nodeBase + i})
 		case r.kind == recNode && r.result != 0:
-			if st.results == nil {
-				st.results = map[string]uint8{}
-			}
-			st.results[r.toolUse] |= r.result
+			addResult(&st.results, r)
 			late = append(late, r.toolUse)
 		}
 	}
