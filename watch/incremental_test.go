@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +21,11 @@ import (
 
 // TestIncrementalRenderEqualsOneShot grows a copy of every real fixture in
 // random chunks (cutting lines anywhere), rendering through the daemon's
-// own path after each chunk, and checks that the final bottle is byte for
-// byte the one a one-shot render of the whole file gives.
+// own path after each chunk, and checks that the bottle is byte for byte
+// the one a one-shot render of the same bytes gives: before the last
+// chunk, which the daemon read comparing only the bytes before each
+// append, and after it, read comparing every byte (see renderStep), when
+// every transcript's time counts too.
 func TestIncrementalRenderEqualsOneShot(t *testing.T) {
 	t.Parallel()
 	dir := fixtures.Real(t)
@@ -43,18 +47,43 @@ func TestIncrementalRenderEqualsOneShot(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			for off := 0; off < len(data); {
 				n := min(len(data)-off, 1+rng.IntN(max(len(data)/40, 64)))
-				growfile.Append(t, path, data[off:off+n])
-				off += n
-				if res := d.renderSession(context.Background(), s, false); res.err != nil {
-					t.Fatal(res.err)
+				last := off+n == len(data)
+				if last {
+					equalsOneShot(t, d, s, readTranscripts(t, id, path), now)
 				}
+				appendAged(t, path, data[off:off+n])
+				off += n
+				renderStep(t, d, s, last)
 			}
-			tr, err := sources.ReadTranscript(id, path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			equalsOneShot(t, d, id, []*sources.Transcript{tr}, now)
+			equalsOneShot(t, d, s, readTranscripts(t, id, path), now)
 		})
+	}
+}
+
+// readTranscripts reads the transcripts of session id, whose own is at
+// path, in full.
+func readTranscripts(t *testing.T, id, path string) []*sources.Transcript {
+	t.Helper()
+	chain, err := sources.ReadChain(id, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chain
+}
+
+// renderStep renders session s through the daemon's path after an
+// append; verified, reading its transcripts as the daemon does after a
+// rescan found one rewritten, comparing every byte read before
+// (sources.Transcript.UpdateVerified): that bottle then records every
+// transcript's time, which equalsOneShot compares.
+func renderStep(t *testing.T, d *Daemon, s *session, verified bool) {
+	t.Helper()
+	s.verify = verified
+	if res := d.renderSession(context.Background(), s, false); res.err != nil {
+		t.Fatal(res.err)
+	}
+	if paths := appendedOnly(s); verified && len(paths) > 0 {
+		t.Fatalf("after a verified read, the daemon compared only the tails of %v", paths)
 	}
 }
 
@@ -73,14 +102,15 @@ func incrementalDaemon(t *testing.T, id string, now time.Time) (d *Daemon, path 
 	return d, path
 }
 
-// equalsOneShot checks that the bottle of session id that d wrote is byte
-// for byte the one a one-shot render of chain gives (and that there is
-// none if that render fails), but for the transcripts' times in its state
-// (see withoutTimes).
-func equalsOneShot(t *testing.T, d *Daemon, id string, chain []*sources.Transcript, now time.Time) {
+// equalsOneShot checks that the bottle the daemon wrote for session s is
+// byte for byte the one a one-shot render of chain gives (and that there
+// is none if that render fails), but for the times (FileState.Mod) of the
+// transcripts the daemon last read only appended lines of (see
+// appendedOnly).
+func equalsOneShot(t *testing.T, d *Daemon, s *session, chain []*sources.Transcript, now time.Time) {
 	t.Helper()
-	got, gotErr := os.ReadFile(bottles.BottlePath(d.store.Dir, id))
-	want, wantErr := render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, chain), Now: now, Location: time.Local})
+	got, gotErr := os.ReadFile(bottles.BottlePath(d.store.Dir, s.id))
+	want, wantErr := render.Render(render.Input{SessionID: s.id, Spine: sources.BuildSpine(s.id, chain), Now: now, Location: time.Local})
 	switch {
 	case wantErr != nil:
 		if gotErr == nil {
@@ -88,23 +118,48 @@ func equalsOneShot(t *testing.T, d *Daemon, id string, chain []*sources.Transcri
 		}
 	case gotErr != nil:
 		t.Fatalf("no bottle from the daemon's path: %v", gotErr)
-	case !bytes.Equal(withoutTimes(t, got), withoutTimes(t, want.Bytes)):
-		t.Fatalf("the daemon's incremental bottle differs from the one-shot render:\n%s\n----\n%s", got, want.Bytes)
+	default:
+		appended := appendedOnly(s)
+		if g, w := withoutAppendedTimes(t, got, appended, true), withoutAppendedTimes(t, want.Bytes, appended, false); !bytes.Equal(g, w) {
+			t.Fatalf("the daemon's incremental bottle differs from the one-shot render:\n%s\n----\n%s", g, w)
+		}
 	}
 }
 
-// withoutTimes is bottle b with the transcripts' times (FileState.Mod)
-// left out of its state line, and its byte count made again: a read of
-// the whole file records the file's time, once old enough to be trusted,
-// and a read of appended lines records none (sources.CheckedWhole), so
-// the two paths differ there by design.
-func withoutTimes(t *testing.T, b []byte) []byte {
+// appendedOnly is the paths of the session's transcripts that the
+// daemon's last read of appended lines compared only the few KiB before
+// them (sources.Transcript.CheckedWhole): their state records no time,
+// by design, where a one-shot read of the whole file records the file's.
+func appendedOnly(s *session) map[string]bool {
+	paths := map[string]bool{}
+	for _, tr := range s.chain {
+		if !tr.CheckedWhole() {
+			paths[tr.Path] = true
+		}
+	}
+	return paths
+}
+
+// withoutAppendedTimes is bottle b with the times of the transcripts in
+// appended left out of its state line, and its byte count, which counts
+// the digits of those times, left out too. A bottle the daemon wrote
+// (daemon) must record no time for them already: a time vouches for
+// every byte before the offset, which a read of appended lines did not
+// compare. Every other transcript's time is kept, so that a time the
+// daemon's path did not take again when it read a file again differs.
+func withoutAppendedTimes(t *testing.T, b []byte, appended map[string]bool, daemon bool) []byte {
 	t.Helper()
 	st, err := render.StateOf(b)
 	if err != nil {
 		t.Fatalf("the bottle has no state line (%v):\n%s", err, b)
 	}
-	for i := range st.Transcripts {
+	for i, fs := range st.Transcripts {
+		if !appended[fs.Path] {
+			continue
+		}
+		if daemon && fs.Mod != 0 {
+			t.Fatalf("the daemon's bottle records time %d for %s, whose appended lines it read comparing only the bytes before them", fs.Mod, fs.Path)
+		}
 		st.Transcripts[i].Mod = 0
 	}
 	st.Bytes = 0
@@ -113,8 +168,22 @@ func withoutTimes(t *testing.T, b []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines[3] = line
+	lines[3] = append(line, '\n')
 	return bytes.Join(lines, nil)
+}
+
+// appendAged appends data to the file at path, as growfile.Append, and
+// then dates the file a minute back: a reader then finds its time settled
+// (sources.Settled) however soon it reads, as the daemon's renders, which
+// follow a write by more than the settling time, do. Without it whether
+// a read records the file's time would hang on the machine's speed.
+func appendAged[T string | []byte](t *testing.T, path string, data T) {
+	t.Helper()
+	growfile.Append(t, path, data)
+	aged := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, aged, aged); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestIncrementalCasesEqualOneShot is TestIncrementalRenderEqualsOneShot
@@ -161,13 +230,22 @@ func TestIncrementalCasesEqualOneShot(t *testing.T) {
 			s := &session{id: id}
 			rng := rand.New(rand.NewPCG(uint64(i), 11))
 			offs := make([]int, len(datas))
-			for done := false; !done; {
-				done = true
+			for !slices.EqualFunc(offs, datas, func(off int, data []byte) bool { return off == len(data) }) {
+				ns := make([]int, len(datas))
+				last := true
 				for k, data := range datas {
-					if offs[k] == len(data) {
+					if offs[k] < len(data) {
+						ns[k] = min(len(data)-offs[k], 1+rng.IntN(max(len(data)/20, 64)))
+					}
+					last = last && offs[k]+ns[k] == len(data)
+				}
+				if last {
+					equalsOneShot(t, d, s, readTranscripts(t, id, path), now)
+				}
+				for k, data := range datas {
+					if ns[k] == 0 {
 						continue
 					}
-					n := min(len(data)-offs[k], 1+rng.IntN(max(len(data)/20, 64)))
 					if k > 0 && offs[k] == 0 {
 						if err := os.MkdirAll(filepath.Dir(dsts[k]), 0o700); err != nil {
 							t.Fatal(err)
@@ -176,19 +254,12 @@ func TestIncrementalCasesEqualOneShot(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					growfile.Append(t, dsts[k], data[offs[k]:offs[k]+n])
-					offs[k] += n
-					done = done && offs[k] == len(data)
+					appendAged(t, dsts[k], data[offs[k]:offs[k]+ns[k]])
+					offs[k] += ns[k]
 				}
-				if res := d.renderSession(context.Background(), s, false); res.err != nil {
-					t.Fatal(res.err)
-				}
+				renderStep(t, d, s, last)
 			}
-			chain, err := sources.ReadChain(id, path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			equalsOneShot(t, d, id, chain, now)
+			equalsOneShot(t, d, s, readTranscripts(t, id, path), now)
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -27,7 +26,7 @@ func TestAppendExtendsConversation(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	growfile.Append(t, path, rec("u1", "", 0).User("first")+rec("a1", "u1", 1).Assistant("m1", "one"))
+	appendAged(t, path, rec("u1", "", 0).User("first")+rec("a1", "u1", 1).Assistant("m1", "one"))
 	s := &session{id: id}
 	steps := []struct {
 		name, add string
@@ -41,7 +40,7 @@ func TestAppendExtendsConversation(t *testing.T) {
 		t.Fatal(res.err)
 	}
 	for _, st := range steps {
-		growfile.Append(t, path, st.add)
+		appendAged(t, path, st.add)
 		if res := d.renderSession(context.Background(), s, false); res.err != nil {
 			t.Fatal(res.err)
 		}
@@ -52,6 +51,6 @@ func TestAppendExtendsConversation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		equalsOneShot(t, d, id, []*sources.Transcript{tr}, now)
+		equalsOneShot(t, d, s, []*sources.Transcript{tr}, now)
 	}
 }
