@@ -165,12 +165,14 @@ func runExport(ctx context.Context, args []string, claude, data string, stdout, 
 			return fmt.Errorf("%s exists: --force replaces it", *out)
 		}
 	}
-	// The reader redacts with the patterns that can be used, silently; the
-	// user who exports is told what is wrong with the others, and it goes on.
-	if _, err := bottles.LoadRules(data); err != nil {
+	// The render redacts with the patterns that can be used; the user who
+	// exports is told what is wrong with the others, and it goes on. The
+	// file is read once, for both.
+	rules, err := bottles.LoadRules(data)
+	if err != nil {
 		fmt.Fprintf(stderr, "bottled export: warning: %v\n", err)
 	}
-	cur, err := reader.EnsureRead(ctx, id)
+	cur, err := reader.Store().EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: claude, Timeout: reader.RenderTimeout, Rules: rules})
 	switch {
 	case err != nil && cur == nil:
 		return err
