@@ -32,7 +32,7 @@ type SpineBuilder struct {
 	held int64
 
 	// fallback says why the last Build did not extend the spine ("" if
-	// it did): for tests.
+	// it did): for this package's tests, which check each reason.
 	fallback string
 }
 
@@ -109,11 +109,6 @@ func extensible(files []*Transcript, st *spineState) bool {
 	return !slices.ContainsFunc(files, func(f *Transcript) bool { return f.aside }) &&
 		len(t.recs) > 0 && st.lastNodes == len(t.recs)
 }
-
-// Extended reports whether the last Build extended the spine it built
-// before, from the records appended alone (false: it built it from every
-// record).
-func (b *SpineBuilder) Extended() bool { return b.st != nil && b.fallback == "" }
 
 // Size estimates the memory the builder keeps beside the parse state: the
 // spine's entries and what it learned of the records.

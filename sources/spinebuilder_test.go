@@ -385,7 +385,7 @@ func TestSpineBuilderChains(t *testing.T) {
 		for k := 0; k < len(bounds); k += max(1+k%3, len(bounds)/maxSplits) {
 			read(tr, c.newest[tr.offset:bounds[k]])
 			got := b.Build("s", files)
-			if b.Extended() {
+			if b.fallback == "" {
 				extended++
 			}
 			if want := BuildSpine("s", files); !reflect.DeepEqual(got, want) {
