@@ -193,6 +193,8 @@ func (t *Transcript) update(verify bool) (changed bool, err error) {
 		t.appendOnly = false // every byte before the offset compared
 	}
 	t.fileID, t.seenSize, t.seenMod = id, info.Size(), info.ModTime()
+	// The file's time comes from the kernel's clock, so the real clock,
+	// not one a caller injects, says whether it has settled.
 	t.mod = settledMod(info.ModTime(), time.Now())
 	if info.Size() == t.offset {
 		t.checkExpected(true)

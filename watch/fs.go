@@ -132,6 +132,8 @@ func asideFiles(path string) []string {
 		return l.files
 	}
 	files := sources.AsideFiles(path)
+	// A directory's time is the kernel's: the real clock, not Config.Now,
+	// says whether it has settled.
 	if sources.Settled(info.ModTime(), time.Now()) {
 		asideLists.Lock()
 		asideLists.m[dir] = asideList{info.ModTime(), files}
