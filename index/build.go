@@ -12,7 +12,6 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
-	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
 )
@@ -188,7 +187,7 @@ func (ix *Index) createGen(gen int) error {
 // if locked, else it takes mu for each step, so that the index answers
 // between them.
 func (ix *Index) fill(ctx context.Context, until time.Time, locked bool) error {
-	purge := true
+	purge := purgeHeldLock
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -203,7 +202,7 @@ func (ix *Index) fill(ctx context.Context, until time.Time, locked bool) error {
 		if errors.Is(err, ErrPurge) {
 			// The request stays: for the end of the build, or the next
 			// sync after it, not for every step.
-			purge, err = false, nil
+			purge, err = purgeNone, nil
 		}
 		if err != nil || finished {
 			return err
@@ -215,12 +214,12 @@ func (ix *Index) fill(ctx context.Context, until time.Time, locked bool) error {
 }
 
 // fillStep takes one step of an unfinished build: the bottles that changed
-// behind its frontier, and a purge if one is asked (unless purge is false),
-// as a sync does; then the newest bottles ahead of the frontier, up to
-// ix.chunk bytes, in one transaction that moves it; once none is ahead, it
-// finishes the build. It reports whether the build is finished. Called
-// with mu and the build lock held.
-func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
+// behind its frontier, and a purge if one is asked (as purge says: purgeNone
+// after a step whose purge failed), as a sync does; then the newest bottles
+// ahead of the frontier, up to ix.chunk bytes, in one transaction that
+// moves it; once none is ahead, it finishes the build. It reports whether
+// the build is finished. Called with mu and the build lock held.
+func (ix *Index) fillStep(ctx context.Context, purge purgeMode) (bool, error) {
 	if _, err := ix.ensure(); err != nil {
 		return false, err
 	}
@@ -228,22 +227,14 @@ func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
 	if err != nil || b == nil {
 		return b == nil, err
 	}
-	var req bottles.PurgeRequest
-	asked := false
-	if purge {
-		req, asked = ix.store.TakePurge()
-	}
-	disk, rows, err := ix.diskAndRows()
+	// One listing a step: the bottles ahead of the frontier, which
+	// reconcile leaves to the build, are taken below from the listing the
+	// rest was taken in from. No progress for the rest: a build reports
+	// the bytes it took in of all it takes in (below), and a sync's
+	// figures would make it jump back.
+	disk, rows, err := ix.takeInAndPurge(ctx, purge, nil)
 	if err != nil {
 		return false, err
-	}
-	if err := ix.reconcile(ctx, disk, rows, nil); err != nil {
-		return false, err
-	}
-	if asked {
-		if err := ix.purgeAsked(req); err != nil {
-			return false, err
-		}
 	}
 	changed, _ := compare(disk, rows)
 	ahead := slices.DeleteFunc(changed, func(name string) bool { return !b.ahead(name, disk[name]) })
@@ -315,10 +306,11 @@ func (ix *Index) fillStep(ctx context.Context, purge bool) (bool, error) {
 
 // finishBuild merges the build's segments into one, so that queries read
 // one b-tree per word, puts FTS5's settings for small updates back and
-// marks the build finished, all in one transaction, then purges the index
-// if a purge is asked (left by a step whose purge failed, or by a writer
-// since the last step listed the bottles: those are taken in first), else
-// empties the WAL the merge filled. Called with mu and the build lock held.
+// marks the build finished, all in one transaction; then takes in what
+// changed since the last step listed the bottles and purges the index if a
+// purge is asked (left by a step whose purge failed, or by a writer since
+// that listing), and empties the WAL the merge filled. Called with mu and
+// the build lock held.
 func (ix *Index) finishBuild(ctx context.Context) error {
 	err := ix.tx(context.Background(), func() error {
 		return ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize');
@@ -329,18 +321,17 @@ func (ix *Index) finishBuild(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("finish index: %w", err)
 	}
-	if req, asked := ix.store.TakePurge(); asked {
-		// The bottle the request was left for may have come after the
-		// last step listed the bottles: taken in first, as syncAll does,
-		// or the purge leaves its old words in the files and removes the
-		// request.
-		if err := ix.reconcileAll(ctx); err != nil {
-			return err
-		}
-		return ix.purgeAsked(req) // a failure leaves the request for the next sync
+	// Always a full take-in, with the lock this build holds, whatever the
+	// steps' purge was: the bottle a request was left for may have come
+	// after the last step listed the bottles, and this is the build's
+	// last chance to answer a request a step's failed purge left. No
+	// progress: as fillStep's.
+	if _, _, err := ix.takeInAndPurge(ctx, purgeHeldLock, nil); err != nil {
+		return err // a purge's failure leaves the request for the next sync
 	}
 	// Another process reading the index may hold the WAL for a moment:
-	// then it stays until a later checkpoint.
+	// then it stays until a later checkpoint. (Empty already if a purge
+	// ran: it costs nothing then.)
 	ix.conn.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	return nil
 }

@@ -52,38 +52,89 @@ func (ix *Index) SyncNames(ctx context.Context, names []string) error {
 
 // syncAll reconciles the whole bottles directory (of an unfinished
 // build, what the build passed: see reconcile), and purges the index if a
-// writer asked.
-//
-// A purge asked for is taken before the directory is listed: the writer
-// that asked left its marker and renamed its bottle in one hold of the
-// bottles directory's lock, under which TakePurge reads the marker, so
-// this sync takes that bottle in, and the purge after it drops what the
-// bottle's old blocks said. The marker goes only once the purge is durable, and only if it
-// is still the request taken (bottles.PurgeRequest): a process killed
-// meanwhile leaves it for the next, and a request made meanwhile is the
-// next sync's. A purge takes the build lock. A process holding it may not
-// answer this request (a purge that took an earlier one leaves a later
-// marker), so a sync that finds it held says so (ErrPurgeBusy), and the
-// request waits for a sync that can take the lock.
+// writer asked and no process holds the build lock (takeInAndPurge).
 func (ix *Index) syncAll(ctx context.Context) error {
-	req, asked := ix.store.TakePurge()
-	if err := ix.reconcileAll(ctx); err != nil || !asked {
-		return err
+	_, _, err := ix.takeInAndPurge(ctx, purgeTryLock, ix.progress)
+	return err
+}
+
+// purgeMode says whether takeInAndPurge answers a purge asked for, and how
+// it holds the build lock a purge needs.
+type purgeMode int
+
+const (
+	// purgeTryLock: the caller does not hold the build lock (a sync). The
+	// purge takes it if no process holds it. A process holding it may not
+	// answer this request (a purge that took an earlier one leaves a later
+	// marker; this process's own build, between its steps, has its own
+	// hold of the lock), so the purge is then ErrPurgeBusy, and the
+	// request waits for a sync that can take the lock.
+	purgeTryLock purgeMode = iota
+	// purgeHeldLock: the caller holds the build lock (a build's step, its
+	// end).
+	purgeHeldLock
+	// purgeNone: the bottles are taken in and a request is left as it is
+	// (the steps of a build after one whose purge failed: the request is
+	// for the build's end or the next sync, not for every step).
+	purgeNone
+)
+
+// takeInAndPurge takes every bottle in (reconcile, which calls progress)
+// and, unless mode is purgeNone, answers a purge a writer asked for, in the
+// one order that keeps no secret in the index's files:
+//
+//  1. The request is taken (bottles.Store.TakePurge) before the bottles
+//     are listed: the writer that asked left its marker and renamed its
+//     bottle in one hold of the bottles directory's lock, under which
+//     TakePurge reads the marker, so the listing sees that bottle.
+//  2. Every bottle is taken in, that one too: its new blocks replace the
+//     old ones, whose rows FTS5 only marks deleted.
+//  3. The index is purged (purgeLocked) under the build lock, which drops
+//     what the old blocks said from the files.
+//  4. The request is removed (bottles.PurgeRequest.Done) once the purge is
+//     durable, and only if it is still the request taken: a process
+//     killed meanwhile leaves it for the next, and a request made
+//     meanwhile is the next one's.
+//
+// A purge that fails (ErrPurge) leaves the request, and the bottles taken
+// in. It returns the listing it took in from, the bottles on disk and the
+// rows as they were before (a build's step goes on with them). Called with
+// mu held, and with the build lock held as mode says. (A new generation
+// answers a request as it is made: createGen.)
+func (ix *Index) takeInAndPurge(ctx context.Context, mode purgeMode, progress func(done, total int64)) (disk, rows map[string]fileState, err error) {
+	var req bottles.PurgeRequest
+	asked := false
+	if mode != purgeNone {
+		req, asked = ix.store.TakePurge()
 	}
-	unlock, ok, err := tryLock(filepath.Join(ix.dir, lockFile))
-	if err != nil {
-		return err
+	if disk, rows, err = ix.diskAndRows(); err != nil {
+		return nil, nil, err
 	}
-	if !ok {
-		return ErrPurgeBusy
+	if err := ix.reconcile(ctx, disk, rows, progress); err != nil {
+		return nil, nil, err
 	}
-	defer unlock()
-	return ix.purgeAsked(req)
+	if asked {
+		if err := ix.purgeAsked(req, mode == purgeHeldLock); err != nil {
+			return nil, nil, err
+		}
+	}
+	return disk, rows, nil
 }
 
 // purgeAsked purges the index (purgeLocked) and then removes the request
-// for it, with mu and the build lock held.
-func (ix *Index) purgeAsked(req bottles.PurgeRequest) error {
+// for it, with mu held, and with the build lock held if locked, else
+// taking it if no process holds it (ErrPurgeBusy if one does).
+func (ix *Index) purgeAsked(req bottles.PurgeRequest, locked bool) error {
+	if !locked {
+		unlock, ok, err := tryLock(filepath.Join(ix.dir, lockFile))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrPurgeBusy
+		}
+		defer unlock()
+	}
 	if err := ix.purgeLocked(); err != nil {
 		return fmt.Errorf("%w: %w", ErrPurge, err)
 	}
@@ -103,14 +154,6 @@ var ErrPurge = errors.New("purge the search index")
 // process holds the build lock (a purge that took an earlier request, a
 // build). It is no fault; the caller tries again later.
 var ErrPurgeBusy = fmt.Errorf("%w: another process holds the index's build lock", ErrPurge)
-
-func (ix *Index) reconcileAll(ctx context.Context) error {
-	disk, rows, err := ix.diskAndRows()
-	if err != nil {
-		return err
-	}
-	return ix.reconcile(ctx, disk, rows, ix.progress)
-}
 
 // diskAndRows returns every bottle file on disk and every row, by name.
 func (ix *Index) diskAndRows() (disk, rows map[string]fileState, err error) {
@@ -306,7 +349,7 @@ func (ix *Index) Stale(ctx context.Context) ([]string, error) {
 // and the WAL, which may hold older copies of pages, emptied: the whole
 // index is rewritten twice, seconds for hundreds of megabytes. Then the
 // files are synced, so that the purge is on disk before the request for it
-// goes. Sync runs it when a writer asked (bottles.Store.TakePurge).
+// goes. A sync and a build run it when a writer asked (takeInAndPurge).
 func (ix *Index) purgeLocked() error {
 	if err := ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize')`); err != nil {
 		return fmt.Errorf("merge: %w", err)
