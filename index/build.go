@@ -312,7 +312,14 @@ func (ix *Index) fillStep(ctx context.Context, purge purgeMode) (bool, error) {
 // that listing), and empties the WAL the merge filled. Called with mu and
 // the build lock held.
 func (ix *Index) finishBuild(ctx context.Context) error {
-	err := ix.tx(context.Background(), func() error {
+	// ctx bounds the wait for the write lock (tx): a build stopped there
+	// stays unfinished, and the next process to build merges. Once begun,
+	// the merge runs to its end, as every transaction of tx does. An
+	// optimize interrupted halfway would be safe (SQLite rolls the whole
+	// transaction back by itself, the build's row with it: the ROLLBACK
+	// after finds none), but the seconds it merged would be lost, to be
+	// merged again by the next.
+	err := ix.tx(ctx, func() error {
 		return ix.conn.Exec(`INSERT INTO text (text) VALUES ('optimize');
 			INSERT INTO text (text, rank) VALUES ('automerge', 4);
 			INSERT INTO text (text, rank) VALUES ('hashsize', 1048576);

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -363,5 +364,46 @@ func TestWrittenDuringBuildFoundAtOnce(t *testing.T) {
 	}
 	if st := building(t, ix); st == nil || st.Indexed != 1 || st.Total != n+1 || !st.Active {
 		t.Errorf("build state %+v, want 1 of %d", st, n+1)
+	}
+}
+
+// TestBuildEndStopsWithItsContext: a build whose context ends as it
+// reaches its end (every bottle taken in, the merge not begun) stops there,
+// says why, and leaves the build unfinished, never half merged; the next
+// build finishes it.
+func TestBuildEndStopsWithItsContext(t *testing.T) {
+	const n = 3
+	data := buildCorpus(t, n)
+	interruptBuild(t, data, Options{Location: time.UTC, chunk: 1}, n) // stopped after its last bottle
+	unlock := lockAsBuilder(t, data)
+	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: time.Second})
+	if st := building(t, ix); st == nil || st.Indexed != n {
+		t.Fatalf("after the interruption: %+v, want an unfinished build of all %d bottles", st, n)
+	}
+	unlock()
+	unlock, ok, err := tryLock(filepath.Join(ix.dir, lockFile))
+	if err != nil || !ok {
+		t.Fatalf("the build lock: %v, %v", ok, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ix.mu.Lock()
+	err = ix.finishBuild(ctx)
+	ix.mu.Unlock()
+	unlock()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("the build's end with its context ended = %v, want context.Canceled", err)
+	}
+	if building(t, ix) == nil {
+		t.Fatal("the build's end ran on after its context ended")
+	}
+	if err := ix.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := building(t, ix); st != nil {
+		t.Errorf("after Build: %+v, want a finished build", st)
+	}
+	if got := found(t, ix, n); len(got) != n {
+		t.Errorf("after Build, found %v", got)
 	}
 }
