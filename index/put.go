@@ -184,7 +184,8 @@ func (ix *Index) dataVersion() (int64, error) {
 // putParsed is putLocked for a bottle parsed already as p; nil if it
 // does not parse. r is the row at name (rowAt), prev, if not nil, what
 // the bottle's last update left (taken from the cache), the first same of
-// whose blocks p took.
+// whose blocks p took (render.Reparse of prev.parsed: so same is at most
+// the number of its blocks, each of which has its row in prev.docs).
 func (ix *Index) putParsed(name string, data []byte, st fileState, r row, p *render.Parsed, prev *indexed, same int) (*docUpdate, error) {
 	if p == nil {
 		// Not a bottle (or not one of a format this build reads): it has
@@ -279,8 +280,11 @@ func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed, prev *indexed,
 		err          error
 	)
 	if prev != nil {
-		reused = prev.docs[:min(same, len(prev.docs))]
+		reused = prev.docs[:same]
 	}
+	// The kept rows are those of the earlier update's first blocks, in
+	// their order: prev.docs[i] is block i's row (indexed.docs), as this
+	// function, the only one that makes an indexed, left it.
 	keep := len(reused)
 	switch {
 	case r.project != p.Project:
@@ -296,11 +300,6 @@ func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed, prev *indexed,
 		if olds, err = ix.docsOf(id); err != nil {
 			return nil, err
 		}
-	}
-	// The kept rows are those of the earlier update's first blocks, in
-	// their order (checked at the last, which costs nothing).
-	if keep > 0 && olds[keep-1].seq != int64(keep-1) {
-		keep = 0
 	}
 	ix.marks++
 	mark := ix.marks
