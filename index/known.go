@@ -27,7 +27,6 @@ const (
 type indexed struct {
 	docs   []doc // docs[i] is the row of block i (docs[i].seq == i)
 	parsed *render.Parsed
-	kept   int // how many rows, the first, the update kept from the one before without looking at them
 }
 
 // size estimates the memory an indexed bottle holds.

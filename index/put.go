@@ -373,7 +373,7 @@ func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed, prev *indexed,
 			}
 		}
 	}
-	return &indexed{docs: next, kept: keep}, nil
+	return &indexed{docs: next}, nil
 }
 
 // insertDoc writes the row of a new block, numbered by docID.

@@ -158,8 +158,9 @@ func TestPutFromEarlierParseEqualsFresh(t *testing.T) {
 	}
 }
 
-// keptBy is how many of the bottle's rows its last Put kept from the
-// earlier parse without looking at them.
+// keptBy is how many of the bottle's rows its last update (the index's
+// last) kept from the earlier parse without looking at them: those that
+// update did not mark (updateDocs marks every row it matches or makes).
 func keptBy(t testing.TB, ix *Index, name string) int {
 	t.Helper()
 	ix.mu.Lock()
@@ -168,10 +169,17 @@ func keptBy(t testing.TB, ix *Index, name string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x := ix.known.lists[r.id]; x != nil {
-		return x.kept
+	x := ix.known.lists[r.id]
+	if x == nil {
+		return 0
 	}
-	return 0
+	kept := 0
+	for _, d := range x.docs {
+		if d.mark != ix.marks {
+			kept++
+		}
+	}
+	return kept
 }
 
 // sameIndex compares what two indexes hold of their bottles: the bottle
