@@ -247,13 +247,7 @@ func (ix *Index) fillStep(ctx context.Context, purge purgeMode) (bool, error) {
 		aheadBytes += disk[name].size
 	}
 	// The newest bottles, up to the chunk's bytes (at least one).
-	type bottle struct {
-		name string
-		data []byte
-		st   fileState
-		p    *render.Parsed
-	}
-	var chunk []bottle
+	var chunk []parsedBottle
 	var size int64
 	blocks := 0
 	for _, name := range ahead {
@@ -271,7 +265,7 @@ func (ix *Index) fillStep(ctx context.Context, purge purgeMode) (bool, error) {
 		if p != nil {
 			blocks += len(p.Blocks)
 		}
-		chunk = append(chunk, bottle{name, data, st, p})
+		chunk = append(chunk, parsedBottle{name, data, st, p})
 		size += int64(len(data))
 	}
 	if len(chunk) == 0 {
@@ -290,7 +284,7 @@ func (ix *Index) fillStep(ctx context.Context, purge purgeMode) (bool, error) {
 			if err != nil {
 				return err
 			}
-			if _, err := ix.putParsed(c.name, c.data, c.st, r, c.p, nil, 0); err != nil {
+			if _, err := ix.putParsed(c, r, nil, 0); err != nil {
 				return err
 			}
 			if done += int64(len(c.data)); ix.progress != nil {

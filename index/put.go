@@ -151,7 +151,7 @@ func (ix *Index) putLocked(name string, data []byte, st fileState) (*docUpdate, 
 		parsed = prev.parsed
 	}
 	p, same, _ := render.Reparse(data, ix.loc, parsed)
-	return ix.putParsed(name, data, st, r, p, prev, same)
+	return ix.putParsed(parsedBottle{name, data, st, p}, r, prev, same)
 }
 
 // recall takes from the cache what the last update of the bottle of row
@@ -181,27 +181,38 @@ func (ix *Index) dataVersion() (int64, error) {
 	return version, err
 }
 
-// putParsed is putLocked for a bottle parsed already as p; nil if it
-// does not parse. r is the row at name (rowAt), prev, if not nil, what
-// the bottle's last update left (taken from the cache), the first same of
-// whose blocks p took (render.Reparse of prev.parsed: so same is at most
-// the number of its blocks, each of which has its row in prev.docs).
-func (ix *Index) putParsed(name string, data []byte, st fileState, r row, p *render.Parsed, prev *indexed, same int) (*docUpdate, error) {
+// parsedBottle is a bottle file as an update read it: its name (relative
+// to the bottles directory), its bytes, the state of the file they were
+// read from, and their parse (nil if they do not parse).
+type parsedBottle struct {
+	name string
+	data []byte
+	st   fileState
+	p    *render.Parsed
+}
+
+// putParsed is putLocked for a bottle read and parsed already. r is the
+// row at b.name (rowAt), prev, if not nil, what the bottle's last update
+// left (taken from the cache), the first same of whose blocks b.p took
+// (render.Reparse of prev.parsed: so same is at most the number of its
+// blocks, each of which has its row in prev.docs).
+func (ix *Index) putParsed(b parsedBottle, r row, prev *indexed, same int) (*docUpdate, error) {
+	p := b.p
 	if p == nil {
 		// Not a bottle (or not one of a format this build reads): it has
 		// nothing to search.
 		return nil, ix.removeRow(r)
 	}
-	r, err := ix.bottleRow(name, st, r)
+	r, err := ix.bottleRow(b.name, b.st, r)
 	if err != nil {
 		return nil, err
 	}
-	x, err := ix.updateDocs(r, data, p, prev, same)
+	x, err := ix.updateDocs(r, b.data, p, prev, same)
 	if err != nil {
 		return nil, err
 	}
 	x.parsed = p
-	if err := ix.writeBottle(r.id, name, st, p); err != nil {
+	if err := ix.writeBottle(r.id, b.name, b.st, p); err != nil {
 		return nil, err
 	}
 	if r.session != "" && r.session != p.State.Session {
