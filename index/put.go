@@ -291,7 +291,10 @@ func (ix *Index) updateDocs(r row, data []byte, p *render.Parsed, prev *indexed,
 		err          error
 	)
 	if prev != nil {
-		reused = prev.docs[:same]
+		// same ≤ len(prev.docs) by construction (see putParsed); a
+		// broken guarantee indexes more blocks again, never stops the
+		// daemon.
+		reused = prev.docs[:min(same, len(prev.docs))]
 	}
 	// The kept rows are those of the earlier update's first blocks, in
 	// their order: prev.docs[i] is block i's row (indexed.docs), as this
