@@ -298,7 +298,7 @@ func TestPurgeDuringBuild(t *testing.T) {
 	if !filesHold(t, Dir(data), secret) || building(t, ix) == nil {
 		t.Fatal("the secret's bottle is not in the unfinished index")
 	}
-	redact(t, data, &s, secret)
+	redactBottle(t, data, &s, secret)
 	if err := ix.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestPurgeAnsweredByTheBuild(t *testing.T) {
 	s := talk{ID: "s-secret", CWD: "/p", Start: day, Turns: [][2]string{{"the key is " + secret, "noted"}}}
 	writeBottles(t, data, s.Bottle(t, testNow))
 	ix := openIndexWith(t, data, Options{Location: time.UTC, BuildFor: 2 * time.Second, Now: ticking(), chunk: 1})
-	redact(t, data, &s, secret)
+	redactBottle(t, data, &s, secret)
 	unlock := lockAsBuilder(t, data)
 	if err := ix.Sync(context.Background()); !errors.Is(err, ErrPurgeBusy) {
 		t.Fatalf("Sync while another process builds = %v; want ErrPurgeBusy", err)

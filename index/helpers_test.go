@@ -99,10 +99,10 @@ func renderTranscript(t testing.TB, id, path string, now time.Time) (*render.Bot
 	return render.Render(render.Input{SessionID: id, Spine: sources.BuildSpine(id, []*sources.Transcript{tr}), Now: now, Location: time.UTC})
 }
 
-// redact rewrites the session's bottle with secret replaced in its first
+// redactBottle rewrites the session's bottle with secret replaced in its first
 // prompt, as a render after a redaction does, having asked for a purge
 // first, as the store does before it renames such a bottle into place.
-func redact(t testing.TB, data string, s *talk, secret string) {
+func redactBottle(t testing.TB, data string, s *talk, secret string) {
 	t.Helper()
 	s.Turns[0][0] = strings.ReplaceAll(s.Turns[0][0], secret, "[redacted]")
 	store := bottles.Open(data, nil, nil)

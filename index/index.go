@@ -122,6 +122,7 @@ type Options struct {
 // they take turns on one connection.
 type Index struct {
 	dir      string         // the index directory
+	dataDir  string         // the data directory it is in
 	store    *bottles.Store // the bottles it indexes
 	loc      *time.Location
 	notify   func()                  // Options.Building
@@ -163,6 +164,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Index, error) {
 	}
 	ix := &Index{
 		dir:      Dir(dataDir),
+		dataDir:  dataDir,
 		store:    bottles.Open(dataDir, opts.Now, opts.Location),
 		loc:      opts.Location,
 		notify:   opts.Building,

@@ -117,7 +117,7 @@ func TestPurgeKeepsALaterRequest(t *testing.T) {
 	release := holdSnapshot(t, ix)
 	db := ix.genPath(ix.gen)
 	before := fileSize(db)
-	redact(t, data, &a, first)
+	redactBottle(t, data, &a, first)
 	synced := make(chan error, 1)
 	go func() { synced <- ix.Sync(context.Background()) }()
 	// The purge has merged the segments and copied the database anew into
@@ -129,7 +129,7 @@ func TestPurgeKeepsALaterRequest(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	redact(t, data, &b, second)
+	redactBottle(t, data, &b, second)
 	release()
 	if err := <-synced; err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestPurgeWaitsForReaders(t *testing.T) {
 	const secret = "zqxreadersecretzq"
 	data, s, ix := indexedSecret(t, secret)
 	release := holdSnapshot(t, ix)
-	redact(t, data, &s, secret)
+	redactBottle(t, data, &s, secret)
 	if err := ix.Sync(context.Background()); !errors.Is(err, ErrPurge) {
 		t.Fatalf("Sync with a reader holding the WAL = %v; want ErrPurge", err)
 	}
@@ -175,7 +175,7 @@ func TestPurgeByRebuild(t *testing.T) {
 	const secret = "zqxrebuildsecretzq"
 	data, s, old := indexedSecret(t, secret)
 	old.Close()
-	redact(t, data, &s, secret)
+	redactBottle(t, data, &s, secret)
 	ix, err := Open(context.Background(), data, Options{Location: time.UTC, Rebuild: true})
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func TestPurgeWhileLocked(t *testing.T) {
 	const secret = "zqxlockedsecretzq"
 	data, s, ix := indexedSecret(t, secret)
 	unlock := lockAsBuilder(t, data)
-	redact(t, data, &s, secret)
+	redactBottle(t, data, &s, secret)
 	err := ix.Sync(context.Background())
 	if !errors.Is(err, ErrPurgeBusy) || !errors.Is(err, ErrPurge) {
 		t.Errorf("Sync with the build lock held by another = %v; want ErrPurgeBusy, an ErrPurge", err)
@@ -246,7 +246,7 @@ func TestBuildEndTakesInTheBottleItPurgesFor(t *testing.T) {
 	if !filesHold(t, Dir(data), secret) {
 		t.Fatal("the secret is not in the index to begin with")
 	}
-	redact(t, data, &s, secret) // after the last listing: the index knows nothing of it
+	redactBottle(t, data, &s, secret) // after the last listing: the index knows nothing of it
 	unlock, ok, err := tryLock(filepath.Join(ix.dir, lockFile))
 	if err != nil || !ok {
 		t.Fatalf("the build lock: %v, %v", ok, err)

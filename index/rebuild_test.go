@@ -450,7 +450,7 @@ func TestPurgeAsked(t *testing.T) {
 			if !filesHold(t, Dir(data), secret) {
 				t.Fatal("the secret is not in the index to begin with")
 			}
-			redact(t, data, &s, secret)
+			redactBottle(t, data, &s, secret)
 			var err error
 			if how == "Sync" {
 				err = ix.Sync(context.Background())

@@ -16,6 +16,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/bottled-dev/bottled/bottles"
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/render"
 )
 
@@ -101,6 +102,7 @@ func (ix *Index) Search(ctx context.Context, text string, scope Scope) ([]Hit, e
 		return nil, err
 	}
 	var hits []Hit
+	rules := ix.shownRules()
 	// A bottle rewritten between the query and the check is indexed again
 	// and the query run again; twice is plenty outside of a storm of
 	// writes, after which the hits that checked out are returned.
@@ -116,7 +118,7 @@ func (ix *Index) Search(ctx context.Context, text string, scope Scope) ([]Hit, e
 			return nil, err
 		}
 		var stale []string
-		hits, stale = ix.resolve(cands, ps)
+		hits, stale = ix.resolve(cands, ps, rules)
 		if len(stale) == 0 {
 			break
 		}
@@ -250,14 +252,18 @@ func (s Scope) searchLimit() int {
 	return s.limit()
 }
 
-// resolve checks candidates against their bottles and makes them hits. It
-// returns the names of the bottles that changed since they were indexed
-// (their candidates are left out).
-func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
+// resolve checks candidates against their bottles and makes them hits,
+// their snippets shown by rules (see shownRules). It returns the names of
+// the bottles that changed since they were indexed (their candidates are
+// left out).
+func (ix *Index) resolve(cands []candidate, ps []phrase, rules *redact.Rules) ([]Hit, []string) {
 	type bottle struct {
 		data []byte
 		p    *render.Parsed
 		ok   bool
+		// redo: the bottle was made by other rules than those it is
+		// shown by.
+		redo bool
 	}
 	read := map[string]*bottle{}
 	var hits []Hit
@@ -271,6 +277,7 @@ func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
 			if err == nil && st == c.file {
 				if p, err := render.Parse(data, ix.loc); err == nil {
 					b.data, b.p, b.ok = data, p, true
+					b.redo = p.State.Redact != rules.ID()
 				}
 			}
 			if !b.ok {
@@ -298,6 +305,10 @@ func (ix *Index) resolve(cands []candidate, ps []phrase) ([]Hit, []string) {
 			// From the heading (or the observation line's marker) to the
 			// match.
 			line += bytes.Count(b.data[bl.Start:bl.Text+at], []byte("\n"))
+		}
+		if b.redo {
+			text = []byte(rules.Redact(string(text)))
+			at = locate(text, ps)
 		}
 		h := Hit{Session: c.session, Bottle: filepath.Join(ix.store.Dir, filepath.FromSlash(c.path)), Archived: c.archived,
 			Project: c.project, Kind: c.kind, Line: line, Snippet: snippet(text, at)}
@@ -343,6 +354,7 @@ func (ix *Index) Sessions(ctx context.Context, scope Scope) ([]Session, error) {
 		return nil, err
 	}
 	var out []Session
+	rules := ix.shownRules() // the list does not know which rules made each prompt
 	err := ix.do(ctx, func() error {
 		out = out[:0]
 		in, _, err := ix.projectScope(scope)
@@ -353,7 +365,7 @@ func (ix *Index) Sessions(ctx context.Context, scope Scope) ([]Session, error) {
 		args = append(args, in.limit())
 		return ix.query(sessionsSQL, func(s *sqlite3.Stmt) error {
 			ses := Session{ID: s.ColumnText(0), Archived: s.ColumnBool(1), Project: s.ColumnText(2), Mode: render.Mode(s.ColumnText(3)),
-				FirstPrompt: s.ColumnText(6), Turns: s.ColumnInt(7), Compactions: s.ColumnInt(8),
+				FirstPrompt: rules.Redact(s.ColumnText(6)), Turns: s.ColumnInt(7), Compactions: s.ColumnInt(8),
 				Bottle: filepath.Join(ix.store.Dir, filepath.FromSlash(s.ColumnText(9)))}
 			if v := s.ColumnInt64(4); v != 0 {
 				ses.Started = time.Unix(v, 0).In(ix.loc)
@@ -493,4 +505,16 @@ func statFile(path string) (int64, error) {
 		n += info.Size()
 	}
 	return n, nil
+}
+
+// shownRules are the redaction rules what a search or a list shows of the
+// bottles goes through: the data directory's now. A bottle made by other
+// rules (a pattern added since: the daemon renders its bottles again at
+// its next rescan, and nothing else does without it) still holds what
+// they left, and so does the index; what is shown of it is redacted by
+// today's rules first. A patterns line that cannot be used is said by the
+// commands that load the rules to render.
+func (ix *Index) shownRules() *redact.Rules {
+	rules, _ := bottles.LoadRules(ix.dataDir)
+	return rules
 }
