@@ -116,12 +116,12 @@ func TestFlagsAnywhere(t *testing.T) {
 		{name: "search, a word with a dash after --", args: []string{"search", "--all", "--json", C, D, "--", "-5"}, code: exitFailed, json: true},
 		{name: "search, -5 ends the flags", args: []string{"search", "--all", "--json", C, D, "added", "-5", "--json"}, code: exitFailed, json: true},
 		{name: "search, -x is a flag", args: []string{"search", "--all", C, D, "added", "-x"},
-			code: exitUsage, stderr: []string{"bottled: flag provided but not defined: -x"}},
+			code: exitUsage, stderr: []string{"bottled: unknown flag -x (see bottled search --help)"}},
 		{name: "search, without --all after the query", args: []string{"search", "flag", "--json", C, D}, code: exitFailed, json: true},
 		{name: "search, unknown flag after the query", args: []string{"search", "flag", "--bogus", C, D},
-			code: exitUsage, stderr: []string{"bottled: flag provided but not defined: -bogus"}},
+			code: exitUsage, stderr: []string{"bottled: unknown flag --bogus"}},
 		{name: "search --limit without its value", args: []string{"search", "flag", C, D, "--limit"},
-			code: exitUsage, stderr: []string{"bottled: flag needs an argument: ", "limit"}},
+			code: exitUsage, stderr: []string{"bottled: --limit needs a whole number (see bottled search --help)"}},
 		{name: "search, no query but flags", args: []string{"search", "--all", "--json", C, D},
 			code: exitUsage, stderr: []string{"bottled: search takes a QUERY"}},
 		{name: "search --help after the query", args: []string{"search", "flag", "--help"},
@@ -145,7 +145,7 @@ func TestFlagsAnywhere(t *testing.T) {
 		{name: "status, an argument", args: []string{"status", "extra", C, D},
 			code: exitUsage, stderr: []string{"bottled: status takes no arguments"}},
 		{name: "status, unknown flag", args: []string{"status", D, "--bogus"},
-			code: exitUsage, stderr: []string{"bottled: flag provided but not defined: -bogus"}},
+			code: exitUsage, stderr: []string{"bottled: unknown flag --bogus"}},
 
 		// render: --stdout prints the bottle; without it, its path.
 		{name: "render ID --stdout", args: []string{"render", "{ID}", "--stdout", C, D},
@@ -159,7 +159,7 @@ func TestFlagsAnywhere(t *testing.T) {
 		{name: "render, two ids around a flag", args: []string{"render", "{ID}", "--stdout", "other", C, D},
 			code: exitUsage, stderr: []string{"bottled: render takes exactly one SESSION_ID (got 2 arguments)"}},
 		{name: "render, unknown flag after the id", args: []string{"render", "{ID}", "--nope", C, D},
-			code: exitUsage, stderr: []string{"bottled: flag provided but not defined: -nope"}},
+			code: exitUsage, stderr: []string{"bottled: unknown flag --nope (see bottled render --help)"}},
 
 		// index
 		{name: "index --data-dir D --rebuild", args: []string{"index", "--data-dir", "{D}", "--rebuild"},
@@ -188,7 +188,7 @@ func TestFlagsAnywhere(t *testing.T) {
 		{name: "hook session-start, flags everywhere", args: []string{C, "hook", D, "session-start", "--timeout=3s", "--mcp-tools"}, stdin: compact,
 			stdout: []string{"{D}/bottles/{ID}.md", "mcp__bottled__read"}},
 		{name: "hook session-start, unknown flag", args: []string{"hook", "session-start", C, D, "--frobnicate"}, stdin: compact,
-			stderr: []string{"bottled hook: flag provided but not defined: -frobnicate"}},
+			stderr: []string{"bottled: unknown flag --frobnicate (see bottled hook session-start --help)"}},
 		{name: "hook session-end, dirs after", args: []string{"hook", "session-end", D, C}, stdin: clear,
 			stderr: []string{"archived bottle of cleared session", "to={D}/bottles/archive/"},
 			check: func(t *testing.T, e argsEnv, _ string) {

@@ -17,7 +17,7 @@ import (
 // log.
 func hookCommand() *cli.Command {
 	tolerant := func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
-		fmt.Fprintf(cmd.Root().ErrWriter, "bottled hook: %v\n", err)
+		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: %s\n", usageMessage(cmd, err))
 		return nil
 	}
 	return &cli.Command{

@@ -134,10 +134,6 @@ func subcommands() []*cli.Command {
 	}
 }
 
-func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
-	return usageError{err}
-}
-
 // setHandlers makes every command that has no handler of its own report
 // a usage error as one line and exit 2, rather than print its help. A
 // command without subcommands shows its help for `--help` after arguments

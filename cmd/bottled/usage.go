@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+)
+
+// How a mistake in a command line is told: in bottled's words, with its
+// flags spelled as bottled's help spells them (--limit, -o), and the help
+// that says more. urfave/cli words its parse errors as Go's flag package
+// does ("flag provided but not defined: -bogus", "invalid value "abc" for
+// flag -limit: strconv.ParseInt: …") and returns them as plain strings,
+// so they are recognised by their wording here, the one place that knows
+// it; an error worded otherwise is passed on as it is.
+const (
+	cliUnknownFlag  = "flag provided but not defined: -"
+	cliNeedsValue   = "flag needs an argument: "
+	cliInvalidValue = "invalid value "
+)
+
+// onUsageError is every command's OnUsageError (setHandlers): the error
+// reworded, as bad usage (exit 2).
+func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+	return usageError{errors.New(usageMessage(cmd, err))}
+}
+
+// usageMessage is the one line that tells a parse error of cmd's command
+// line, ending with the help to read.
+func usageMessage(cmd *cli.Command, err error) string {
+	msg := err.Error()
+	see := " (see " + cmd.FullName() + " --help)"
+	switch {
+	case strings.HasPrefix(msg, cliUnknownFlag):
+		return "unknown flag " + dashed(strings.TrimPrefix(msg, cliUnknownFlag)) + see
+	case strings.HasPrefix(msg, cliNeedsValue):
+		name := strings.TrimLeft(strings.TrimPrefix(msg, cliNeedsValue), "-")
+		return dashed(name) + " needs " + valueKind(cmd, name) + see
+	case strings.HasPrefix(msg, cliInvalidValue):
+		// invalid value "VALUE" for flag -NAME: REASON
+		var value, name string
+		rest := strings.TrimPrefix(msg, cliInvalidValue)
+		if _, err := fmt.Sscanf(rest, "%q for flag -%s", &value, &name); err == nil {
+			name = strings.TrimSuffix(name, ":")
+			return fmt.Sprintf("%s takes %s, not %q%s", dashed(name), valueKind(cmd, name), value, see)
+		}
+	}
+	return msg + see
+}
+
+// dashed is a flag's name as bottled's help spells it: -o, --limit.
+func dashed(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// valueKind says what a value of cmd's flag name is, in words.
+func valueKind(cmd *cli.Command, name string) string {
+	switch lookupFlag(cmd, name).(type) {
+	case *cli.IntFlag:
+		return "a whole number"
+	case *cli.DurationFlag:
+		return "a duration such as " + (1500 * time.Millisecond).String() + ", 30s or 5m"
+	case *cli.BoolFlag:
+		return "true or false"
+	}
+	return "a value"
+}
+
+// lookupFlag is cmd's flag called name, its own or one of a command it is
+// under (whose flags it inherits), nil if there is none.
+func lookupFlag(cmd *cli.Command, name string) cli.Flag {
+	for _, c := range cmd.Lineage() {
+		for _, f := range c.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					return f
+				}
+			}
+		}
+	}
+	return nil
+}
