@@ -37,7 +37,7 @@ func main() {
 // environment, which beats the defaults) and serves MCP on stdin and
 // stdout until the client goes away or ctx is done.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := binflags.New("bottled-mcp", usage, stderr)
+	fs := binflags.New("bottled-mcp", "mcp", usage)
 	dirs, ok, err := fs.Parse(args, stdout)
 	if !ok {
 		return err

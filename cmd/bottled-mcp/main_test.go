@@ -109,3 +109,42 @@ func TestBottledMCPRunsTheServer(t *testing.T) {
 		t.Errorf("without bottled-mcp: %v, %s", err, msg)
 	}
 }
+
+// TestUsageInBottledsWords: bad usage is one line, in bottled's words and
+// --flag spelling, that the caller says (stderr is left alone: one message,
+// not the flag package's besides), pointing to the help of the program the
+// user ran: bottled-mcp's, or bottled mcp's when bottled ran it; the help
+// spells the flags as bottled's does.
+func TestUsageInBottledsWords(t *testing.T) {
+	for _, c := range []struct {
+		argv0 string
+		args  []string
+		want  string
+	}{
+		{"bottled-mcp", []string{"--bogus"}, "unknown flag --bogus (see bottled-mcp --help)"},
+		{"/usr/local/bin/bottled-mcp", []string{"--data-dir"}, "--data-dir needs a value (see bottled-mcp --help)"},
+		{"bottled", []string{"--bogus"}, "unknown flag --bogus (see bottled mcp --help)"},
+		{"bottled", []string{"--version=maybe"}, `--version takes true or false, not "maybe" (see bottled mcp --help)`},
+	} {
+		old := os.Args[0]
+		os.Args[0] = c.argv0
+		var out, errs bytes.Buffer
+		err := run(context.Background(), c.args, nil, &out, &errs)
+		os.Args[0] = old
+		if !errors.As(err, new(binflags.UsageError)) || err.Error() != c.want || out.Len()+errs.Len() > 0 {
+			t.Errorf("%s %q: %v, stdout %q, stderr %q; want %q alone", c.argv0, c.args, err, out.String(), errs.String(), c.want)
+		}
+	}
+	var help bytes.Buffer
+	if err := run(context.Background(), []string{"--help"}, nil, &help, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("--help: %v", err)
+	}
+	for _, want := range []string{"\n   --claude-dir string  ", "\n   --data-dir string  ", "\n   --version  "} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("--help lacks %q:\n%s", want, help.String())
+		}
+	}
+	if strings.Contains(help.String(), " -data-dir") {
+		t.Errorf("--help spells a flag with one dash:\n%s", help.String())
+	}
+}

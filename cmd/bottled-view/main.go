@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -51,7 +50,7 @@ func main() {
 // run parses the flags bottled's commands share (flags beat the
 // environment, which beats the defaults), then runs view or export.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := binflags.New("bottled-view", usage, stderr)
+	fs := binflags.New("bottled-view", "", usage)
 	dirs, ok, err := fs.Parse(args, stdout)
 	if !ok {
 		return err
@@ -59,22 +58,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	claude, data := dirs.Claude, dirs.Data
 	switch fs.Arg(0) {
 	case "view":
-		return runView(ctx, fs.Args()[1:], claude, data, stdout, stderr)
+		return runView(ctx, fs, fs.Args()[1:], claude, data, stdout, stderr)
 	case "export":
-		return runExport(ctx, fs.Args()[1:], claude, data, stdout, stderr)
+		return runExport(ctx, fs, fs.Args()[1:], claude, data, stdout, stderr)
 	case "":
 		return binflags.Usagef("give a command: view or export")
 	}
 	return binflags.Usagef("unknown command %q: view or export", fs.Arg(0))
 }
 
-func runView(ctx context.Context, args []string, claude, data string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("view", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runView(ctx context.Context, bin *binflags.Set, args []string, claude, data string, stdout, stderr io.Writer) error {
+	fs := bin.Command("view")
 	port := fs.Int("port", 0, "the port to listen on, on 127.0.0.1 (0: a free one)")
 	noOpen := fs.Bool("no-open", false, "print the address without opening it in the browser")
-	if err := fs.Parse(args); err != nil {
-		return binflags.AsUsage(err)
+	if err := bin.ParseCommand(fs, args, stdout); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return binflags.Usagef("view takes no arguments")
@@ -108,9 +106,9 @@ func runView(ctx context.Context, args []string, claude, data string, stdout, st
 	}
 	return view.Serve(ctx, cfg, ln, func(s *view.Server) {
 		fmt.Fprintln(stdout, s.URL())
-		fmt.Fprintln(stderr, "bottled view: serving on 127.0.0.1 only; Ctrl-C stops it")
+		fmt.Fprintln(stderr, bin.Name()+": serving on 127.0.0.1 only; Ctrl-C stops it")
 		if launcher != "" {
-			openBrowser(s.URL(), launcher, stderr)
+			openBrowser(bin.Name(), s.URL(), launcher, stderr)
 		}
 	})
 }
@@ -119,9 +117,9 @@ func runView(ctx context.Context, args []string, claude, data string, stdout, st
 // system's opener), without waiting for it, through a launcher file (see
 // view.WriteLauncher) so that the token is on no command line; if it
 // cannot, it says so.
-func openBrowser(url, launcher string, stderr io.Writer) {
+func openBrowser(prog, url, launcher string, stderr io.Writer) {
 	if err := view.WriteLauncher(launcher, url); err != nil {
-		fmt.Fprintf(stderr, "bottled view: could not open a browser (%v): open the address above yourself\n", err)
+		fmt.Fprintf(stderr, "%s: could not open a browser (%v): open the address above yourself\n", prog, err)
 		return
 	}
 	name := "xdg-open"
@@ -133,20 +131,19 @@ func openBrowser(url, launcher string, stderr io.Writer) {
 	}
 	cmd := exec.Command(name, launcher)
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(stderr, "bottled view: could not open a browser (%v): open the address above yourself\n", err)
+		fmt.Fprintf(stderr, "%s: could not open a browser (%v): open the address above yourself\n", prog, err)
 		return
 	}
 	go func() { _ = cmd.Wait() }() // reaps the opener, which exits at once
 }
 
-func runExport(ctx context.Context, args []string, claude, data string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runExport(ctx context.Context, bin *binflags.Set, args []string, claude, data string, stdout, stderr io.Writer) error {
+	fs := bin.Command("export")
 	format := fs.String("format", view.FormatHTML, "html (a standalone page, no script) or md (the bottle)")
 	out := fs.String("o", "", "write to `FILE` (refused if it exists, unless --force) instead of stdout")
 	force := fs.Bool("force", false, "replace FILE if it exists")
-	if err := fs.Parse(args); err != nil {
-		return binflags.AsUsage(err)
+	if err := bin.ParseCommand(fs, args, stdout); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
 		return binflags.Usagef("export takes exactly one SESSION")
@@ -170,18 +167,18 @@ func runExport(ctx context.Context, args []string, claude, data string, stdout, 
 	// file is read once, for both.
 	rules, err := bottles.LoadRules(data)
 	if err != nil {
-		fmt.Fprintf(stderr, "bottled export: warning: %v\n", err)
+		fmt.Fprintf(stderr, "%s: warning: %v\n", bin.Name(), err)
 	}
 	cur, err := reader.Store().EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: claude, Timeout: reader.RenderTimeout, Rules: rules})
 	switch {
 	case err != nil && cur == nil:
 		return err
 	case err != nil:
-		fmt.Fprintf(stderr, "bottled export: warning: could not bring the bottle up to date (%v); exporting it as rendered at %s\n",
-			err, cur.State.Rendered.Local().Format("2006-01-02 15:04:05"))
+		fmt.Fprintf(stderr, "%s: warning: could not bring the bottle up to date (%v); exporting it as rendered at %s\n",
+			bin.Name(), err, cur.State.Rendered.Local().Format("2006-01-02 15:04:05"))
 	}
 	if cur.Archived {
-		fmt.Fprintf(stderr, "bottled export: session %s was cleared (/clear); this is its archived bottle\n", id)
+		fmt.Fprintf(stderr, "%s: session %s was cleared (/clear); this is its archived bottle\n", bin.Name(), id)
 	}
 	if *out == "" {
 		return view.Export(stdout, id, cur, *format, time.Local)

@@ -99,8 +99,36 @@ func TestExportWithUnusablePatterns(t *testing.T) {
 	if !strings.Contains(out.String(), "PATTERNED answer") || strings.Contains(out.String(), "acme_0123456789abcdef") {
 		t.Errorf("the export is not the bottle redacted by the usable pattern:\n%s", out.String())
 	}
-	if e := errs.String(); strings.Count(e, "\n") != 1 || !strings.HasPrefix(e, "bottled export: warning: ") ||
+	if e := errs.String(); strings.Count(e, "\n") != 1 || !strings.HasPrefix(e, "bottled-view: warning: ") ||
 		!strings.Contains(e, patterns) || !strings.Contains(e, "line 2") {
 		t.Errorf("stderr %q, want one warning naming %s and line 2", e, patterns)
+	}
+}
+
+// TestUsageInBottledsWords: bad usage of either command is one line, in
+// bottled's words and --flag spelling, said by the caller alone, pointing
+// to the help of the program the user ran: bottled-view's, or the bottled
+// command's when bottled ran it.
+func TestUsageInBottledsWords(t *testing.T) {
+	for _, c := range []struct {
+		argv0 string
+		args  []string
+		want  string
+	}{
+		{"bottled-view", []string{"view", "--port", "abc"}, `--port takes a whole number, not "abc" (see bottled-view --help)`},
+		{"bottled-view", []string{"view", "--no-open=perhaps"}, `--no-open takes true or false, not "perhaps" (see bottled-view --help)`},
+		{"bottled-view", []string{"export", "--bogus", "abcdef"}, "unknown flag --bogus (see bottled-view --help)"},
+		{"bottled-view", []string{"--frobnicate", "view"}, "unknown flag --frobnicate (see bottled-view --help)"},
+		{"bottled", []string{"export", "-o"}, "-o needs a value (see bottled export --help)"},
+		{"bottled", []string{"view", "-x"}, "unknown flag -x (see bottled view --help)"},
+	} {
+		old := os.Args[0]
+		os.Args[0] = c.argv0
+		var out, errs bytes.Buffer
+		err := run(context.Background(), c.args, &out, &errs)
+		os.Args[0] = old
+		if !errors.As(err, new(binflags.UsageError)) || err.Error() != c.want || out.Len()+errs.Len() > 0 {
+			t.Errorf("%s %q: %v, stdout %q, stderr %q; want %q alone", c.argv0, c.args, err, out.String(), errs.String(), c.want)
+		}
 	}
 }

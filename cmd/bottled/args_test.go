@@ -17,7 +17,7 @@ import (
 // session got its directories from the flags.
 type argsEnv struct {
 	claude, data, transcript, bin string
-	exec                          *[]string // what `bottled mcp` ran
+	exec                          *[]string // what `bottled mcp` ran: the path, then argv
 }
 
 func newArgsEnv(t *testing.T) argsEnv {
@@ -46,7 +46,7 @@ func newArgsEnv(t *testing.T) argsEnv {
 	oldExe, oldExec := executable, execServer
 	executable = func() (string, error) { return e.bin, nil }
 	e.exec = new([]string)
-	execServer = func(_ string, argv, _ []string) error { *e.exec = argv; return nil }
+	execServer = func(path string, argv, _ []string) error { *e.exec = append([]string{path}, argv...); return nil }
 	t.Cleanup(func() { executable, execServer = oldExe, oldExec })
 	var out bytes.Buffer
 	if code := run(context.Background(), []string{"bottled", "--claude-dir", e.claude, "--data-dir", e.data, "render", sessionID},
@@ -200,14 +200,14 @@ func TestFlagsAnywhere(t *testing.T) {
 		// mcp runs bottled-mcp with the directories it was given.
 		{name: "mcp, dirs after", args: []string{"mcp", "--data-dir", "{D}", "--claude-dir", "{C}"},
 			check: func(t *testing.T, e argsEnv, _ string) {
-				want := []string{filepath.Join(filepath.Dir(e.bin), mcpBinary), "--claude-dir", e.claude, "--data-dir", e.data}
+				want := []string{filepath.Join(filepath.Dir(e.bin), mcpBinary), "bottled", "--claude-dir", e.claude, "--data-dir", e.data}
 				if !slices.Equal(*e.exec, want) {
 					t.Errorf("mcp ran %q, want %q", *e.exec, want)
 				}
 			}},
 		{name: "mcp, dirs on both sides", args: []string{D, "mcp", C},
 			check: func(t *testing.T, e argsEnv, _ string) {
-				want := []string{filepath.Join(filepath.Dir(e.bin), mcpBinary), "--claude-dir", e.claude, "--data-dir", e.data}
+				want := []string{filepath.Join(filepath.Dir(e.bin), mcpBinary), "bottled", "--claude-dir", e.claude, "--data-dir", e.data}
 				if !slices.Equal(*e.exec, want) {
 					t.Errorf("mcp ran %q, want %q", *e.exec, want)
 				}
@@ -217,7 +217,7 @@ func TestFlagsAnywhere(t *testing.T) {
 		// view and export run bottled-view, with the same directories.
 		{name: "view, flags after", args: []string{"view", "--no-open", "--port", "8123", D, C},
 			check: func(t *testing.T, e argsEnv, _ string) {
-				want := []string{filepath.Join(filepath.Dir(e.bin), viewBinary), "--claude-dir", e.claude, "--data-dir", e.data,
+				want := []string{filepath.Join(filepath.Dir(e.bin), viewBinary), "bottled", "--claude-dir", e.claude, "--data-dir", e.data,
 					"view", "--port", "8123", "--no-open"}
 				if !slices.Equal(*e.exec, want) {
 					t.Errorf("view ran %q, want %q", *e.exec, want)
@@ -227,7 +227,7 @@ func TestFlagsAnywhere(t *testing.T) {
 			stderr: []string{"bottled: --port must be from 0 to 65535"}},
 		{name: "export, the start of an id", args: []string{"export", sessionID[:8], "--format", "md", C, D},
 			check: func(t *testing.T, e argsEnv, _ string) {
-				want := []string{filepath.Join(filepath.Dir(e.bin), viewBinary), "--claude-dir", e.claude, "--data-dir", e.data,
+				want := []string{filepath.Join(filepath.Dir(e.bin), viewBinary), "bottled", "--claude-dir", e.claude, "--data-dir", e.data,
 					"export", "--format", "md", "--", sessionID}
 				if !slices.Equal(*e.exec, want) {
 					t.Errorf("export ran %q, want %q", *e.exec, want)

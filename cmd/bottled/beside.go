@@ -32,7 +32,7 @@ func besideBottled(bin, name string) (string, error) {
 
 // execBeside replaces this process with the binary name from beside this
 // bottled binary (its symbolic links resolved), given d's directories,
-// then args.
+// then args, as argv[0] "bottled".
 func execBeside(name string, d dirs, args ...string) error {
 	exe, err := executable()
 	if err != nil {
@@ -45,7 +45,9 @@ func execBeside(name string, d dirs, args ...string) error {
 	if err != nil {
 		return exitError{code: exitFailed, msg: err.Error()}
 	}
-	argv := append([]string{bin, "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}, args...)
+	// argv[0] "bottled": the binary's messages then speak of the program
+	// the user ran, and its errors point to bottled's help.
+	argv := append([]string{"bottled", "--" + flagClaude, d.claude, "--" + flagDataDir, d.data}, args...)
 	if err := execServer(bin, argv, os.Environ()); err != nil {
 		return fmt.Errorf("run %s: %w", bin, err)
 	}

@@ -15,6 +15,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/bottled-dev/bottled/sources"
@@ -36,44 +38,60 @@ type Dirs struct{ Claude, Data string }
 // Set is a binary's flag set with the flags every bottled binary takes.
 type Set struct {
 	*flag.FlagSet
-	name               string
-	claudeDir, dataDir *string
-	version            *bool
+	name, binary, command string
+	usage                 string
+	claudeDir, dataDir    *string
+	version               *bool
 }
 
-// New returns binary name's flag set, with --claude-dir, --data-dir and
+// New returns binary's flag set, with --claude-dir, --data-dir and
 // --version defined (flags beat the environment, which beats the
-// defaults). Its usage, on stderr, is usage followed by the flags. The
-// caller adds its own flags.
-func New(name, usage string, stderr io.Writer) *Set {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+// defaults). command is the bottled command that runs the binary (mcp),
+// or "" for one that runs it with a command of the binary's own (view,
+// export). Its help is usage followed by the flags, spelled as bottled's
+// help spells them. The caller adds its own flags.
+func New(binary, command, usage string) *Set {
+	fs := flag.NewFlagSet(binary, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the flag package's own words are not said: Parse words them
 	claude, data := sources.DefaultDirs()
 	return &Set{
 		FlagSet:   fs,
-		name:      name,
+		name:      Invoked(binary),
+		binary:    binary,
+		command:   command,
+		usage:     usage,
 		claudeDir: fs.String("claude-dir", claude, "Claude Code's config directory (transcripts are in its projects/)"),
 		dataDir:   fs.String("data-dir", data, "claude-mem's data directory (its claude-mem.db; bottles in its bottles/)"),
 		version:   fs.Bool("version", false, "print the version and exit"),
 	}
 }
 
+// Invoked is the name a binary's messages start with, the program the
+// user ran: "bottled" when bottled ran it (bottled mcp, view and export
+// start it with argv[0] "bottled"), else the binary's own name.
+func Invoked(binary string) string {
+	if len(os.Args) > 0 && filepath.Base(os.Args[0]) == BottledName {
+		return BottledName
+	}
+	return binary
+}
+
+// BottledName is the argv[0] bottled gives the binaries it runs.
+const BottledName = "bottled"
+
+// Name is the name the binary's messages start with (Invoked).
+func (s *Set) Name() string { return s.name }
+
 // Parse parses args. On --version it prints the binary's version on
 // stdout and returns ok false: the binary is done. A bad flag or an empty
-// directory is a UsageError; -h or --help is flag.ErrHelp, after the usage.
+// directory is a UsageError; -h or --help is flag.ErrHelp, after the help
+// on stdout.
 func (s *Set) Parse(args []string, stdout io.Writer) (d Dirs, ok bool, err error) {
-	if err := s.FlagSet.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return Dirs{}, false, err
-		}
-		return Dirs{}, false, UsageError{err}
+	if err := s.parse(s.FlagSet, s.command, args, stdout); err != nil {
+		return Dirs{}, false, err
 	}
 	if *s.version {
-		_, err := fmt.Fprintf(stdout, "%s version %s\n", s.name, version.String())
+		_, err := fmt.Fprintf(stdout, "%s version %s\n", s.binary, version.String())
 		return Dirs{}, false, err
 	}
 	d.Claude, d.Data, err = sources.AbsDirs(*s.claudeDir, *s.dataDir)
@@ -83,14 +101,51 @@ func (s *Set) Parse(args []string, stdout io.Writer) (d Dirs, ok bool, err error
 	return d, err == nil, err
 }
 
+// Command is the flag set of one of the binary's commands (bottled-view's
+// view and export), whose errors and help are told as the binary's are.
+func (s *Set) Command(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// ParseCommand parses the arguments of the binary's command fs (made by
+// Command): a bad flag is a UsageError; -h or --help is flag.ErrHelp,
+// after the help on stdout.
+func (s *Set) ParseCommand(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	return s.parse(fs, fs.Name(), args, stdout)
+}
+
+func (s *Set) parse(fs *flag.FlagSet, command string, args []string, stdout io.Writer) error {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, s.usage)
+		printFlags(stdout, fs)
+		return err
+	}
+	return UsageError{errors.New(reword(fs, err.Error()) + " (see " + s.helpFor(command) + ")")}
+}
+
+// helpFor is the help the user is pointed to for a mistake in command's
+// flags: bottled's, as bottled ran the binary, else the binary's.
+func (s *Set) helpFor(command string) string {
+	if s.name == BottledName {
+		return strings.TrimSpace(BottledName+" "+command) + " --help"
+	}
+	return s.binary + " --help"
+}
+
 // Main runs a binary's run until it returns or SIGINT or SIGTERM cancels
 // its context, then exits with the status its error calls for, saying the
-// error on stderr.
-func Main(name string, run func(ctx context.Context) error) {
+// error on stderr after the name the binary was invoked by (Invoked).
+func Main(binary string, run func(ctx context.Context) error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx)
 	stop()
-	os.Exit(Exit(name, err, os.Stderr))
+	os.Exit(Exit(Invoked(binary), err, os.Stderr))
 }
 
 // Exit is the exit status for a run that ended with err, which it says on

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +17,7 @@ import (
 
 // TestParse: the shared flags as each binary is called, the environment
 // below the flags, --version done without directories, -h the usage and
-// the flags, bad usage a UsageError.
+// the flags on stdout, bad usage a UsageError.
 func TestParse(t *testing.T) {
 	t.Setenv(sources.ClaudeDirEnv, "/env/claude")
 	t.Setenv(sources.DataDirEnv, "")
@@ -37,8 +39,8 @@ func TestParse(t *testing.T) {
 		{args: []string{"--frobnicate"}, usage: true},
 		{args: []string{"-h"}, help: true},
 	} {
-		var out, stderr bytes.Buffer
-		s := New("bottled-x", "usage: bottled-x\n\n", &stderr)
+		var out bytes.Buffer
+		s := New("bottled-x", "x", "usage: bottled-x\n\n")
 		d, ok, err := s.Parse(c.args, &out)
 		if d != c.want || ok != c.ok {
 			t.Errorf("%q: %+v %v, want %+v %v", c.args, d, ok, c.want, c.ok)
@@ -49,8 +51,8 @@ func TestParse(t *testing.T) {
 		if got := errors.Is(err, flag.ErrHelp); got != c.help {
 			t.Errorf("%q: %v, help %v", c.args, err, c.help)
 		}
-		if c.help && (!strings.HasPrefix(stderr.String(), "usage: bottled-x\n\n") || !strings.Contains(stderr.String(), "-data-dir")) {
-			t.Errorf("-h says %q, want the usage, then the flags", stderr.String())
+		if c.help && (!strings.HasPrefix(out.String(), "usage: bottled-x\n\n") || !strings.Contains(out.String(), "\n   --data-dir string  ")) {
+			t.Errorf("-h says %q, want the usage, then the flags", out.String())
 		}
 		if got := strings.HasPrefix(out.String(), "bottled-x version "); got != c.version {
 			t.Errorf("%q: printed %q", c.args, out.String())
@@ -78,6 +80,39 @@ func TestExit(t *testing.T) {
 		var stderr bytes.Buffer
 		if code := Exit("bottled-x", c.err, &stderr); code != c.code || stderr.String() != c.said {
 			t.Errorf("%v: exit %d saying %q, want %d saying %q", c.err, code, stderr.String(), c.code, c.said)
+		}
+	}
+}
+
+// TestReword: each of the flag package's errors, in bottled's words, for
+// the program the user ran: the binary, or bottled, which runs it with
+// argv[0] "bottled".
+func TestReword(t *testing.T) {
+	for _, c := range []struct {
+		argv0 string
+		args  []string
+		want  string
+	}{
+		{"bottled-x", []string{"--bogus"}, "unknown flag --bogus (see bottled-x --help)"},
+		{"/opt/bin/bottled-x", []string{"-q"}, "unknown flag -q (see bottled-x --help)"},
+		{"bottled", []string{"--bogus"}, "unknown flag --bogus (see bottled x --help)"},
+		{"/home/me/bin/bottled", []string{"-n"}, "-n needs a whole number (see bottled x --help)"},
+		{"bottled", []string{"--every", "soon"}, `--every takes a duration such as 1.5s, 30s or 5m, not "soon" (see bottled x --help)`},
+		{"bottled", []string{"-n", "many"}, `-n takes a whole number, not "many" (see bottled x --help)`},
+		{"bottled", []string{"-n", "99999999999999999999"}, `-n takes a whole number, not "99999999999999999999" (see bottled x --help)`},
+		{"bottled", []string{"--version=maybe"}, `--version takes true or false, not "maybe" (see bottled x --help)`},
+		{"bottled", []string{"--claude-dir"}, "--claude-dir needs a value (see bottled x --help)"},
+		{"bottled", []string{"---x"}, `"---x" is no flag: put it after -- to give it as an argument (see bottled x --help)`},
+	} {
+		old := os.Args[0]
+		os.Args[0] = c.argv0
+		s := New("bottled-x", "x", "usage: bottled-x\n\n")
+		s.Int("n", 0, "how many")
+		s.Duration("every", 0, "how often")
+		_, _, err := s.Parse(c.args, io.Discard)
+		os.Args[0] = old
+		if !errors.As(err, new(UsageError)) || err.Error() != c.want {
+			t.Errorf("%s %q: %v, want the usage error %q", c.argv0, c.args, err, c.want)
 		}
 	}
 }

@@ -1,0 +1,103 @@
+package binflags
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// How the binaries tell a mistake in their flags, and list them: as
+// bottled does (its cmd/bottled/usage.go), with the flags spelled as
+// bottled's help spells them (--data-dir, -o), never in the flag
+// package's words ("flag provided but not defined: -bogus"), which it
+// returns as plain strings and so are recognised here by their wording;
+// one worded otherwise is passed on as it is.
+const (
+	flagUnknown      = "flag provided but not defined: -"
+	flagNeedsValue   = "flag needs an argument: -"
+	flagInvalid      = "invalid value "
+	flagInvalidBool  = "invalid boolean value "
+	flagInvalidFlags = "bad flag syntax: "
+)
+
+// reword is the flag package's error msg about fs's flags in bottled's
+// words.
+func reword(fs *flag.FlagSet, msg string) string {
+	var value, name string
+	switch {
+	case strings.HasPrefix(msg, flagUnknown):
+		return "unknown flag " + dashed(strings.TrimPrefix(msg, flagUnknown))
+	case strings.HasPrefix(msg, flagNeedsValue):
+		name = strings.TrimPrefix(msg, flagNeedsValue)
+		return dashed(name) + " needs " + valueKind(fs, name)
+	case strings.HasPrefix(msg, flagInvalidFlags):
+		return fmt.Sprintf("%q is no flag: put it after -- to give it as an argument", strings.TrimPrefix(msg, flagInvalidFlags))
+	case strings.HasPrefix(msg, flagInvalid):
+		// invalid value "VALUE" for flag -NAME: REASON
+		if _, err := fmt.Sscanf(strings.TrimPrefix(msg, flagInvalid), "%q for flag -%s", &value, &name); err != nil {
+			return msg
+		}
+	case strings.HasPrefix(msg, flagInvalidBool):
+		// invalid boolean value "VALUE" for -NAME: REASON
+		if _, err := fmt.Sscanf(strings.TrimPrefix(msg, flagInvalidBool), "%q for -%s", &value, &name); err != nil {
+			return msg
+		}
+	default:
+		return msg
+	}
+	name = strings.TrimSuffix(name, ":")
+	return fmt.Sprintf("%s takes %s, not %q", dashed(name), valueKind(fs, name), value)
+}
+
+// dashed is a flag's name as bottled's help spells it: -o, --data-dir.
+func dashed(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// valueKind says in words what a value of fs's flag name is.
+func valueKind(fs *flag.FlagSet, name string) string {
+	f := fs.Lookup(name)
+	if f == nil {
+		return "a value"
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return "true or false"
+	}
+	switch kind, _ := flag.UnquoteUsage(f); kind {
+	case "int", "uint":
+		return "a whole number"
+	case "duration":
+		return "a duration such as 1.5s, 30s or 5m"
+	}
+	return "a value"
+}
+
+// printFlags lists fs's flags as bottled's help lists its own: the name
+// dashed, what it takes, what it is for and its default, aligned.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	var heads, texts []string
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(f)
+		head := dashed(f.Name)
+		if kind != "" {
+			head += " " + kind
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			usage += fmt.Sprintf(" (default: %q)", f.DefValue)
+		}
+		heads, texts = append(heads, head), append(texts, usage)
+	})
+	heads, texts = append(heads, "--help, -h"), append(texts, "show help")
+	width := 0
+	for _, h := range heads {
+		width = max(width, len(h))
+	}
+	fmt.Fprintln(w, "OPTIONS:")
+	for i, h := range heads {
+		fmt.Fprintf(w, "   %-*s  %s\n", width, h, texts[i])
+	}
+}
