@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
@@ -157,9 +159,9 @@ func runExport(ctx context.Context, bin *binflags.Set, args []string, claude, da
 	if err != nil {
 		return binflags.AsUsage(err)
 	}
-	if *out != "" && !*force {
-		if _, err := os.Lstat(*out); err == nil {
-			return fmt.Errorf("%s exists: --force replaces it", *out)
+	if *out != "" {
+		if err := checkOut(*out, *force); err != nil {
+			return err
 		}
 	}
 	// The render redacts with the patterns that can be used; the user who
@@ -187,7 +189,49 @@ func runExport(ctx context.Context, bin *binflags.Set, args []string, claude, da
 	if err := view.Export(&page, id, cur, *format, time.Local); err != nil {
 		return err
 	}
-	return writeFile(*out, *force, page.Bytes())
+	if err := writeFile(*out, *force, page.Bytes()); err != nil {
+		if why := checkOut(*out, *force); why != nil { // it changed meanwhile
+			return why
+		}
+		return err
+	}
+	return nil
+}
+
+// checkOut says what keeps an export from being written to path, the
+// -o FILE, in words that say what to give instead; nil if nothing does.
+func checkOut(path string, force bool) error {
+	fi, err := os.Lstat(path) // a symbolic link is replaced, never written through
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("%s is a directory: give -o a file's path", path)
+	case err == nil && !force:
+		return fmt.Errorf("%s exists: --force replaces it", path)
+	case err == nil:
+		return nil
+	}
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist: make it or give -o a path in a directory that does", dir)
+	case errors.Is(err, syscall.ENOTDIR), err == nil && !di.IsDir():
+		return fmt.Errorf("%s is not a directory: give -o a path in a directory", firstFile(dir))
+	}
+	return nil
+}
+
+// firstFile is the first of dir's ancestors (or dir) that is not a
+// directory, dir if none is found.
+func firstFile(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
 }
 
 // writeFile writes path whole or not at all, 0600 (it holds a

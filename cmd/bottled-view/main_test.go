@@ -132,3 +132,45 @@ func TestUsageInBottledsWords(t *testing.T) {
 		}
 	}
 }
+
+// TestExportOutIsNoFile: an -o that names no file that can be written is
+// told in what it is and what to give instead, before anything is
+// rendered, and nothing is written: a directory that does not exist, a
+// directory (with --force too), a path under a file.
+func TestExportOutIsNoFile(t *testing.T) {
+	w := newWorld(t)
+	w.appendTo(w.transcript("-home-dev-app", idApp), turn(idApp, "/home/dev/app", time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), 1,
+		"OUT prompt", "OUT answer")...)
+	root := t.TempDir()
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(root, "nodir")
+	for _, c := range []struct {
+		out   string
+		force bool
+		want  string
+	}{
+		{filepath.Join(missing, "x.html"), false, missing + " does not exist: make it or give -o a path in a directory that does"},
+		{filepath.Join(missing, "x.html"), true, missing + " does not exist: make it or give -o a path in a directory that does"},
+		{root, false, root + " is a directory: give -o a file's path"},
+		{root, true, root + " is a directory: give -o a file's path"},
+		{filepath.Join(file, "x.html"), true, file + " is not a directory: give -o a path in a directory"},
+	} {
+		args := []string{"--claude-dir", w.claude, "--data-dir", w.data, "export", "-o", c.out}
+		if c.force {
+			args = append(args, "--force")
+		}
+		err := run(context.Background(), append(args, idApp), io.Discard, io.Discard)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("-o %s (force %v): %v, want %q", c.out, c.force, err, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 1 {
+		t.Errorf("%s holds %d entries, want only the file", root, len(entries))
+	}
+	if _, err := os.Stat(filepath.Join(w.data, "bottles", idApp+".md")); err == nil {
+		t.Error("the bottle was rendered for an export that cannot be written")
+	}
+}

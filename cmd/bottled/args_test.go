@@ -233,6 +233,8 @@ func TestFlagsAnywhere(t *testing.T) {
 					t.Errorf("export ran %q, want %q", *e.exec, want)
 				}
 			}},
+		{name: "export -o a directory, --force", args: []string{"export", sessionID, "-o", "{C}", "--force", C, D}, code: exitFailed,
+			stderr: []string{"bottled: {C} is a directory: give -o a file's path"}},
 		{name: "export -o a file that exists", args: []string{"export", sessionID, "-o", "{T}", C, D}, code: exitFailed,
 			stderr: []string{"exists: --force replaces it"}},
 		{name: "export, a bad format", args: []string{"export", sessionID, "--format", "pdf", C, D}, code: exitUsage,

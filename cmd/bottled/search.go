@@ -112,8 +112,8 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	if len(hits) == 0 {
 		if !cmd.Bool("json") { // the empty array is the answer
 			asked := searchAsked{all: cmd.Bool("all"), archived: cmd.Bool("archived"), bounded: cmd.String("since") != "" || cmd.String("until") != ""}
-			for _, line := range noHits(ext, asked) {
-				fmt.Fprintln(cmd.Root().ErrWriter, line)
+			for _, line := range noHits(ext, asked) { // the answer, said as everything on stderr is
+				fmt.Fprintln(cmd.Root().ErrWriter, "bottled: "+line)
 			}
 		}
 		return exitError{code: exitFailed}

@@ -75,25 +75,25 @@ func TestSearchSaysWhatItSearched(t *testing.T) {
 		dir  string
 		args []string
 		code int
-		says []string // stderr's last lines
+		says []string // stderr's last lines, each said by bottled: the answer to a search, with exit 1
 	}{
 		{deep, []string{"budget"}, 0, nil}, // a subdirectory searches its project
 		{deep, []string{"nothinglikethis"}, 1, []string{
-			"no hits in this project, " + app + ": 1 session, 1 cleared session left out",
-			"to widen: --all (every project: 2 sessions), --archived (the 1 cleared session too)"}},
+			"bottled: no hits in this project, " + app + ": 1 session, 1 cleared session left out",
+			"bottled: to widen: --all (every project: 2 sessions), --archived (the 1 cleared session too)"}},
 		{app, []string{"--since", "2026-06-01", "budget"}, 1, []string{
-			"no hits in this project, " + app + ": 1 session, 1 cleared session left out, within --since/--until",
-			"to widen: --all (every project: 2 sessions), --archived (the 1 cleared session too), no --since/--until"}},
+			"bottled: no hits in this project, " + app + ": 1 session, 1 cleared session left out, within --since/--until",
+			"bottled: to widen: --all (every project: 2 sessions), --archived (the 1 cleared session too), no --since/--until"}},
 		{app, []string{"--archived", "nothinglikethis"}, 1, []string{
-			"no hits in this project, " + app + ": 2 sessions",
-			"to widen: --all (every project: 3 sessions)"}},
+			"bottled: no hits in this project, " + app + ": 2 sessions",
+			"bottled: to widen: --all (every project: 3 sessions)"}},
 		{other, []string{"budget"}, 1, []string{
-			"no hits here: no session was started in " + other + ", above it or under it",
-			"to widen: --all (every project: 2 sessions)"}},
+			"bottled: no hits here: no session was started in " + other + ", above it or under it",
+			"bottled: to widen: --all (every project: 2 sessions)"}},
 		{root, []string{"nothinglikethis"}, 1, []string{
-			"no hits in the 2 sessions started under " + root + " (none was started in it or above it), 1 cleared session left out",
-			"to widen: --archived (the 1 cleared session too)"}},
-		{other, []string{"--all", "--archived", "nothinglikethis"}, 1, []string{"no hits in every project: 3 sessions"}},
+			"bottled: no hits in the 2 sessions started under " + root + " (none was started in it or above it), 1 cleared session left out",
+			"bottled: to widen: --archived (the 1 cleared session too)"}},
+		{other, []string{"--all", "--archived", "nothinglikethis"}, 1, []string{"bottled: no hits in every project: 3 sessions"}},
 	}
 	for _, c := range cases {
 		t.Chdir(c.dir)
@@ -189,7 +189,7 @@ func TestSearchWhileBuilding(t *testing.T) {
 		t.Errorf("--json pelican: code %d, %v, %q, stderr %q", code, err, out, errOut)
 	}
 	code, _, errOut = bottled(t, nil, append(flags, "search", "--all", "walrus")...)
-	if code != 1 || errOut != note+"no hits in every project: 1 session\n" {
+	if code != 1 || errOut != note+"bottled: no hits in every project: 1 session\n" {
 		t.Errorf("search walrus: code %d, stderr %q", code, errOut)
 	}
 }

@@ -75,10 +75,10 @@ func runExport(_ context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		if !cmd.Bool("force") {
-			if _, err := os.Lstat(abs); err == nil {
-				return exitError{code: exitFailed, msg: out + " exists: --force replaces it"}
-			}
+		if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
+			return exitError{code: exitFailed, msg: out + " is a directory: give -o a file's path"}
+		} else if err == nil && !cmd.Bool("force") {
+			return exitError{code: exitFailed, msg: out + " exists: --force replaces it"}
 		}
 		args = append(args, "-o", abs)
 	}
