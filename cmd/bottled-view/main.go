@@ -117,11 +117,13 @@ func runView(ctx context.Context, bin *binflags.Set, args []string, claude, data
 
 // openBrowser opens url in the user's browser ($BROWSER, else the
 // system's opener), without waiting for it, through a launcher file (see
-// view.WriteLauncher) so that the token is on no command line; if it
-// cannot, it says so.
+// view.WriteLauncher) so that the token is on no command line. If the
+// command cannot start, or exits with a failure (xdg-open does when it
+// finds no browser, a $BROWSER script may), it says so, with why and the
+// address to open by hand; the view goes on serving either way.
 func openBrowser(prog, url, launcher string, stderr io.Writer) {
 	if err := view.WriteLauncher(launcher, url); err != nil {
-		fmt.Fprintf(stderr, "%s: could not open a browser (%v): open the address above yourself\n", prog, err)
+		fmt.Fprintf(stderr, "%s: could not open a browser (%v): open %s yourself\n", prog, err, url)
 		return
 	}
 	name := "xdg-open"
@@ -133,10 +135,18 @@ func openBrowser(prog, url, launcher string, stderr io.Writer) {
 	}
 	cmd := exec.Command(name, launcher)
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(stderr, "%s: could not open a browser (%v): open the address above yourself\n", prog, err)
+		fmt.Fprintf(stderr, "%s: could not start the browser command %s (%v): open %s yourself\n", prog, name, err, url)
 		return
 	}
-	go func() { _ = cmd.Wait() }() // reaps the opener, which exits at once
+	// Waits for the opener, which exits once the browser has the page
+	// (xdg-open, open) or when the browser it started quits (a $BROWSER
+	// that is the browser itself), and says a failure; it ends with the
+	// opener or with the process, which nothing waits for it to tell.
+	go func() {
+		if err := cmd.Wait(); err != nil {
+			fmt.Fprintf(stderr, "%s: the browser command %s failed (%v): open %s yourself\n", prog, name, err, url)
+		}
+	}()
 }
 
 func runExport(ctx context.Context, bin *binflags.Set, args []string, claude, data string, stdout, stderr io.Writer) error {
