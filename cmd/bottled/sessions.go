@@ -106,30 +106,195 @@ func writeSessionsJSON(w io.Writer, list []index.Session) error {
 	return enc.Encode(out)
 }
 
-// writeSessions prints the list as a table, each row cut to width columns
-// (none if 0) by cutting its first prompt.
+// A list on a terminal fits its width, one row a line: a project's path
+// is cut from the left (its last directories say most), and a terminal
+// too narrow for every column gives up, in turn, those least missed
+// (sessionFallbacks). Each of these is a number of terminal columns.
+const (
+	// minPromptColumns is the fewest columns a first prompt is cut to
+	// while a column can still give way: a few words, enough to tell
+	// sessions apart (the first prompt cut to 10 said nothing).
+	minPromptColumns = 24
+	// minProjectColumns is the fewest a project's path is cut to: its
+	// last directory or two.
+	minProjectColumns = 16
+	// shortIDLength is how much of a session's id a narrow terminal
+	// shows: show, export, render and MCP's read take the start of an id
+	// (at least 6 characters), and 8 of its hex digits leave one in 4
+	// billion sessions to share it.
+	shortIDLength = 8
+)
+
+// sessionColumns are the columns of a list that a narrow terminal can
+// give up or narrow; the session's id, its first prompt and, with --all,
+// its project are always there.
+type sessionColumns struct {
+	started, fullID, compactions, turns, mode, lastActive bool
+}
+
+// sessionFallbacks are what a terminal too narrow for a list's rows
+// gives up, in turn, the least missed first: when a session was started
+// (the list is ordered by when it was last active), the whole id, then
+// the counts and the mode; last, when it was last active.
+var sessionFallbacks = []func(*sessionColumns){
+	func(c *sessionColumns) { c.started = false },
+	func(c *sessionColumns) { c.fullID = false },
+	func(c *sessionColumns) { c.compactions = false },
+	func(c *sessionColumns) { c.turns = false },
+	func(c *sessionColumns) { c.mode = false },
+	func(c *sessionColumns) { c.lastActive = false },
+}
+
+// writeSessions prints the list as a table. On a terminal width columns
+// wide (0: not a terminal, the rows whole) each row fits one line: the
+// columns that fit (sessionFallbacks), a project's path cut from the left,
+// the first prompt cut to what is left.
 func writeSessions(w io.Writer, list []index.Session, all bool, width int) {
-	head := []string{"SESSION", "STARTED", "LAST ACTIVE", "TURNS", "COMPACTIONS", "MODE"}
-	if all {
-		head = append(head, "PROJECT")
+	cols := sessionColumns{started: true, fullID: true, compactions: true, turns: true, mode: true, lastActive: true}
+	rows := sessionRows(list, all, cols)
+	for _, giveUp := range sessionFallbacks {
+		if width == 0 || fixedWidth(rows, all)+minRest(all) <= width {
+			break
+		}
+		giveUp(&cols)
+		rows = sessionRows(list, all, cols)
 	}
+	if all && width > 0 {
+		cutProjects(rows, width-fixedWidth(rows, all))
+	}
+	writeTable(w, rows, width)
+}
+
+// sessionRows is the list's table, the header first, with cols' columns;
+// with all, the last but one is the project's.
+func sessionRows(list []index.Session, all bool, cols sessionColumns) [][]string {
+	var head []string
+	add := func(row []string, on bool, cell string) []string {
+		if on {
+			return append(row, cell)
+		}
+		return row
+	}
+	head = append(head, "SESSION")
+	head = add(head, cols.started, "STARTED")
+	head = add(head, cols.lastActive, "LAST ACTIVE")
+	head = add(head, cols.turns, "TURNS")
+	head = add(head, cols.compactions, "COMPACTIONS")
+	head = add(head, cols.mode, "MODE")
+	head = add(head, all, "PROJECT")
 	rows := [][]string{append(head, "FIRST PROMPT")}
+	idLength := 0 // whole
+	if !cols.fullID {
+		idLength = distinctPrefix(list)
+	}
 	for _, s := range list {
 		id := s.ID
+		if idLength > 0 && len(id) > idLength {
+			id = id[:idLength]
+		}
 		if s.Archived {
 			id += " (cleared)"
 		}
-		row := []string{id, stamp(s.Started), stamp(s.LastActive), fmt.Sprint(s.Turns), fmt.Sprint(s.Compactions), string(s.Mode)}
-		if all {
-			row = append(row, s.Project)
-		}
+		row := []string{id}
+		row = add(row, cols.started, stamp(s.Started))
+		row = add(row, cols.lastActive, stamp(s.LastActive))
+		row = add(row, cols.turns, fmt.Sprint(s.Turns))
+		row = add(row, cols.compactions, fmt.Sprint(s.Compactions))
+		row = add(row, cols.mode, string(s.Mode))
+		row = add(row, all, s.Project)
 		prompt := s.FirstPrompt
 		if prompt == "" {
 			prompt = "—"
 		}
 		rows = append(rows, append(row, prompt))
 	}
-	writeTable(w, rows, width)
+	return rows
+}
+
+// distinctPrefix is how much of the start of its ids tells the sessions
+// of list apart: shortIDLength, or more if two of them start alike (the
+// whole id, 0, for a session listed twice: cleared, then resumed).
+func distinctPrefix(list []index.Session) int {
+	longest := 0
+	for _, s := range list {
+		longest = max(longest, len(s.ID))
+	}
+	for n := shortIDLength; n < longest; n++ {
+		seen := make(map[string]bool, len(list))
+		whole := true
+		for _, s := range list {
+			p := s.ID[:min(n, len(s.ID))]
+			if seen[p] {
+				whole = false
+				break
+			}
+			seen[p] = true
+		}
+		if whole {
+			return n
+		}
+	}
+	return 0
+}
+
+// fixedWidth is how many columns a row of rows takes before its project
+// (with all) or else its first prompt, separators included.
+func fixedWidth(rows [][]string, all bool) int {
+	fixed := len(rows[0]) - 1
+	if all {
+		fixed--
+	}
+	n := 0
+	for i := range fixed {
+		n += columnWidth(rows, i) + 2
+	}
+	return n
+}
+
+// minRest is the fewest columns a row needs after its fixed ones.
+func minRest(all bool) int {
+	if all {
+		return minProjectColumns + 2 + minPromptColumns
+	}
+	return minPromptColumns
+}
+
+func columnWidth(rows [][]string, i int) int {
+	n := 0
+	for _, row := range rows {
+		n = max(n, displayWidth(row[i]))
+	}
+	return n
+}
+
+// cutProjects cuts the project column (the last but one) of rows so that
+// room columns hold it and the first prompt: it takes at most 2/5 of
+// them, and no fewer than minProjectColumns.
+func cutProjects(rows [][]string, room int) {
+	i := len(rows[0]) - 2
+	width := min(columnWidth(rows, i), max(minProjectColumns, room*2/5))
+	for _, row := range rows[1:] {
+		row[i] = cutLeft(row[i], width)
+	}
+}
+
+// cutLeft cuts s to width terminal columns from the left, starting it with
+// "…" when cut, at a "/" when one leaves enough to say something.
+func cutLeft(s string, width int) string {
+	if displayWidth(s) <= width {
+		return s
+	}
+	runes := []rune(s)
+	used, from := 1, len(runes) // "…" takes one
+	for from > 0 && used+runeWidth(runes[from-1]) <= width {
+		from--
+		used += runeWidth(runes[from])
+	}
+	tail := string(runes[from:])
+	if i := strings.IndexByte(tail, '/'); i > 0 && displayWidth(tail[i:]) >= width/2 {
+		tail = tail[i:]
+	}
+	return "…" + tail
 }
 
 // stamp shows a time to the minute in the local zone, "—" if unknown.

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/internal/synth"
+	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -295,6 +297,80 @@ func TestSessionsCutToTheLine(t *testing.T) {
 	} {
 		if got := cutToWidth(c.text, c.width); got != c.want {
 			t.Errorf("cutToWidth(%q, %d) = %q, want %q", c.text, c.width, got, c.want)
+		}
+	}
+}
+
+// TestSessionsFitTheTerminal: on a terminal every row of the list fits
+// its line (a wide character takes two columns), with or without --all,
+// however long a project's path: the path is cut from the left, keeping
+// its last directories, and a narrower terminal gives up the columns
+// least missed; each row keeps the start of its session's id (enough for
+// bottled show), its first prompt's first words and, with --all, its
+// project's last directory. Not on a terminal, the rows are whole.
+func TestSessionsFitTheTerminal(t *testing.T) {
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local)
+	long := "/home/me/work/clients/some-very-long-client-name/projects/deeply/nested/repository-name"
+	list := []index.Session{
+		{ID: "3f9c2a71-5d0e-4b8a-9c61-2e7f0a4d8b15", Project: long, Mode: render.ModeFull, Started: at, LastActive: at.Add(time.Hour),
+			Turns: 14, Compactions: 2, FirstPrompt: "Refactor the payment retry loop so it backs off and says why it gave up"},
+		{ID: "0d6f5a3e-8c1b-4e2f-9a7d-3b5c1e0f2a44", Project: "/home/me/src/app", Mode: render.ModeReconstructed, Started: at, LastActive: at,
+			Turns: 1234, Compactions: 10, Archived: true, FirstPrompt: "写一个函数计算斐波那契数列并解释它的复杂度以及如何优化它的内存使用"},
+		{ID: "7a1b2c3d-0000-4000-8000-000000000000", Project: "/home/me/项目/稳定性测试/服务", Mode: render.ModeFull, LastActive: at,
+			FirstPrompt: ""},
+		{ID: "3f9c2a71-9999-4000-8000-000000000000", Project: "/home/me/src/app", Mode: render.ModeFull, LastActive: at,
+			FirstPrompt: "an id that starts as another's"},
+		{ID: "7a1b2c3d-0000-4000-8000-000000000000", Project: "/home/me/项目/稳定性测试/服务", Mode: render.ModeFull, LastActive: at,
+			Archived: true, FirstPrompt: "its cleared bottle, listed with --archived"},
+	}
+	for _, all := range []bool{false, true} {
+		for _, width := range []int{80, 100, 120, 160, 200} {
+			var b strings.Builder
+			writeSessions(&b, list, all, width)
+			lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+			if len(lines) != len(list)+1 {
+				t.Fatalf("all %v, width %d: %d lines, want %d:\n%s", all, width, len(lines), len(list)+1, b.String())
+			}
+			for i, line := range lines {
+				if w := displayWidth(line); w > width {
+					t.Errorf("all %v, width %d: line %d is %d columns wide:\n%s", all, width, i, w, line)
+				}
+				if i == 0 {
+					continue
+				}
+				s := list[i-1]
+				prompt := s.FirstPrompt
+				if prompt == "" {
+					prompt = "—"
+				}
+				wants := []string{s.ID[:len("3f9c2a71-5")], cutToWidth(prompt, 12)[:len(cutToWidth(prompt, 12))-len("…")]}
+				if all {
+					wants = append(wants, filepath.Base(s.Project))
+				}
+				for _, want := range wants {
+					if !strings.Contains(line, strings.TrimSuffix(want, "…")) {
+						t.Errorf("all %v, width %d: row %d lacks %q:\n%s", all, width, i, want, line)
+					}
+				}
+			}
+			if width >= 160 && !all && !strings.Contains(b.String(), list[0].ID) {
+				t.Errorf("width %d: the ids are cut, though the rows fit with them whole:\n%s", width, b.String())
+			}
+			if width >= 200 && !strings.Contains(b.String(), "STARTED") {
+				t.Errorf("width %d: a column was left out, though the rows fit with it:\n%s", width, b.String())
+			}
+		}
+		var b strings.Builder
+		writeSessions(&b, list, all, 0)
+		for _, s := range list {
+			for _, whole := range []string{s.ID, s.FirstPrompt, "COMPACTIONS", "STARTED", "LAST ACTIVE", "MODE"} {
+				if !strings.Contains(b.String(), whole) {
+					t.Errorf("all %v, not on a terminal: the list lacks %q:\n%s", all, whole, b.String())
+				}
+			}
+			if all && !strings.Contains(b.String(), s.Project) {
+				t.Errorf("not on a terminal: the list lacks %q:\n%s", s.Project, b.String())
+			}
 		}
 	}
 }
