@@ -134,25 +134,6 @@ func subcommands() []*cli.Command {
 	}
 }
 
-// setHandlers makes every command that has no handler of its own report
-// a usage error as one line and exit 2, rather than print its help. A
-// command without subcommands shows its help for `--help` after arguments
-// too: urfave/cli v3 takes the first argument for a help topic there
-// (urfave/cli#2126) and would say "No help topic for …".
-func setHandlers(cmds []*cli.Command) {
-	for _, c := range cmds {
-		if c.OnUsageError == nil {
-			c.OnUsageError = onUsageError
-		}
-		if len(c.Commands) == 0 {
-			c.CommandNotFound = func(_ context.Context, cmd *cli.Command, _ string) {
-				cli.HelpPrinter(cmd.Root().Writer, cli.CommandHelpTemplate, cmd)
-			}
-		}
-		setHandlers(c.Commands)
-	}
-}
-
 func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK

@@ -46,6 +46,8 @@ func TestUsageErrorsInBottledsWords(t *testing.T) {
 			`bottled: --port takes a whole number, not "http" (see bottled view --help)`},
 		{[]string{"status", "--claude-dir"}, exitUsage,
 			`bottled: --claude-dir needs a value (see bottled status --help)`},
+		{[]string{"hook", "bogus"}, exitUsage,
+			`bottled: unknown command "bogus": session-start or session-end (see bottled hook --help)`},
 		{[]string{"hook", "session-start", "--frobnicate"}, exitOK,
 			`bottled: unknown flag --frobnicate (see bottled hook session-start --help)`},
 	}
