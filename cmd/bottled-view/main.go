@@ -73,10 +73,11 @@ func runView(ctx context.Context, bin *binflags.Set, args []string, claude, data
 	fs := bin.Command("view")
 	port := fs.Int("port", 0, "the port to listen on, on 127.0.0.1 (0: a free one)")
 	noOpen := fs.Bool("no-open", false, "print the address without opening it in the browser")
-	if err := bin.ParseCommand(fs, args, stdout); err != nil {
+	words, err := bin.ParseCommand(fs, args, stdout)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
+	if len(words) > 0 {
 		return binflags.Usagef("view takes no arguments")
 	}
 	if *port < 0 || *port > 65535 {
@@ -154,18 +155,19 @@ func runExport(ctx context.Context, bin *binflags.Set, args []string, claude, da
 	format := fs.String("format", view.FormatHTML, "html (a standalone page, no script) or md (the bottle)")
 	out := fs.String("o", "", "write to `FILE` (refused if it exists, unless --force) instead of stdout")
 	force := fs.Bool("force", false, "replace FILE if it exists")
-	if err := bin.ParseCommand(fs, args, stdout); err != nil {
+	words, err := bin.ParseCommand(fs, args, stdout)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return binflags.Usagef("export takes exactly one SESSION")
+	if len(words) != 1 {
+		return binflags.Usagef("export takes exactly one SESSION (got %d arguments)", len(words))
 	}
 	if *format != view.FormatHTML && *format != view.FormatMarkdown {
 		return binflags.Usagef("--format must be html or md, not %q", *format)
 	}
 	reader := bottles.Reader{ClaudeDir: claude, DataDir: data}
 	reader.Defaults(exportTimeout)
-	id, err := reader.FindSession(fs.Arg(0))
+	id, err := reader.FindSession(words[0])
 	if err != nil {
 		return binflags.AsUsage(err)
 	}

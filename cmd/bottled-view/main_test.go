@@ -174,3 +174,24 @@ func TestExportOutIsNoFile(t *testing.T) {
 		t.Error("the bottle was rendered for an export that cannot be written")
 	}
 }
+
+// TestFlagsAfterArguments: as bottled's commands do, bottled-view's take
+// their flags before or after SESSION; after "--" every word is an
+// argument.
+func TestFlagsAfterArguments(t *testing.T) {
+	w := newWorld(t)
+	w.appendTo(w.transcript("-home-dev-app", idApp), turn(idApp, "/home/dev/app", time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), 1,
+		"AFTER prompt", "AFTER answer")...)
+	dirs := []string{"--claude-dir", w.claude, "--data-dir", w.data}
+	file := filepath.Join(t.TempDir(), "x.md")
+	if err := run(context.Background(), append(dirs, "export", idApp[:8], "--format", "md", "-o", file), io.Discard, io.Discard); err != nil {
+		t.Fatalf("export SESSION --format md -o FILE: %v", err)
+	}
+	if got, _ := os.ReadFile(file); !bytes.Contains(got, []byte("AFTER answer")) {
+		t.Errorf("the export is not the bottle:\n%s", got)
+	}
+	err := run(context.Background(), append(dirs, "export", "--", idApp[:8], "--format", "md"), io.Discard, io.Discard)
+	if !errors.As(err, new(binflags.UsageError)) || err.Error() != "export takes exactly one SESSION (got 3 arguments)" {
+		t.Errorf(`export -- SESSION --format md: %v, want three arguments`, err)
+	}
+}

@@ -110,10 +110,25 @@ func (s *Set) Command(name string) *flag.FlagSet {
 }
 
 // ParseCommand parses the arguments of the binary's command fs (made by
-// Command): a bad flag is a UsageError; -h or --help is flag.ErrHelp,
-// after the help on stdout.
-func (s *Set) ParseCommand(fs *flag.FlagSet, args []string, stdout io.Writer) error {
-	return s.parse(fs, fs.Name(), args, stdout)
+// Command) and returns the words that are not flags: as bottled's
+// commands do, it takes flags before and after them, and after "--"
+// every word is an argument. A bad flag is a UsageError; -h or --help is
+// flag.ErrHelp, after the help on stdout.
+func (s *Set) ParseCommand(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	var words []string
+	for {
+		if err := s.parse(fs, fs.Name(), args, stdout); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		// The flag package stops at the first word that is no flag, or
+		// after "--", which it takes; "--" given as a flag's value reads
+		// the same and ends the flags too.
+		if ended := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"; ended || len(rest) == 0 {
+			return append(words, rest...), nil
+		}
+		words, args = append(words, rest[0]), rest[1:]
+	}
 }
 
 func (s *Set) parse(fs *flag.FlagSet, command string, args []string, stdout io.Writer) error {

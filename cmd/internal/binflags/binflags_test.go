@@ -116,3 +116,31 @@ func TestReword(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCommand: a command's flags before and after its arguments;
+// after "--", every word is an argument.
+func TestParseCommand(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		words []string
+		o     string
+		force bool
+	}{
+		{[]string{"id"}, []string{"id"}, "", false},
+		{[]string{"-o", "f", "id"}, []string{"id"}, "f", false},
+		{[]string{"id", "-o", "f", "--force"}, []string{"id"}, "f", true},
+		{[]string{"a", "--force", "b"}, []string{"a", "b"}, "", true},
+		{[]string{"--force", "--", "-o", "x"}, []string{"-o", "x"}, "", true},
+		{[]string{"a", "--", "--force"}, []string{"a", "--force"}, "", false},
+		{nil, nil, "", false},
+	} {
+		s := New("bottled-x", "", "usage: bottled-x\n\n")
+		fs := s.Command("export")
+		o := fs.String("o", "", "the file")
+		force := fs.Bool("force", false, "replace it")
+		words, err := s.ParseCommand(fs, c.args, io.Discard)
+		if err != nil || !slices.Equal(words, c.words) || *o != c.o || *force != c.force {
+			t.Errorf("%q: %q -o %q --force %v, %v; want %q -o %q --force %v", c.args, words, *o, *force, err, c.words, c.o, c.force)
+		}
+	}
+}
