@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/bottled-dev/bottled/cmd/internal/binflags"
 )
 
 // How a mistake in a command line is told: in bottled's words, with its
@@ -16,7 +17,8 @@ import (
 // does ("flag provided but not defined: -bogus", "invalid value "abc" for
 // flag -limit: strconv.ParseInt: …") and returns them as plain strings,
 // so they are recognised by their wording here, the one place that knows
-// it; an error worded otherwise is passed on as it is.
+// it; an error worded otherwise is passed on as it is. The words are
+// binflags', which bottled-mcp and bottled-view tell theirs in.
 const (
 	cliUnknownFlag  = "flag provided but not defined: -"
 	cliNeedsValue   = "flag needs an argument: "
@@ -72,41 +74,33 @@ func usageMessage(cmd *cli.Command, err error) string {
 	see := " (see " + cmd.FullName() + " --help)"
 	switch {
 	case strings.HasPrefix(msg, cliUnknownFlag):
-		return "unknown flag " + dashed(strings.TrimPrefix(msg, cliUnknownFlag)) + see
+		return "unknown flag " + binflags.Dashed(strings.TrimPrefix(msg, cliUnknownFlag)) + see
 	case strings.HasPrefix(msg, cliNeedsValue):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, cliNeedsValue), "-")
-		return dashed(name) + " needs " + valueKind(cmd, name) + see
+		return binflags.Dashed(name) + " needs " + valueKind(cmd, name) + see
 	case strings.HasPrefix(msg, cliInvalidValue):
 		// invalid value "VALUE" for flag -NAME: REASON
 		var value, name string
 		rest := strings.TrimPrefix(msg, cliInvalidValue)
 		if _, err := fmt.Sscanf(rest, "%q for flag -%s", &value, &name); err == nil {
 			name = strings.TrimSuffix(name, ":")
-			return fmt.Sprintf("%s takes %s, not %q%s", dashed(name), valueKind(cmd, name), value, see)
+			return fmt.Sprintf("%s takes %s, not %q%s", binflags.Dashed(name), valueKind(cmd, name), value, see)
 		}
 	}
 	return msg + see
 }
 
-// dashed is a flag's name as bottled's help spells it: -o, --limit.
-func dashed(name string) string {
-	if len([]rune(name)) == 1 {
-		return "-" + name
-	}
-	return "--" + name
-}
-
-// valueKind says what a value of cmd's flag name is, in words.
+// valueKind says in words what a value of cmd's flag name is.
 func valueKind(cmd *cli.Command, name string) string {
 	switch lookupFlag(cmd, name).(type) {
 	case *cli.IntFlag:
-		return "a whole number"
+		return binflags.WholeNumber
 	case *cli.DurationFlag:
-		return "a duration such as " + (1500 * time.Millisecond).String() + ", 30s or 5m"
+		return binflags.Duration
 	case *cli.BoolFlag:
-		return "true or false"
+		return binflags.Boolean
 	}
-	return "a value"
+	return binflags.AnyValue
 }
 
 // lookupFlag is cmd's flag called name, its own or one of a command it is

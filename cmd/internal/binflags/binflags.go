@@ -4,7 +4,7 @@
 // --data-dir, each defaulting to its environment variable, then to the home
 // directory's; --version), how a bad one is told, and the exit statuses
 // (0 done or --help, 1 not done, 2 bad usage; the reason on stderr in one
-// line).
+// line, in the words bottled tells its own in, which it takes from here).
 package binflags
 
 import (

@@ -8,8 +8,8 @@ import (
 )
 
 // How the binaries tell a mistake in their flags, and list them: as
-// bottled does (its cmd/bottled/usage.go), with the flags spelled as
-// bottled's help spells them (--data-dir, -o), never in the flag
+// bottled does (its cmd/bottled/usage.go, in these words), with the flags
+// spelled as bottled's help spells them (--data-dir, -o), never in the flag
 // package's words ("flag provided but not defined: -bogus"), which it
 // returns as plain strings and so are recognised here by their wording;
 // one worded otherwise is passed on as it is.
@@ -27,10 +27,10 @@ func reword(fs *flag.FlagSet, msg string) string {
 	var value, name string
 	switch {
 	case strings.HasPrefix(msg, flagUnknown):
-		return "unknown flag " + dashed(strings.TrimPrefix(msg, flagUnknown))
+		return "unknown flag " + Dashed(strings.TrimPrefix(msg, flagUnknown))
 	case strings.HasPrefix(msg, flagNeedsValue):
 		name = strings.TrimPrefix(msg, flagNeedsValue)
-		return dashed(name) + " needs " + valueKind(fs, name)
+		return Dashed(name) + " needs " + valueKind(fs, name)
 	case strings.HasPrefix(msg, flagInvalidFlags):
 		return fmt.Sprintf("%q is no flag: put it after -- to give it as an argument", strings.TrimPrefix(msg, flagInvalidFlags))
 	case strings.HasPrefix(msg, flagInvalid):
@@ -47,33 +47,41 @@ func reword(fs *flag.FlagSet, msg string) string {
 		return msg
 	}
 	name = strings.TrimSuffix(name, ":")
-	return fmt.Sprintf("%s takes %s, not %q", dashed(name), valueKind(fs, name), value)
+	return fmt.Sprintf("%s takes %s, not %q", Dashed(name), valueKind(fs, name), value)
 }
 
-// dashed is a flag's name as bottled's help spells it: -o, --data-dir.
-func dashed(name string) string {
+// Dashed is a flag's name as bottled's help spells it: -o, --data-dir.
+func Dashed(name string) string {
 	if len([]rune(name)) == 1 {
 		return "-" + name
 	}
 	return "--" + name
 }
 
+// What a flag's value is, in the words a bad one is told in.
+const (
+	WholeNumber = "a whole number"
+	Duration    = "a duration such as 1.5s, 30s or 5m"
+	Boolean     = "true or false"
+	AnyValue    = "a value"
+)
+
 // valueKind says in words what a value of fs's flag name is.
 func valueKind(fs *flag.FlagSet, name string) string {
 	f := fs.Lookup(name)
 	if f == nil {
-		return "a value"
+		return AnyValue
 	}
 	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return "true or false"
+		return Boolean
 	}
 	switch kind, _ := flag.UnquoteUsage(f); kind {
 	case "int", "uint":
-		return "a whole number"
+		return WholeNumber
 	case "duration":
-		return "a duration such as 1.5s, 30s or 5m"
+		return Duration
 	}
-	return "a value"
+	return AnyValue
 }
 
 // printFlags lists fs's flags as bottled's help lists its own: the name
@@ -82,7 +90,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	var heads, texts []string
 	fs.VisitAll(func(f *flag.Flag) {
 		kind, usage := flag.UnquoteUsage(f)
-		head := dashed(f.Name)
+		head := Dashed(f.Name)
 		if kind != "" {
 			head += " " + kind
 		}
