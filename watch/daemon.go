@@ -616,7 +616,7 @@ func (d *Daemon) finish(res result) {
 	blocked := d.noteBlocked(res)
 	res.pendingAfter = !d.sched.idle(res.id)
 	if res.checked {
-		d.rec.checked(res.id, res.outcome)
+		d.rec.checked(res.id, res.outcome, res.began)
 	} else {
 		d.rec.rendered(res.id, res)
 	}

@@ -710,10 +710,15 @@ func (f *fsWatch) checkBottles(ctx context.Context, transcripts []stamped) {
 			if ctx.Err() != nil {
 				return
 			}
-			id := sources.SessionOf(t.path)
-			if out, rewritten := f.checkFresh(ctx, id, t.path, t.stamp, false); out == "" {
+			id, began := sources.SessionOf(t.path), f.now()
+			out, rewritten := f.checkFresh(ctx, id, t.path, t.stamp, false)
+			if out == "" {
 				f.send(ctx, change{id: id, path: t.path, at: f.now(), rescan: true, verify: rewritten})
+				continue
 			}
+			// What status says of the bottle: archived, once a hook
+			// archived it for /clear, which the daemon is not told.
+			f.rec.checked(id, out, began)
 		}
 		f.rescanned()
 	})

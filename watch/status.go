@@ -226,11 +226,16 @@ func (r *recorder) changed(id, transcript string, at time.Time) {
 	}
 }
 
-// checked records a catch-up check that found a bottle needed no render:
-// outcome is outcomeFresh, archived or outcomeNothing.
-func (r *recorder) checked(id, outcome string) {
+// checked records a check, begun at began (the catch-up's, or the
+// rescan's), that found a bottle needed no render: outcome is
+// outcomeFresh, archived or outcomeNothing. A change or a render the
+// session had since says more than the check: the check is then left out.
+func (r *recorder) checked(id, outcome string, began time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if old := r.sessions[id]; old != nil && (old.Changed.After(began) || old.Rendered.After(began)) {
+		return
+	}
 	s := r.session(id)
 	s.outcome, s.why = outcome, ""
 }

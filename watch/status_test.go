@@ -15,14 +15,16 @@ import (
 // TestRecorderSessions records changes, renders and catch-up checks of
 // more sessions than status lists: Recent shows the keepRecent that
 // changed last, newest first, as they were last rendered, and never a
-// session a catch-up only checked; the survey sees every session.
+// session a catch-up only checked; a check begun before a session's last
+// render does not replace what the render said; the survey sees every
+// session.
 func TestRecorderSessions(t *testing.T) {
 	r := newRecorder(Status{})
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	id := func(i int) string { return fmt.Sprintf("5e550000-0000-4000-8000-%012d", i) }
 	const n = 3 * keepRecent
-	r.checked(id(n), outcomeFresh)
-	r.checked(id(n+1), bottles.Archived.String())
+	r.checked(id(n), outcomeFresh, t0)
+	r.checked(id(n+1), bottles.Archived.String(), t0)
 
 	if st := r.snapshot(); len(st.Recent) != 0 {
 		// Catch-up checks only so far: nothing changed.
@@ -38,6 +40,8 @@ func TestRecorderSessions(t *testing.T) {
 		r.rendered(id(i), res)
 	}
 	r.changed(id(n-1), "", t0.Add(time.Hour)) // pending again, and newest
+	// A rescan's check begun before the failed render: it says less.
+	r.checked(id(1), outcomeFresh, t0)
 
 	st := r.snapshot()
 	if len(st.Recent) != keepRecent {

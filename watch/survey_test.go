@@ -57,3 +57,48 @@ func TestBottlesWithoutTranscript(t *testing.T) {
 		t.Errorf("catch-up lists the bottles without transcript %q, want %q", got, want)
 	}
 }
+
+// TestDaemonSurveyFollowsClear: a session rendered by the daemon, then
+// cleared with /clear (the hook archives its bottle, no file event tells
+// the daemon): once its rescan checked the bottle, the daemon's status
+// counts the session archived, as the disk survey does, not fresh.
+func TestDaemonSurveyFollowsClear(t *testing.T) {
+	clock := &testClock{}
+	d := testDaemon(t, Config{Now: clock.now, CheckQuiet: time.Second})
+	const a, b = "c1ea0000-0000-4000-8000-00000000000a", "c1ea0000-0000-4000-8000-00000000000b"
+	base := time.Now().Truncate(time.Second)
+	pa, pb := writeTranscript(t, d, a, "CLEAR-A1"), writeTranscript(t, d, b, "CLEAR-B1")
+	setMod(t, base, pa, pb)
+	clock.set(base.Add(time.Minute))
+	f := newWatchState(d.fsDeps(nil))
+	d.catchUp(f.initialScan())
+	renderNow(t, d, a)
+	renderNow(t, d, b)
+	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(f, s) }
+	rescan(f)
+
+	if _, err := d.store.Archive(a); err != nil { // as the session-end hook does on /clear
+		t.Fatal(err)
+	}
+	clock.set(time.Now().Add(time.Minute)) // the bottles directory settled
+	rescan(f)
+	if got := takeChanges(d); len(got) != 0 {
+		t.Fatalf("the rescan reported %+v; a cleared session's archived bottle needs no render", got)
+	}
+	disk, err := TakeSurvey(t.Context(), d.cfg.ClaudeDir, d.cfg.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon := d.rec.snapshotWithSurvey().Bottles
+	for _, sv := range []*Survey{disk, daemon} {
+		if sv.Archived != 1 || sv.Fresh != 1 || sv.Stale+sv.Missing != 0 {
+			t.Errorf("%s: %d archived, %d fresh, %d stale, %d missing; want the cleared session archived, the other fresh",
+				sv.Source, sv.Archived, sv.Fresh, sv.Stale, sv.Missing)
+		}
+		for _, s := range sv.Sessions {
+			if s.Session == a && (s.Freshness != FreshnessArchived || s.Why != "cleared") {
+				t.Errorf("%s lists the cleared session as %s (%s), want archived (cleared)", sv.Source, s.Freshness, s.Why)
+			}
+		}
+	}
+}
