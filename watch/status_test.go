@@ -71,20 +71,25 @@ func TestRecorderSessions(t *testing.T) {
 		t.Fatalf("the survey sees %d sessions, want %d", len(seen), n+2)
 	}
 	for _, tc := range []struct {
-		id    string
-		fresh string
-		why   string
+		id      string
+		bottled bool // the session has a bottle
+		fresh   string
+		why     string
 	}{
-		{id(0), "fresh", ""},
-		{id(1), "stale", "disk full"},
-		{id(n - 1), "stale", "changes not rendered yet"},
-		{id(n), "fresh", ""},
-		{id(n + 1), "archived", "cleared"},
-		{id(n + 2), "stale", "not checked yet"},
+		{id(0), true, "fresh", ""},
+		{id(0), false, "missing", "no bottle"}, // removed since
+		{id(1), true, "stale", "disk full"},
+		{id(1), false, "missing", "disk full"},
+		{id(n - 1), true, "stale", "changes not rendered yet"},
+		{id(n - 1), false, "missing", "changes not rendered yet"},
+		{id(n), true, "fresh", ""},
+		{id(n + 1), false, "archived", "cleared"},
+		{id(n + 2), true, "stale", "not checked yet"},
+		{id(n + 2), false, "missing", "no bottle"},
 	} {
-		f, why := seen[tc.id].freshness()
+		f, why := seen[tc.id].freshness(tc.bottled)
 		if f != tc.fresh || why != tc.why {
-			t.Errorf("%s: %s (%s), want %s (%s)", tc.id, f, why, tc.fresh, tc.why)
+			t.Errorf("%s, bottled %v: %s (%s), want %s (%s)", tc.id, tc.bottled, f, why, tc.fresh, tc.why)
 		}
 	}
 }
@@ -145,7 +150,7 @@ func TestRecorderCatchUpRenders(t *testing.T) {
 	var seen map[string]*sessionRecord
 	r.survey = func(s map[string]*sessionRecord) *Survey { seen = s; return &Survey{} }
 	r.snapshotWithSurvey()
-	if f, why := seen[empty].freshness(); f != FreshnessEmpty || why != "" {
+	if f, why := seen[empty].freshness(false); f != FreshnessEmpty || why != "" {
 		t.Errorf("a session with nothing to render is %s (%s), want empty", f, why)
 	}
 }

@@ -3,6 +3,8 @@ package watch
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"maps"
 	"time"
 
@@ -126,8 +128,12 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 			fresh, why = bottles.Stale, err.Error()
 		}
 		state := fresh.String()
-		if fresh == bottles.Missing && err == nil && st == nil && emptySession(ctx, f, db) {
-			state, why = FreshnessEmpty, ""
+		if fresh == bottles.Missing && err == nil && st == nil {
+			if rerr := transcriptReadable(f.path); rerr != nil {
+				why = rerr.Error() // as the daemon's render that fails says
+			} else if emptySession(ctx, f, db) {
+				state, why = FreshnessEmpty, ""
+			}
 		}
 		c := SessionCheck{Why: why}
 		if st != nil {
@@ -135,8 +141,27 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 		}
 		sv.count(f, state, c, true)
 	}
-	sv.countBottles(store.Dir, all)
+	bottled := bottlesIn(store.Dir, len(all))
+	for _, f := range all {
+		bottled.hasBottle(f.id)
+	}
+	sv.countOrphans(bottled)
 	return sv, nil
+}
+
+// transcriptReadable returns why the transcript at path cannot be opened,
+// in the words of a render that fails for it (nil if it can be, or is
+// gone since it was listed): a bottle missing for that reason says so.
+func transcriptReadable(path string) error {
+	f, _, err := sources.OpenRegular(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("open transcript: %w", err)
+	}
+	f.Close()
+	return nil
 }
 
 // emptySession reports whether the session of f, which has no bottle, has
@@ -208,15 +233,36 @@ func (sv *Survey) count(f dated, state string, c SessionCheck, listed bool) {
 	sv.Sessions = append(sv.Sessions, c)
 }
 
-// countBottles counts the bottles in dir whose session has no
-// transcript among all.
-func (sv *Survey) countBottles(dir string, all []dated) {
-	live := make(map[string]bool, len(all))
-	for _, f := range all {
-		live[f.id] = true
-	}
+// bottleSet maps the sessions that have a bottle in dir onto whether a
+// transcript of theirs was found (false until hasBottle says so); size
+// is how many to expect. One map for both questions, rather than a
+// second of the transcripts: the daemon's status asks them of every
+// session (see BenchmarkStatusBuild).
+type bottleSet map[string]bool
+
+func bottlesIn(dir string, size int) bottleSet {
+	set := make(bottleSet, size)
 	for id := range bottleFiles(dir) {
-		if !live[id] {
+		set[id] = false
+	}
+	return set
+}
+
+// hasBottle reports whether session id, whose transcript was found, has a
+// bottle, and notes that transcript.
+func (b bottleSet) hasBottle(id string) bool {
+	_, ok := b[id]
+	if ok {
+		b[id] = true
+	}
+	return ok
+}
+
+// countOrphans counts the bottles whose session no transcript was found
+// for (by hasBottle).
+func (sv *Survey) countOrphans(bottled bottleSet) {
+	for _, live := range bottled {
+		if !live {
 			sv.Orphans++
 		}
 	}
@@ -226,8 +272,9 @@ func (sv *Survey) countBottles(dir string, all []dated) {
 // shape of a disk survey, read from its own state: the transcripts the
 // file watcher knows, the observer sessions found among them (by their
 // directory or, once read, their records), and the outcome of each
-// session's last check or render. Nothing of the transcripts is read, so
-// status costs the same with 5,000 of them as with 5.
+// session's last check or render, and which sessions have a bottle (one
+// listing of the bottles directory). Nothing of the transcripts is read,
+// so status costs the same with 5,000 of them as with 5.
 func (d *Daemon) survey(fw *fsWatch, sessions map[string]*sessionRecord) *Survey {
 	sv := &Survey{Source: "daemon", Sessions: []SessionCheck{}}
 	seen := fw.transcripts()
@@ -239,35 +286,49 @@ func (d *Daemon) survey(fw *fsWatch, sessions map[string]*sessionRecord) *Survey
 	observers := maps.Clone(d.observers)
 	d.mu.Unlock()
 	all := sv.list(modified, func(path string) bool { return observers[sources.SessionOf(path)] }, daemonListed)
+	bottled := bottlesIn(d.store.Dir, len(all))
 	for i, f := range all {
 		s := sessions[f.id]
-		state, why := s.freshness()
+		state, why := s.freshness(bottled.hasBottle(f.id))
 		c := SessionCheck{Why: why}
 		if s != nil {
 			c.Mode, c.Unknown = s.Mode, s.Unknown
 		}
 		sv.count(f, state, c, i < daemonListed)
 	}
-	sv.countBottles(d.store.Dir, all)
+	sv.countOrphans(bottled)
 	return sv
 }
 
-// freshness is what a session's last check or render says of its bottle
-// (nil: none yet): one of the Freshness constants, and why.
-func (s *sessionRecord) freshness() (string, string) {
+// freshness is what a session's last check or render (s, nil if none
+// yet) and whether it has a bottle now say of it: one of the Freshness
+// constants, and why. As on disk (TakeSurvey), a bottle that is not
+// current is missing when there is none, stale when there is one: a
+// session not rendered yet, or whose render failed, has no bottle to be
+// stale; and one whose bottle is gone since it was found current (the
+// rescan tells why) is not fresh.
+func (s *sessionRecord) freshness(bottled bool) (string, string) {
+	notCurrent := FreshnessStale
+	if !bottled {
+		notCurrent = FreshnessMissing
+	}
 	switch {
+	case s == nil && !bottled:
+		return FreshnessMissing, "no bottle"
 	case s == nil:
 		return FreshnessStale, "not checked yet"
 	case s.Pending:
-		return FreshnessStale, "changes not rendered yet"
+		return notCurrent, "changes not rendered yet"
 	case s.outcome == outcomeFailed:
-		return FreshnessStale, s.why
+		return notCurrent, s.why
 	case s.outcome == outcomeHeld:
-		return FreshnessStale, "claude-mem's database cannot be read"
+		return notCurrent, "claude-mem's database cannot be read"
 	case s.outcome == outcomeNothing:
 		return FreshnessEmpty, ""
-	case s.outcome == bottles.Archived.String():
+	case s.outcome == bottles.Archived.String() && !bottled:
 		return FreshnessArchived, "cleared"
+	case !bottled:
+		return FreshnessMissing, "no bottle"
 	}
 	return FreshnessFresh, ""
 }

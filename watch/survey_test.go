@@ -102,3 +102,107 @@ func TestDaemonSurveyFollowsClear(t *testing.T) {
 		}
 	}
 }
+
+// surveyStates is what a survey lists of each session: its state and why.
+func surveyStates(sv *Survey) map[string]string {
+	m := map[string]string{}
+	for _, s := range sv.Sessions {
+		m[s.Session] = s.Freshness + " (" + s.Why + ")"
+	}
+	return m
+}
+
+// TestDaemonSurveyMissing: the daemon and the disk survey use the same
+// word for the same state of a session's bottle: missing when there is
+// none (a session not rendered yet, as during the start-up catch-up; a
+// bottle removed since it was written), stale when there is one older
+// than its transcript.
+func TestDaemonSurveyMissing(t *testing.T) {
+	clock := &testClock{}
+	d := testDaemon(t, Config{Now: clock.now, CheckQuiet: time.Second})
+	const fresh, pending, unrendered, removed = "0155e000-0000-4000-8000-00000000000f", "0155e000-0000-4000-8000-00000000000a",
+		"0155e000-0000-4000-8000-00000000000b", "0155e000-0000-4000-8000-00000000000c"
+	base := time.Now().Truncate(time.Second)
+	var paths []string
+	for _, id := range []string{fresh, pending, unrendered, removed} {
+		paths = append(paths, writeTranscript(t, d, id, "MISSING-1 "+id))
+	}
+	setMod(t, base, paths...)
+	clock.set(base.Add(time.Minute))
+	f := newWatchState(d.fsDeps(nil))
+	d.catchUp(f.initialScan())
+	for _, id := range []string{fresh, pending, removed} {
+		renderNow(t, d, id)
+	}
+	p := writeTranscript(t, d, pending, "MISSING-2")
+	d.rec.changed(pending, p, clock.now())
+	if err := os.Remove(d.store.Path(removed)); err != nil {
+		t.Fatal(err)
+	}
+	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(f, s) }
+
+	daemon := d.rec.snapshotWithSurvey().Bottles
+	disk, err := TakeSurvey(t.Context(), d.cfg.ClaudeDir, d.cfg.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sv := range []*Survey{daemon, disk} {
+		if sv.Fresh != 1 || sv.Stale != 1 || sv.Missing != 2 {
+			t.Errorf("%s: %d fresh, %d stale, %d missing; want 1, 1 and 2 (the unrendered session's and the removed bottle)",
+				sv.Source, sv.Fresh, sv.Stale, sv.Missing)
+		}
+	}
+	states := surveyStates(daemon)
+	for id, want := range map[string]string{
+		fresh: "fresh ()", pending: "stale (changes not rendered yet)", unrendered: "missing (no bottle)", removed: "missing (no bottle)",
+	} {
+		if states[id] != want {
+			t.Errorf("the daemon lists %s as %s, want %s", id, states[id], want)
+		}
+	}
+	if got, want := surveyStates(disk)[unrendered], "missing (no bottle)"; got != want {
+		t.Errorf("the disk survey lists %s as %s, want %s", unrendered, got, want)
+	}
+}
+
+// TestSurveyUnreadableTranscript: a transcript that cannot be opened
+// (mode 000) and has no bottle is missing, in the daemon's status and on
+// disk, and both say why in the same words. Root opens any file: run as
+// another user.
+func TestSurveyUnreadableTranscript(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("runs as root, which opens a mode 000 file: run as another user to test an unreadable transcript")
+	}
+	clock := &testClock{}
+	d := testDaemon(t, Config{Now: clock.now, CheckQuiet: time.Second})
+	const readable, unreadable = "0bad0000-0000-4000-8000-00000000000a", "0bad0000-0000-4000-8000-00000000000b"
+	base := time.Now().Truncate(time.Second)
+	pr, pu := writeTranscript(t, d, readable, "UNREADABLE-A"), writeTranscript(t, d, unreadable, "UNREADABLE-B")
+	setMod(t, base, pr, pu)
+	if err := os.Chmod(pu, 0); err != nil {
+		t.Fatal(err)
+	}
+	clock.set(base.Add(time.Minute))
+	f := newWatchState(d.fsDeps(nil))
+	d.catchUp(f.initialScan())
+	renderNow(t, d, readable)
+	res := d.renderSession(t.Context(), &session{id: unreadable}, false)
+	if res.err == nil {
+		t.Fatal("the render of a mode 000 transcript did not fail")
+	}
+	res.id = unreadable
+	d.finish(res)
+	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(f, s) }
+
+	daemon := d.rec.snapshotWithSurvey().Bottles
+	disk, err := TakeSurvey(t.Context(), d.cfg.ClaudeDir, d.cfg.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "missing (open transcript: open " + pu + ": permission denied)"
+	for _, sv := range []*Survey{daemon, disk} {
+		if got := surveyStates(sv)[unreadable]; got != want || sv.Missing != 1 || sv.Fresh != 1 {
+			t.Errorf("%s: %d fresh, %d missing; lists the unreadable transcript as %s, want 1, 1 and %s", sv.Source, sv.Fresh, sv.Missing, got, want)
+		}
+	}
+}
