@@ -573,7 +573,7 @@ func (f *fsWatch) add(dir string) {
 	case isNotExist(err):
 	case errors.Is(err, syscall.ENOSPC):
 		// inotify's "no space left on device": the per-user watch limit.
-		f.unwatched[dir] = "inotify watch limit reached"
+		f.unwatched[dir] = WhyWatchLimit
 		if !f.limitSaid {
 			f.limitSaid = true
 			f.log.Warn(watchLimitMessage(f.rescan), "dir", dir)
@@ -750,9 +750,9 @@ func (f *fsWatch) status() {
 		}
 	}
 	roots := []Root{{Path: f.projects, Watched: f.watched[f.projects]}, {Path: f.data, Watched: f.watched[f.data]}}
-	unwatched := slices.Sorted(maps.Keys(f.unwatched))
+	unwatched, why := slices.Sorted(maps.Keys(f.unwatched)), maps.Clone(f.unwatched)
 	f.rec.update(func(st *Status) {
-		st.Roots, st.Projects, st.Unwatched = roots, projects, unwatched
+		st.Roots, st.Projects, st.Unwatched, st.UnwatchedWhy = roots, projects, unwatched, why
 	})
 }
 

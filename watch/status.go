@@ -33,8 +33,11 @@ type Status struct {
 	Sessions int `json:"sessions"` // transcripts known
 	Observer int `json:"observer"` // claude-mem's own observer sessions, not bottled
 	// Unwatched are the directories that could not be watched (the inotify
-	// watch limit): changes in them reach their bottles at the rescan.
-	Unwatched []string `json:"unwatched,omitempty"`
+	// watch limit, a directory that cannot be read): changes in them reach
+	// their bottles at the rescan, if it can read them. UnwatchedWhy says
+	// why for each, in the file watcher's words.
+	Unwatched    []string          `json:"unwatched,omitempty"`
+	UnwatchedWhy map[string]string `json:"unwatchedWhy,omitempty"`
 	// Blocked says why no bottle can be written now (the bottles
 	// directory is a symbolic link, which bottled does not follow); empty
 	// while bottles are written.
@@ -57,6 +60,11 @@ type Status struct {
 	// the shape of a disk survey (Source "daemon").
 	Bottles *Survey `json:"bottles,omitempty"`
 }
+
+// WhyWatchLimit is why a directory is not watched (Status.UnwatchedWhy)
+// when the inotify watch limit is reached: the daemon's log says how to
+// raise it.
+const WhyWatchLimit = "inotify watch limit reached"
 
 // Root is a watched directory.
 type Root struct {
@@ -306,7 +314,7 @@ func (r *recorder) copyLocked() stateCopy {
 	defer r.mu.Unlock()
 	c := stateCopy{st: r.st, latencies: slices.Clone(r.latencies), survey: r.survey, sessions: maps.Clone(r.sessions)}
 	c.st.Roots = slices.Clone(c.st.Roots)
-	c.st.Unwatched = slices.Clone(c.st.Unwatched)
+	c.st.Unwatched, c.st.UnwatchedWhy = slices.Clone(c.st.Unwatched), maps.Clone(c.st.UnwatchedWhy)
 	c.st.Errors = append([]Failure{}, c.st.Errors...) // [] rather than null
 	return c
 }

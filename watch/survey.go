@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/bottled-dev/bottled/bottles"
@@ -47,6 +50,17 @@ type Survey struct {
 	// in the daemon's; Unlisted counts the others (see daemonListed).
 	Sessions []SessionCheck `json:"sessions"`
 	Unlisted int            `json:"unlisted,omitempty"`
+	// UnreadableDirs are the project directories whose transcripts could
+	// not be listed or read, and so are not counted (the disk survey
+	// only: the daemon's status says so of the directories it cannot
+	// watch, see Status.UnwatchedWhy).
+	UnreadableDirs []DirError `json:"unreadableDirs,omitempty"`
+}
+
+// DirError is a directory that cannot be read, and why.
+type DirError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
 }
 
 // daemonListed is how many sessions the daemon's survey lists. Its status
@@ -111,11 +125,17 @@ func TakeSurvey(ctx context.Context, claudeDir, dataDir string) (*Survey, error)
 	sv.Redaction = &redaction
 	store := bottles.Open(dataDir, nil, nil)
 	modified := map[string]time.Time{}
+	unsearchable := map[string]error{} // directories a transcript of could not be stat'ed in
 	for _, p := range sources.ListTranscripts(claudeDir) {
-		if info, err := sources.StatRegular(p); err == nil {
+		info, err := sources.StatRegular(p)
+		switch {
+		case err == nil:
 			modified[p] = info.ModTime()
+		case errors.Is(err, fs.ErrPermission):
+			unsearchable[filepath.Dir(p)] = err
 		}
 	}
+	sv.UnreadableDirs = unreadableDirs(sources.ProjectsDir(claudeDir), unsearchable)
 	// Without the daemon, only the observer sessions in claude-mem's own
 	// project directory are known as such.
 	all := sv.list(modified, func(path string) bool { return sources.IsObserverSession(path, "", dataDir) }, -1)
@@ -162,6 +182,43 @@ func transcriptReadable(path string) error {
 	}
 	f.Close()
 	return nil
+}
+
+// unreadableDirs returns the project directories under projects whose
+// transcripts cannot be listed (the directory cannot be opened) or, listed,
+// cannot be stat'ed (those of unsearchable), sorted, with why. Listing the
+// transcripts (sources.ListTranscripts) skips them without a word.
+func unreadableDirs(projects string, unsearchable map[string]error) []DirError {
+	found := maps.Clone(unsearchable)
+	entries, err := os.ReadDir(projects)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		found[projects] = err
+	}
+	for _, e := range entries {
+		dir := filepath.Join(projects, e.Name())
+		info, err := os.Stat(dir) // a project directory may be a link to one
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			found[dir] = err
+		case info.IsDir():
+			if f, err := os.Open(dir); err != nil {
+				found[dir] = err
+			} else {
+				f.Close()
+			}
+		}
+	}
+	var out []DirError
+	for _, dir := range slices.Sorted(maps.Keys(found)) {
+		why := found[dir]
+		var pe *fs.PathError
+		if errors.As(why, &pe) {
+			why = pe.Err // the path is said beside it
+		}
+		out = append(out, DirError{Path: dir, Error: why.Error()})
+	}
+	return out
 }
 
 // emptySession reports whether the session of f, which has no bottle, has

@@ -206,3 +206,114 @@ func TestSurveyUnreadableTranscript(t *testing.T) {
 		}
 	}
 }
+
+// TestSurveyUnreadableDirectory: a project directory whose transcripts
+// cannot be listed or read is not left out of the disk survey in silence:
+// the survey names it and says why. A symbolic link to itself cannot be
+// read even by root; the modes only by another user.
+func TestSurveyUnreadableDirectory(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		asRoot bool // root cannot read it either
+		make   func(t *testing.T, dir string)
+		want   string
+	}{
+		{"a symbolic link to itself", true, func(t *testing.T, dir string) {
+			if err := os.Symlink(filepath.Base(dir), dir); err != nil {
+				t.Fatal(err)
+			}
+		}, "too many levels of symbolic links"},
+		{"mode 000", false, func(t *testing.T, dir string) { chmodDir(t, dir, 0) }, "permission denied"},
+		{"mode 400 (listed, not searched)", false, func(t *testing.T, dir string) { chmodDir(t, dir, 0o400) }, "permission denied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.asRoot && os.Geteuid() == 0 {
+				t.Skip("runs as root, which reads a directory whatever its mode: run as another user to test " + tc.name)
+			}
+			root := t.TempDir()
+			claude, data := filepath.Join(root, "claude"), filepath.Join(root, "data")
+			at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+			for _, p := range []string{"-ok", "-bad"} {
+				id := "0d1e0000-0000-4000-8000-00000000000" + map[string]string{"-ok": "1", "-bad": "2"}[p]
+				path := filepath.Join(claude, "projects", p, id+".jsonl")
+				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(synth.Rec{Session: id, UUID: "u1", At: at, CWD: "/p"}.User("UNREAD-DIR hello")), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bad := filepath.Join(claude, "projects", "-bad")
+			if tc.asRoot {
+				if err := os.RemoveAll(bad); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tc.make(t, bad)
+			sv, err := TakeSurvey(t.Context(), claude, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []DirError{{Path: bad, Error: tc.want}}
+			if sv.Transcripts != 1 || !slices.Equal(sv.UnreadableDirs, want) {
+				t.Errorf("%d transcripts, unreadable directories %+v; want 1 and %+v", sv.Transcripts, sv.UnreadableDirs, want)
+			}
+		})
+	}
+}
+
+// chmodDir sets a directory's mode, and gives it back its owner's at the
+// end of the test, so that it can be removed.
+func chmodDir(t *testing.T, dir string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(dir, mode); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+}
+
+// TestUnwatchedSaysWhy: a directory the file watcher cannot watch is
+// listed in status with the watcher's reason, not a guess.
+func TestUnwatchedSaysWhy(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		asRoot bool
+		make   func(t *testing.T, dir string)
+		want   string
+	}{
+		{"a symbolic link to itself", true, func(t *testing.T, dir string) {
+			if err := os.Symlink(filepath.Base(dir), dir); err != nil {
+				t.Fatal(err)
+			}
+		}, "too many levels of symbolic links"},
+		{"mode 000", false, func(t *testing.T, dir string) {
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			chmodDir(t, dir, 0)
+		}, "permission denied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.asRoot && os.Geteuid() == 0 {
+				t.Skip("runs as root, which watches a directory whatever its mode: run as another user to test " + tc.name)
+			}
+			d := testDaemon(t, Config{})
+			f := newFSWatch(d.fsDeps(nil))
+			t.Cleanup(f.close)
+			if f.w == nil {
+				t.Skip("no inotify instance to be had (fs.inotify.max_user_instances reached)")
+			}
+			dir := filepath.Join(d.cfg.ClaudeDir, "projects", "-bad")
+			if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			tc.make(t, dir)
+			f.add(dir)
+			f.status()
+			st := d.rec.snapshot()
+			if !slices.Equal(st.Unwatched, []string{dir}) || st.UnwatchedWhy[dir] != tc.want {
+				t.Errorf("unwatched %q, why %q; want %s: %s", st.Unwatched, st.UnwatchedWhy, dir, tc.want)
+			}
+		})
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -125,6 +127,9 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.T
 		row("install", "hooks registered in %s · Claude Code reads bottles without asking", in.Settings)
 	}
 	row("bottles", "%s", bottlesLine(disk))
+	for _, line := range unreadableLines(disk) {
+		row("", "%s", line)
+	}
 	if st := rep.Daemon; st != nil {
 		for i, e := range st.Errors {
 			if i == 3 {
@@ -154,8 +159,8 @@ func printDaemon(row func(label, format string, a ...any), st *watch.Status, now
 		roots = append(roots, r.Path+" ("+state+")")
 	}
 	row("watching", "%s · %s · %s", strings.Join(roots, " · "), count(st.Projects, "project"), count(st.Sessions, "transcript"))
-	if n := len(st.Unwatched); n > 0 {
-		row("", "%s not watched (see the daemon's log; the inotify limit?): changes there wait for the rescan", countAs(n, "directory", "directories"))
+	for _, line := range unwatchedLines(st) {
+		row("", "%s", line)
 	}
 	if st.Blocked != "" {
 		row("blocked", "no bottle can be written: %s", st.Blocked)
@@ -359,4 +364,58 @@ func short(id string) string {
 		return id[:8] + "…"
 	}
 	return id
+}
+
+// unwatchedLines says which directories the daemon could not watch, one
+// line per reason (the watcher's), naming the directory when it is the
+// only one for its reason. An older daemon gives no reasons: its
+// directories are counted.
+func unwatchedLines(st *watch.Status) []string {
+	const rescan = ": changes there wait for the rescan"
+	if len(st.UnwatchedWhy) == 0 {
+		if n := len(st.Unwatched); n > 0 {
+			return []string{countAs(n, "directory", "directories") + " not watched (see the daemon's log)" + rescan}
+		}
+		return nil
+	}
+	byWhy := map[string][]string{}
+	for _, dir := range st.Unwatched {
+		why := st.UnwatchedWhy[dir]
+		byWhy[why] = append(byWhy[why], dir)
+	}
+	var lines []string
+	for _, why := range slices.Sorted(maps.Keys(byWhy)) {
+		dirs := byWhy[why]
+		what := countAs(len(dirs), "directory", "directories") + " not watched: " + why
+		if len(dirs) == 1 {
+			what = dirs[0] + " not watched: " + why
+		}
+		switch {
+		case why == watch.WhyWatchLimit:
+			lines = append(lines, what+" (the daemon's log says how to raise it)"+rescan)
+		case len(dirs) == 1:
+			lines = append(lines, what+" (tried again at every rescan)")
+		default:
+			lines = append(lines, what+" (tried again at every rescan; bottled status --json lists them)")
+		}
+	}
+	return lines
+}
+
+// unreadableShown is how many directories that cannot be read the text
+// names; --json lists them all.
+const unreadableShown = 3
+
+// unreadableLines names the project directories a disk survey could not
+// read, whose transcripts it could not count.
+func unreadableLines(disk *watch.Survey) []string {
+	var lines []string
+	for i, d := range disk.UnreadableDirs {
+		if i == unreadableShown {
+			lines = append(lines, fmt.Sprintf("… %s more that cannot be read (bottled status --json)", countAs(len(disk.UnreadableDirs)-i, "directory", "directories")))
+			break
+		}
+		lines = append(lines, fmt.Sprintf("%s cannot be read (%s): its transcripts are not counted", d.Path, d.Error))
+	}
+	return lines
 }
