@@ -166,32 +166,38 @@ func TestDaemonSurveyMissing(t *testing.T) {
 }
 
 // TestSurveyUnreadableTranscript: a transcript that cannot be opened
-// (mode 000) and has no bottle is missing, in the daemon's status and on
-// disk, and both say why in the same words. Root opens any file: run as
-// another user.
+// (mode 000) is missing when it has no bottle, stale when it has one, in
+// the daemon's status and on disk, and both say why in the same words.
+// Root opens any file: run as another user.
 func TestSurveyUnreadableTranscript(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("runs as root, which opens a mode 000 file: run as another user to test an unreadable transcript")
 	}
 	clock := &testClock{}
 	d := testDaemon(t, Config{Now: clock.now, CheckQuiet: time.Second})
-	const readable, unreadable = "0bad0000-0000-4000-8000-00000000000a", "0bad0000-0000-4000-8000-00000000000b"
+	const readable, unreadable, bottled = "0bad0000-0000-4000-8000-00000000000a", "0bad0000-0000-4000-8000-00000000000b", "0bad0000-0000-4000-8000-00000000000c"
 	base := time.Now().Truncate(time.Second)
-	pr, pu := writeTranscript(t, d, readable, "UNREADABLE-A"), writeTranscript(t, d, unreadable, "UNREADABLE-B")
-	setMod(t, base, pr, pu)
-	if err := os.Chmod(pu, 0); err != nil {
-		t.Fatal(err)
-	}
+	pr, pu, pb := writeTranscript(t, d, readable, "UNREADABLE-A"), writeTranscript(t, d, unreadable, "UNREADABLE-B"), writeTranscript(t, d, bottled, "UNREADABLE-C")
+	setMod(t, base, pr, pu, pb)
 	clock.set(base.Add(time.Minute))
 	f := newWatchState(d.fsDeps(nil))
 	d.catchUp(f.initialScan())
 	renderNow(t, d, readable)
-	res := d.renderSession(t.Context(), &session{id: unreadable}, false)
-	if res.err == nil {
-		t.Fatal("the render of a mode 000 transcript did not fail")
+	renderNow(t, d, bottled)
+	p := writeTranscript(t, d, bottled, "UNREADABLE-C2")
+	for _, p := range []string{pu, p} {
+		if err := os.Chmod(p, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
-	res.id = unreadable
-	d.finish(res)
+	for _, id := range []string{unreadable, bottled} {
+		res := d.renderSession(t.Context(), &session{id: id}, false)
+		if res.err == nil {
+			t.Fatalf("the render of %s, a mode 000 transcript, did not fail", id)
+		}
+		res.id = id
+		d.finish(res)
+	}
 	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(f, s) }
 
 	daemon := d.rec.snapshotWithSurvey().Bottles
@@ -199,10 +205,18 @@ func TestSurveyUnreadableTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "missing (open transcript: open " + pu + ": permission denied)"
 	for _, sv := range []*Survey{daemon, disk} {
-		if got := surveyStates(sv)[unreadable]; got != want || sv.Missing != 1 || sv.Fresh != 1 {
-			t.Errorf("%s: %d fresh, %d missing; lists the unreadable transcript as %s, want 1, 1 and %s", sv.Source, sv.Fresh, sv.Missing, got, want)
+		if sv.Fresh != 1 || sv.Stale != 1 || sv.Missing != 1 {
+			t.Errorf("%s: %d fresh, %d stale, %d missing; want 1 of each", sv.Source, sv.Fresh, sv.Stale, sv.Missing)
+		}
+		states := surveyStates(sv)
+		for id, want := range map[string]string{
+			unreadable: "missing (open transcript: open " + pu + ": permission denied)",
+			bottled:    "stale (open transcript: open " + pb + ": permission denied)",
+		} {
+			if states[id] != want {
+				t.Errorf("%s lists %s as %s, want %s", sv.Source, id, states[id], want)
+			}
 		}
 	}
 }
