@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -36,12 +41,14 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	if cmd.String("transcript") == "" {
+	transcript := cmd.String("transcript")
+	if transcript == "" {
 		if id, err = findSession(cmd, d, id); err != nil {
 			return err
 		}
-	} else if !sources.ValidSessionID(id) {
-		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
+		transcript = notTranscript(d.claude, id)
+	} else if err := transcriptOf(id, transcript); err != nil {
+		return err
 	}
 	rules, err := d.rules()
 	if err != nil {
@@ -51,16 +58,14 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	if dbErr == nil {
 		defer db.Close()
 	}
-	req := bottles.Request{SessionID: id, Transcript: cmd.String("transcript"), ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: rules}
+	req := bottles.Request{SessionID: id, Transcript: transcript, ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: rules}
 	store := bottles.Open(d.data, nil, nil)
-	var (
-		b       *render.Bottle
-		outcome bottles.Outcome
-	)
-	if cmd.Bool("stdout") {
-		b, err = store.FromDisk(ctx, req)
+	onDisk, _ := bottles.ReadState(store.Path(id))
+	r := rendered{id: id, dbErr: dbErr, memOnDisk: showsMemory(onDisk), stdout: cmd.Bool("stdout")}
+	if r.stdout {
+		r.b, err = store.FromDisk(ctx, req)
 	} else {
-		b, outcome, err = store.WriteFromDisk(ctx, req)
+		r.b, r.outcome, err = store.WriteFromDisk(ctx, req)
 	}
 	switch {
 	case errors.Is(err, render.ErrNothing):
@@ -70,41 +75,198 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	case err != nil:
 		return err
 	}
-	if dbErr != nil && !errors.Is(dbErr, sources.ErrNoClaudeMemDB) {
-		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %v (rendered from the transcript alone)\n", dbErr)
-	}
-	if b.Malformed > 0 {
-		lines := count(b.Malformed, "transcript line") + " could not be read and were left out"
-		if b.Malformed == 1 {
-			lines = "1 transcript line could not be read and was left out"
-		}
-		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: %s\n", lines)
-	}
-	if u := b.State.Unknown; u != nil {
-		fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: the transcript holds what this bottled does not know (written by a newer Claude Code?): %s\n", u)
-	}
-	if cmd.Bool("stdout") {
-		_, err := cmd.Root().Writer.Write(b.Bytes)
+	r.warn(cmd.Root().ErrWriter)
+	if r.stdout {
+		_, err := cmd.Root().Writer.Write(r.b.Bytes)
 		return err
 	}
-	path := store.PathOf(outcome, id)
-	switch outcome {
-	case bottles.Crossed:
-		why := "other renders kept writing newer sources; run it again"
-		if db == nil {
-			why = "it shows claude-mem records the database cannot give now"
+	fmt.Fprintf(cmd.Root().Writer, "%s\t%s\n", store.PathOf(r.outcome, id), r.what())
+	return nil
+}
+
+// rendered is what a render made and what it knew of the sources, for
+// what it says of them.
+type rendered struct {
+	id      string
+	b       *render.Bottle
+	outcome bottles.Outcome // of the write; none with stdout
+	stdout  bool
+	// dbErr is why claude-mem's database could not be read (nil: it was).
+	dbErr error
+	// memOnDisk: the bottle on disk before the render shows claude-mem
+	// records.
+	memOnDisk bool
+}
+
+// dbBroken reports whether a database is there and could not be read (as
+// opposed to there being none, which is nothing to warn of).
+func (r rendered) dbBroken() bool {
+	return r.dbErr != nil && !errors.Is(r.dbErr, sources.ErrNoClaudeMemDB)
+}
+
+// warn says on w what the render lacked: the database, transcript lines
+// it could not read, what it does not know.
+func (r rendered) warn(w io.Writer) {
+	if r.dbBroken() {
+		fmt.Fprintf(w, "bottled: warning: %v%s\n", r.dbErr, r.withoutDB())
+	}
+	if n := r.b.Malformed; n > 0 {
+		lines := count(n, "transcript line") + " could not be read and were left out"
+		if n == 1 {
+			lines = "1 transcript line could not be read and was left out"
 		}
-		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\t(kept: %s)\n", path, b.State.Mode, why)
-	case bottles.Archived:
-		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\t(archived: the session was cleared and has nothing new since)\n", path, b.State.Mode)
+		fmt.Fprintf(w, "bottled: warning: %s\n", lines)
+	}
+	if u := r.b.State.Unknown; u != nil {
+		fmt.Fprintf(w, "bottled: warning: the transcript holds what this bottled does not know (written by a newer Claude Code?): %s\n", u)
+	}
+}
+
+// withoutDB says what became of a render made without the database.
+func (r rendered) withoutDB() string {
+	switch {
+	case r.stdout && r.memOnDisk:
+		return fmt.Sprintf(": printed from the transcript alone, without the claude-mem records the bottle on disk shows (bottled show %s prints it)", r.id)
+	case r.stdout:
+		return " (printed from the transcript alone)"
+	case r.outcome == bottles.Written:
+		return " (rendered from the transcript alone)"
+	case r.memOnDisk:
+		return " (the bottle on disk is kept, with the claude-mem records it shows)"
+	}
+	return ""
+}
+
+// what is the mode of the bottle written, or why the one on disk was kept.
+func (r rendered) what() string {
+	mode := string(r.b.State.Mode)
+	keptForDB := r.dbBroken() && r.memOnDisk
+	switch r.outcome {
+	case bottles.Crossed:
+		if keptForDB {
+			return mode + "\t(kept: it shows claude-mem records the database cannot give now)"
+		}
+		return mode + "\t(kept: another render read some source further meanwhile; run it again)"
 	case bottles.Covered:
-		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\t(unchanged: already rendered from these sources)\n", path, b.State.Mode)
+		if keptForDB {
+			return mode + "\t(kept: it shows claude-mem records the database cannot give now)"
+		}
+		return mode + "\t(unchanged: already rendered from these sources)"
+	case bottles.Archived:
+		return mode + "\t(archived: the session was cleared and has nothing new since)"
 	case bottles.KeptFull:
-		fmt.Fprintf(cmd.Root().Writer, "%s\tfull\t(kept: the transcript is gone, the full bottle stays)\n", path)
-	default:
-		fmt.Fprintf(cmd.Root().Writer, "%s\t%s\n", path, b.State.Mode)
+		return "full\t(kept: the transcript is gone, the full bottle stays)"
+	}
+	return mode
+}
+
+// showsMemory reports whether a bottle of state st shows claude-mem
+// records.
+func showsMemory(st *render.State) bool {
+	m := st != nil && st.ClaudeMem != nil
+	return m && (st.ClaudeMem.Prompt > 0 || st.ClaudeMem.Observation > 0 || st.ClaudeMem.Summary > 0)
+}
+
+// notTranscript is the path of what lies under the name of session id's
+// transcript but is not a regular file (a named pipe, a socket…), "" if
+// the session has a transcript or nothing is there. Given as the render's
+// transcript, its read fails saying what it is, as the daemon's log does,
+// rather than that there is no transcript.
+func notTranscript(claudeDir, id string) string {
+	if _, err := sources.FindTranscript(claudeDir, id); !errors.Is(err, sources.ErrNoTranscript) {
+		return ""
+	}
+	matches, _ := filepath.Glob(filepath.Join(sources.ProjectsDir(claudeDir), "*", id+".jsonl"))
+	for _, m := range matches {
+		if _, err := sources.StatRegular(m); errors.Is(err, sources.ErrNotRegular) {
+			return m
+		}
+	}
+	return ""
+}
+
+// transcriptOf checks that the transcript at path is session id's, before
+// --transcript puts its conversation in the bottle of id: the session its
+// records name, else the one its file is named for, must be id, and an id
+// that neither confirms must be whole (a UUID), for a start of an id would
+// make a bottle of a session that does not exist, which then stands in for
+// the real one. A file that cannot be read is left to the render to
+// report.
+func transcriptOf(id, path string) error {
+	if !sources.ValidSessionID(id) {
+		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
+	}
+	named, how := sessionNamedIn(path), "the transcript of session %s, not of %s"
+	if file := strings.TrimSuffix(filepath.Base(path), ".jsonl"); named == id && isUUID(file) && file != id || named == "" && isUUID(file) {
+		named, how = file, "named for session %s, not %s"
+	}
+	switch {
+	case named == id:
+		return nil
+	case named != "" && strings.HasPrefix(named, id):
+		return usagef("with --transcript give the whole session id: bottled render %s --transcript %s", named, path)
+	case named != "":
+		return usagef("%s is "+how+": give that id, or the transcript of %s", path, named, id, id)
+	case !isUUID(id):
+		return usagef("%q is not a whole session id (a lower-case UUID, as %s): with --transcript give the whole id of the session the file holds", id, sessionExample)
 	}
 	return nil
+}
+
+// sessionExample is a session id, to show what one looks like.
+const sessionExample = "3f9c2a71-5d0e-4b8a-9c61-2e7f0a4d8b15"
+
+// sessionHead is how much of a transcript sessionNamedIn reads: its first
+// records name the session; a first line longer (a pasted image) leaves
+// the check to the file's name.
+const sessionHead = 1 << 20
+
+// sessionNamedIn is the session the first record of the transcript at
+// path that names one names (its "sessionId"; Claude Code writes it into
+// every record of a session's file, replayed ones included), "" if none in
+// its first sessionHead bytes does or it cannot be read. Only a regular
+// file is opened, without waiting (a named pipe is not read).
+func sessionNamedIn(path string) string {
+	f, _, err := sources.OpenRegular(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head, err := io.ReadAll(io.LimitReader(f, sessionHead))
+	if err != nil {
+		return ""
+	}
+	if len(head) == sessionHead { // the last line may be cut
+		head = head[:bytes.LastIndexByte(head, '\n')+1]
+	}
+	for line := range bytes.Lines(head) {
+		var rec struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(line, &rec) == nil && rec.SessionID != "" {
+			return rec.SessionID
+		}
+	}
+	return ""
+}
+
+// isUUID reports whether s has the shape of Claude Code's session ids:
+// a UUID in lower-case hex, 8-4-4-4-12.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f'):
+			return false
+		}
+	}
+	return true
 }
 
 // rules reads the redaction rules of the data directory for a command

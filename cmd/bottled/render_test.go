@@ -9,6 +9,10 @@ import (
 	"testing"
 
 	"github.com/bottled-dev/bottled/internal/growfile"
+	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/internal/oddfile"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 )
 
 const sessionID = "3f9c2a71-5d0e-4b8a-9c61-2e7f0a4d8b15"
@@ -191,5 +195,142 @@ func TestRenderReportsMalformedAndArchived(t *testing.T) {
 	code, stdout, _ := e.run(t, "render", sessionID)
 	if code != 0 || !strings.Contains(stdout, filepath.Join(e.data, "bottles", "archive")) || !strings.Contains(stdout, "archived") {
 		t.Errorf("render of a cleared session: code %d, stdout %q; want the archived bottle named", code, stdout)
+	}
+}
+
+// TestRenderTranscriptOfTheSession: with --transcript, the id must be the
+// whole id of the session the file holds; a start of an id, or another
+// session's id, would write a bottle under an id that is not its session's.
+func TestRenderTranscriptOfTheSession(t *testing.T) {
+	const otherID = "0d6f5a3e-8c1b-4e2f-9a7d-3b5c1e0f2a44"
+	e := newEnv(t, true)
+	proj := filepath.Join(e.claude, "projects", "-home-dev-app")
+	own := filepath.Join(proj, sessionID+".jsonl")
+	other := filepath.Join(proj, otherID+".jsonl")
+	if err := os.WriteFile(other, []byte(strings.ReplaceAll(transcript, sessionID, otherID)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	anonymous := strings.ReplaceAll(transcript, `,"sessionId":"`+sessionID+`"`, "")
+	namedForOther := write(otherID+".jsonl", anonymous)
+	elsewhere := write("elsewhere.jsonl", anonymous)
+	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
+		t.Fatal(errOut)
+	}
+	before, err := os.ReadFile(filepath.Join(e.data, "bottles", sessionID+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, id, file string
+		code           int
+		stderr         string
+	}{
+		{"the start of an id", sessionID[:8], own, exitUsage, "bottled: with --transcript give the whole session id: bottled render " + sessionID + " --transcript " + own},
+		{"another session's id", otherID, own, exitUsage, own + " is the transcript of session " + sessionID + ", not of " + otherID},
+		{"another session's transcript", sessionID, other, exitUsage, other + " is the transcript of session " + otherID + ", not of " + sessionID},
+		{"a new id, another session's transcript", "44444444-3333-4444-8555-666666666666", other, exitUsage, "is the transcript of session " + otherID},
+		{"a file named for another session", sessionID, namedForOther, exitUsage, namedForOther + " is named for session " + otherID + ", not " + sessionID},
+		{"no session named, not an id", "333333", elsewhere, exitUsage, `"333333" is not a whole session id`},
+		{"an upper-case id", strings.ToUpper(sessionID), own, exitUsage, "is the transcript of session " + sessionID},
+		{"no session named, a whole id", sessionID, elsewhere, 0, ""},
+		{"the session's own", sessionID, own, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := e.run(t, "render", tc.id, "--transcript", tc.file, "--stdout")
+			if code != tc.code || !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("code %d, stderr %q; want code %d and %q", code, errOut, tc.code, tc.stderr)
+			}
+			if tc.code != 0 && (out != "" || strings.Count(errOut, "\n") != 1) {
+				t.Errorf("stdout %q, stderr %q; want one line on stderr only", out, errOut)
+			}
+			code, _, errOut = e.run(t, "render", tc.id, "--transcript", tc.file)
+			if code != tc.code {
+				t.Errorf("without --stdout: code %d (%s); want %d", code, errOut, tc.code)
+			}
+		})
+	}
+	entries, err := os.ReadDir(filepath.Join(e.data, "bottles"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range entries {
+		if en.Name() != sessionID+".md" && !strings.HasPrefix(en.Name(), ".") && en.Name() != "archive" {
+			t.Errorf("a bottle for no session of its own: %s", en.Name())
+		}
+	}
+	after, err := os.ReadFile(filepath.Join(e.data, "bottles", sessionID+".md"))
+	if err != nil || !bytes.Equal(render.LinesOf(after).Span(5, render.LinesOf(after).Count()), render.LinesOf(before).Span(5, render.LinesOf(before).Count())) {
+		t.Errorf("the session's bottle changed (%v):\n%s", err, after)
+	}
+}
+
+// TestRenderNamesWhatIsThere: a transcript that is not a regular file is
+// named for what it is, as the daemon's log does, not as a missing one.
+func TestRenderNamesWhatIsThere(t *testing.T) {
+	e := newEnv(t, false)
+	path := filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl")
+	oddfile.FIFO(t, path)
+	for _, args := range [][]string{{"render", sessionID}, {"render", "--stdout", sessionID}, {"render", sessionID, "--transcript", path}} {
+		code, out, errOut := e.run(t, args...)
+		want := path + " is a named pipe, not a regular file"
+		if code != exitFailed || out != "" || !strings.HasPrefix(errOut, "bottled: nothing to render for session "+sessionID+": ") || !strings.Contains(errOut, want) {
+			t.Errorf("%q: code %d, stdout %q, stderr %q; want exit 1 and %q", args, code, out, errOut, want)
+		}
+	}
+}
+
+// TestRenderWithTheDatabaseBroken: a bottle that shows claude-mem's
+// records is kept when the database breaks, and render says so, in words
+// that agree with one another; --stdout says that what it prints lacks them.
+func TestRenderWithTheDatabaseBroken(t *testing.T) {
+	w := memwriter.Require(t)
+	e := newEnv(t, true)
+	if err := os.MkdirAll(e.data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db := sources.ClaudeMemFile(e.data)
+	w.Write(t, db,
+		memwriter.Op{"op": "session", "content": sessionID, "project": "app", "prompt": "RENDER-P1 add a flag"},
+		memwriter.Op{"op": "register", "content": sessionID, "memory": "mem-" + sessionID},
+		memwriter.Op{"op": "prompt", "content": sessionID, "number": 1, "text": "RENDER-P1 add a flag"},
+		memwriter.Op{"op": "observation", "content": sessionID, "prompt_number": 1, "type": "change", "title": "RENDER-OBS1 added the flag"},
+		memwriter.Op{"op": "observation", "content": sessionID, "prompt_number": 1, "type": "discovery", "title": "RENDER-OBS2 found the parser"})
+	bottle := filepath.Join(e.data, "bottles", sessionID+".md")
+	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
+		t.Fatal(errOut)
+	}
+	if data, _ := os.ReadFile(bottle); !bytes.Contains(data, []byte("RENDER-OBS2")) {
+		t.Fatalf("no observation in the bottle:\n%s", data)
+	}
+	for _, f := range []string{db, db + "-wal", db + "-shm"} {
+		os.Remove(f)
+	}
+	if err := os.WriteFile(db, []byte("this is not sqlite"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const kept = "kept: it shows claude-mem records the database cannot give now"
+	code, out, errOut := e.run(t, "render", sessionID)
+	if code != 0 || out != bottle+"\tfull\t("+kept+")\n" {
+		t.Errorf("render: code %d, stdout %q; want %q", code, out, bottle+"\tfull\t("+kept+")")
+	}
+	if !strings.Contains(errOut, "warning") || strings.Contains(errOut, "rendered from the transcript alone") || strings.Contains(out, "unchanged") {
+		t.Errorf("render: stdout %q, stderr %q; want a warning that does not say the bottle was rendered anew", out, errOut)
+	}
+	if data, _ := os.ReadFile(bottle); !bytes.Contains(data, []byte("RENDER-OBS2")) {
+		t.Errorf("the bottle lost its observations:\n%s", data)
+	}
+	code, out, errOut = e.run(t, "render", sessionID, "--stdout")
+	want := "printed from the transcript alone, without the claude-mem records the bottle on disk shows (bottled show " + sessionID + " prints it)"
+	if code != 0 || strings.Contains(out, "RENDER-OBS") || !strings.Contains(errOut, want) {
+		t.Errorf("--stdout: code %d, stderr %q; want %q", code, errOut, want)
 	}
 }
