@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -13,8 +14,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 )
 
 func searchCommand() *cli.Command {
@@ -112,13 +115,33 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	if len(hits) == 0 {
 		if !cmd.Bool("json") { // the empty array is the answer
 			asked := searchAsked{all: cmd.Bool("all"), archived: cmd.Bool("archived"), bounded: cmd.String("since") != "" || cmd.String("until") != ""}
-			for _, line := range noHits(ext, asked) { // the answer, said as everything on stderr is
+			lines := noHits(ext, asked)
+			if why := noBottle(ctx, ix, d); why != "" {
+				lines = []string{"no hits: " + why}
+			}
+			for _, line := range lines { // the answer, said as everything on stderr is
 				fmt.Fprintln(cmd.Root().ErrWriter, "bottled: "+line)
 			}
 		}
 		return exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// noBottle says why there is no bottle at all to search, "" when there
+// is one: then what the search covered says the rest. Sessions without a
+// bottle are none of the index's, so that no session was started in a
+// directory is not the index's to say when it holds nothing.
+func noBottle(ctx context.Context, ix *index.Index, d dirs) string {
+	if n, err := ix.CountSessions(ctx, index.Scope{Archived: true}); err != nil || n > 0 {
+		return ""
+	}
+	dir := bottles.BottlesDir(d.data)
+	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		to, _ := os.Readlink(dir)
+		return fmt.Sprintf("%s (to %s) %v", dir, to, safefile.ErrLinkedDir)
+	}
+	return fmt.Sprintf("there is no bottle in %s yet: bottled run (the daemon) renders every session's, bottled render ID one", dir)
 }
 
 // archivedFlag and limitFlag are the flags of a search's or a list's

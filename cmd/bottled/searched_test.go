@@ -14,6 +14,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -235,5 +236,43 @@ func TestBuildInterruptedKeeps(t *testing.T) {
 	err := buildInterrupted(ctx, dirs{data: data}, true, false)
 	if want := "it keeps what it did, the newest 0 of 2 sessions; the next search, or bottled index, goes on"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("%v, want it to say %q", err, want)
+	}
+}
+
+// TestSearchWithNoBottle: with sessions in the working directory but no
+// bottle yet (no daemon ran), or the bottles directory a symbolic link,
+// which bottled does not follow, a search says so, not that no session
+// was started there.
+func TestSearchWithNoBottle(t *testing.T) {
+	e := newEnv(t, true)
+	app, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	synth.Append(t, filepath.Join(e.claude, "projects", "-home-dev-app", "5a5a5a5a-0000-4000-8000-000000000001.jsonl"),
+		synth.Rec{Session: "5a5a5a5a-0000-4000-8000-000000000001", UUID: "u1", At: time.Now(), CWD: app}.User("SEARCH-NOBOTTLE hello"))
+	t.Chdir(app)
+	elsewhere := filepath.Join(t.TempDir(), "bottles")
+	if err := os.MkdirAll(elsewhere, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(t.TempDir(), "mem")
+	if err := os.MkdirAll(linked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(linked, "bottles")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, data, says string }{
+		{"no data directory", filepath.Join(t.TempDir(), "nonexist"), "there is no bottle in {D}/bottles yet: bottled run (the daemon) renders every session's, bottled render ID one"},
+		{"bottles a symbolic link", linked, "{D}/bottles (to " + elsewhere + ") is a symbolic link, which bottled does not follow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := bottled(t, nil, "--claude-dir", e.claude, "--data-dir", tc.data, "search", "hello")
+			says := "bottled: no hits: " + strings.ReplaceAll(tc.says, "{D}", tc.data)
+			if code != exitFailed || out != "" || !strings.Contains(errOut, says) || strings.Contains(errOut, "no session was started") {
+				t.Errorf("code %d, stdout %q, stderr %q; want exit 1 and %q", code, out, errOut, says)
+			}
+		})
 	}
 }
