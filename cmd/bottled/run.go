@@ -72,6 +72,11 @@ func runDaemon(ctx context.Context, cmd *cli.Command) error {
 			return usagef("--%s must be positive", f)
 		}
 	}
+	// The daemon would raise a shorter one to the debounce: a session
+	// that keeps writing cannot be rendered before it has been quiet.
+	if mw, db := cmd.Duration("max-wait"), cmd.Duration("debounce"); mw < db {
+		return usagef("--max-wait %s is shorter than --debounce %s: it must be at least that", mw, db)
+	}
 	for _, f := range []string{"workers", "max-cached", "cache-mb"} {
 		if cmd.Int(f) <= 0 {
 			return usagef("--%s must be positive", f)

@@ -73,6 +73,13 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 	if err := scope.Bound(cmd.String("since"), cmd.String("until"), time.Now(), time.Local); err != nil {
 		return usagef("--%v", err) // --since: …
 	}
+	if since, until := cmd.String("since"), cmd.String("until"); !scope.Since.IsZero() && !scope.Until.IsZero() && !scope.Until.After(scope.Since) {
+		order := "before"
+		if scope.Until.Equal(scope.Since) {
+			order = "not after"
+		}
+		return usagef("--until %s is %s --since %s: nothing is in that range", until, order, since)
+	}
 	ix, err := openIndex(ctx, cmd, d, searchBuildFor, false)
 	if err != nil {
 		return err

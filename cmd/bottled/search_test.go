@@ -67,6 +67,20 @@ func TestSearchCommand(t *testing.T) {
 			t.Errorf("%q: code %d, stderr %q", bad, code, errOut)
 		}
 	}
+	// A time range with nothing in it, as show's --to before --from.
+	for _, bad := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--since", "2027-01-01", "--until", "2026-01-01"}, "bottled: --until 2026-01-01 is before --since 2027-01-01: nothing is in that range\n"},
+		{[]string{"--since", "2026-01-01", "--until", "2026-01-01"}, "bottled: --until 2026-01-01 is not after --since 2026-01-01: nothing is in that range\n"},
+		{[]string{"--since", "1d", "--until", "2d"}, "bottled: --until 2d is before --since 1d: nothing is in that range\n"},
+	} {
+		code, out, errOut := e.run(t, append([]string{"search", "--all"}, append(bad.args, "flag")...)...)
+		if code != exitUsage || out != "" || errOut != bad.says {
+			t.Errorf("%q: code %d, stdout %q, stderr %q; want exit 2 and %q", bad.args, code, out, errOut, bad.says)
+		}
+	}
 }
 
 // TestIndexCommand: the index command says what the index holds, and
