@@ -81,3 +81,41 @@ func openAfter(s string) io.Reader {
 	go w.Write([]byte(s))
 	return r
 }
+
+// TestHookCommandLine: a hook name that is not one is a mistake of the
+// person who typed it (install registers only the two), told as bad usage;
+// a mistake in a hook's own arguments leaves the hook's contract standing
+// (exit 0, nothing on stdout) and is said on stderr, which Claude Code
+// keeps in its debug log.
+func TestHookCommandLine(t *testing.T) {
+	e := newEnv(t, true)
+	clear := `{"session_id":"` + sessionID + `","reason":"clear"}`
+	tests := []struct {
+		name, stdin string
+		args        []string
+		code        int
+		stderr      string // a substring
+		stdout      bool   // help on stdout
+	}{
+		{"an unknown hook", "", []string{"hook", "bogus"}, exitUsage, "bottled: unknown command \"bogus\": session-start or session-end (see bottled hook --help)\n", false},
+		{"no hook named", "", []string{"hook"}, exitUsage, "session-start", false},
+		{"help", "", []string{"hook", "--help"}, 0, "", true},
+		{"session-start with an argument", `{"session_id":"` + sessionID + `","source":"compact"}`, []string{"hook", "session-start", "extra"},
+			0, "bottled: hook session-start takes no arguments (got \"extra\"); it did nothing\n", false},
+		{"session-end with --timeout", clear, []string{"hook", "session-end", "--timeout", "3s"},
+			0, "bottled: --timeout is session-start's; session-end always ends within 1s\n", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), append(append([]string{"bottled"}, e.flags()...), tc.args...), strings.NewReader(tc.stdin), &out, &errOut)
+			if code != tc.code || !strings.Contains(errOut.String(), tc.stderr) || (out.Len() > 0) != tc.stdout {
+				t.Errorf("code %d, stdout %q, stderr %q; want code %d, stderr with %q, help on stdout %v", code, out.String(), errOut.String(), tc.code, tc.stderr, tc.stdout)
+			}
+		})
+	}
+	// session-end did its job all the same.
+	if archived, _ := filepath.Glob(filepath.Join(e.data, "bottles", "archive", "*-"+sessionID+".1.md")); len(archived) != 1 {
+		t.Errorf("session-end --timeout archived %d bottles, want 1", len(archived))
+	}
+}
