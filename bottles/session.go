@@ -1,8 +1,10 @@
 package bottles
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -37,8 +39,10 @@ type Candidate struct {
 	// it has none yet.
 	Bottle   string
 	Archived bool
-	// LastActive is the last time its bottle shows, or when its
-	// transcript was last written when it has no bottle.
+	// LastActive is when the session was last active: the last time its
+	// bottle shows, or, when it has no bottle, the time of the last record
+	// in its transcript's tail (the file's time only when that tail shows
+	// none).
 	LastActive time.Time
 	// FirstPrompt is the start of its first message ("" without a
 	// bottle).
@@ -68,8 +72,9 @@ func (e *AmbiguousError) Error() string {
 // FindSession returns the id of the session that arg names: arg itself
 // when a bottle, an archived bottle or a transcript of session arg exists
 // (transcripts are under claudeDir), else
-// the one session whose id starts with arg, if arg has at least MinPrefix
-// characters. When nothing matches it returns arg, whose session
+// the one session whose id starts with arg, in any case (Claude Code's ids
+// are lower-case UUIDs, which a person may type in upper case), if arg
+// has at least MinPrefix characters. When nothing matches it returns arg, whose session
 // claude-mem may still know. A start that several sessions have is an
 // *AmbiguousError; bottles' times are read in the store's location.
 func (s *Store) FindSession(claudeDir, arg string) (string, error) {
@@ -101,7 +106,7 @@ func (s *Store) FindSession(claudeDir, arg string) (string, error) {
 func startingWith(dir, claudeDir, prefix string) []Candidate {
 	var found []Candidate
 	add := func(id, bottle string, archived bool, mod time.Time) {
-		if !strings.HasPrefix(id, prefix) || !sources.ValidSessionID(id) {
+		if len(id) < len(prefix) || !strings.EqualFold(id[:len(prefix)], prefix) || !sources.ValidSessionID(id) {
 			return
 		}
 		i := slices.IndexFunc(found, func(c Candidate) bool { return c.ID == id })
@@ -128,12 +133,56 @@ func startingWith(dir, claudeDir, prefix string) []Candidate {
 			}
 		}
 	}
+	transcripts := map[string]string{}
 	for _, path := range sources.ListTranscripts(claudeDir) {
 		if info, err := os.Stat(path); err == nil {
 			add(sources.SessionOf(path), "", false, info.ModTime())
+			transcripts[sources.SessionOf(path)] = path
+		}
+	}
+	for i, c := range found {
+		// To the minute, as a bottle shows its times: two sessions last
+		// active in the same minute sort by id either way.
+		if path := transcripts[c.ID]; c.Bottle == "" && path != "" {
+			found[i].LastActive = cmp.Or(lastRecordTime(path).Truncate(time.Minute), c.LastActive)
 		}
 	}
 	return found
+}
+
+// recordTail is how much of a transcript's end lastRecordTime reads: a
+// session's last records, but for one that ends with a very long line.
+const recordTail = 64 << 10
+
+// lastRecordTime is the newest "timestamp" among the records in the last
+// recordTail bytes of the transcript at path, zero if none has one or it
+// cannot be read. A file's modification time is no measure of a session's
+// activity (Claude Code appends titles and summaries later), and would
+// not compare with the times the bottles show.
+func lastRecordTime(path string) time.Time {
+	f, info, err := sources.OpenRegular(path)
+	if err != nil {
+		return time.Time{}
+	}
+	defer f.Close()
+	from := max(info.Size()-recordTail, 0)
+	buf := make([]byte, info.Size()-from)
+	if _, err := f.ReadAt(buf, from); err != nil {
+		return time.Time{}
+	}
+	if from > 0 { // the first line is cut
+		buf = buf[bytes.IndexByte(buf, '\n')+1:]
+	}
+	var last time.Time
+	for line := range bytes.Lines(buf) {
+		var rec struct {
+			Timestamp time.Time `json:"timestamp"`
+		}
+		if json.Unmarshal(line, &rec) == nil && rec.Timestamp.After(last) {
+			last = rec.Timestamp
+		}
+	}
+	return last
 }
 
 // ambiguous describes the most recently written of the sessions found

@@ -66,8 +66,13 @@ func TestFindSession(t *testing.T) {
 	d.transcript(t, "cccc3333-transcript", "TRANSCRIPT only")
 	d.bottle(t, "dddd4444-one", "OLDER twin", at)
 	d.bottle(t, "dddd4444-two", "NEWER twin", at.Add(time.Hour))
-	twin := d.transcript(t, "dddd4444-three", "TWIN without a bottle")
-	if err := os.Chtimes(twin, at.Add(2*time.Hour), at.Add(2*time.Hour)); err != nil {
+	// Its last record is at+2h; the file was written later than that (a
+	// title record, say), which is no activity of the session.
+	twin := filepath.Join(sources.ProjectsDir(d.claude), "-home-u-app", "dddd4444-three.jsonl")
+	synth.Append(t, twin, synth.Rec{Session: "dddd4444-three", UUID: "u-twin", At: at.Add(-time.Hour)}.User("TWIN without a bottle")+
+		synth.Rec{Session: "dddd4444-three", UUID: "a-twin", Parent: "u-twin", At: at.Add(2 * time.Hour)}.Assistant("m-twin", "answered")+
+		`{"type":"ai-title","aiTitle":"twin","sessionId":"dddd4444-three"}`+"\n")
+	if err := os.Chtimes(twin, testNow.Add(time.Hour), testNow.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	d.bottle(t, "short", "SHORT id", at)
@@ -85,6 +90,10 @@ func TestFindSession(t *testing.T) {
 		{"dddd4444-one", "dddd4444-one"},   // whole id, though others start so
 		{"dddd4444-th", "dddd4444-three"},  // unique again
 		{"cccc3333-transcript", "cccc3333-transcript"},
+		{"AAAA11", "aaaa1111-live"},                    // ids are lower-case: a start is matched in any case
+		{"DDDD4444-TH", "dddd4444-three"},              // of a transcript's
+		{"BBBB2222-CLEARED", "bbbb2222-cleared"},       // a whole id in upper case
+		{"CCCC3333-TRANSCRIPT", "cccc3333-transcript"}, // of a transcript
 	} {
 		got, err := storeAt(d.bottles).FindSession(d.claude, c.arg)
 		if err != nil || got != c.want {
@@ -100,9 +109,10 @@ func TestFindSession(t *testing.T) {
 	if amb.Count != 3 || len(amb.Candidates) != 3 {
 		t.Fatalf("%d candidates of %d, want 3: %+v", len(amb.Candidates), amb.Count, amb.Candidates)
 	}
-	// The twin without a bottle was written last (its transcript's time):
-	// newest. Then the newer twin, whose bottle shows its last message at
-	// at+1h+1m.
+	// Newest first by the time of each one's last message: the twin
+	// without a bottle, whose transcript's last record is at at+2h (not
+	// its file's time, later); then the newer twin, whose bottle shows its
+	// last message at at+1h+1m.
 	want := []Candidate{
 		{ID: "dddd4444-three", LastActive: at.Add(2 * time.Hour)},
 		{ID: "dddd4444-two", Bottle: BottlePath(d.bottles, "dddd4444-two"), LastActive: at.Add(time.Hour + time.Minute), FirstPrompt: "NEWER twin"},

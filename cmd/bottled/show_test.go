@@ -60,6 +60,7 @@ func TestShowCommand(t *testing.T) {
 	}{
 		{name: "whole id", args: []string{"show", appNew}, stdout: whole},
 		{name: "a start of the id", args: []string{"show", "a0a0a0a0-22"}, stdout: whole},
+		{name: "a start in upper case", args: []string{"show", "A0A0A0A0-22"}, stdout: whole},
 		{name: "flags after the id", args: []string{"show", "a0a0a0a0-2222", "--from", "2", "--to=3"}, stdout: lines[1] + lines[2]},
 		{name: "one line", args: []string{"show", "--from", "5", "--to", "5", appNew}, stdout: lines[4]},
 		{name: "from a line to the end", args: []string{"show", "--from", "3", appNew}, stdout: strings.Join(lines[2:], "")},
