@@ -187,8 +187,9 @@ func notTranscript(claudeDir, id string) string {
 
 // transcriptOf checks that the transcript at path is session id's, before
 // --transcript puts its conversation in the bottle of id: the session its
-// records name, else the one its file is named for, must be id, and an id
-// that neither confirms must be whole (a UUID), for a start of an id would
+// records name (a copy of a transcript may have any name), else the one
+// its file is named for, must be id, and an id that neither confirms must
+// be whole (a UUID), for a start of an id would
 // make a bottle of a session that does not exist, which then stands in for
 // the real one. A file that cannot be read is left to the render to
 // report.
@@ -197,7 +198,7 @@ func transcriptOf(id, path string) error {
 		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
 	}
 	named, how := sessionNamedIn(path), "the transcript of session %s, not of %s"
-	if file := strings.TrimSuffix(filepath.Base(path), ".jsonl"); named == id && isUUID(file) && file != id || named == "" && isUUID(file) {
+	if file := strings.TrimSuffix(filepath.Base(path), ".jsonl"); named == "" && isUUID(file) {
 		named, how = file, "named for session %s, not %s"
 	}
 	switch {

@@ -221,6 +221,10 @@ func TestRenderTranscriptOfTheSession(t *testing.T) {
 	anonymous := strings.ReplaceAll(transcript, `,"sessionId":"`+sessionID+`"`, "")
 	namedForOther := write(otherID+".jsonl", anonymous)
 	elsewhere := write("elsewhere.jsonl", anonymous)
+	copied := filepath.Join(t.TempDir(), otherID+".jsonl") // its records say whose it is
+	if err := os.WriteFile(copied, []byte(transcript), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
 		t.Fatal(errOut)
 	}
@@ -242,6 +246,7 @@ func TestRenderTranscriptOfTheSession(t *testing.T) {
 		{"an upper-case id", strings.ToUpper(sessionID), own, exitUsage, "is the transcript of session " + sessionID},
 		{"no session named, a whole id", sessionID, elsewhere, 0, ""},
 		{"the session's own", sessionID, own, 0, ""},
+		{"a copy named otherwise", sessionID, copied, 0, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
