@@ -187,9 +187,9 @@ func notTranscript(claudeDir, id string) string {
 
 // transcriptOf checks that the transcript at path is session id's, before
 // --transcript puts its conversation in the bottle of id: the session its
-// records name (a copy of a transcript may have any name), else the one
-// its file is named for, must be id, and an id that neither confirms must
-// be whole (a UUID), for a start of an id would
+// file is named for (as Claude Code names them, and the daemon reads them)
+// and the one its last records name must both be id, and an id that
+// neither confirms must be whole (a UUID), for a start of an id would
 // make a bottle of a session that does not exist, which then stands in for
 // the real one. A file that cannot be read is left to the render to
 // report.
@@ -197,18 +197,24 @@ func transcriptOf(id, path string) error {
 	if !sources.ValidSessionID(id) {
 		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
 	}
-	named, how := sessionNamedIn(path), "the transcript of session %s, not of %s"
-	if file := strings.TrimSuffix(filepath.Base(path), ".jsonl"); named == "" && isUUID(file) {
-		named, how = file, "named for session %s, not %s"
+	file := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if !isUUID(file) {
+		file = ""
 	}
-	switch {
-	case named == id:
-		return nil
-	case named != "" && strings.HasPrefix(named, id):
-		return usagef("with --transcript give the whole session id: bottled render %s --transcript %s", named, path)
-	case named != "":
-		return usagef("%s is "+how+": give that id, or the transcript of %s", path, named, id, id)
-	case !isUUID(id):
+	records := sessionNamedIn(path)
+	for _, c := range []struct{ named, how string }{
+		{records, "the transcript of session %s, not of %s"},
+		{file, "named for session %s, not %s"},
+	} {
+		switch {
+		case c.named == "" || c.named == id:
+		case strings.HasPrefix(c.named, id):
+			return usagef("with --transcript give the whole session id: bottled render %s --transcript %s", c.named, path)
+		default:
+			return usagef("%s is "+c.how+": give that id, or the transcript of %s", path, c.named, id, id)
+		}
+	}
+	if file == "" && records == "" && !isUUID(id) {
 		return usagef("%q is not a whole session id (a lower-case UUID, as %s): with --transcript give the whole id of the session the file holds", id, sessionExample)
 	}
 	return nil
@@ -217,38 +223,42 @@ func transcriptOf(id, path string) error {
 // sessionExample is a session id, to show what one looks like.
 const sessionExample = "3f9c2a71-5d0e-4b8a-9c61-2e7f0a4d8b15"
 
-// sessionHead is how much of a transcript sessionNamedIn reads: its first
-// records name the session; a first line longer (a pasted image) leaves
-// the check to the file's name.
-const sessionHead = 1 << 20
+// sessionTail is how much of a transcript's end sessionNamedIn reads: its
+// last records name the session; a last line longer than that (a pasted
+// image) leaves the check to the file's name.
+const sessionTail = 1 << 20
 
-// sessionNamedIn is the session the first record of the transcript at
-// path that names one names (its "sessionId"; Claude Code writes it into
-// every record of a session's file, replayed ones included), "" if none in
-// its first sessionHead bytes does or it cannot be read. Only a regular
-// file is opened, without waiting (a named pipe is not read).
+// sessionNamedIn is the session the last records of the transcript at
+// path name (their "sessionId"), "" if none in its last sessionTail bytes
+// does or it cannot be read. The last, for a file's first records can be
+// another session's: Claude Code 1.0.x began a resumed session's file with
+// a copy of its predecessor's records, under the predecessor's id (seen in
+// the real fixtures). Only a regular file is opened, without waiting (a
+// named pipe is not read).
 func sessionNamedIn(path string) string {
-	f, _, err := sources.OpenRegular(path)
+	f, info, err := sources.OpenRegular(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	head, err := io.ReadAll(io.LimitReader(f, sessionHead))
-	if err != nil {
+	from := max(info.Size()-sessionTail, 0)
+	tail := make([]byte, info.Size()-from)
+	if _, err := f.ReadAt(tail, from); err != nil {
 		return ""
 	}
-	if len(head) == sessionHead { // the last line may be cut
-		head = head[:bytes.LastIndexByte(head, '\n')+1]
+	if from > 0 { // the first line is cut
+		tail = tail[bytes.IndexByte(tail, '\n')+1:]
 	}
-	for line := range bytes.Lines(head) {
+	named := ""
+	for line := range bytes.Lines(tail) {
 		var rec struct {
 			SessionID string `json:"sessionId"`
 		}
 		if json.Unmarshal(line, &rec) == nil && rec.SessionID != "" {
-			return rec.SessionID
+			named = rec.SessionID
 		}
 	}
-	return ""
+	return named
 }
 
 // isUUID reports whether s has the shape of Claude Code's session ids:

@@ -221,10 +221,15 @@ func TestRenderTranscriptOfTheSession(t *testing.T) {
 	anonymous := strings.ReplaceAll(transcript, `,"sessionId":"`+sessionID+`"`, "")
 	namedForOther := write(otherID+".jsonl", anonymous)
 	elsewhere := write("elsewhere.jsonl", anonymous)
-	copied := filepath.Join(t.TempDir(), otherID+".jsonl") // its records say whose it is
-	if err := os.WriteFile(copied, []byte(transcript), 0o600); err != nil {
+	copied := write("copy.jsonl", transcript) // its records say whose it is
+	misnamed := filepath.Join(t.TempDir(), otherID+".jsonl")
+	if err := os.WriteFile(misnamed, []byte(transcript), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A resumed session's file as Claude Code 1.0.x wrote it: a copy of
+	// its predecessor's records, under the predecessor's id, first.
+	predecessor := strings.NewReplacer(sessionID, otherID, `"u1"`, `"p1"`, `"a1"`, `"p2"`).Replace(transcript)
+	resumed := write("resumed.jsonl", predecessor+transcript)
 	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
 		t.Fatal(errOut)
 	}
@@ -247,6 +252,9 @@ func TestRenderTranscriptOfTheSession(t *testing.T) {
 		{"no session named, a whole id", sessionID, elsewhere, 0, ""},
 		{"the session's own", sessionID, own, 0, ""},
 		{"a copy named otherwise", sessionID, copied, 0, ""},
+		{"a copy named for another session", sessionID, misnamed, exitUsage, misnamed + " is named for session " + otherID + ", not " + sessionID},
+		{"a resumed session's file", sessionID, resumed, 0, ""},
+		{"a resumed session's file, its predecessor's id", otherID, resumed, exitUsage, resumed + " is the transcript of session " + sessionID + ", not of " + otherID},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
