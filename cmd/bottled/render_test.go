@@ -230,6 +230,8 @@ func TestRenderTranscriptOfTheSession(t *testing.T) {
 	// its predecessor's records, under the predecessor's id, first.
 	predecessor := strings.NewReplacer(sessionID, otherID, `"u1"`, `"p1"`, `"a1"`, `"p2"`).Replace(transcript)
 	resumed := write("resumed.jsonl", predecessor+transcript)
+	// Its last record longer than a first look at the file's end reads.
+	long := write("long.jsonl", transcript+`{"type":"user","uuid":"u9","parentUuid":"a1","sessionId":"`+otherID+`","message":{"role":"user","content":"`+strings.Repeat("long ", 30<<10)+`"}}`+"\n")
 	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
 		t.Fatal(errOut)
 	}
@@ -254,6 +256,7 @@ func TestRenderTranscriptOfTheSession(t *testing.T) {
 		{"a copy named otherwise", sessionID, copied, 0, ""},
 		{"a copy named for another session", sessionID, misnamed, exitUsage, misnamed + " is named for session " + otherID + ", not " + sessionID},
 		{"a resumed session's file", sessionID, resumed, 0, ""},
+		{"a long last record", sessionID, long, exitUsage, long + " is the transcript of session " + otherID},
 		{"a resumed session's file, its predecessor's id", otherID, resumed, exitUsage, resumed + " is the transcript of session " + sessionID + ", not of " + otherID},
 	}
 	for _, tc := range tests {
