@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -212,5 +213,72 @@ func TestCountWords(t *testing.T) {
 		if got := countWords([]byte(s)); got != positions {
 			t.Errorf("countWords(%q) = %d, tokens at %d positions", s, got, positions)
 		}
+	}
+}
+
+// tokenizeTexts are 256 KB of text in each of a few scripts, and the
+// real bottles (skipped where the fixtures are absent), in this order.
+var tokenizeTexts = []struct {
+	name string
+	text func(testing.TB) string
+}{
+	{"english", repeatedText("Added exponential backoff to the retry loop; see internal/retry.go:42 for `Backoff()`.\n")},
+	{"greek", repeatedText("Η δοκιμή ελέγχει τον λόγο του σφάλματος στην πρωτεΐνη, ΆΡΘΡΟ και Ώρα του ελέγχου.\n")},
+	{"german", repeatedText("Die Straße ist gesperrt, die Straßenbahn fährt nicht über die große Brücke.\n")},
+	{"russian", repeatedText("Проверь конфигурацию сервера и перезапусти службу ещё раз, пожалуйста.\n")},
+	{"cjk", repeatedText("我们需要让这个服务更稳定一些，然后再部署到生产环境。テストを追加してください。안정적입니다.\n")},
+	{"real", func(tb testing.TB) string {
+		var b strings.Builder
+		for _, rb := range realBottles(tb, true) {
+			b.Write(rb.bottle.Bytes)
+		}
+		return b.String()
+	}},
+}
+
+func repeatedText(line string) func(testing.TB) string {
+	return func(testing.TB) string { return strings.Repeat(line, 256<<10/len(line)+1) }
+}
+
+// BenchmarkTokenize cuts text as a document's is cut for the index.
+func BenchmarkTokenize(b *testing.B) {
+	for _, tt := range tokenizeTexts {
+		b.Run(tt.name, func(b *testing.B) {
+			text := tt.text(b)
+			b.SetBytes(int64(len(text)))
+			loopCPU(b, func() {
+				n := 0
+				scanTokens(text, false, func(t token) bool { n += len(t.term(text)); return true })
+			})
+		})
+	}
+}
+
+// BenchmarkTokenizeCountWords counts a document's words, as Put does for
+// every block.
+func BenchmarkTokenizeCountWords(b *testing.B) {
+	for _, tt := range tokenizeTexts {
+		b.Run(tt.name, func(b *testing.B) {
+			text := []byte(tt.text(b))
+			b.SetBytes(int64(len(text)))
+			loopCPU(b, func() { countWords(text) })
+		})
+	}
+}
+
+// loopCPU runs fn in b's loop and reports the CPU time of an iteration
+// (cpu-ns/op) beside the wall time: on a machine shared with other work,
+// the wall time varies several times over, the thread's CPU time far less.
+func loopCPU(b *testing.B, fn func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0, ok := threadCPU()
+	n := 0
+	for b.Loop() {
+		fn()
+		n++
+	}
+	if cpu, _ := threadCPU(); ok && n > 0 {
+		b.ReportMetric(float64(cpu-cpu0)/float64(n), "cpu-ns/op")
 	}
 }
