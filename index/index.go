@@ -48,7 +48,7 @@ import (
 
 // Format is the version of the database layout. A database of another
 // format is rebuilt.
-const Format = 4
+const Format = 5
 
 // applicationID marks the database file as bottled's index ("btix").
 const applicationID = 0x62746978
