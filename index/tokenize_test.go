@@ -288,3 +288,37 @@ func loopCPU(b *testing.B, fn func()) {
 		b.ReportMetric(float64(cpu-cpu0)/float64(n), "cpu-ns/op")
 	}
 }
+
+// FuzzTokenize: for any text, tokens are in order inside it (a CJK
+// bigram overlaps the one before it), each one's term is what its own
+// bytes are cut to, and is cut to itself again (as a query's token is by
+// FTS5), and countWords counts their positions.
+func FuzzTokenize(f *testing.F) {
+	for _, seed := range []string{"Hello, World", "Straße ẞ ßß-ß", "ΣΊΣΥΦΟΣ πρωτεΐνη ο\u0344ς", "cafe\u0301 x",
+		"稳定性 用redis缓存", "안정적입니다", "\xff\xfe broken\x00end", "\u0301 \u0301a", "йод ёлка ἀρχή"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		positions, start := 0, 0
+		scanTokens(text, false, func(tk token) bool {
+			if tk.start < start || tk.start >= tk.end || tk.end > len(text) {
+				t.Fatalf("%q: token %+v after one at %d", text, tk, start)
+			}
+			start = tk.start
+			if !tk.colocated {
+				positions++
+			}
+			term := tk.term(text)
+			if own := toks(text[tk.start:tk.end], true); !tk.colocated && !slices.Contains(own, term) {
+				t.Fatalf("%q: token %q of %q, which is cut to %q", text, term, text[tk.start:tk.end], own)
+			}
+			if again := toks(term, true); !slices.Equal(again, []string{term}) {
+				t.Fatalf("%q: token %q is cut to %q", text, term, again)
+			}
+			return true
+		})
+		if got := countWords([]byte(text)); got != positions {
+			t.Fatalf("countWords(%q) = %d, tokens at %d positions", text, got, positions)
+		}
+	})
+}
