@@ -5,7 +5,7 @@
 // again from the bottles, and every hit is checked against the bottle on
 // disk before it is shown.
 //
-// Layout: <data-dir>/bottled-index/ holds generations of the database
+// Layout: <data-dir>/bottled-index-v<Format>/ (Dir) holds generations of the database
 // (<n>.db with its -wal and -shm) and a file "current" naming the one in
 // use. A rebuild (asked for, or because the database is missing, of another
 // format or corrupt) makes a new generation current, which processes still
@@ -53,8 +53,49 @@ const Format = 5
 // applicationID marks the database file as bottled's index ("btix").
 const applicationID = 0x62746978
 
-// Dir is where the index lives in a data directory.
-func Dir(dataDir string) string { return filepath.Join(dataDir, "bottled-index") }
+// Dir is where the index lives in a data directory: a directory of its
+// format's own. A process of a bottled with another format (an MCP
+// server started before an upgrade runs as long as its Claude Code
+// session) keeps its own index there, and neither takes the other's for
+// one to build again: in one directory, each rebuilt the other's at its
+// next opening, and removed its generations.
+func Dir(dataDir string) string { return filepath.Join(dataDir, dirPrefix+strconv.Itoa(Format)) }
+
+// dirPrefix starts the names of the index directories of every format from
+// 5 on; legacyDir held those of format 4 and before.
+const (
+	dirPrefix = "bottled-index-v"
+	legacyDir = "bottled-index"
+)
+
+// RemoveOtherFormats removes from dataDir the indexes of other formats
+// (the daemon's start-up does, once an upgrade has restarted it): they are
+// caches of the bottles, and the words of bottles purged since may still
+// be in their files. A process of another bottled still using one goes on
+// with the files it has open, and builds its own again if it opens it
+// again.
+func RemoveOtherFormats(dataDir string) error {
+	entries, err := os.ReadDir(dataDir)
+	if err != nil {
+		return fmt.Errorf("remove other formats' indexes: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		other := name == legacyDir ||
+			strings.HasPrefix(name, dirPrefix) && filepath.Join(dataDir, name) != Dir(dataDir)
+		if !other || !e.IsDir() {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dataDir, name)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("remove other formats' indexes: %w", err)
+	}
+	return nil
+}
 
 const (
 	currentFile = "current"

@@ -101,6 +101,9 @@ func (d *Daemon) waitIndexTurn(ctx context.Context, retry *time.Timer) bool {
 func (d *Daemon) openIndex(ctx context.Context) error {
 	began := d.cfg.Now()
 	d.noteSearch(Search{State: SearchOpening})
+	if err := index.RemoveOtherFormats(d.cfg.DataDir); err != nil {
+		d.log.Warn("an older bottled's search index is left in the data directory", "err", err)
+	}
 	progress := func(done, total int64) {
 		d.rec.update(func(st *Status) {
 			if st.Search.State == SearchOpening {

@@ -163,7 +163,7 @@ func TestFlagsAnywhere(t *testing.T) {
 
 		// index
 		{name: "index --data-dir D --rebuild", args: []string{"index", "--data-dir", "{D}", "--rebuild"},
-			stdout: []string{"rebuilt in", "index     {D}/bottled-index", "holds     1 bottle of 1 session"}},
+			stdout: []string{"rebuilt in", "index     {D}/bottled-index-v", "holds     1 bottle of 1 session"}},
 		{name: "index, an argument among flags", args: []string{"index", "--rebuild", "extra", D},
 			code: exitUsage, stderr: []string{"bottled: index takes no arguments"}},
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bottled-dev/bottled/index"
 )
 
 // TestEveryCommandHasHelp: every command that runs something has its long
@@ -48,5 +50,21 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	}
 	for _, f := range unused {
 		t.Errorf("%s is no command's", f)
+	}
+}
+
+// TestIndexHelpNamesItsDirectory: `bottled index --help` and README name
+// the index's directory of this format (index.Dir), which a format's
+// change renames.
+func TestIndexHelpNamesItsDirectory(t *testing.T) {
+	name := filepath.Base(index.Dir("/d")) + "/"
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"bottled index --help": indexHelp, "README": string(readme)} {
+		if !strings.Contains(text, "<data-dir>/"+name) {
+			t.Errorf("%s does not name the index's directory <data-dir>/%s", what, name)
+		}
 	}
 }

@@ -90,7 +90,7 @@ func TestIndexCommand(t *testing.T) {
 	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
 		t.Fatalf("render: %s", errOut)
 	}
-	gen := func(n string) string { return filepath.Join(e.data, "bottled-index", n+".db") }
+	gen := func(n string) string { return filepath.Join(index.Dir(e.data), n+".db") }
 	const holds = "holds     1 bottle of 1 session, 2 blocks"
 	// No index yet: --rebuild builds the first generation, and only it.
 	code, out, errOut := e.run(t, "index", "--rebuild")
