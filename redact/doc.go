@@ -33,7 +33,8 @@
 // Structures: private key blocks ("-----BEGIN … PRIVATE KEY-----" to its
 // END line; when the END line is missing, the base64 body that follows,
 // never the prose after it), JWTs (three base64url parts whose first
-// decodes to a JSON header with "alg" or "typ").
+// decodes to a JSON header with "alg" or "typ", of any length; a first
+// part over 8 KiB is taken for a header unread).
 //
 // Contexts, where only the secret part is replaced and the rest is kept:
 // the password of a URL or connection string (scheme://user:[redacted:
@@ -75,9 +76,11 @@
 // password) the union of their spans is replaced once, named by the most
 // specific rule: a token format before a context. Text outside the
 // replaced spans is left byte for byte. Each span is bounded: a token at
-// most 1 KiB, a JWT at most 11 KiB, a private key block at most 16 KiB,
-// and for a context the value alone (the key, operator and quotes stay),
-// at most 8 KiB. Redact(Redact(s)) == Redact(s): no rule matches a
+// most 1 KiB, a private key block at most 16 KiB, and for a context the
+// value alone (the key, operator and quotes stay), at most 8 KiB. A JWT
+// is replaced whole however long it is (claims can run to tens of
+// kilobytes): its span is its three parts, base64url and two dots, and
+// never more. Redact(Redact(s)) == Redact(s): no rule matches a
 // placeholder. Spans start and end at ASCII delimiters, so valid UTF-8
 // stays valid.
 //

@@ -1,6 +1,8 @@
 package redact_test
 
 import (
+	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -306,6 +308,55 @@ func TestManySeeds(t *testing.T) {
 		for _, c := range fakecred.New(seed).Every() {
 			if got := rules.Redact("x " + c.Text + " y"); got != "x "+c.Want+" y" {
 				t.Fatalf("seed %d: Redact(%q) = %q", seed, c.Text, got)
+			}
+		}
+	}
+}
+
+// jwt is a JWT whose header has extra bytes of a certificate chain, whose
+// payload is at least payload bytes and whose signature is sig bytes.
+func jwt(f *fakecred.Gen, extra, payload, sig int) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	header := `{"alg":"RS256","typ":"JWT"`
+	if extra > 0 {
+		header += `,"x5c":["` + f.Str(fakecred.B64, extra) + `"]`
+	}
+	var claims strings.Builder
+	claims.WriteString(`{"sub":"` + f.Str(fakecred.Digits, 10) + `","groups":[`)
+	for i := 0; claims.Len()*4/3 < payload; i++ {
+		fmt.Fprintf(&claims, `"g%05d",`, i)
+	}
+	claims.WriteString(`"last"]}`)
+	return enc([]byte(header+"}")) + "." + enc([]byte(claims.String())) + "." + f.Str(fakecred.B64URL, sig)
+}
+
+// TestLongJWTs: a JWT is redacted however long its parts are: claims of
+// many kilobytes (group lists), a header carrying a certificate chain, a
+// 16384-bit RSA signature, bare and as a Bearer token.
+func TestLongJWTs(t *testing.T) {
+	f := fakecred.New(22)
+	R := "[redacted: JWT]"
+	for _, tt := range []struct {
+		name                 string
+		extra, payload, sign int
+	}{
+		{"short", 0, 100, 342},
+		{"8 KiB of claims", 0, 8 << 10, 342},
+		{"9000 bytes of claims", 0, 9000, 342},
+		{"64 KiB of claims", 0, 64 << 10, 342},
+		{"1 MiB of claims", 0, 1 << 20, 342},
+		{"certificate chain in the header", 3000, 500, 342},
+		{"16384-bit RSA signature", 0, 500, 2731},
+	} {
+		tok := jwt(f, tt.extra, tt.payload, tt.sign)
+		for _, c := range []struct{ in, want string }{
+			{tok, R},
+			{"id " + tok + " expired", "id " + R + " expired"},
+			{"curl -H 'Authorization: Bearer " + tok + "' https://api.internal/x", "curl -H 'Authorization: Bearer " + R + "' https://api.internal/x"},
+			{`{"id_token": "` + tok + `"}`, `{"id_token": "` + R + `"}`},
+		} {
+			if got := redact.Builtin().Redact(c.in); got != c.want {
+				t.Errorf("%s (%d bytes): got %.200q…, want %.200q…", tt.name, len(tok), got, c.want)
 			}
 		}
 	}

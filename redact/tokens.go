@@ -174,13 +174,15 @@ func openAIBody(body string) bool {
 // notExample allows AWS's documented example keys (…EXAMPLE).
 func notExample(body string) bool { return !strings.HasSuffix(body, "EXAMPLE") }
 
-// JWT parts are bounded: a header and a signature are short, claims can
-// run to kilobytes.
-const (
-	maxJWTHeader    = 1024
-	maxJWTPayload   = 8192
-	maxJWTSignature = 2048
-)
+// maxJWTHeader bounds how much of a JWT's header is decoded to see
+// whether it names "alg" or "typ". The parts themselves are read to
+// their end however long they are (claims can run to tens of kilobytes,
+// a header with a certificate chain to several, a 16384-bit RSA
+// signature is 2.7 KiB): a JWT is one run of base64url and dots, so no
+// other JWT can start inside it and each byte is read once. A header
+// longer than this is taken for one unread: kilobytes of base64url JSON
+// followed by two more parts are no ordinary text.
+const maxJWTHeader = 8 << 10
 
 // matchJWT finds header.payload.signature whose header decodes to a JSON
 // object naming "alg" or "typ" (gitleaks' jwt rule wants "ey" parts; the
@@ -189,23 +191,29 @@ func matchJWT(s string, hit int) (found, bool) {
 	if !strings.HasPrefix(s[hit:], "eyJ") || hit > 0 && (b64url[s[hit-1]] || s[hit-1] == '.') {
 		return found{}, false
 	}
-	h := runMax(s, hit, b64url, maxJWTHeader+1)
-	if h-hit < 10 || h-hit > maxJWTHeader || h == len(s) || s[h] != '.' {
+	h := run(s, hit, b64url)
+	if h-hit < 10 || h == len(s) || s[h] != '.' {
 		return found{}, false
 	}
-	p := runMax(s, h+1, b64url, maxJWTPayload+1)
-	if p-h-1 < 2 || p-h-1 > maxJWTPayload || p == len(s) || s[p] != '.' {
+	p := run(s, h+1, b64url)
+	if p-h-1 < 2 || p == len(s) || s[p] != '.' {
 		return found{}, false
 	}
-	end := runMax(s, p+1, b64url, maxJWTSignature+1)
-	if end-p-1 > maxJWTSignature {
-		return found{}, false
-	}
-	header, err := base64.RawURLEncoding.DecodeString(s[hit:h])
-	if err != nil || !bytes.Contains(header, []byte(`"alg"`)) && !bytes.Contains(header, []byte(`"typ"`)) {
+	end := run(s, p+1, b64url)
+	if !jwtHeader(s[hit:h]) {
 		return found{}, false
 	}
 	return found{Finding{hit, end, "JWT"}, format}, true
+}
+
+// jwtHeader reports whether a JWT's first part is a header: JSON naming
+// "alg" or "typ", or longer than maxJWTHeader.
+func jwtHeader(part string) bool {
+	if len(part) > maxJWTHeader {
+		return true
+	}
+	header, err := base64.RawURLEncoding.DecodeString(part)
+	return err == nil && (bytes.Contains(header, []byte(`"alg"`)) || bytes.Contains(header, []byte(`"typ"`)))
 }
 
 // maxPrivateKey bounds a private key block; the largest PEM keys (16384
