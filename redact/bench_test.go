@@ -79,6 +79,13 @@ func BenchmarkRedact(b *testing.B) {
 		{"secrets", strings.Repeat("export GITHUB_TOKEN=ghp_"+strings.Repeat("aB3dE6", 6)+" and password: "+strings.Repeat("x9Y", 4)+"\n", 1<<13)},
 		{"adversarial-key", strings.Repeat("key=", 1<<18)},
 		{"adversarial-sk", strings.Repeat("sk-", 1<<18)},
+		{"key-blocks", strings.Repeat("> -----BEGIN RSA PRIVATE KEY-----\n> "+strings.Repeat("MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgwMbRvI0MBZhpF", 25)+"\n> -----END RSA PRIVATE KEY-----\nand then\n", 1<<9)},
+		{"long-key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n" + strings.Repeat("lQdGBF4Kx8sBEADNiL5Kq8jgLMzP3Y9mFz1kqT+2rLx/0ZQq3vW2hQ8k5xJmT7cR\n", 1<<14) + "-----END PGP PRIVATE KEY BLOCK-----"},
+		{"adversarial-begin", strings.Repeat("-----BEGIN RSA PRIVATE KEY-----\n"+strings.Repeat("QUFB", 8)+"\n", 1<<14)},
+		{"adversarial-end", strings.Repeat(strings.Repeat("QUFB", 8)+"\n-----END RSA PRIVATE KEY-----\n", 1<<14)},
+		{"adversarial-dashes", strings.Repeat("-----", 1<<18)},
+		{"long-jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + strings.Repeat("eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ", 1<<14) + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"},
+		{"adversarial-jwt", strings.Repeat("eyJhbGciOiJIUzI1NiJ9.", 1<<16)},
 	} {
 		b.Run(tt.name, func(b *testing.B) { redactEach(b, rules, []string{tt.text}, int64(len(tt.text))) })
 	}

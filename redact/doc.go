@@ -32,9 +32,14 @@
 //
 // Structures: private key blocks ("-----BEGIN … PRIVATE KEY-----" to its
 // END line; when the END line is missing, the base64 body that follows,
-// never the prose after it), JWTs (three base64url parts whose first
-// decodes to a JSON header with "alg" or "typ", of any length; a first
-// part over 8 KiB is taken for a header unread).
+// never the prose after it; when the BEGIN line is missing, a key pasted
+// in two messages, the base64 lines before the END line), however long,
+// and whatever their lines are dressed in: a markdown quote or list
+// ("> ", "  - "), a comment ("# ", "// ", " * "), a string built in code
+// ("…" +, '…\n' +), a backslash at each line's end (what precedes the
+// first line stays: "> [redacted: private key]"). JWTs: three base64url
+// parts whose first decodes to a JSON header with "alg" or "typ", of any
+// length (a first part over 8 KiB is taken for a header unread).
 //
 // Contexts, where only the secret part is replaced and the rest is kept:
 // the password of a URL or connection string (scheme://user:[redacted:
@@ -76,11 +81,13 @@
 // password) the union of their spans is replaced once, named by the most
 // specific rule: a token format before a context. Text outside the
 // replaced spans is left byte for byte. Each span is bounded: a token at
-// most 1 KiB, a private key block at most 16 KiB, and for a context the
-// value alone (the key, operator and quotes stay), at most 8 KiB. A JWT
-// is replaced whole however long it is (claims can run to tens of
-// kilobytes): its span is its three parts, base64url and two dots, and
-// never more. Redact(Redact(s)) == Redact(s): no rule matches a
+// most 1 KiB, and for a context the value alone (the key, operator and
+// quotes stay), at most 8 KiB. A JWT and a private key are replaced whole
+// however long they are (claims can run to tens of kilobytes, a PGP key
+// block to twenty), bounded by what they may hold instead: a JWT's span
+// is its three parts, base64url and two dots; a key's is its lines, and
+// reaches at most 16 KiB from its BEGIN line past anything in them that
+// is not base64 (a key shown with an ellipsis in each line). Redact(Redact(s)) == Redact(s): no rule matches a
 // placeholder. Spans start and end at ASCII delimiters, so valid UTF-8
 // stays valid.
 //

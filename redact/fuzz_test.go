@@ -21,9 +21,10 @@ var separators = []string{" ", "\n", "\t", "\r\n", `"`, "'", "`", "<", ">", "(",
 // before the credential can take it for its body.
 const nearBound = 128
 
-// spanBound bounds a replaced span: a private key block, unioned with a
-// context's value. A JWT is as long as its parts: its span is bounded by
-// what it may hold instead (see boundedSpan).
+// spanBound bounds a replaced span: a private key block's reach past an
+// interruption in its body, unioned with a context's value. A JWT and a
+// private key's lines are replaced however long they run: their spans are
+// bounded by what they may hold instead (see boundedSpan).
 const spanBound = 16<<10 + 8<<10 + 256
 
 func fuzzSeeds(f *testing.F) {
@@ -133,12 +134,23 @@ func checkRedact(t *testing.T, rules *redact.Rules, in string) string {
 }
 
 // boundedSpan reports whether a replaced span is no longer than
-// spanBound or, for a JWT, holds nothing but base64url and dots.
+// spanBound or, past that, holds nothing but what its kind is made of: a
+// JWT base64url and dots, a private key its lines (base64, whitespace and
+// the dress of quoted lines) and its END line.
 func boundedSpan(span, kind string) bool {
 	if len(span) <= spanBound {
 		return true
 	}
-	return kind == "JWT" && strings.Trim(span, fakecred.B64URL+".") == ""
+	switch kind {
+	case "JWT":
+		return strings.Trim(span, fakecred.B64URL+".") == ""
+	case "private key":
+		if e := strings.LastIndex(span, "-----END "); e >= spanBound {
+			span = span[:e]
+		}
+		return strings.Trim(span[spanBound:], fakecred.B64+"= \t\r\n\\>#*-\"'`|,;()") == ""
+	}
+	return false
 }
 
 // without removes every occurrence of sub from s, also those that

@@ -207,6 +207,15 @@ func TestLookAlikes(t *testing.T) {
 		"-----BEGIN PUBLIC KEY-----\n" + f.Str(fakecred.B64, 64) + "\n-----END PUBLIC KEY-----",
 		"-----BEGIN CERTIFICATE-----\n" + f.Str(fakecred.B64, 64) + "\n-----END CERTIFICATE-----",
 		"-----BEGIN RSA PRIVATE KEY-----\n-----END RSA PRIVATE KEY-----",
+		`pem := "-----BEGIN RSA PRIVATE KEY-----\n" + encodedPrivateKeyBody + "\n-----END RSA PRIVATE KEY-----\n"`,
+		`"-----BEGIN EC PRIVATE KEY-----\n" + base64.StdEncoding.EncodeToString(der) + "\n-----END EC PRIVATE KEY-----"`,
+		"> -----BEGIN OPENSSH PRIVATE KEY-----\n> (your key here)\n> -----END OPENSSH PRIVATE KEY-----",
+		"# -----BEGIN OPENSSH PRIVATE KEY-----\n# ...\n# -----END OPENSSH PRIVATE KEY-----",
+		`if strings.HasPrefix(line, "-----BEGIN RSA PRIVATE KEY-----") {` + "\n\treturn parsePKCS1PrivateKeyFromPEMBlock(block)",
+		`headers := []string{"-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN EC PRIVATE KEY-----"}`,
+		"A key file ends with -----END OPENSSH PRIVATE KEY----- and a newline.",
+		"openssl genrsa -out key.pem 4096\n-----END RSA PRIVATE KEY-----",
+		"commit " + sha + "\n-----END RSA PRIVATE KEY-----",
 		"pk_live_" + f.Str(fakecred.Alnum, 24),
 		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 is the base64 of a JWT header",
 		"model: claude-sonnet-4-5-20250929",
@@ -310,6 +319,84 @@ func TestManySeeds(t *testing.T) {
 				t.Fatalf("seed %d: Redact(%q) = %q", seed, c.Text, got)
 			}
 		}
+	}
+}
+
+// keyLines is the body of a private key: n lines of base64, 64 wide, and
+// a short last one.
+func keyLines(f *fakecred.Gen, n int) []string {
+	lines := make([]string, n, n+1)
+	for i := range lines {
+		lines[i] = f.Str(fakecred.B64, 64)
+	}
+	return append(lines, f.Str(fakecred.B64, 22)+"==")
+}
+
+// prefixed is a key block (BEGIN line, body, END line) with pre before
+// and post after each of its lines, joined by sep.
+func prefixed(label string, body []string, pre, post, sep string) string {
+	lines := append(append([]string{"-----BEGIN " + label + "PRIVATE KEY-----"}, body...), "-----END "+label+"PRIVATE KEY-----")
+	for i, l := range lines {
+		lines[i] = pre + l + post
+	}
+	return strings.Join(lines, sep)
+}
+
+// TestPrivateKeyBlocks: a private key block is redacted however its lines
+// are dressed (quoted in markdown, commented out, built as a string in
+// code), when it has no BEGIN line in the same string, and however long
+// it is. What surrounds the block, and the prefix of its first line,
+// stays.
+func TestPrivateKeyBlocks(t *testing.T) {
+	f := fakecred.New(21)
+	body := keyLines(f, 5)
+	R := "[redacted: private key]"
+	bare := prefixed("RSA ", body, "", "", "\n")
+	endOnly := bare[strings.Index(bare, "\n")+1:]
+	long := append(keyLines(f, 330), "=AbCd")
+	pgp := "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + strings.Join(long, "\n") + "\n-----END PGP PRIVATE KEY BLOCK-----"
+	tests := []struct{ name, in, want string }{
+		{"markdown quote", "Here is the deploy key from the wiki:\n\n" + prefixed("OPENSSH ", body, "> ", "", "\n") + "\n\nadd it to the server",
+			"Here is the deploy key from the wiki:\n\n> " + R + "\n\nadd it to the server"},
+		{"shell comment", prefixed("", body, "# ", "", "\n") + "\necho done", "# " + R + "\necho done"},
+		{"line comment", prefixed("EC ", body, "// ", "", "\n"), "// " + R},
+		{"block comment", "/*\n" + prefixed("", body, " * ", "", "\n") + "\n */", "/*\n * " + R + "\n */"},
+		{"markdown list", prefixed("", body, "  - ", "", "\n"), "  - " + R},
+		{"nested quote", prefixed("", body, "> > ", "", "\n"), "> > " + R},
+		{"crlf quote", prefixed("", body, "> ", "", "\r\n"), "> " + R},
+		{"java concatenation", prefixed("", body, `"`, `" +`, "\n") + ";", `"` + R + `" +;`},
+		{"js concatenation", "key = " + prefixed("", body, "'", `\n' +`, "\n  ") + ";", "key = '" + R + `\n' +;`},
+		{"escaped quote in json", `"k": "` + prefixed("", body, "> ", "", `\n`) + `"`, `"k": "> ` + R + `"`},
+		{"backslash line ends", prefixed("", body, "", `\`, "\n"), R + `\`},
+		{"bold BEGIN line", "**" + bare, "**" + R},
+		{"bold BEGIN line closed", strings.Replace(bare, "KEY-----\n", "KEY-----**\n", 1), R},
+		{"code BEGIN line", strings.Replace("`"+bare, "KEY-----\n", "KEY-----`\n", 1), "`" + R},
+		{"quoted, no END", prefixed("", body, "> ", "", "\n")[:strings.Index(prefixed("", body, "> ", "", "\n"), "\n> -----END")] + "\n\nthat is all I have",
+			"> " + R + "\n\nthat is all I have"},
+		{"END without BEGIN", endOnly, R},
+		{"END without BEGIN after prose", "key part 2:\n" + endOnly + "\nthanks", "key part 2:\n" + R + "\nthanks"},
+		{"END without BEGIN, quoted", "> rest:\n" + prefixed("", body, "> ", "", "\n")[strings.Index(prefixed("", body, "> ", "", "\n"), "\n")+1:],
+			"> rest:\n> " + R},
+		{"END without BEGIN, escaped", `{"rest": "` + strings.ReplaceAll(endOnly, "\n", `\n`) + `\n"}`, `{"rest": "` + R + `\n"}`},
+		{"END without BEGIN, one line", "rest: " + strings.ReplaceAll(endOnly, "\n", " ") + " ok", "rest: " + R + " ok"},
+		{"longer than 16 KiB", "my gpg key:\n" + pgp + "\nthanks", "my gpg key:\n" + R + "\nthanks"},
+		{"longer than 16 KiB, quoted", strings.ReplaceAll("\n"+pgp, "\n", "\n> ") + "\n\nthanks", strings.ReplaceAll("\n"+pgp, "\n", "\n> ")[:3] + R + "\n\nthanks"},
+		{"longer than 16 KiB, no END", pgp[:strings.Index(pgp, "\n=AbCd")] + "\n\nand so on", R + "\n\nand so on"},
+		{"longer than 16 KiB, END only", pgp[strings.Index(pgp, "\n\n")+2:], R},
+	}
+	rules := redact.Builtin()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rules.Redact(tt.in)
+			if got != tt.want {
+				t.Errorf("Redact(%.200q…)\n got %.200q…\nwant %q", tt.in, got, tt.want)
+			}
+			for _, l := range append(body, long...) {
+				if strings.Contains(got, l) {
+					t.Fatalf("a body line survived: %.60q…", l)
+				}
+			}
+		})
 	}
 }
 

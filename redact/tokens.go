@@ -116,6 +116,7 @@ func init() {
 	}
 	register("eyJ", one(matchJWT))
 	register("-----BEGIN", one(matchPrivateKey))
+	register("-----END", one(matchKeyTail))
 }
 
 // match finds the token t at hit, where its prefix is (case-folded).
@@ -216,14 +217,22 @@ func jwtHeader(part string) bool {
 	return err == nil && (bytes.Contains(header, []byte(`"alg"`)) || bytes.Contains(header, []byte(`"typ"`)))
 }
 
-// maxPrivateKey bounds a private key block; the largest PEM keys (16384
-// bit RSA) are about 12.6 KiB.
+// A private key's body is read to its end however long it is (a PGP key
+// block runs to 20 KiB and more): its lines are read once, since the
+// search for keywords goes on after the block, and a body never runs into
+// the next armor line. What is bounded is the search for an END line
+// past a body that stops short of one (a key shown with an ellipsis in
+// each line): maxPrivateKey from the BEGIN line, the largest PEM keys
+// (16384-bit RSA) being about 12.6 KiB, so that each BEGIN line costs at
+// most that, and ends at the next BEGIN line, so that the searches of a
+// string's BEGIN lines do not overlap.
 const maxPrivateKey = 16 << 10
 
 // matchPrivateKey finds a PEM (or PGP) private key block: from its BEGIN
 // line to its END line, or, when there is no END line (a truncated paste),
 // over the base64 lines that follow, never beyond them (gitleaks'
-// private-key rule, without its need for the END line).
+// private-key rule, without its need for the END line). What precedes
+// the BEGIN line on its line (a quote's "> ", a comment's "// ") stays.
 func matchPrivateKey(s string, hit int) (found, bool) {
 	const begin = "-----BEGIN "
 	if !strings.HasPrefix(s[hit:], begin) {
@@ -233,21 +242,83 @@ func matchPrivateKey(s string, hit int) (found, bool) {
 	if !ok {
 		return found{}, false
 	}
-	bodyStart := hit + len(begin) + len(label) + len("-----")
-	end := keyBody(s, bodyStart, hit+maxPrivateKey)
+	end, stop := keyBody(s, hit+len(begin)+len(label)+len("-----"))
 	if end < 0 {
 		return found{}, false // no base64 after the BEGIN line: no key here
 	}
-	// The END line, if the body gets there: everything up to it, even what
-	// is not base64 (a key shown with an ellipsis in it), but never across
-	// another BEGIN line.
-	window := s[bodyStart:min(len(s), hit+maxPrivateKey)]
-	if e := strings.Index(window, "-----END "); e >= 0 && !strings.Contains(window[:e], begin) {
-		if endLabel, ok := armorLabel(window, e+len("-----END ")); ok {
-			end = max(end, bodyStart+e+len("-----END ")+len(endLabel)+len("-----"))
-		}
+	// The END line: where the body stops, or, past what is not base64 (a
+	// key shown with an ellipsis in it), the next armor line if it is one.
+	if e := endLine(s, stop); e > 0 {
+		end = e
+	} else if e := nextEndLine(s, stop, hit+maxPrivateKey); e > 0 {
+		end = e
 	}
 	return found{Finding{hit, end, "private key"}, format}, true
+}
+
+// matchKeyTail finds the body and END line of a private key whose BEGIN
+// line is not in the string (a key pasted in two messages): the base64
+// lines before the END line, of which one at least is as long as a key's
+// lines are and, as base64 of random bytes is, of mixed case (a hex
+// digest before an END line is none).
+func matchKeyTail(s string, hit int) (found, bool) {
+	if endLine(s, hit) < 0 {
+		return found{}, false
+	}
+	start, full := -1, false
+	for i, last := hit, true; ; last = false {
+		j := keyGapBack(s, i)
+		k := j
+		for k > 0 && b64pad[s[k-1]] {
+			k--
+		}
+		if k > 0 && s[k-1] == '\\' && k < j && isKeySpace(s, k-1) {
+			k++ // the n of an escaped newline
+		}
+		n := j - k
+		if n < minKeyLine && (!last || n == 0 || !strings.ContainsAny(s[k:j], digitChars+"+/=")) {
+			break
+		}
+		start, full, i = k, full || n >= minDressedLine && mixedCase(s[k:j]), k
+	}
+	if !full {
+		return found{}, false
+	}
+	return found{Finding{start, endLine(s, hit), "private key"}, format}, true
+}
+
+func mixedCase(s string) bool { return hasUpper(s) && strings.ContainsAny(s, lowerChars) }
+
+// endLine returns the end of the "-----END … PRIVATE KEY-----" line at
+// i, or -1 if there is none.
+func endLine(s string, i int) int {
+	const end = "-----END "
+	if !strings.HasPrefix(s[i:], end) {
+		return -1
+	}
+	label, ok := armorLabel(s, i+len(end))
+	if !ok {
+		return -1
+	}
+	return i + len(end) + len(label) + len("-----")
+}
+
+// nextEndLine returns the end of the first armor line from i on, before
+// limit, if it is a private key's END line, or -1.
+func nextEndLine(s string, i, limit int) int {
+	limit = min(limit, len(s))
+	for i < limit {
+		e := strings.Index(s[i:limit], "-----")
+		if e < 0 || strings.HasPrefix(s[i+e:], "-----BEGIN ") {
+			return -1
+		}
+		i += e
+		if strings.HasPrefix(s[i:], "-----END ") {
+			return endLine(s, i)
+		}
+		i++
+	}
+	return -1
 }
 
 // armorLabel reads "RSA PRIVATE KEY-----" at i: the label of a private
@@ -269,32 +340,84 @@ func armorLabel(s string, i int) (string, bool) {
 	return label, true
 }
 
+// A key's body is chunks of base64 separated by whitespace, escaped
+// newlines and what a key's lines are dressed in: a markdown quote or
+// list, a comment, the quotes and plus signs of a string built in code, a
+// backslash at a line's end. A chunk is as long as minKeyLine, or, next
+// to such dress, as minDressedLine (a key's lines are 64 or 70 wide, and
+// a name in code, "+ encodedKeyBody +", is shorter); the last may be
+// shorter and hold a digit, + / or = (a PGP checksum, a line of padding).
+// A word of prose is never taken for one.
+const (
+	minKeyLine     = 16
+	minDressedLine = 32
+	// maxDress bounds the dress between two chunks, so that punctuation
+	// in prose ("-- see ---") does not join a key to what follows.
+	maxDress = 8
+)
+
+var keyDress = chars(">#/*-+\"'`\\|,;()")
+
 // keyBody returns the end of the base64 body of a key that starts at i
-// (armor headers such as Proc-Type first), or -1 if there is none. The
-// body is chunks of base64 of at least 16 bytes, separated by whitespace
-// or escaped newlines, and may end with one short chunk that holds a
-// digit, + / or = (the last line, a PGP checksum); a word of prose is
-// never taken for one.
-func keyBody(s string, i, limit int) int {
-	limit = min(limit, len(s))
-	last, headers := -1, true
-	for i < limit {
-		i = skipKeySpace(s, i, limit)
-		if headers && armorHeader(s, i) {
-			i = lineEnd(s, i, limit)
+// (armor headers such as Proc-Type first), or -1 if there is none, and
+// where the reading stopped: past the gap after the body, where its END
+// line would be.
+func keyBody(s string, i int) (end, stop int) {
+	end, headers := -1, true
+	for {
+		j, dressed := keyGap(s, i)
+		if headers && armorHeader(s, j) {
+			i = lineEnd(s, j, len(s))
 			continue
 		}
-		j := runMax(s, i, b64pad, limit-i)
-		switch {
-		case j-i >= 16:
-			last, headers, i = j, false, j
+		k := run(s, j, b64pad)
+		if n := k - j; n >= minKeyLine && (end >= 0 || !dressed || n >= minDressedLine) {
+			end, headers, i = k, false, k
 			continue
-		case j > i && last >= 0 && (j == len(s) || isKeySpace(s, j)) && strings.ContainsAny(s[i:j], digitChars+"+/="):
-			last = j
 		}
-		break
+		if k > j && end >= 0 && (k == len(s) || isKeySpace(s, k) || keyDress[s[k]]) && strings.ContainsAny(s[j:k], digitChars+"+/=") {
+			next, _ := keyGap(s, k)
+			return k, next
+		}
+		return end, j
 	}
-	return last
+}
+
+// keyGap skips the whitespace and dress from i to a key's next chunk,
+// stopping at an armor line's dashes; dressed is whether there was dress.
+func keyGap(s string, i int) (next int, dressed bool) {
+	n := 0
+	for i < len(s) {
+		switch {
+		case isKeySpace(s, i):
+			if s[i] == '\\' {
+				i++
+			}
+			i++
+		case keyDress[s[i]] && n < maxDress && !strings.HasPrefix(s[i:], "-----"):
+			n++
+			i++
+		default:
+			return i, n > 0
+		}
+	}
+	return i, n > 0
+}
+
+// keyGapBack is keyGap backwards from i (exclusive).
+func keyGapBack(s string, i int) int {
+	for n := 0; i > 0; i-- {
+		switch c := s[i-1]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		case i >= 2 && s[i-2] == '\\' && (c == 'n' || c == 'r' || c == 't'):
+			i--
+		case keyDress[c] && n < maxDress && !strings.HasSuffix(s[:i], "-----"):
+			n++
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 func isKeySpace(s string, i int) bool {
@@ -305,18 +428,6 @@ func isKeySpace(s string, i int) bool {
 		return i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 'r' || s[i+1] == 't')
 	}
 	return false
-}
-
-// skipKeySpace skips whitespace and the escaped newlines of a key pasted
-// as a JSON or shell string.
-func skipKeySpace(s string, i, limit int) int {
-	for i < limit && isKeySpace(s, i) {
-		if s[i] == '\\' {
-			i++
-		}
-		i++
-	}
-	return i
 }
 
 // armorHeader reports whether a "Name: value" armor header line (RFC
