@@ -101,9 +101,9 @@
 // The kind is what the placeholder shows (letters, digits, spaces and
 // - _ . / ( ) + &, at most 40 bytes); the pattern, after the first colon
 // and without the spaces around it, is a Go (RE2) regular expression
-// (https://golang.org/s/re2syntax). A pattern with a group named secret,
-// (?P<secret>…), has only that group replaced; otherwise the whole match
-// is. Blank lines and lines whose first non-space character is # are
+// (https://golang.org/s/re2syntax). A pattern with groups named secret,
+// (?P<secret>…), has only those replaced, each that took part in the
+// match; otherwise the whole match is. Blank lines and lines whose first non-space character is # are
 // ignored (a # later in a line is part of the pattern). For example:
 //
 //	# Acme's internal tokens

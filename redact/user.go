@@ -128,9 +128,9 @@ func (r *Rules) placeholdersClean() error {
 
 // A userRule is a compiled Rule.
 type userRule struct {
-	kind  string
-	re    *regexp.Regexp
-	group int // the secret group's index, 0 for the whole match
+	kind   string
+	re     *regexp.Regexp
+	groups []int // the indices of the groups named secret, or 0, the whole match
 }
 
 func compile(rule Rule) (userRule, error) {
@@ -148,8 +148,13 @@ func compile(rule Rule) (userRule, error) {
 		return userRule{}, fmt.Errorf("pattern for %q matches the empty string, so it would match everywhere", rule.Kind)
 	}
 	u := userRule{kind: rule.Kind, re: re}
-	if i := re.SubexpIndex("secret"); i > 0 {
-		u.group = i
+	for i, name := range re.SubexpNames() {
+		if name == "secret" {
+			u.groups = append(u.groups, i)
+		}
+	}
+	if len(u.groups) == 0 {
+		u.groups = []int{0}
 	}
 	return u, nil
 }
@@ -176,8 +181,10 @@ func (u *userRule) find(s string, out []found) []found {
 		return out
 	}
 	for _, m := range u.re.FindAllStringSubmatchIndex(s, -1) {
-		if a, b := m[2*u.group], m[2*u.group+1]; a >= 0 && b > a {
-			out = append(out, found{Finding{a, b, u.kind}, format})
+		for _, g := range u.groups {
+			if a, b := m[2*g], m[2*g+1]; a >= 0 && b > a {
+				out = append(out, found{Finding{a, b, u.kind}, format})
+			}
 		}
 	}
 	return out

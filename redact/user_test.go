@@ -154,3 +154,32 @@ func TestID(t *testing.T) {
 		}
 	}
 }
+
+// TestUserRuleSecretGroups: every group named secret that took part in a
+// match is replaced, the others' text stays.
+func TestUserRuleSecretGroups(t *testing.T) {
+	f := fakecred.New(8)
+	a, b := f.Str(fakecred.Hex, 40), f.Str(fakecred.Hex, 40)
+	for _, tt := range []struct{ pattern, in, want string }{
+		{`(?:ACME_SESSION=(?P<secret>[0-9a-f]{40})|acme-session: (?P<secret>[0-9a-f]{40}))`,
+			"cookie acme-session: " + a + " and ACME_SESSION=" + b,
+			"cookie acme-session: [redacted: Acme session] and ACME_SESSION=[redacted: Acme session]"},
+		{`acme (?P<secret>[0-9a-f]{40}):(?P<secret>[0-9a-f]{40})`,
+			"pair acme " + a + ":" + b + " ok", "pair acme [redacted: Acme session]:[redacted: Acme session] ok"},
+		{`acme (?P<secret>[0-9a-f]{40})(?::(?P<secret>[0-9a-f]{40}))?`,
+			"acme " + a + " alone", "acme [redacted: Acme session] alone"},
+		{`acme (?P<secret>(?P<secret>[0-9a-f]{8})[0-9a-f]{32})`, "acme " + a, "acme [redacted: Acme session]"},
+	} {
+		user, err := redact.Parse([]byte("Acme session: " + tt.pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules, err := redact.Builtin().With(user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rules.Redact(tt.in); got != tt.want {
+			t.Errorf("%s: Redact(%q)\n got %q\nwant %q", tt.pattern, tt.in, got, tt.want)
+		}
+	}
+}
