@@ -111,7 +111,10 @@
 //	Acme session: ACME_SESSION=(?P<secret>[0-9a-f]{40})
 //
 // A pattern that does not compile, matches the empty string or matches a
-// placeholder is an error naming its line. A pattern that starts with a
+// placeholder, and a kind that the built-in rules take for a credential,
+// are errors naming their line; an error shows at most the first six
+// characters of what the line holds, so that a credential pasted into
+// the file by mistake is not printed back. A pattern that starts with a
 // literal (acme_ above) is the fastest: every other one is run over every
 // string.
 //

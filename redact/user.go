@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A Rule is a user's pattern: what matches Pattern (an RE2 regular
@@ -55,7 +58,7 @@ func Parse(data []byte) ([]Rule, error) {
 		rule := Rule{Kind: strings.TrimSpace(kind), Pattern: strings.TrimSpace(pattern)}
 		var err error
 		if !ok {
-			err = fmt.Errorf("%q has no colon: write the kind, a colon, then the pattern (Acme token: acme_[0-9a-f]{32})", clipText(text))
+			err = fmt.Errorf("%q has no colon: write the kind, a colon, then the pattern (Acme token: acme_[0-9a-f]{32})", shown(text))
 		} else {
 			_, err = compile(rule)
 		}
@@ -71,11 +74,22 @@ func Parse(data []byte) ([]Rule, error) {
 	return rules, nil
 }
 
-func clipText(s string) string {
-	if len(s) > 60 {
-		return strings.ToValidUTF8(s[:60], "") + "…"
+// maxShown is how many characters of a line an error shows of what the
+// user wrote there: with the line's number, enough to find it; too few to
+// give away a credential pasted into the file by mistake (the error is
+// shown by bottled status and the commands, and logged).
+const maxShown = 6
+
+// shown is the start of s, at most maxShown characters, for an error.
+func shown(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxShown {
+			return strings.ToValidUTF8(s[:i], "") + "…"
+		}
+		n++
 	}
-	return s
+	return strings.ToValidUTF8(s, "")
 }
 
 // With returns r with the user's rules added after its own. The error
@@ -138,9 +152,13 @@ func compile(rule Rule) (userRule, error) {
 		return userRule{}, err
 	}
 	if rule.Pattern == "" {
-		return userRule{}, fmt.Errorf("no pattern after %q", rule.Kind+":")
+		return userRule{}, fmt.Errorf("no pattern after %q", shown(rule.Kind+":"))
 	}
 	re, err := regexp.Compile(rule.Pattern)
+	var serr *syntax.Error
+	if errors.As(err, &serr) {
+		return userRule{}, fmt.Errorf("pattern for %q: %s: `%s`", rule.Kind, serr.Code, shown(serr.Expr))
+	}
 	if err != nil {
 		return userRule{}, fmt.Errorf("pattern for %q: %v", rule.Kind, err)
 	}
@@ -164,12 +182,19 @@ func checkKind(kind string) error {
 		return fmt.Errorf("no kind before the colon")
 	}
 	if len(kind) > maxKind {
-		return fmt.Errorf("kind %q is longer than %d bytes", clipText(kind), maxKind)
+		return fmt.Errorf("kind %q is longer than %d bytes", shown(kind), maxKind)
 	}
 	for i := 0; i < len(kind); i++ {
 		if c := kind[i]; !alnum[c] && !strings.ContainsRune(" -_./()+&", rune(c)) {
-			return fmt.Errorf("kind %q: use letters, digits, spaces and - _ . / ( ) + & only", kind)
+			r, _ := utf8.DecodeRuneInString(kind[i:])
+			return fmt.Errorf("kind %q: %q is not allowed: use letters, digits, spaces and - _ . / ( ) + & only", shown(kind), r)
 		}
+	}
+	// Every placeholder shows the kind: a credential there (a key pair
+	// pasted into the file, its colon taken for the separator) would be
+	// shown wherever the pattern matches.
+	if fs := builtin.Find(kind); fs != nil {
+		return fmt.Errorf("kind %q looks like a credential (%s): name the kind of token the pattern finds", shown(kind), fs[0].Kind)
 	}
 	return nil
 }

@@ -183,3 +183,34 @@ func TestUserRuleSecretGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestParseErrorsShowLittle: a line that cannot be used is named by its
+// number and shows at most its first few characters, so that a token
+// pasted into the file by mistake is not printed back (in bottled status,
+// the daemon's log, a command's error).
+func TestParseErrorsShowLittle(t *testing.T) {
+	tok := "acme_" + fakecred.New(9).Str(fakecred.Alnum, 32)
+	for _, tt := range []struct{ line, want string }{
+		{tok, "has no colon"},
+		{"  " + tok + "  ", "has no colon"},
+		{tok + ":", "no pattern"},
+		{tok + tok + ": x[0-9]{4}", "longer than 40"},
+		{tok + "!: x[0-9]{4}", "'!'"},
+		{"Acme: " + tok + "(", "missing closing )"},
+		{"Acme: " + tok + "[z-a]", "invalid character class range"},
+		{"AKIA" + fakecred.New(9).Str(fakecred.Base32U, 16) + ": x[0-9]{4}", "credential"},
+	} {
+		_, err := redact.Parse([]byte("Good: good_[0-9]{8}\n" + tt.line + "\n"))
+		if err == nil {
+			t.Errorf("%q: no error", tt.line)
+			continue
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "line 2: ") || !strings.Contains(msg, tt.want) {
+			t.Errorf("%q: error %q, want line 2 and %q", tt.line, msg, tt.want)
+		}
+		if strings.Contains(msg, tok[:8]) || strings.Contains(msg, tok[8:16]) || strings.Contains(msg, strings.TrimSpace(tt.line)[:12]) {
+			t.Errorf("%q: the error shows the line: %q", tt.line, msg)
+		}
+	}
+}
