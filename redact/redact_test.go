@@ -448,3 +448,33 @@ func TestLongJWTs(t *testing.T) {
 		}
 	}
 }
+
+// TestDressedKeysManySeeds dresses keys of many random bodies in every
+// prefix, suffix and line break of TestPrivateKeyBlocks, with and without
+// their BEGIN or END line: no line of a body may survive.
+func TestDressedKeysManySeeds(t *testing.T) {
+	rules := redact.Builtin()
+	pres := []string{"", "> ", "> > ", "# ", "// ", " * ", "  - ", `"`, "'", "\t"}
+	posts := []string{"", `" +`, `\n' +`, `\`, ",", `\n"`}
+	seps := []string{"\n", "\r\n", `\n`, "\n  ", " "}
+	for seed := uint64(0); seed < 40; seed++ {
+		f := fakecred.New(300 + seed)
+		body := keyLines(f, 1+int(seed%7))
+		for _, pre := range pres {
+			for _, post := range posts {
+				for _, sep := range seps {
+					block := prefixed("OPENSSH ", body, pre, post, sep)
+					first, last := strings.Index(block, sep), strings.LastIndex(block, sep)
+					for _, in := range []string{block, block[:last], block[first+len(sep):]} {
+						got := rules.Redact("see:" + sep + in + sep + "and so on")
+						for _, l := range body {
+							if strings.Contains(got, l) {
+								t.Fatalf("seed %d: a body line survived in %q", seed, got)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
