@@ -103,8 +103,9 @@
 // and without the spaces around it, is a Go (RE2) regular expression
 // (https://golang.org/s/re2syntax). A pattern with groups named secret,
 // (?P<secret>…), has only those replaced, each that took part in the
-// match; otherwise the whole match is. Blank lines and lines whose first non-space character is # are
-// ignored (a # later in a line is part of the pattern). For example:
+// match; otherwise the whole match is. Blank lines and lines whose first
+// non-space character is # are ignored (a # later in a line is part of
+// the pattern). For example:
 //
 //	# Acme's internal tokens
 //	Acme token: acme_[A-Za-z0-9]{32}

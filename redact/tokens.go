@@ -218,14 +218,15 @@ func jwtHeader(part string) bool {
 }
 
 // A private key's body is read to its end however long it is (a PGP key
-// block runs to 20 KiB and more): its lines are read once, since the
-// search for keywords goes on after the block, and a body never runs into
-// the next armor line. What is bounded is the search for an END line
-// past a body that stops short of one (a key shown with an ellipsis in
-// each line): maxPrivateKey from the BEGIN line, the largest PEM keys
-// (16384-bit RSA) being about 12.6 KiB, so that each BEGIN line costs at
-// most that, and ends at the next BEGIN line, so that the searches of a
-// string's BEGIN lines do not overlap.
+// block runs to 20 KiB and more), and the work stays linear: a body never
+// runs into the next armor line, and the search for keywords goes on
+// after the block, so each line is read once. What is bounded is the
+// search for an END line past a body that stops short of one (a key
+// shown with an ellipsis in each line): it looks at most maxPrivateKey
+// from the BEGIN line (the largest PEM keys, 16384-bit RSA, are about
+// 12.6 KiB), so that no BEGIN line takes prose far after it for a key's,
+// and stops at the next BEGIN line, so that the searches of a string's
+// BEGIN lines never read the same bytes.
 const maxPrivateKey = 16 << 10
 
 // matchPrivateKey finds a PEM (or PGP) private key block: from its BEGIN
