@@ -102,7 +102,7 @@ func (r *Rules) With(user []Rule) (*Rules, error) {
 	for _, rule := range user {
 		u, err := compile(rule)
 		if err != nil {
-			return nil, fmt.Errorf("pattern %q: %w", rule.Kind, err)
+			return nil, fmt.Errorf("pattern %q: %w", shown(rule.Kind), err)
 		}
 		out.user = append(out.user, u)
 	}

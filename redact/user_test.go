@@ -213,4 +213,7 @@ func TestParseErrorsShowLittle(t *testing.T) {
 			t.Errorf("%q: the error shows the line: %q", tt.line, msg)
 		}
 	}
+	if _, err := redact.Builtin().With([]redact.Rule{{Kind: tok + "!", Pattern: "x[0-9]{4}"}}); err == nil || strings.Contains(err.Error(), tok[:8]) {
+		t.Errorf("With a bad kind: %v", err)
+	}
 }
