@@ -4,9 +4,9 @@ import "strings"
 
 // StripTags removes the elements claude-mem treats as never-to-be-stored
 // from s and trims the result, as claude-mem's stripMemoryTags does
-// (claude-mem.md §4.1): the same six tag names, case-sensitive, attributes
-// allowed in the opening tag, an opening tag being "<name" followed by a
-// character that cannot continue a word, then anything up to ">".
+// (claude-mem.md §4.1): the same six tag names, attributes allowed in the
+// opening tag, an opening tag being "<name" followed by a character that
+// cannot continue a word, then anything up to ">".
 //
 // It differs where claude-mem leaks private text:
 //   - <private> elements nest: an inner <private> needs its own close
@@ -14,29 +14,115 @@ import "strings"
 //   - an unclosed <private> hides everything after it;
 //   - <private> is removed before the other tags, so an element of another
 //     tag that starts outside a private region and ends inside it cannot
-//     carry the rest of the private region out.
+//     carry the rest of the private region out;
+//   - the private tag's name is matched in any case (<PRIVATE>,
+//     <Private>…), since a user who types it means it; the other five,
+//     which programs write, are matched exactly;
+//   - removing an element cannot leave a new one behind
+//     ("<priv<system-reminder>x</system-reminder>ate>"): stripping goes on
+//     until nothing more is removed, so that StripTags(StripTags(s)) ==
+//     StripTags(s).
 //
 // Unclosed tags other than <private> are kept, as claude-mem keeps them: they
 // hide no secrets and may be the user's literal text.
 func StripTags(s string) string {
-	s = stripPrivate(s)
-	s = stripElements(s, otherTags)
-	return strings.TrimSpace(s)
+	out, _ := stripFixed(s)
+	return out
 }
 
-const privateTag = "private"
+// maxStripPasses bounds the passes of stripFixed, so that the work stays a
+// few times the text's length. A text needs a second pass only when the
+// first removed an element, and a third only when removals in the first
+// made a new element out of the text around them, which only a text made
+// to do so does (none of the real transcripts needs it); each further
+// pass undoes one more level of such a construction.
+const maxStripPasses = 8
+
+// stripFixed strips s until a pass removes nothing. A text that still
+// changes after maxStripPasses is cut before the first "<name" or
+// "</name" of a stripped tag: what is left has no tag to strip, and what
+// the passes would still have removed all lies after the cut. ok is false
+// when the text was cut so.
+func stripFixed(s string) (out string, ok bool) {
+	for range maxStripPasses {
+		next := stripElements(stripPrivate(s), otherTags)
+		if len(next) == len(s) { // nothing removed: trimming makes no tag
+			return strings.TrimSpace(s), true
+		}
+		s = strings.TrimSpace(next)
+	}
+	if next := stripElements(stripPrivate(s), otherTags); len(next) == len(s) {
+		return s, true
+	}
+	return strings.TrimSpace(s[:firstTagName(s)]), false
+}
+
+// firstTagName is the index of the first opening or close of a stripped
+// tag's name in s ("<name" or "</name", complete or not), or len(s).
+func firstTagName(s string) int {
+	first := len(s)
+	for _, t := range allTags {
+		for _, lit := range []string{"<" + t.name, "</" + t.name} {
+			if i := indexTag(s[:first], lit, t.fold); i >= 0 {
+				first = i
+			}
+		}
+	}
+	return first
+}
+
+// tagName is a tag the stripper removes: fold says its name is matched in
+// any case.
+type tagName struct {
+	name string
+	fold bool
+}
+
+var privateTag = tagName{"private", true}
 
 // otherTags are the tags besides <private> that claude-mem strips: its own
 // injected context and harness text that must not be stored or repeated.
-var otherTags = []string{"claude-mem-context", "system_instruction", "system-instruction", "persisted-output", "system-reminder"}
+var otherTags = []tagName{{"claude-mem-context", false}, {"system_instruction", false},
+	{"system-instruction", false}, {"persisted-output", false}, {"system-reminder", false}}
 
-// openingTag reports whether s[i:] starts an opening tag of name, and if so
+var allTags = append([]tagName{privateTag}, otherTags...)
+
+// hasTagAt reports whether s[i:] starts with lit (in any ASCII case if
+// fold).
+func hasTagAt(s string, i int, lit string, fold bool) bool {
+	if fold {
+		return len(s)-i >= len(lit) && strings.EqualFold(s[i:i+len(lit)], lit)
+	}
+	return strings.HasPrefix(s[i:], lit)
+}
+
+// indexTag is strings.Index(s, lit), in any ASCII case if fold; lit starts
+// with '<'.
+func indexTag(s, lit string, fold bool) int {
+	if !fold {
+		return strings.Index(s, lit)
+	}
+	for i := 0; ; {
+		k := strings.IndexByte(s[i:], '<')
+		if k < 0 {
+			return -1
+		}
+		if i += k; hasTagAt(s, i, lit, true) {
+			return i
+		}
+		i++
+	}
+}
+
+func (t tagName) closeTag() string { return "</" + t.name + ">" }
+
+// openingTag reports whether s[i:] starts an opening tag of t, and if so
 // where it ends.
-func openingTag(s string, i int, name string) (end int, ok bool) {
-	if !strings.HasPrefix(s[i:], "<"+name) {
+func openingTag(s string, i int, t tagName) (end int, ok bool) {
+	if !hasTagAt(s, i, "<"+t.name, t.fold) {
 		return 0, false
 	}
-	j := i + 1 + len(name)
+	j := i + 1 + len(t.name)
 	if j < len(s) && isWordByte(s[j]) {
 		return 0, false // <privatefoo> is another tag
 	}
@@ -51,33 +137,33 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
-// nextOpening finds the first opening tag of name at or after i.
-func nextOpening(s string, i int, name string) (start, end int, ok bool) {
+// nextOpening finds the first opening tag of t at or after i.
+func nextOpening(s string, i int, t tagName) (start, end int, ok bool) {
 	for {
-		k := strings.Index(s[i:], "<"+name)
+		k := indexTag(s[i:], "<"+t.name, t.fold)
 		if k < 0 {
 			return 0, 0, false
 		}
 		start = i + k
-		if end, ok = openingTag(s, start, name); ok {
+		if end, ok = openingTag(s, start, t); ok {
 			return start, end, true
 		}
 		i = start + 1
 	}
 }
 
-// closeOf finds where the element of name whose opening tag ended at i is
+// closeOf finds where the element of t whose opening tag ended at i is
 // closed, counting nested elements of the same name. It returns the index
 // just past the matching close tag, or false if the element never closes.
-func closeOf(s string, i int, name string) (int, bool) {
-	closeTag := "</" + name + ">"
+func closeOf(s string, i int, t tagName) (int, bool) {
+	closeTag := t.closeTag()
 	for depth := 1; ; {
-		c := strings.Index(s[i:], closeTag)
+		c := indexTag(s[i:], closeTag, t.fold)
 		if c < 0 {
 			return 0, false
 		}
 		c += i
-		if o, oEnd, ok := nextOpening(s, i, name); ok && o < c {
+		if o, oEnd, ok := nextOpening(s, i, t); ok && o < c {
 			depth++
 			i = oEnd
 			continue
@@ -115,7 +201,7 @@ func stripPrivate(s string) string {
 
 // stripElements removes elements of the given tags, leftmost first. An
 // opening tag without a close is left as text.
-func stripElements(s string, tags []string) string {
+func stripElements(s string, tags []tagName) string {
 	var b strings.Builder
 	unclosed := map[string]bool{} // no close tag exists past this point
 	written := 0
@@ -126,18 +212,18 @@ func stripElements(s string, tags []string) string {
 		}
 		i += k
 		removed := false
-		for _, name := range tags {
-			if unclosed[name] {
+		for _, t := range tags {
+			if unclosed[t.name] {
 				continue
 			}
-			end, ok := openingTag(s, i, name)
+			end, ok := openingTag(s, i, t)
 			if !ok {
 				continue
 			}
-			next, closed := closeOf(s, end, name)
+			next, closed := closeOf(s, end, t)
 			if !closed {
-				if !strings.Contains(s[end:], "</"+name+">") {
-					unclosed[name] = true
+				if indexTag(s[end:], t.closeTag(), t.fold) < 0 {
+					unclosed[t.name] = true
 				}
 				continue
 			}
