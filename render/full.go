@@ -366,16 +366,16 @@ func (r *renderer) observations(body *doc, obs []sources.Observation) {
 
 // observationLine is "[#id] title — first clause of narrative".
 func (r *renderer) observationLine(o sources.Observation) string {
-	title := oneLine(r.text(o.Title))
-	narrative := r.text(o.Narrative)
+	title := oneLine(r.storedText(o.Title))
+	narrative := r.storedText(o.Narrative)
 	if title == "" && narrative == "" {
 		// A legacy row keeps everything in text: its first line is the title.
-		legacy := r.text(o.Text)
+		legacy := r.storedText(o.Text)
 		first, rest, _ := strings.Cut(legacy, "\n")
 		title, narrative = oneLine(first), rest
 	}
 	if title == "" {
-		title = oneLine(r.text(o.Subtitle))
+		title = oneLine(r.storedText(o.Subtitle))
 	}
 	clause := firstClause(narrative)
 	switch {

@@ -70,7 +70,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 	first := ""
 	for _, g := range groups {
 		if g.prompt != nil {
-			first = promptText(g.prompt, r.text(g.prompt.Text))
+			first = promptText(g.prompt, r.storedText(g.prompt.Text))
 			break
 		}
 	}
@@ -86,7 +86,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 		body.blank()
 		if p := g.prompt; p != nil {
 			clock := r.when.format(p.Created)
-			shown := r.text(p.Text)
+			shown := r.storedText(p.Text)
 			msg := promptText(p, shown)
 			r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, user: shown})
 			if msg == "" {
@@ -132,7 +132,7 @@ func (r *renderer) summaryQuote(s sources.Summary) string {
 	}
 	var b strings.Builder
 	for _, f := range fields {
-		v := r.text(f.value)
+		v := r.storedText(f.value)
 		if v == "" {
 			continue
 		}
@@ -149,18 +149,18 @@ func (r *renderer) summaryQuote(s sources.Summary) string {
 func (r *renderer) reconstructedTask(m *sources.ClaudeMem) string {
 	var last *sources.Prompt
 	for i := range m.Prompts {
-		if stripped(m.Prompts[i].Text) != "" {
+		if storedStripped(m.Prompts[i].Text) != "" {
 			last = &m.Prompts[i]
 		}
 	}
 	for i := len(m.Summaries) - 1; i >= 0; i-- {
 		s := m.Summaries[i]
-		if req := r.text(s.Request); req != "" && (last == nil || s.PromptNumber >= last.Number) {
+		if req := r.storedText(s.Request); req != "" && (last == nil || s.PromptNumber >= last.Number) {
 			return firstWords(req, taskMax)
 		}
 	}
 	if last != nil {
-		return firstWords(r.text(last.Text), taskMax)
+		return firstWords(r.storedText(last.Text), taskMax)
 	}
 	return ""
 }

@@ -3,7 +3,7 @@
 // bottle's bytes (the conversation, claude-mem's observations and the
 // trail of what the assistant did) and the state line they carry
 // (Render), the tag stripper every rendered string goes through
-// (StripTags), and reading a bottle's bytes back: its header and state
+// (StripTags; StripStored for the text claude-mem stored), and reading a bottle's bytes back: its header and state
 // line (StateOf, ReadStateFrom), its blocks (Parse; Reparse for a bottle
 // that replaces one read before, from the earlier parse) and its lines by
 // number (Lines). It makes no

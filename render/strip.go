@@ -241,3 +241,39 @@ func stripElements(s string, tags []tagName) string {
 	b.WriteString(s[written:])
 	return b.String()
 }
+
+// StripStored is StripTags for text claude-mem stored (prompts,
+// observations, summaries: everything from its database), which its own
+// stripper may have cut early: its element ends at the first close tag of
+// the name it opened with, so the tail of a nested <private>, or of a
+// <private> that another tag's element crossed, is stored after the cut
+// with the close tag that ended it ("a  LEAK</private> b"). A close tag of
+// a stripped name with no opening before it is the sign of that cut, and
+// everything up to and including it may be private: it is hidden, from the
+// start of the text. A text cut before the first tag name by stripFixed
+// is hidden whole, since a close tag may have been among what was cut.
+func StripStored(s string) string {
+	out, ok := stripFixed(s)
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(out[strayCloseEnd(out):])
+}
+
+// strayCloseEnd is the index just past the last close tag of a stripped
+// name in s, a text that stripping leaves as it is (so every such close
+// tag in it has no opening before it), or 0 if it has none.
+func strayCloseEnd(s string) int {
+	for i := len(s); ; {
+		k := strings.LastIndex(s[:i], "</")
+		if k < 0 {
+			return 0
+		}
+		for _, t := range allTags {
+			if hasTagAt(s, k, t.closeTag(), t.fold) {
+				return k + len(t.closeTag())
+			}
+		}
+		i = k
+	}
+}

@@ -117,8 +117,8 @@ func TestStripAssembledDeep(t *testing.T) {
 	}
 }
 
-// FuzzStripFixedPoint: stripping leaves nothing that stripping again would
-// remove.
+// FuzzStripFixedPoint: stripping (transcript text and stored text alike)
+// leaves nothing that stripping again would remove.
 func FuzzStripFixedPoint(f *testing.F) {
 	for _, s := range []string{
 		"see <priv<system-reminder>x</system-reminder>ate>SECRET</private> ok",
@@ -127,13 +127,16 @@ func FuzzStripFixedPoint(f *testing.F) {
 		"<PRIVATE>x</Private> <persisted-output><persisted-output>x</persisted-output>",
 		assembled(3), assembled(maxStripPasses + 2),
 		"a</private>b<system-reminder",
+		"start  NESTEDLEAK1</private> end",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := StripTags(s)
-		if again := StripTags(out); again != out {
-			t.Fatalf("not a fixed point:\nin:    %q\nout:   %q\nagain: %q", s, out, again)
+		for name, strip := range map[string]func(string) string{"StripTags": StripTags, "StripStored": StripStored} {
+			out := strip(s)
+			if again := strip(out); again != out {
+				t.Fatalf("%s: not a fixed point:\nin:    %q\nout:   %q\nagain: %q", name, s, out, again)
+			}
 		}
 	})
 }

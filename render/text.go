@@ -42,16 +42,46 @@ func clean(s string) string {
 // clean drops. (A credential both split by a removed element and joined
 // to a word by another removal is not found: each removal would have to
 // be tried both ways.)
-func shown(rules *redact.Rules, s string) string {
+func shown(rules *redact.Rules, s string) string { return shownFrom(rules, s, false) }
+
+// storedShown is shown for text claude-mem stored, through StripStored's
+// rule: what comes before a stray close tag is hidden. A credential that
+// the cut would split (a private key block around the close tag) is
+// hidden with what comes before it, so that its tail is not left for
+// redaction to miss.
+func storedShown(rules *redact.Rules, s string) string { return shownFrom(rules, s, true) }
+
+func shownFrom(rules *redact.Rules, s string, stored bool) string {
 	if strings.IndexByte(s, 0) >= 0 {
 		s = redactBetweenTags(rules, s)
 	}
 	c := clean(s)
-	st := StripTags(c)
+	st, ok := stripFixed(c)
 	if len(st) != len(strings.TrimSpace(c)) {
-		st = StripTags(redactBetweenTags(rules, c))
+		st, ok = stripFixed(redactBetweenTags(rules, c))
+	}
+	if stored {
+		if !ok {
+			return ""
+		}
+		st = afterStrayClose(rules, st)
 	}
 	return rules.Redact(st)
+}
+
+// afterStrayClose is what StripStored keeps of st, a stripped text, with
+// the cut moved past a credential that it would split.
+func afterStrayClose(rules *redact.Rules, st string) string {
+	p := strayCloseEnd(st)
+	if p == 0 {
+		return st
+	}
+	for _, f := range rules.Find(st) {
+		if f.Start < p && p < f.End {
+			p = f.End
+		}
+	}
+	return strings.TrimSpace(st[p:])
 }
 
 // redactBetweenTags is rules.Redact for the passes before the stripper,
@@ -80,10 +110,17 @@ func redactBetweenTags(rules *redact.Rules, s string) string {
 // text is shown with the rules of the bottle being rendered.
 func (r *renderer) text(s string) string { return shown(r.in.Rules, s) }
 
+// storedText is storedShown with the rules of the bottle being rendered:
+// for every string read from claude-mem's database.
+func (r *renderer) storedText(s string) string { return storedShown(r.in.Rules, s) }
+
 // stripped is a source string cleaned and through the tag stripper, not
 // redacted: for tests of a string that the bottle does not show (is there
 // anything to show, do two messages say the same).
 func stripped(s string) string { return StripTags(clean(s)) }
+
+// storedStripped is stripped for text claude-mem stored.
+func storedStripped(s string) string { return StripStored(clean(s)) }
 
 // oneLine collapses all whitespace runs (newlines included) to one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
