@@ -91,7 +91,7 @@ func (t *Transcript) applyUser(r *rawRecord, rec record) {
 	class, text, typed, images := u.class, u.text, u.typed, u.images
 	if class == userGenuine {
 		if tag := wrapperTag(text); tag != "" && !knownTags[tag] {
-			count(&t.unknown.UserShapes, "tag:"+tag, 1)
+			count(&t.unknown.UserShapes, "tag:"+unknownTagName(tag, text), 1)
 		}
 	}
 	if u.caveat {

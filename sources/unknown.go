@@ -30,8 +30,10 @@ type Unknown struct {
 }
 
 // Limits that keep a hostile or broken transcript from growing the counts
-// without bound: names are cut, and past the limit new names are counted
-// together.
+// without bound: a name longer than maxUnknownName, and past
+// maxUnknownNames any new name, is counted under otherNames. A long name
+// is not cut: cut, a credential in it could be too short for redaction to
+// tell (render redacts the names it writes in the state line).
 const (
 	maxUnknownNames = 16
 	maxUnknownName  = 48
@@ -101,12 +103,28 @@ func (u *Unknown) Add(o *Unknown) {
 	}
 }
 
+// Renamed is u with every name replaced by name(it): the counts of names
+// that become the same are added up, within the limits.
+func (u *Unknown) Renamed(name func(string) string) *Unknown {
+	if u.Empty() {
+		return nil
+	}
+	out := &Unknown{}
+	ucs := u.categories()
+	for i, c := range out.categories() {
+		for k, n := range *ucs[i].counts {
+			count(c.counts, name(k), n)
+		}
+	}
+	return out
+}
+
 func count(m *map[string]int, name string, n int) {
 	if *m == nil {
 		*m = map[string]int{}
 	}
 	if len(name) > maxUnknownName {
-		name = strings.ToValidUTF8(name[:maxUnknownName], "") + "…"
+		name = otherNames
 	}
 	// At most maxUnknownNames keys, "(others)" among them, whatever the
 	// order names arrive in (Add merges maps in random order).
@@ -215,6 +233,45 @@ func wrapperTag(s string) string {
 	}
 	return name
 }
+
+// unknownTagName is the name an unknown wrapper tag that opens text is
+// counted under. The name is the user's text, and the counts reach the
+// bottle's state line and the daemon's status, so only a name shaped like
+// the wrappers programs write is kept: lower-case words of letters, none
+// longer than maxTagWord, joined by '-' or '_', with the element closed in
+// the same text. Any other name, a token typed in angle brackets among
+// them ("<ghp_…> is the bot's token"), is counted as otherTag: the count
+// still says that something new opened a message.
+func unknownTagName(tag, text string) string {
+	if len(tag) > maxUnknownName || !strings.Contains(text, "</"+tag+">") {
+		return otherTag
+	}
+	words, word := 1, 0 // word: the length of the word being read
+	for i := range len(tag) {
+		switch c := tag[i]; {
+		case c >= 'a' && c <= 'z':
+			if word++; word > maxTagWord {
+				return otherTag
+			}
+		case (c == '-' || c == '_') && word > 0 && i < len(tag)-1:
+			words, word = words+1, 0
+		default:
+			return otherTag
+		}
+	}
+	if words < 2 {
+		return otherTag
+	}
+	return tag
+}
+
+const (
+	// maxTagWord is the longest word a kept tag name may have: the known
+	// wrappers' longest is 12 letters ("notification"); a longer run of
+	// lower-case letters is as likely a secret as a word.
+	maxTagWord = 16
+	otherTag   = "(other)"
+)
 
 // noteUnknown counts what the record's type, subtype or attachment type
 // says that bottled does not know.

@@ -1,9 +1,13 @@
 package sources
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
+
+	"github.com/bottled-dev/bottled/internal/fakecred"
 )
 
 // TestUnknownCounts feeds records of every kind and checks what the reader
@@ -49,19 +53,58 @@ func TestUnknownCounts(t *testing.T) {
 }
 
 // TestUnknownBounded checks that a transcript full of made-up names cannot
-// grow the counts without bound.
+// grow the counts without bound, and that a long name is counted with the
+// others rather than cut (a cut credential is too short to be redacted).
 func TestUnknownBounded(t *testing.T) {
 	var b strings.Builder
 	for i := range 100 {
-		fmt.Fprintf(&b, `{"type":"made-up-%d-%s","sessionId":"s"}`+"\n", i, strings.Repeat("x", 200))
+		fmt.Fprintf(&b, `{"type":"made-up-%d","sessionId":"s"}`+"\n", i)
 	}
+	fmt.Fprintf(&b, `{"type":"long-%s","sessionId":"s"}`+"\n", strings.Repeat("x", maxUnknownName))
 	u := spineFromString(t, b.String()).Unknown
-	if len(u.RecordTypes) != maxUnknownNames || u.RecordTypes[otherNames] != 100-maxUnknownNames+1 || u.Total() != 100 {
+	if len(u.RecordTypes) != maxUnknownNames || u.RecordTypes[otherNames] != 101-maxUnknownNames+1 || u.Total() != 101 {
 		t.Errorf("%d names, %d others, total %d", len(u.RecordTypes), u.RecordTypes[otherNames], u.Total())
 	}
-	for name := range u.RecordTypes {
-		if len(name) > maxUnknownName+len("…") {
-			t.Errorf("name of %d bytes kept", len(name))
-		}
+	long := spineFromString(t, `{"type":"`+strings.Repeat("y", maxUnknownName+1)+`","sessionId":"s"}`+"\n"+
+		`{"type":"`+strings.Repeat("y", maxUnknownName)+`","sessionId":"s"}`+"\n").Unknown
+	if want := map[string]int{otherNames: 1, strings.Repeat("y", maxUnknownName): 1}; !maps.Equal(long.RecordTypes, want) {
+		t.Errorf("record types %v, want %v", long.RecordTypes, want)
+	}
+}
+
+// TestUnknownTagNames: a tag name is the user's text, so the counts keep
+// only names shaped like a program's wrapper (lower-case words joined by
+// '-' or '_', closed in the same text); any other is counted as
+// "tag:(other)", so that a token typed in angle brackets never reaches the
+// state line or status.
+func TestUnknownTagNames(t *testing.T) {
+	tok := fakecred.New(4).GitHub('p').Text
+	tests := []struct{ name, text, want string }{
+		{"a wrapper", `<new-wrapper from="x">hello</new-wrapper>`, "tag:new-wrapper"},
+		{"snake case", "<new_wrapper>\nhello\n</new_wrapper>", "tag:new_wrapper"},
+		{"a token", "<" + tok + "> is the token for the bot", "tag:(other)"},
+		{"a closed token", "<" + tok + ">x</" + tok + ">", "tag:(other)"},
+		{"digits", "<build-2024>x</build-2024>", "tag:(other)"},
+		{"upper case", "<New-Wrapper>x</New-Wrapper>", "tag:(other)"},
+		{"unclosed", "<new-wrapper> hello", "tag:(other)"},
+		{"a long word", "<abcdefghijklmnopq-x>y</abcdefghijklmnopq-x>", "tag:(other)"},
+		{"empty word", "<new--wrapper>x</new--wrapper>", "tag:(other)"},
+		{"leading separator", "<_new_wrapper>x</_new_wrapper>", "tag:(other)"},
+		{"trailing separator", "<new-wrapper->x</new-wrapper->", "tag:(other)"},
+		{"pasted html is not counted", "<div>x</div>", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			content, _ := json.Marshal(tc.text)
+			data := `{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T10:00:00.000Z","type":"user","message":{"role":"user","content":` + string(content) + "}}\n"
+			u := spineFromString(t, data).Unknown
+			want := map[string]int{tc.want: 1}
+			if tc.want == "" {
+				want = nil
+			}
+			if !maps.Equal(u.UserShapes, want) {
+				t.Errorf("user shapes %v, want %v", u.UserShapes, want)
+			}
+		})
 	}
 }
