@@ -97,10 +97,9 @@ func (r *renderer) full() (pre, body *doc) {
 	r.started = sp.Started
 	r.when = timeFormatter{loc: r.in.Location}
 	r.state.Transcripts = sp.Files
-	if !sp.Unknown.Empty() {
-		u := sp.Unknown
-		r.state.Unknown = &u
-	}
+	// The names come from the transcript: like every string the bottle
+	// holds, they are redacted.
+	r.state.Unknown = sp.Unknown.Renamed(r.in.Rules.Redact)
 	if r.in.ClaudeMem != nil {
 		c := r.in.ClaudeMem.Cursor
 		r.state.ClaudeMem = &c
@@ -191,11 +190,16 @@ func spineSize(sp *sources.Spine) int {
 // taskMax bounds the one-line statement of the current task.
 const taskMax = 200
 
+// triggerMax bounds the compaction trigger shown on a leg's heading:
+// Claude Code writes "auto" or "manual"; a longer one was not written by
+// it, and is shown only in part.
+const triggerMax = 80
+
 func (r *renderer) compactionMarker(body *doc, s segment, leg int) {
 	e := s.compact
 	how := "compacted"
-	if e.Trigger != "" {
-		how += " (" + e.Trigger + ")"
+	if trigger := clip(oneLine(r.text(e.Trigger)), triggerMax); trigger != "" {
+		how += " (" + trigger + ")"
 	}
 	if s.rollover {
 		how += ", continued in session " + e.Session

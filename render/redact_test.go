@@ -1,6 +1,8 @@
 package render
 
 import (
+	"bytes"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -336,5 +338,80 @@ func TestReseal(t *testing.T) {
 				t.Errorf("resealed again: changed %v, err %v", string(again) != string(got), err)
 			}
 		})
+	}
+}
+
+// TestStateUnknownRedacted: the names of what a transcript holds that
+// bottled does not know reach the state line (and from it status) only
+// redacted, in a bottle rendered and in one resealed.
+func TestStateUnknownRedacted(t *testing.T) {
+	tok := fakecred.New(21).GitHub('p')
+	raw := sources.Unknown{UserShapes: map[string]int{"promptSource:" + tok.Text: 1, "block:video": 2}, RecordTypes: map[string]int{tok.Text: 1}}
+	in := fullWith("plain", "")
+	in.Spine.Unknown = raw
+	b, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"promptSource:" + tok.Want: 1, "block:video": 2}
+	if u := b.State.Unknown; u == nil || !maps.Equal(u.UserShapes, want) || !maps.Equal(u.RecordTypes, map[string]int{tok.Want: 1}) {
+		t.Errorf("state's unknown %+v, want user shapes %v", b.State.Unknown, want)
+	}
+	checkNoSecret(t, "rendered", b.Bytes, tok.Secret)
+
+	// The bottle as a bottled that kept the names raw wrote it.
+	st, err := StateOf(b.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Redact, st.Unknown = "", &raw
+	lines := bytes.SplitN(b.Bytes, []byte("\n"), stateLineN+1)
+	old, err := st.withStateLine(append(bytes.Join(lines[:stateLineN-1], []byte("\n")), '\n'), lines[stateLineN])
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHasSecret(t, old, tok.Secret)
+	got, _, err := Reseal(old, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNoSecret(t, "resealed", got, tok.Secret)
+	if !bytes.Equal(got, b.Bytes) {
+		t.Errorf("resealed bottle differs from the one rendered:\n%s", firstDiff(b.Bytes, got))
+	}
+}
+
+func checkNoSecret(t *testing.T, what string, bottle []byte, secret string) {
+	t.Helper()
+	const telling = 16
+	for i := 0; i+telling <= len(secret); i++ {
+		if bytes.Contains(bottle, []byte(secret[i:i+telling])) {
+			t.Fatalf("%s: %q is in the bottle:\n%s", what, secret[i:i+telling], bottle)
+		}
+	}
+}
+
+func checkHasSecret(t *testing.T, bottle []byte, secret string) {
+	t.Helper()
+	if !bytes.Contains(bottle, []byte(secret)) {
+		t.Fatal("the old bottle does not hold the credential: the test tests nothing")
+	}
+}
+
+// TestCompactionTriggerShown: the compaction's trigger is a string from the
+// transcript like any other: redacted, and on the leg heading's one line.
+func TestCompactionTriggerShown(t *testing.T) {
+	tok := fakecred.New(22).GitHub('p')
+	in := fullWith("plain", "")
+	sp := in.Spine
+	sp.Entries = append(sp.Entries[:2:2], append([]sources.Entry{{Kind: sources.EntryCompaction, Time: redactAt(3),
+		Trigger: "auto\n---\n**User** (10:03)\n" + tok.Text, Session: sp.SessionID}}, sp.Entries[2:]...)...)
+	b, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNoSecret(t, "rendered", b.Bytes, tok.Secret)
+	if want := "## Leg 2 — compacted (auto --- **User** (10:03) " + tok.Want + ")"; !bytes.Contains(b.Bytes, []byte(want)) {
+		t.Errorf("no %q in the bottle:\n%s", want, b.Bytes)
 	}
 }

@@ -21,8 +21,9 @@ import (
 // Reseal redacts the bottle data with rules, keeping its lines: a span
 // that held newlines (a private key block) is replaced by its placeholder
 // and as many newlines, so that the outline's and the legs' line numbers
-// stay right. The state line records rules, its task is redacted too, and
-// its byte count is made right again. A bottle already made by rules is
+// stay right. The state line records rules, its task and the names of
+// what was unknown are redacted too, and its byte count is made right
+// again. A bottle already made by rules is
 // returned as it is.
 func Reseal(data []byte, rules *redact.Rules) ([]byte, *State, error) {
 	st, err := StateOf(data)
@@ -39,6 +40,9 @@ func Reseal(data []byte, rules *redact.Rules) ([]byte, *State, error) {
 	head := redactKeepingLines(rules, string(bytes.Join(lines[:stateLineN-1], []byte("\n"))))
 	body := redactKeepingLines(rules, string(lines[stateLineN]))
 	st.Redact, st.Task = rules.ID(), rules.Redact(st.Task)
+	if st.Unknown != nil {
+		st.Unknown = st.Unknown.Renamed(rules.Redact)
+	}
 	out, err := st.withStateLine([]byte(head+"\n"), []byte(body))
 	if err != nil {
 		return nil, nil, fmt.Errorf("reseal %s: %w", st.Session, err)
