@@ -13,13 +13,16 @@ import (
 // storedCuts are prompts that claude-mem's own stripper cuts early: the
 // row it stores keeps the tail of a private element and the close tag that
 // ended it (claude-mem.md §4.1). leak is in that tail; after is the text
-// after the stray close, which the bottle shows.
+// after the stray close, which the bottle shows. (And one element that
+// claude-mem does not strip at all.)
 var storedCuts = []struct{ name, prompt, leak, after string }{
 	{"nested private", "NEST-BEFORE <private>a <private>b</private> NESTEDLEAK1</private> NEST-AFTER", "NESTEDLEAK1", "NEST-AFTER"},
 	{"nested twice", "N2-BEFORE <private>a<private>b<private>c</private>N2LEAK1</private>N2LEAK2</private> N2-AFTER", "N2LEAK", "N2-AFTER"},
 	{"private crossed by another tag", "CROSS-BEFORE <private>outer <system-reminder>r</private> CROSSLEAK3</system-reminder> CROSS-AFTER", "CROSSLEAK3", "CROSS-AFTER"},
 	{"another tag crossed by private", "X2-BEFORE <system-reminder>r <private>p</system-reminder> CROSSLEAK4</private> X2-AFTER", "CROSSLEAK4", "X2-AFTER"},
 	{"upper-case private inside", "U-BEFORE <private>a<PRIVATE>b</private>UPPERLEAK5</PRIVATE> U-AFTER", "UPPERLEAK5", "U-AFTER"},
+	// claude-mem stores <PRIVATE> as it is; bottled strips it.
+	{"upper-case private element", "UP2-BEFORE <PRIVATE>UPPERSECRET6</PRIVATE> UP2-AFTER", "UPPERSECRET6", "UP2-AFTER"},
 	// The price: a close tag the user typed on its own hides what came
 	// before it, as a cut leftover would.
 	{"stray close typed", "S-BEFORE <private>gone</private> S-MID </private> S-AFTER", "S-MID", "S-AFTER"},

@@ -61,8 +61,9 @@ func TestStripTags(t *testing.T) {
 
 // FuzzStripTags puts a secret inside a <private> element surrounded by
 // arbitrary text and checks that no input can get it out. The fuzzed parts
-// may contain any markup except a </private> close inside the element,
-// which would end the element before the secret by definition.
+// may contain any markup except a </private> close (in any case) inside
+// the element, which would end the element before the secret by
+// definition.
 func FuzzStripTags(f *testing.F) {
 	seeds := [][3]string{
 		{"", "", ""},
@@ -70,6 +71,7 @@ func FuzzStripTags(f *testing.F) {
 		{"<private", "<private>", ""},
 		{"<persisted-output>x", "</persisted-output><private>", "tail"},
 		{"</private>", "<private x=", "</private></private>"},
+		{"<PRIVATE>", "</pri</PRIVATE>vate>", "</Private>"},
 		{"<claude-mem-context>", "", "</claude-mem-context>"},
 	}
 	for _, s := range seeds {
@@ -77,7 +79,13 @@ func FuzzStripTags(f *testing.F) {
 	}
 	const secret = "S3CR3T-Q7"
 	f.Fuzz(func(t *testing.T, before, inside, after string) {
-		inside = strings.ReplaceAll(inside, "</private>", "")
+		for { // in any case, and none made by taking one out
+			i := indexTag(inside, "</private>", true)
+			if i < 0 {
+				break
+			}
+			inside = inside[:i] + inside[i+len("</private>"):]
+		}
 		for _, part := range []*string{&before, &inside, &after} {
 			*part = strings.ReplaceAll(*part, secret, "")
 		}
