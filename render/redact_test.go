@@ -346,14 +346,17 @@ func TestReseal(t *testing.T) {
 // redacted, in a bottle rendered and in one resealed.
 func TestStateUnknownRedacted(t *testing.T) {
 	tok := fakecred.New(21).GitHub('p')
-	raw := sources.Unknown{UserShapes: map[string]int{"promptSource:" + tok.Text: 1, "block:video": 2}, RecordTypes: map[string]int{tok.Text: 1}}
+	// An older bottled kept any tag name and cut long names.
+	cut := "promptSource:github_pat_" + strings.Repeat("A", 24) + "…"
+	raw := sources.Unknown{UserShapes: map[string]int{"promptSource:" + tok.Text: 1, "block:video": 2, "tag:My_s3cret": 1, cut: 1},
+		RecordTypes: map[string]int{tok.Text: 1}}
 	in := fullWith("plain", "")
 	in.Spine.Unknown = raw
 	b, err := Render(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"promptSource:" + tok.Want: 1, "block:video": 2}
+	want := map[string]int{"promptSource:" + tok.Want: 1, "block:video": 2, "tag:(other)": 1, "(others)": 1}
 	if u := b.State.Unknown; u == nil || !maps.Equal(u.UserShapes, want) || !maps.Equal(u.RecordTypes, map[string]int{tok.Want: 1}) {
 		t.Errorf("state's unknown %+v, want user shapes %v", b.State.Unknown, want)
 	}

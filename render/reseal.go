@@ -22,9 +22,9 @@ import (
 // that held newlines (a private key block) is replaced by its placeholder
 // and as many newlines, so that the outline's and the legs' line numbers
 // stay right. The state line records rules, its task and the names of
-// what was unknown are redacted too, and its byte count is made right
-// again. A bottle already made by rules is
-// returned as it is.
+// what was unknown are redacted too (the names brought under today's
+// rules first: see sources.Unknown.Renamed), and its byte count is made
+// right again. A bottle already made by rules is returned as it is.
 func Reseal(data []byte, rules *redact.Rules) ([]byte, *State, error) {
 	st, err := StateOf(data)
 	if err != nil {

@@ -104,7 +104,12 @@ func (u *Unknown) Add(o *Unknown) {
 }
 
 // Renamed is u with every name replaced by name(it): the counts of names
-// that become the same are added up, within the limits.
+// that become the same are added up, within the limits. Names recorded by
+// an older bottled (a bottle's state line) are first brought under
+// today's rules, which the names recorded now already obey: a name it cut
+// (maxUnknownName bytes and "…") is longer than maxUnknownName, so it is
+// counted under otherNames, and a tag name not shaped like a wrapper's is
+// counted under "tag:" + otherTag.
 func (u *Unknown) Renamed(name func(string) string) *Unknown {
 	if u.Empty() {
 		return nil
@@ -113,6 +118,9 @@ func (u *Unknown) Renamed(name func(string) string) *Unknown {
 	ucs := u.categories()
 	for i, c := range out.categories() {
 		for k, n := range *ucs[i].counts {
+			if tag, ok := strings.CutPrefix(k, "tag:"); ok && tag != otherTag && !wrapperShaped(tag) {
+				k = "tag:" + otherTag
+			}
 			count(c.counts, name(k), n)
 		}
 	}
@@ -243,26 +251,32 @@ func wrapperTag(s string) string {
 // them ("<ghp_…> is the bot's token"), is counted as otherTag: the count
 // still says that something new opened a message.
 func unknownTagName(tag, text string) string {
-	if len(tag) > maxUnknownName || !strings.Contains(text, "</"+tag+">") {
+	if !wrapperShaped(tag) || !strings.Contains(text, "</"+tag+">") {
 		return otherTag
+	}
+	return tag
+}
+
+// wrapperShaped reports whether a tag name is lower-case words of letters,
+// none longer than maxTagWord, joined by '-' or '_'.
+func wrapperShaped(tag string) bool {
+	if len(tag) > maxUnknownName {
+		return false
 	}
 	words, word := 1, 0 // word: the length of the word being read
 	for i := range len(tag) {
 		switch c := tag[i]; {
 		case c >= 'a' && c <= 'z':
 			if word++; word > maxTagWord {
-				return otherTag
+				return false
 			}
 		case (c == '-' || c == '_') && word > 0 && i < len(tag)-1:
 			words, word = words+1, 0
 		default:
-			return otherTag
+			return false
 		}
 	}
-	if words < 2 {
-		return otherTag
-	}
-	return tag
+	return words >= 2
 }
 
 const (

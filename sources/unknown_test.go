@@ -108,3 +108,23 @@ func TestUnknownTagNames(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownRenamed: names an older bottled recorded (a tag name of any
+// shape, a long name cut) are brought under today's rules, then renamed.
+func TestUnknownRenamed(t *testing.T) {
+	cut := strings.Repeat("z", maxUnknownName) + "…"
+	u := &Unknown{
+		UserShapes:  map[string]int{"tag:Xy_secret12": 1, "tag:ghp_Abc1": 2, "tag:new-wrapper": 1, "tag:(other)": 1, "block:video": 1},
+		RecordTypes: map[string]int{cut: 2, "quantum-checkpoint": 1},
+	}
+	got := u.Renamed(strings.ToUpper)
+	if want := map[string]int{"TAG:(OTHER)": 4, "TAG:NEW-WRAPPER": 1, "BLOCK:VIDEO": 1}; !maps.Equal(got.UserShapes, want) {
+		t.Errorf("user shapes %v, want %v", got.UserShapes, want)
+	}
+	if want := map[string]int{"(others)": 2, "QUANTUM-CHECKPOINT": 1}; !maps.Equal(got.RecordTypes, want) {
+		t.Errorf("record types %v, want %v", got.RecordTypes, want)
+	}
+	if (&Unknown{}).Renamed(strings.ToUpper) != nil {
+		t.Error("an empty Unknown renamed is not nil")
+	}
+}
