@@ -7,6 +7,7 @@ import (
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
 	"github.com/bottled-dev/bottled/internal/memwriter"
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -128,15 +129,26 @@ func TestStripStored(t *testing.T) {
 	}
 }
 
-// TestStoredShownKeyAcrossCut: a private key block around a stray close
-// tag is hidden with what comes before it: the cut must not leave its
-// tail, which no rule knows without its BEGIN line.
-func TestStoredShownKeyAcrossCut(t *testing.T) {
+// TestStoredShownAcrossCut: a credential around a stray close tag is
+// hidden with what comes before it: the cut must not leave its tail, which
+// may not be told for one alone (a user's pattern that matches across the
+// tag; a private key block, whose tail the built-in rules know).
+func TestStoredShownAcrossCut(t *testing.T) {
+	rules, err := redact.Builtin().With([]redact.Rule{{Kind: "Acme key", Pattern: `ACME=\S+`}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	key := fakecred.New(5).PrivateKey("RSA ", 4).Text
 	mid := strings.Index(key, "\n") + 1 + 20
-	in := "LEAK " + key[:mid] + "</private>" + key[mid:] + "\nAFTER"
-	out := storedShown(nil, in)
-	if strings.Contains(out, "LEAK") || strings.Contains(out, key[mid:mid+16]) || !strings.Contains(out, "AFTER") {
-		t.Errorf("storedShown(%q) = %q", in, out)
+	for _, tc := range []struct{ name, in, tail string }{
+		{"user's pattern", "LEAK ACME=abc</private>TAIL77x\nAFTER", "TAIL77x"},
+		{"private key", "LEAK " + key[:mid] + "</private>" + key[mid:] + "\nAFTER", key[mid : mid+16]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := storedShown(rules, tc.in)
+			if strings.Contains(out, "LEAK") || strings.Contains(out, tc.tail) || !strings.Contains(out, "AFTER") {
+				t.Errorf("storedShown(%q) = %q", tc.in, out)
+			}
+		})
 	}
 }

@@ -46,9 +46,9 @@ func shown(rules *redact.Rules, s string) string { return shownFrom(rules, s, fa
 
 // storedShown is shown for text claude-mem stored, through StripStored's
 // rule: what comes before a stray close tag is hidden. A credential that
-// the cut would split (a private key block around the close tag) is
-// hidden with what comes before it, so that its tail is not left for
-// redaction to miss.
+// the cut would split (a match of a user's pattern or a private key block
+// around the close tag) is hidden with what comes before it, so that its
+// tail is not left for redaction to miss.
 func storedShown(rules *redact.Rules, s string) string { return shownFrom(rules, s, true) }
 
 func shownFrom(rules *redact.Rules, s string, stored bool) string {
