@@ -41,16 +41,7 @@ var foldTalks = []talk{
 // hit's line and snippet hold the word as written. Marks that make a
 // letter of its own (Russian й, ё) are not folded away.
 func TestSearchFolds(t *testing.T) {
-	data := t.TempDir()
-	for _, s := range foldTalks {
-		writeBottles(t, data, s.Bottle(t, testNow))
-	}
-	ix := openIndex(t, data)
-	cases := []struct {
-		query string
-		want  []string
-		shown []string // what the hit's line and snippet hold, by session
-	}{
+	checkSearches(t, foldTalks, []searchCase{
 		{"ελληνικα", []string{"s-el"}, []string{"Ελληνικά"}},
 		{"ΕΛΛΗΝΙΚΆ", []string{"s-el"}, []string{"Ελληνικά"}},
 		{"δοκιμη", []string{"s-el"}, []string{"δοκιμή"}},
@@ -74,23 +65,7 @@ func TestSearchFolds(t *testing.T) {
 		{"йод", []string{"s-ru"}, []string{"йод"}},
 		{"иод", nil, nil},
 		{"елку", nil, nil},
-	}
-	for _, c := range cases {
-		hits := search(t, ix, c.query, Scope{Limit: MaxLimit})
-		if got := sessionsOf(hits); !slices.Equal(got, c.want) {
-			t.Errorf("search %q: %v, want %v", c.query, got, c.want)
-			continue
-		}
-		for _, h := range hits {
-			line := lineOf(t, h.Bottle, h.Line)
-			if !slices.ContainsFunc(c.shown, func(w string) bool { return strings.Contains(line, w) }) {
-				t.Errorf("search %q: hit at line %d, which holds none of %q: %q", c.query, h.Line, c.shown, line)
-			}
-			if !slices.ContainsFunc(c.shown, func(w string) bool { return strings.Contains(h.Snippet, w) }) {
-				t.Errorf("search %q: snippet without any of %q: %q", c.query, c.shown, h.Snippet)
-			}
-		}
-	}
+	})
 }
 
 // greekMarks are the diacritics whose Greek letters fold to the letter

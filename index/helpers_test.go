@@ -246,3 +246,44 @@ func sameLists(t testing.TB, what string, got, want []string) {
 		}
 	}
 }
+
+// searchCase is a query, the sessions its hits are in (in order, nil for
+// none), and what each hit's line and snippet hold: one of shown, or the
+// query itself if shown is nil, in any case.
+type searchCase struct {
+	query string
+	want  []string
+	shown []string
+}
+
+// checkSearches indexes the bottles of talks and runs each case on them.
+func checkSearches(t *testing.T, talks []talk, cases []searchCase) {
+	t.Helper()
+	data := t.TempDir()
+	for _, s := range talks {
+		writeBottles(t, data, s.Bottle(t, testNow))
+	}
+	ix := openIndex(t, data)
+	for _, c := range cases {
+		hits := search(t, ix, c.query, Scope{Limit: MaxLimit})
+		if got := sessionsOf(hits); !slices.Equal(got, c.want) {
+			t.Errorf("search %q: %v, want %v", c.query, got, c.want)
+			continue
+		}
+		shown := c.shown
+		if shown == nil {
+			shown = []string{c.query}
+		}
+		holds := func(text string) bool {
+			return slices.ContainsFunc(shown, func(w string) bool { return strings.Contains(strings.ToLower(text), strings.ToLower(w)) })
+		}
+		for _, h := range hits {
+			if line := lineOf(t, h.Bottle, h.Line); !holds(line) {
+				t.Errorf("search %q: hit at line %d, which holds none of %q: %q", c.query, h.Line, shown, line)
+			}
+			if !holds(h.Snippet) {
+				t.Errorf("search %q: snippet without any of %q: %q", c.query, shown, h.Snippet)
+			}
+		}
+	}
+}
