@@ -38,7 +38,7 @@ func main() {
 // stdout until the client goes away or ctx is done.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := binflags.New("bottled-mcp", "mcp", usage)
-	dirs, ok, err := fs.Parse(args, stdout)
+	dirs, ok, err := fs.Parse(args, stdout, stderr)
 	if !ok {
 		return err
 	}

@@ -53,7 +53,7 @@ func main() {
 // environment, which beats the defaults), then runs view or export.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := binflags.New("bottled-view", "", usage)
-	dirs, ok, err := fs.Parse(args, stdout)
+	dirs, ok, err := fs.Parse(args, stdout, stderr)
 	if !ok {
 		return err
 	}

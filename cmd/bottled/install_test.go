@@ -27,6 +27,7 @@ func newInstallEnv(t *testing.T) *installEnv {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	os.Unsetenv("CLAUDE_CONFIG_DIR") // t.Setenv restores it
 	e := &installEnv{home: home, claude: filepath.Join(home, ".claude"), data: filepath.Join(home, ".claude-mem"),
 		bin: filepath.Join(home, ".local", "bin", "bottled"), path: filepath.Join(home, "path")}
 	if err := os.MkdirAll(e.path, 0o755); err != nil {
@@ -633,4 +634,31 @@ func sameJSON(a, b string) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// TestInstallUsesClaudeMemSettingsDataDir: with no flag and no variable,
+// install finds the data directory in claude-mem's settings.json, as
+// claude-mem does, and gives that one to the hooks and the login agent.
+func TestInstallUsesClaudeMemSettingsDataDir(t *testing.T) {
+	e := newInstallEnv(t)
+	t.Setenv("CLAUDE_MEM_DATA_DIR", "")
+	cmdata := filepath.Join(e.home, "cmdata")
+	settings := filepath.Join(e.home, ".claude-mem", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"env": {"CLAUDE_MEM_DATA_DIR": "~/cmdata"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := bottled(t, nil, "install", "--no-start")
+	if code != 0 {
+		t.Fatalf("install: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	want := e.bin + " --claude-dir " + e.claude + " --data-dir " + cmdata + " hook session-start"
+	if start := hooksOf(t, e.read(t))["SessionStart"]; len(start) != 1 || start[0].Hooks[0].Command != want {
+		t.Errorf("SessionStart = %+v, want %q", start, want)
+	}
+	if unit, err := os.ReadFile(e.unit); err != nil || !strings.Contains(string(unit), "--data-dir "+cmdata+" run") {
+		t.Errorf("unit: %v\n%s", err, unit)
+	}
 }

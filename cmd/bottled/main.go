@@ -14,10 +14,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/bottled-dev/bottled/cmd/internal/binflags"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/version"
 )
@@ -75,7 +77,6 @@ const (
 // parser: every flag of a command is inherited by its subcommands); after
 // "--" every word is an argument.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	homeClaude, homeData := sources.HomeDirs()
 	root := &cli.Command{
 		Name:            "bottled",
 		Usage:           "keep Claude Code session bottles current",
@@ -86,18 +87,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		HideHelpCommand: true,
 		Description:     help(bottledHelp),
 		Flags: []cli.Flag{
-			&cli.StringFlag{
-				Name:    flagClaude,
-				Usage:   "Claude Code's config directory (transcripts are in its projects/)",
-				Sources: cli.EnvVars(sources.ClaudeDirEnv),
-				Value:   homeClaude,
-			},
-			&cli.StringFlag{
-				Name:    flagDataDir,
-				Usage:   "claude-mem's data directory (its claude-mem.db; bottles go in its bottles/)",
-				Sources: cli.EnvVars(sources.DataDirEnv),
-				Value:   homeData,
-			},
+			// No default and no environment variable here: dirsOf finds
+			// the directories when the flags are not given.
+			&cli.StringFlag{Name: flagClaude, Usage: binflags.ClaudeDirUsage},
+			&cli.StringFlag{Name: flagDataDir, Usage: binflags.DataDirUsage},
 		},
 		Commands: subcommands(),
 		Action: func(_ context.Context, cmd *cli.Command) error {
@@ -200,6 +193,7 @@ func (e exitError) Error() string { return e.msg }
 type dirs struct {
 	claude string // Claude Code's config dir
 	data   string // claude-mem's data dir (DB and bottles)
+	found  sources.Dirs
 }
 
 // dirsOfArgless is dirsOf for a command that takes no arguments.
@@ -227,12 +221,42 @@ func oneArg(cmd *cli.Command) (string, error) {
 	return cmd.Args().First(), nil
 }
 
+// dirsOf finds the directories as binflags.Resolve does (every bottled
+// binary the same way), from the flags given.
 func dirsOf(cmd *cli.Command) (dirs, error) {
-	d := dirs{claude: cmd.String(flagClaude), data: cmd.String(flagDataDir)}
-	var err error
-	d.claude, d.data, err = sources.AbsDirs(d.claude, d.data)
-	if errors.Is(err, sources.ErrEmptyDir) {
-		return d, usageError{err}
+	var given sources.Given
+	if cmd.IsSet(flagClaude) {
+		v := cmd.String(flagClaude)
+		given.Claude = &v
 	}
-	return d, err
+	if cmd.IsSet(flagDataDir) {
+		v := cmd.String(flagDataDir)
+		given.Data = &v
+	}
+	found, err := binflags.Resolve("bottled", given, cmd.Root().ErrWriter)
+	if errors.As(err, new(binflags.UsageError)) {
+		return dirs{}, usageError{err}
+	}
+	if err != nil {
+		return dirs{}, err
+	}
+	return dirs{claude: found.Claude.Path, data: found.Data.Path, found: found}, nil
+}
+
+// origins says where the directories came from, for status, when either
+// is not the default ("" if both are).
+func (d dirs) origins() string {
+	var said []string
+	for _, c := range []struct {
+		what string
+		dir  sources.Dir
+	}{{"claude dir", d.found.Claude}, {"data dir", d.found.Data}} {
+		switch c.dir.From {
+		case sources.FromFlag, sources.FromEnv:
+			said = append(said, fmt.Sprintf("%s %s (from %s)", c.what, c.dir.Path, c.dir.Where))
+		case sources.FromSettings:
+			said = append(said, fmt.Sprintf("%s %s (from %s in %s, as claude-mem finds it)", c.what, c.dir.Path, sources.DataDirEnv, c.dir.Where))
+		}
+	}
+	return strings.Join(said, " · ")
 }

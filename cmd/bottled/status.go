@@ -121,6 +121,9 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.T
 			row("redact", "%s", redactionLine(*disk.Redaction))
 		}
 	}
+	if o := d.origins(); o != "" {
+		row("dirs", "%s", o)
+	}
 	if in := rep.Install; in.Problem != "" {
 		row("install", "%s: %s", in.Settings, in.Problem)
 	} else {

@@ -1,10 +1,12 @@
 // Package binflags is the command line bottled's own binaries beside
 // bottled share (bottled-mcp and bottled-view, which bottled runs from
 // beside itself): the flags every bottled command takes (--claude-dir,
-// --data-dir, each defaulting to its environment variable, then to the home
-// directory's; --version), how a bad one is told, and the exit statuses
+// --data-dir, found as Claude Code and claude-mem find them when not given
+// (Resolve); --version), how a bad one is told, and the exit statuses
 // (0 done or --help, 1 not done, 2 bad usage; the reason on stderr in one
 // line, in the words bottled tells its own in, which it takes from here).
+// bottled resolves and checks its directories here too, so that every
+// binary finds the same ones and says the same of a wrong one.
 package binflags
 
 import (
@@ -45,23 +47,21 @@ type Set struct {
 }
 
 // New returns binary's flag set, with --claude-dir, --data-dir and
-// --version defined (flags beat the environment, which beats the
-// defaults). command is the bottled command that runs the binary (mcp),
+// --version defined (a flag given beats what Resolve finds). command is the bottled command that runs the binary (mcp),
 // or "" for one that runs it with a command of the binary's own (view,
 // export). Its help is usage followed by the flags, spelled as bottled's
 // help spells them. The caller adds its own flags.
 func New(binary, command, usage string) *Set {
 	fs := flag.NewFlagSet(binary, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // the flag package's own words are not said: Parse words them
-	claude, data := sources.DefaultDirs()
 	return &Set{
 		FlagSet:   fs,
 		name:      Invoked(binary),
 		binary:    binary,
 		command:   command,
 		usage:     usage,
-		claudeDir: fs.String("claude-dir", claude, "Claude Code's config directory (transcripts are in its projects/)"),
-		dataDir:   fs.String("data-dir", data, "claude-mem's data directory (its claude-mem.db; bottles in its bottles/)"),
+		claudeDir: fs.String("claude-dir", "", ClaudeDirUsage),
+		dataDir:   fs.String("data-dir", "", DataDirUsage),
 		version:   fs.Bool("version", false, "print the version and exit"),
 	}
 }
@@ -82,11 +82,18 @@ const BottledName = "bottled"
 // Name is the name the binary's messages start with (Invoked).
 func (s *Set) Name() string { return s.name }
 
+// The flags' help, which says where the directories are found without them.
+const (
+	ClaudeDirUsage = "Claude Code's config directory (transcripts are in its projects/); default $CLAUDE_CONFIG_DIR, else ~/.claude"
+	DataDirUsage   = "claude-mem's data directory (its claude-mem.db; bottles in its bottles/); default as claude-mem finds it: $CLAUDE_MEM_DATA_DIR, else CLAUDE_MEM_DATA_DIR in ~/.claude-mem/settings.json, else ~/.claude-mem"
+)
+
 // Parse parses args. On --version it prints the binary's version on
 // stdout and returns ok false: the binary is done. A bad flag or an empty
-// directory is a UsageError; -h or --help is flag.ErrHelp, after the help
-// on stdout.
-func (s *Set) Parse(args []string, stdout io.Writer) (d Dirs, ok bool, err error) {
+// directory flag is a UsageError; -h or --help is flag.ErrHelp, after the
+// help on stdout. The directories are Resolve's, which says its warning
+// on stderr.
+func (s *Set) Parse(args []string, stdout, stderr io.Writer) (d Dirs, ok bool, err error) {
 	if err := s.parse(s.FlagSet, s.command, args, stdout); err != nil {
 		return Dirs{}, false, err
 	}
@@ -94,11 +101,20 @@ func (s *Set) Parse(args []string, stdout io.Writer) (d Dirs, ok bool, err error
 		_, err := fmt.Fprintf(stdout, "%s version %s\n", s.binary, version.String())
 		return Dirs{}, false, err
 	}
-	d.Claude, d.Data, err = sources.AbsDirs(*s.claudeDir, *s.dataDir)
-	if errors.Is(err, sources.ErrEmptyDir) {
-		return Dirs{}, false, UsageError{err}
+	var given sources.Given
+	s.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "claude-dir":
+			given.Claude = s.claudeDir
+		case "data-dir":
+			given.Data = s.dataDir
+		}
+	})
+	found, err := Resolve(s.name, given, stderr)
+	if err != nil {
+		return Dirs{}, false, err
 	}
-	return d, err == nil, err
+	return Dirs{Claude: found.Claude.Path, Data: found.Data.Path}, true, nil
 }
 
 // Command is the flag set of one of the binary's commands (bottled-view's

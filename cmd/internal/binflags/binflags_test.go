@@ -19,9 +19,11 @@ import (
 // below the flags, --version done without directories, -h the usage and
 // the flags on stdout, bad usage a UsageError.
 func TestParse(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
 	t.Setenv(sources.ClaudeDirEnv, "/env/claude")
 	t.Setenv(sources.DataDirEnv, "")
-	_, homeData := sources.HomeDirs()
+	homeData := filepath.Join(home, ".claude-mem")
 	cwd, _ := filepath.Abs(".")
 	for _, c := range []struct {
 		args    []string
@@ -34,6 +36,7 @@ func TestParse(t *testing.T) {
 	}{
 		{args: nil, want: Dirs{"/env/claude", homeData}, ok: true},
 		{args: []string{"--claude-dir", "c", "--data-dir=/d", "rest"}, want: Dirs{filepath.Join(cwd, "c"), "/d"}, rest: []string{"rest"}, ok: true},
+		{args: []string{"--data-dir=~/d"}, want: Dirs{"/env/claude", filepath.Join(home, "d")}, ok: true},
 		{args: []string{"--version"}, version: true},
 		{args: []string{"--data-dir", ""}, usage: true},
 		{args: []string{"--frobnicate"}, usage: true},
@@ -41,7 +44,7 @@ func TestParse(t *testing.T) {
 	} {
 		var out bytes.Buffer
 		s := New("bottled-x", "x", "usage: bottled-x\n\n")
-		d, ok, err := s.Parse(c.args, &out)
+		d, ok, err := s.Parse(c.args, &out, io.Discard)
 		if d != c.want || ok != c.ok {
 			t.Errorf("%q: %+v %v, want %+v %v", c.args, d, ok, c.want, c.ok)
 		}
@@ -109,7 +112,7 @@ func TestReword(t *testing.T) {
 		s := New("bottled-x", "x", "usage: bottled-x\n\n")
 		s.Int("n", 0, "how many")
 		s.Duration("every", 0, "how often")
-		_, _, err := s.Parse(c.args, io.Discard)
+		_, _, err := s.Parse(c.args, io.Discard, io.Discard)
 		os.Args[0] = old
 		if !errors.As(err, new(UsageError)) || err.Error() != c.want {
 			t.Errorf("%s %q: %v, want the usage error %q", c.argv0, c.args, err, c.want)
