@@ -148,3 +148,26 @@ func TestUsageInBottledsWords(t *testing.T) {
 		t.Errorf("--help spells a flag with one dash:\n%s", help.String())
 	}
 }
+
+// TestRefusesFileForDirectory: a data directory or a Claude Code
+// directory that is a file is said on stderr at start, in the line every
+// bottled command says it in, and the server exits 1, even with its stdin
+// at its end (a client gone at once).
+func TestRefusesFileForDirectory(t *testing.T) {
+	for _, flag := range []string{"--data-dir", "--claude-dir"} {
+		root := t.TempDir()
+		file := filepath.Join(root, "afile")
+		if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dirs := map[string]string{"--claude-dir": filepath.Join(root, "claude"), "--data-dir": filepath.Join(root, "mem")}
+		dirs[flag] = file
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), []string{"--claude-dir", dirs["--claude-dir"], "--data-dir", dirs["--data-dir"]}, strings.NewReader(""), &out, &errOut)
+		code := binflags.Exit("bottled-mcp", err, &errOut)
+		if code != 1 || out.Len() != 0 || !strings.HasPrefix(errOut.String(), "bottled-mcp: ") ||
+			!strings.Contains(errOut.String(), file+" is not a directory (a file): give "+flag) || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%s a file: exit %d, stdout %q, stderr %q", flag, code, out.String(), errOut.String())
+		}
+	}
+}

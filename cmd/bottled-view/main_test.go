@@ -195,3 +195,27 @@ func TestFlagsAfterArguments(t *testing.T) {
 		t.Errorf(`export -- SESSION --format md: %v, want three arguments`, err)
 	}
 }
+
+// TestRefusesFileForDirectory: view and export given a data directory or
+// a Claude Code directory that is a file say so, in the line every
+// bottled command says it in, and exit 1, before they do anything.
+func TestRefusesFileForDirectory(t *testing.T) {
+	for _, flag := range []string{"--data-dir", "--claude-dir"} {
+		for _, cmd := range [][]string{{"export", "111111"}, {"view", "--no-open"}} {
+			root := t.TempDir()
+			file := filepath.Join(root, "afile")
+			if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			dirs := map[string]string{"--claude-dir": filepath.Join(root, "claude"), "--data-dir": filepath.Join(root, "mem")}
+			dirs[flag] = file
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), append([]string{"--claude-dir", dirs["--claude-dir"], "--data-dir", dirs["--data-dir"]}, cmd...), &out, &errOut)
+			code := binflags.Exit("bottled-view", err, &errOut)
+			if code != 1 || out.Len() != 0 || !strings.Contains(errOut.String(), file+" is not a directory (a file): give "+flag) ||
+				strings.Count(errOut.String(), "\n") != 1 {
+				t.Errorf("%s a file, %v: exit %d, stdout %q, stderr %q", flag, cmd, code, out.String(), errOut.String())
+			}
+		}
+	}
+}

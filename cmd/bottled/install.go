@@ -59,15 +59,11 @@ type setup struct {
 
 // setupOf is the setup of install or uninstall from the command's flags,
 // once settings.json is known to be a file bottled edits (checkSettings).
+// The directories are dirsOf's, checked there.
 func setupOf(ctx context.Context, cmd *cli.Command) (*setup, error) {
 	d, err := dirsOfArgless(cmd)
 	if err != nil {
 		return nil, err
-	}
-	for _, dir := range []struct{ flag, path string }{{flagClaude, d.claude}, {flagDataDir, d.data}} {
-		if info, err := os.Stat(dir.path); err == nil && !info.IsDir() {
-			return nil, usagef("--%s %s is not a directory: give the directory itself (or a path where bottled may create it)", dir.flag, dir.path)
-		}
 	}
 	bin, err := binaryPath()
 	if err != nil {

@@ -329,7 +329,8 @@ func TestInstallDryRun(t *testing.T) {
 }
 
 // TestInstallRefusesFileForDirectory: a --data-dir or --claude-dir that
-// exists and is not a directory is refused, in a dry run too.
+// exists and is not a directory is refused (exit 1, as by every command),
+// in a dry run too.
 func TestInstallRefusesFileForDirectory(t *testing.T) {
 	for _, flag := range []string{"--data-dir", "--claude-dir"} {
 		for _, cmd := range [][]string{{"install", "--dry-run"}, {"install", "--no-start"}, {"uninstall", "--dry-run"}} {
@@ -341,7 +342,7 @@ func TestInstallRefusesFileForDirectory(t *testing.T) {
 			flags := map[string]string{"--claude-dir": e.claude, "--data-dir": e.data}
 			flags[flag] = file
 			code, out, errOut := bottled(t, nil, append([]string{"--claude-dir", flags["--claude-dir"], "--data-dir", flags["--data-dir"]}, cmd...)...)
-			if code != exitUsage || !strings.Contains(errOut, file+" is not a directory") || !strings.Contains(errOut, flag) {
+			if code != exitFailed || !strings.Contains(errOut, file+" is not a directory") || !strings.Contains(errOut, flag) {
 				t.Errorf("%s a file %v: code %d, stdout %q, stderr %q", flag, cmd, code, out, errOut)
 			}
 			if _, err := os.Stat(e.unit); !os.IsNotExist(err) {

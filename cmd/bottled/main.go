@@ -222,7 +222,8 @@ func oneArg(cmd *cli.Command) (string, error) {
 }
 
 // dirsOf finds the directories as binflags.Resolve does (every bottled
-// binary the same way), from the flags given.
+// binary the same way), from the flags given; a wrong one is told in one
+// line, exit 1, before the command does anything.
 func dirsOf(cmd *cli.Command) (dirs, error) {
 	var given sources.Given
 	if cmd.IsSet(flagClaude) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +110,58 @@ func TestClaudeDirAsClaudeCodeFindsIt(t *testing.T) {
 			t.Errorf("CLAUDE_CONFIG_DIR=%q: code %d, stdout %q, stderr %q; want 1 saying %q", c.env, code, out, errOut, c.says)
 		}
 	}
+}
+
+// TestEveryCommandRefusesFileForDirectory: a data directory or a Claude
+// Code directory that is a file is told by every command in status's one
+// line, exit 1, before it does anything; the hook still exits 0 and
+// prints nothing on stdout.
+func TestEveryCommandRefusesFileForDirectory(t *testing.T) {
+	commands := [][]string{
+		{"status"}, {"search", "x"}, {"sessions", "--all"}, {"index"}, {"run"}, {"show", "111111"},
+		{"render", "111111"}, {"mcp"}, {"view", "--no-open"}, {"export", "111111"}, {"install", "--dry-run"},
+	}
+	for _, which := range []string{"data", "claude"} {
+		for _, cmd := range commands {
+			e := newEnv(t, false)
+			file := filepath.Join(filepath.Dir(e.data), "afile")
+			if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			want := "bottled: the data directory " + file + " is not a directory (a file): give --data-dir a directory\n"
+			if which == "claude" {
+				e.claude = file
+				want = "bottled: Claude Code's directory " + file + " is not a directory (a file): give --claude-dir the directory Claude Code uses\n"
+			} else {
+				e.data = file
+			}
+			code, out, errOut := runStopped(t, append(e.flags(), cmd...)...)
+			if code != exitFailed || out != "" || errOut != want {
+				t.Errorf("%s dir a file, %v: code %d, stdout %q, stderr %q; want 1 saying %q", which, cmd, code, out, errOut, want)
+			}
+		}
+	}
+	e := newEnv(t, false)
+	e.data = filepath.Join(filepath.Dir(e.data), "afile")
+	if err := os.WriteFile(e.data, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := e.run(t, "hook", "session-start")
+	if code != 0 || out != "" || !strings.Contains(errOut, "is not a directory") {
+		t.Errorf("hook: code %d, stdout %q, stderr %q; want 0, nothing, the reason on stderr", code, out, errOut)
+	}
+}
+
+// runStopped runs bottled in-process, stopping it after testDeadline: a
+// command that should have refused at once (bottled run) must not hang
+// the test when it does not.
+func runStopped(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	code = run(ctx, append([]string{"bottled"}, args...), strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
 }
 
 // TestStatusSaysWhereDirsCameFrom: status names where a directory came

@@ -147,3 +147,36 @@ func TestParseCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDirs: a directory that is a file, or under one, is told in one
+// message that names it and how to give it, by where it came from; one
+// that does not exist yet is fine.
+func TestCheckDirs(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	claude, data := filepath.Join(root, "claude"), filepath.Join(root, "mem")
+	settings := "/h/.claude-mem/settings.json"
+	for _, c := range []struct {
+		claude, data sources.Dir
+		want         string // "" for none
+	}{
+		{sources.Dir{Path: claude}, sources.Dir{Path: data}, ""},
+		{sources.Dir{Path: claude}, sources.Dir{Path: file, From: sources.FromFlag, Where: "--data-dir"},
+			"the data directory " + file + " is not a directory (a file): give --data-dir a directory"},
+		{sources.Dir{Path: claude}, sources.Dir{Path: file, From: sources.FromSettings, Where: settings},
+			"the data directory " + file + " is not a directory (a file): give CLAUDE_MEM_DATA_DIR in " + settings + " (or --data-dir) a directory"},
+		{sources.Dir{Path: claude}, sources.Dir{Path: filepath.Join(file, "mem")},
+			"the data directory " + filepath.Join(file, "mem") + " cannot be made: " + file + " is not a directory (a file): give --data-dir a directory, or move what is there away"},
+		{sources.Dir{Path: file, From: sources.FromEnv, Where: sources.ClaudeDirEnv}, sources.Dir{Path: data},
+			"Claude Code's directory " + file + " is not a directory (a file): give CLAUDE_CONFIG_DIR (or --claude-dir) the directory Claude Code uses"},
+		{sources.Dir{Path: root}, sources.Dir{Path: data}, ""},
+	} {
+		err := CheckDirs(sources.Dirs{Claude: c.claude, Data: c.data})
+		if got := fmt.Sprint(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
+			t.Errorf("%+v %+v: %v, want %q", c.claude, c.data, err, c.want)
+		}
+	}
+}
