@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/agent"
+	"github.com/bottled-dev/bottled/sources"
 	"github.com/urfave/cli/v3"
 )
 
@@ -69,7 +70,7 @@ func setupOf(ctx context.Context, cmd *cli.Command) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	home, err := os.UserHomeDir()
+	home, err := sources.HomeDir() // as the directories were found: $HOME, else the user database's
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -661,5 +663,25 @@ func TestInstallUsesClaudeMemSettingsDataDir(t *testing.T) {
 	}
 	if unit, err := os.ReadFile(e.unit); err != nil || !strings.Contains(string(unit), "--data-dir "+cmdata+" run") {
 		t.Errorf("unit: %v\n%s", err, unit)
+	}
+}
+
+// TestInstallWithoutHOME: with HOME empty, install finds the home
+// directory where Claude Code and claude-mem find it (the user
+// database's), as the directories were found, instead of failing.
+func TestInstallWithoutHOME(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the unit's path is systemd's")
+	}
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" {
+		t.Skipf("this user has no home directory in the user database: %v", err)
+	}
+	e := newInstallEnv(t)
+	t.Setenv("HOME", "")
+	code, out, errOut := e.run(t, "install", "--dry-run")
+	unit := filepath.Join(u.HomeDir, ".config", "systemd", "user", "bottled.service")
+	if code != 0 || !strings.Contains(out, unit) {
+		t.Errorf("install --dry-run: code %d, stdout %q, stderr %q; want the unit at %s", code, out, errOut, unit)
 	}
 }
