@@ -6,22 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/inject"
-	"github.com/bottled-dev/bottled/safefile"
-	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
 
@@ -57,9 +52,6 @@ type statusReport struct {
 func runStatus(ctx context.Context, cmd *cli.Command) error {
 	d, err := dirsOfArgless(cmd)
 	if err != nil {
-		return err
-	}
-	if err := checkDirs(d); err != nil {
 		return err
 	}
 	if cmd.Duration("daemon-wait") <= 0 {
@@ -270,32 +262,6 @@ func printSessions(out io.Writer, disk *watch.Survey, shown int, now time.Time) 
 		fmt.Fprintf(w, "  %s\t%s ago\t%s\t%s\t%s\n", s.Session, age(now.Sub(s.Modified)), mode, fresh, filepath.Base(filepath.Dir(s.Transcript)))
 	}
 	w.Flush()
-}
-
-// checkDirs refuses directories that are files (or anything but a
-// directory): every transcript and bottle would be reported unreadable,
-// one by one, for what is one mistake. A directory that does not exist
-// is fine: nothing was written there yet.
-func checkDirs(d dirs) error {
-	for _, c := range []struct{ path, what, fix string }{
-		{d.claude, "Claude Code's directory", "give --claude-dir (or CLAUDE_CONFIG_DIR) the directory Claude Code uses"},
-		{sources.ProjectsDir(d.claude), "Claude Code's projects directory", "Claude Code keeps its transcripts there: move what is there away"},
-		{d.data, "the data directory", "give --data-dir (or CLAUDE_MEM_DATA_DIR) a directory, or move what is there away"},
-		{bottles.BottlesDir(d.data), "the bottles directory", "bottled keeps its bottles there: move what is there away"},
-	} {
-		info, err := os.Stat(c.path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case errors.Is(err, syscall.ENOTDIR):
-			// Something above it is not a directory (a symlink's target):
-			// the one above was checked first.
-		case err != nil:
-			return exitError{code: exitFailed, msg: fmt.Sprintf("%s %s cannot be read: %v", c.what, c.path, err)}
-		case !info.IsDir():
-			return exitError{code: exitFailed, msg: fmt.Sprintf("%s %s is not a directory (%s): %s", c.what, c.path, safefile.Kind(info.Mode()), c.fix)}
-		}
-	}
-	return nil
 }
 
 // observerNote mentions claude-mem's own sessions, which get no bottle.
