@@ -20,6 +20,11 @@ func init() {
 	for _, w := range []string{"key", "token", "secret", "pass", "pwd", "cred", "auth"} {
 		register(w, one(matchAssignment))
 	}
+	// pw is too short a keyword alone: it is looked for with what joins
+	// it to a name (DB_PW) or to its operator (pw=, "pw":).
+	for _, w := range []string{"pw=", "pw:", `pw"`, "pw'", "_pw"} {
+		register(w, one(matchAssignment))
+	}
 	register("bearer", one(matchBearer))
 	register("://", one(matchURLPassword))
 	register("curl", matchCurlUsers)
@@ -403,7 +408,7 @@ func classify(prose, ident string) (kind string, ok bool) {
 	if prose != "" {
 		words = append(words, strings.ToLower(prose))
 	}
-	words = splitWords(ident, words)
+	words = joinPass(splitWords(ident, words))
 	k := -1
 	for i, w := range words {
 		if secretWord(w) && (i > 0 || prose == "") {
@@ -425,7 +430,8 @@ func classify(prose, ident string) (kind string, ok bool) {
 	switch {
 	case w == "authorization" || strings.HasSuffix(w, "authorization"):
 		return "authorization", true
-	case w == "pass" || w == "pwd" || strings.HasSuffix(w, "password") || strings.HasSuffix(w, "passwd") || strings.HasSuffix(w, "passphrase"):
+	case w == "pass" || w == "pwd" || w == "pw" || strings.HasSuffix(w, "password") || strings.HasSuffix(w, "passwd") ||
+		strings.HasSuffix(w, "passwort") || strings.HasSuffix(w, "passphrase"):
 		return "password", true
 	case awsSecret(words):
 		return "AWS secret access key", true
@@ -448,10 +454,10 @@ func awsSecret(words []string) bool {
 // compound (apikey, pgpassword, clientsecret).
 func secretWord(w string) bool {
 	switch w {
-	case "key", "pass", "pwd", "auth", "creds":
+	case "key", "pass", "pwd", "pw", "auth", "creds":
 		return true
 	}
-	for _, suffix := range []string{"token", "secret", "password", "passwd", "passphrase", "credential", "credentials",
+	for _, suffix := range []string{"token", "secret", "password", "passwd", "passwort", "passphrase", "credential", "credentials",
 		"apikey", "accesskey", "secretkey", "privatekey", "authkey", "signingkey", "masterkey", "authorization"} {
 		if strings.HasSuffix(w, suffix) {
 			return true
@@ -480,6 +486,23 @@ func splitWords(name string, buf []string) []string {
 		}
 	}
 	return buf
+}
+
+// joinPass joins the words that camelCase split out of one
+// (PassWord, PassPhrase), so that the word after pass is not read as
+// saying what the key is (password_word would be no secret).
+func joinPass(words []string) []string {
+	for i := 0; i+1 < len(words); i++ {
+		if words[i] != "pass" {
+			continue
+		}
+		switch words[i+1] {
+		case "word", "wort", "wd", "phrase":
+			words[i] += words[i+1]
+			words = append(words[:i+1], words[i+2:]...)
+		}
+	}
+	return words
 }
 
 func isUpperByte(c byte) bool { return 'A' <= c && c <= 'Z' }

@@ -48,9 +48,10 @@
 // JSON and in plain text), a Bearer token anywhere, and the value of an
 // assignment whose key names a secret: KEY=value, "token": "value",
 // password: value, --api-key value, <password>value</password>. A key
-// names a secret when one of its words (split at _ . - and camelCase) is
-// key, token, secret, password, passwd, pwd, pass, passphrase, auth,
-// credential(s), creds or a compound ending in one of the long ones
+// names a secret when one of its words (split at _ . - and camelCase, in
+// any case; PassWord is one word) is key, token, secret, password, passwd,
+// passwort, pwd, pw, pass, passphrase, auth, credential(s), creds or a
+// compound ending in one of the long ones
 // (apikey, accesstoken, clientsecret, pgpassword…), unless a word after it
 // says it is not the secret itself (key_id, token_url, secret_name,
 // password_hash, …_rev) or, for key, token and auth, which have other
@@ -63,10 +64,12 @@
 // lower-case words (a cache key, an image tag). Values that are
 // placeholders stay: variable references ($VAR, ${VAR}, %VAR%), templates
 // ({{…}}, <your-token>), masks (********, xxxx, …EXAMPLE), values in
-// which a word starts with example, sample, placeholder, changeme, your,
-// dummy, fake, mock or demo (your-api-key, changeme123; inside a run of
-// random characters such a word is chance, and is redacted), file paths
-// and URLs. A value with a space in it is never taken for a secret: it is
+// which example, sample, placeholder, changeme, your, dummy, fake, mock
+// or demo is a whole word (your-api-key, YourToken, changeme123; as the
+// start of a longer word, Mockingbird#7, or inside a run of random
+// characters, Sample9Qz!x, such a word is chance, and is redacted), file
+// paths and URLs. A value that starts with $ is a variable only as $name
+// (alone or before / : . -), ${…} or $(…): $uper5ecret! is a password. A value with a space in it is never taken for a secret: it is
 // prose (passphrases with spaces are the price).
 //
 // What stays: git SHAs, UUIDs and checksums in ordinary text (under a key

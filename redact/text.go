@@ -37,6 +37,7 @@ var (
 	b64pad   = chars(alnumChars, "+/=")
 	b64url   = chars(alnumChars, "-_")
 	word     = chars(alnumChars, "_")
+	digits   = chars(digitChars)
 	// identChars make up a key's name: FOO_BAR, foo.bar, x-api-key.
 	identChars = chars(alnumChars, "_.-")
 	// token68 is RFC 7235's alphabet for an Authorization header's
@@ -115,9 +116,12 @@ func onlyWordish(s string) bool {
 }
 
 // stopwords in a value mark it as an example or a placeholder where they
-// begin a word of it (your-api-key, example_key_1, changeme123): inside a
-// run of random letters and digits they are chance (a real key can hold
-// "YoUR"), and a secret scanner that skips those keeps secrets. They are
+// are a whole word of it (your-api-key, example_key_1, YourToken,
+// changeme123: a word, then the end, a separator, a capital that starts
+// the next word, or digits to the end of the word). As the start of a
+// longer word (Mockingbird#7, Yourself2024!) or inside a run of random
+// characters (a real key can hold "YoUR", or start "Sample9Qz") they are
+// chance, and a secret scanner that skips those keeps secrets. They are
 // looked for only in values found by their context, never in tokens of a
 // known format.
 var stopwords = []string{"example", "sample", "placeholder", "changeme", "change_me", "your",
@@ -137,12 +141,23 @@ func hasStopword(v string) bool {
 			continue
 		}
 		for _, w := range stopwords {
-			if hasFoldPrefix(v[i:], w) {
+			if hasFoldPrefix(v[i:], w) && wordEnds(v, i+len(w)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// wordEnds reports whether a word of v ends at i: v ends there, or a
+// separator or a capital after a lower-case letter follows, or digits do
+// up to a separator or the end (changeme123).
+func wordEnds(v string, i int) bool {
+	if i == len(v) || !isAlnum(v[i]) || isUpperByte(v[i]) && isLowerByte(v[i-1]) {
+		return true
+	}
+	j := run(v, i, digits)
+	return j > i && (j == len(v) || !isAlnum(v[j]))
 }
 
 // placeholder reports whether a value found by its context is a stand-in
@@ -153,8 +168,12 @@ func placeholder(v string) bool {
 		return true
 	}
 	switch v[0] {
-	case '$', '<', '{', '[', '(', '%', '@':
-		return true // $VAR ${VAR} <your-token> {{ x }} [redacted: …] (…) %VAR% @VAR@
+	case '$':
+		if variable(v) {
+			return true // $VAR ${VAR} $(cmd) $VAR/path
+		}
+	case '<', '{', '[', '(', '%', '@':
+		return true // <your-token> {{ x }} [redacted: …] (…) %VAR% @VAR@
 	}
 	if strings.Contains(v, "${") || strings.Contains(v, "{{") || strings.Contains(v, "$(") {
 		return true
@@ -171,6 +190,20 @@ func placeholder(v string) bool {
 		}
 	}
 	return false
+}
+
+// variable reports whether v, starting with $, is a reference: ${…},
+// $(…), or $name alone or before / : . - (a path, a user:password pair,
+// PowerShell's $env:NAME). $uper5ecret! is a password that starts with $.
+func variable(v string) bool {
+	if strings.HasPrefix(v, "${") || strings.HasPrefix(v, "$(") {
+		return true
+	}
+	if len(v) < 2 || !alpha[v[1]] && v[1] != '_' {
+		return false
+	}
+	e := run(v, 1, word)
+	return e == len(v) || strings.IndexByte("/:.-", v[e]) >= 0
 }
 
 // names are values that name the thing instead of being it.
