@@ -87,6 +87,11 @@ func operator(s string, l, r int) (int, bool) {
 	p = skipEmphasis(s, p)
 	p = skipBlanks(s, p, 4)
 	rest := s[p:]
+	if strings.HasPrefix(rest, "＝") || strings.HasPrefix(rest, "：") {
+		// A fullwidth = or :, as a CJK input method types them.
+		p = skipEmphasis(s, p+len("＝"))
+		return skipBlanks(s, p, 8), true
+	}
 	switch {
 	case strings.HasPrefix(rest, ":="), strings.HasPrefix(rest, "=>"), strings.HasPrefix(rest, "?="):
 		p += 2
@@ -111,19 +116,64 @@ func operator(s string, l, r int) (int, bool) {
 	return skipBlanks(s, p, 8), true
 }
 
-// quoteAt returns the length of the quote at i: ", ', `, or one of them
-// escaped with a backslash (JSON shown inside a string), else 0.
-func quoteAt(s string, i int) int {
-	if i < len(s) && (s[i] == '"' || s[i] == '\'' || s[i] == '`') {
-		return 1
+// A quote is an opening quote and the quotes that close it.
+type quote struct{ open, close, alt string }
+
+// The quotes a value may stand in: ASCII ones, escaped ones (JSON shown
+// inside a string), and the typographic ones that editors, chat clients
+// and other languages' keyboards put in their place.
+var (
+	asciiQuotes   = [...]quote{{`"`, `"`, ""}, {"'", "'", ""}, {"`", "`", ""}}
+	escapedQuotes = [...]quote{{`\"`, `\"`, ""}, {`\'`, `\'`, ""}}
+	typoQuotes    = [...]quote{
+		{"“", "”", "“"}, // English, and “…“ as some keyboards make it
+		{"”", "”", ""},  // Swedish, Finnish
+		{"„", "“", "”"}, // German, Polish
+		{"‘", "’", "‘"}, {"’", "’", ""}, {"‚", "‘", "’"},
+		{"«", "»", ""}, {"»", "«", "»"}, {"‹", "›", ""}, {"›", "‹", ""},
+		{"「", "」", ""}, {"『", "』", ""}, {"＂", "＂", ""}, {"＇", "＇", ""},
 	}
-	if i+1 < len(s) && s[i] == '\\' && (s[i+1] == '"' || s[i+1] == '\'') {
-		return 2
+)
+
+// quoteAt returns the quote that opens at i, and its length; 0 if none
+// does.
+func quoteAt(s string, i int) (int, quote) {
+	if i >= len(s) {
+		return 0, quote{}
 	}
-	return 0
+	switch c := s[i]; {
+	case c == '"' || c == '\'' || c == '`':
+		return 1, asciiQuotes[strings.IndexByte("\"'`", c)]
+	case c == '\\':
+		if i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'') {
+			return 2, escapedQuotes[strings.IndexByte("\"'", s[i+1])]
+		}
+	case c >= 0x80:
+		for _, q := range typoQuotes {
+			if strings.HasPrefix(s[i:], q.open) {
+				return len(q.open), q
+			}
+		}
+	}
+	return 0, quote{}
 }
 
-func skipQuote(s string, i int) int { return i + quoteAt(s, i) }
+// closeQuote returns where the quote q that opened before s closes in s,
+// and the length of its closing quote; -1 if it does not.
+func closeQuote(s string, q quote) (int, int) {
+	e := strings.Index(s, q.close)
+	if q.alt != "" {
+		if a := strings.Index(s, q.alt); a >= 0 && (e < 0 || a < e) {
+			return a, len(q.alt)
+		}
+	}
+	return e, len(q.close)
+}
+
+func skipQuote(s string, i int) int {
+	n, _ := quoteAt(s, i)
+	return i + n
+}
 
 // skipEmphasis skips the ** or __ that closes a markdown label
 // ("**Password:** x").
@@ -145,10 +195,9 @@ func skipBlanks(s string, i, n int) int {
 // quotes if it is quoted (a quoted value with whitespace in it is text,
 // not a secret), else the run of value characters.
 func value(s string, p int) (start, end int, ok bool) {
-	if q := quoteAt(s, p); q > 0 {
-		start = p + q
-		closing := s[p:start]
-		e := strings.Index(s[start:min(len(s), start+maxQuoted+len(closing))], closing)
+	if n, q := quoteAt(s, p); n > 0 {
+		start = p + n
+		e, _ := closeQuote(s[start:min(len(s), start+maxQuoted+n)], q)
 		if e >= 0 {
 			v := s[start : start+e]
 			if strings.ContainsAny(v, " \t\r\n") {
@@ -208,7 +257,7 @@ func nameLike(v string) bool {
 // headerValue finds the credentials of an Authorization header whose
 // value starts at p: "Bearer x", "Basic x", "token x", or a bare "x".
 func headerValue(s string, p int) (found, bool) {
-	if p+1 < len(s) && strings.IndexByte("fFrRbB", s[p]) >= 0 && quoteAt(s, p+1) > 0 {
+	if n, _ := quoteAt(s, p+1); n > 0 && strings.IndexByte("fFrRbB", s[p]) >= 0 {
 		p++ // a Python f"…" string
 	}
 	p = skipQuote(s, p)
@@ -370,7 +419,7 @@ func userFlag(s string, p int) (int, bool) {
 		q = p + len("--user")
 	case strings.HasPrefix(s[p:], "-u"):
 		q = p + len("-u")
-		if q < len(s) && (alnum[s[q]] || quoteAt(s, q) > 0) {
+		if n, _ := quoteAt(s, q); q < len(s) && (alnum[s[q]] || n > 0) {
 			return q, true
 		}
 	default:

@@ -74,3 +74,33 @@ func TestPlaceholderWords(t *testing.T) {
 		}
 	}
 }
+
+// TestTypographicQuotes: a value in curly, guillemet or fullwidth quotes,
+// or after a fullwidth = or :, is redacted as in straight quotes.
+func TestTypographicQuotes(t *testing.T) {
+	f := fakecred.New(21)
+	pw := f.Str(fakecred.Alnum, 7) + "!q7Z"
+	key := f.Str(fakecred.B64, 40)
+	runContextCases(t, []contextCase{
+		{"double curly", "password = “" + pw + "”", "password = “" + R("password") + "”"},
+		{"single curly", "api_key: ‘" + key + "’", "api_key: ‘" + R("secret") + "’"},
+		{"guillemets", "api_key: «" + key + "»", "api_key: «" + R("secret") + "»"},
+		{"German quotes", "Passwort: „" + pw + "“", "Passwort: „" + R("password") + "“"},
+		{"corner brackets", "password=「" + pw + "」", "password=「" + R("password") + "」"},
+		{"fullwidth quote", "password=＂" + pw + "＂", "password=＂" + R("password") + "＂"},
+		{"curly key and value", "“password”: “" + pw + "”", "“password”: “" + R("password") + "”"},
+		{"fullwidth equals", "api_key＝" + key, "api_key＝" + R("secret")},
+		{"fullwidth colon", "api_key：" + key, "api_key：" + R("secret")},
+		{"fullwidth colon, curly value", "password： “" + pw + "”", "password： “" + R("password") + "”"},
+		{"unclosed curly", "password = “" + pw + " and more", "password = “" + R("password") + " and more"},
+	})
+	for _, in := range []string{
+		"password = “hunter words”",
+		"the password “field” is required",
+		"api_key：“your-api-key”",
+	} {
+		if got := redact.Builtin().Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q, want it kept", in, got)
+		}
+	}
+}

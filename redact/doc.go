@@ -47,7 +47,9 @@
 // Authorization header (Bearer, Basic, token or bare, in curl -H '…', in
 // JSON and in plain text), a Bearer token anywhere, and the value of an
 // assignment whose key names a secret: KEY=value, "token": "value",
-// password: value, --api-key value, <password>value</password>. A key
+// password: value, --api-key value, <password>value</password>, with
+// the value in straight, escaped or typographic quotes (“…”, ‘…’, „…“,
+// «…», 「…」, ＂…＂) and = or : also fullwidth (＝, ：). A key
 // names a secret when one of its words (split at _ . - and camelCase, in
 // any case; PassWord is one word) is key, token, secret, password, passwd,
 // passwort, pwd, pw, pass, passphrase, auth, credential(s), creds or a
@@ -91,8 +93,8 @@
 // is its three parts, base64url and two dots; a key's is its lines, and
 // reaches at most 16 KiB from its BEGIN line past anything in them that
 // is not base64 (a key shown with an ellipsis in each line). Redact(Redact(s)) == Redact(s): no rule matches a
-// placeholder. Spans start and end at ASCII delimiters, so valid UTF-8
-// stays valid.
+// placeholder. Spans start and end at ASCII delimiters or next to a whole
+// quote (“…”, «…», 「…」), so valid UTF-8 stays valid.
 //
 // # User patterns
 //

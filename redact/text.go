@@ -6,8 +6,9 @@ import (
 )
 
 // A charset is a set of ASCII bytes. Every class that can be part of a
-// span is ASCII only, so a span never starts or ends inside a multi-byte
-// character and valid UTF-8 stays valid.
+// span is ASCII only, and a span next to a typographic quote starts or
+// ends at its whole bytes, so a span never starts or ends inside a
+// multi-byte character and valid UTF-8 stays valid.
 type charset [256]bool
 
 func chars(sets ...string) *charset {
