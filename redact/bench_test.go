@@ -86,6 +86,10 @@ func BenchmarkRedact(b *testing.B) {
 		{"adversarial-dashes", strings.Repeat("-----", 1<<18)},
 		{"long-jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + strings.Repeat("eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ", 1<<14) + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"},
 		{"adversarial-jwt", strings.Repeat("eyJhbGciOiJIUzI1NiJ9.", 1<<16)},
+		// An unquoted value runs to whitespace: keys inside one must not
+		// each read it again, nor URLs each the rest of the line.
+		{"adversarial-value", strings.Repeat("(password=x%", 1<<16)},
+		{"adversarial-url", strings.Repeat("a://b:c(", 1<<17)},
 	} {
 		b.Run(tt.name, func(b *testing.B) { redactEach(b, rules, []string{tt.text}, int64(len(tt.text))) })
 	}

@@ -2,6 +2,8 @@ package redact
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Bounds of what the context rules read and replace.
@@ -17,7 +19,7 @@ const (
 )
 
 func init() {
-	for _, w := range []string{"key", "token", "secret", "pass", "pwd", "cred", "auth"} {
+	for _, w := range assignmentWords {
 		register(w, one(matchAssignment))
 	}
 	// pw is too short a keyword alone: it is looked for with what joins
@@ -55,7 +57,7 @@ func matchAssignment(s string, hit int) (found, bool) {
 	if kind == "authorization" {
 		return headerValue(s, p)
 	}
-	start, end, ok := value(s, p)
+	start, end, ok := value(s, l, p)
 	if !ok {
 		return found{}, false
 	}
@@ -191,10 +193,11 @@ func skipBlanks(s string, i, n int) int {
 	return i
 }
 
-// value returns the span of the value that starts at p: inside its
-// quotes if it is quoted (a quoted value with whitespace in it is text,
-// not a secret), else the run of value characters.
-func value(s string, p int) (start, end int, ok bool) {
+// value returns the span of the value of the key s[l:r] that starts at
+// p: inside its quotes if it is quoted (a quoted value with whitespace in
+// it is text, not a secret), else up to where valueEnd ends it, inside
+// the brackets that wrap it whole ((x), [x]).
+func value(s string, l, p int) (start, end int, ok bool) {
 	if n, q := quoteAt(s, p); n > 0 {
 		start = p + n
 		e, _ := closeQuote(s[start:min(len(s), start+maxQuoted+n)], q)
@@ -207,37 +210,215 @@ func value(s string, p int) (start, end int, ok bool) {
 		}
 		p = start
 	}
-	end = runMax(s, p, valueChars, maxValue+1)
-	for pad := 0; pad < 2 && end < len(s) && s[end] == '='; pad++ {
-		end++
+	if assignmentAt(s, p) {
+		return 0, 0, false // KEY=x, itself an assignment, is judged from its own key
 	}
-	for end > p && s[end-1] == '.' {
-		end--
-	}
+	end = valueEnd(s, p, stopsFor(s, l, p))
 	if end-p > maxValue {
 		return 0, 0, false
 	}
+	for end > p && strings.IndexByte(".,;:", s[end-1]) >= 0 {
+		end-- // the punctuation of the sentence or list it ends
+	}
+	if end-p >= 2 && (s[p] == '(' && s[end-1] == ')' || s[p] == '[' && s[end-1] == ']') {
+		p, end = p+1, end-1
+	}
 	return p, end, end > p
+}
+
+// valueStops is what ends an unquoted value besides whitespace.
+type valueStops struct {
+	key   int  // where the key starts
+	close int  // what closes the quote, bracket or tag open before the key, 0 if none, -1 until known
+	query bool // the key is a URL query's: & and # end its value
+}
+
+// stopsFor finds what ends the value at p of the key that starts at l:
+// the </ of <key>value</key>, the & of a query, the quote or bracket
+// that the key stands in (f(password=x), 'PASSWORD=x', "env": ["K=x"]),
+// found only when the value holds such a quote or bracket.
+func stopsFor(s string, l, p int) valueStops {
+	if l > 0 && s[l-1] == '<' && s[p-1] == '>' {
+		return valueStops{key: l, close: '<'}
+	}
+	return valueStops{key: l, close: -1, query: l > 0 && (s[l-1] == '?' || s[l-1] == '&')}
+}
+
+// closes reports whether c closes what the key stands in.
+func (st *valueStops) closes(s string, c byte) bool {
+	if st.close < 0 {
+		st.close = int(enclosing(s, st.key))
+	}
+	return int(c) == st.close
+}
+
+// maxEnclosing is how far back before a key its enclosing quote or
+// bracket is looked for, on its line.
+const maxEnclosing = 256
+
+// enclosing returns the byte that closes the quote or bracket open at l,
+// the nearest one on its line: a bracket not closed before l, or a quote
+// that l is after an odd number of (an apostrophe between letters, as in
+// "don't", is none); markdown emphasis right before the key closes with
+// *. 0 if none is open.
+func enclosing(s string, l int) byte {
+	if l > 0 && s[l-1] == '*' {
+		return '*'
+	}
+	lo := max(0, l-maxEnclosing)
+	if nl := strings.LastIndexByte(s[lo:l], '\n'); nl >= 0 {
+		lo += nl + 1
+	}
+	const brackets, closers = "([{", ")]}"
+	var depth [3]int
+	var count, last [3]int
+	open, at := byte(0), -1
+	for i := l - 1; i >= lo; i-- {
+		c := s[i]
+		if k := strings.IndexByte(closers, c); k >= 0 {
+			depth[k]++
+		} else if k := strings.IndexByte(brackets, c); k >= 0 {
+			if depth[k] > 0 {
+				depth[k]--
+			} else if at < 0 {
+				open, at = closers[k], i
+			}
+		} else if k := strings.IndexByte("\"'`", c); k >= 0 && !(c == '\'' && apostrophe(s, i)) {
+			if count[k] == 0 {
+				last[k] = i
+			}
+			count[k]++
+		}
+	}
+	for k, c := range []byte("\"'`") {
+		if count[k]%2 == 1 && last[k] > at {
+			open, at = c, last[k]
+		}
+	}
+	return open
+}
+
+// apostrophe reports whether the ' at i stands between letters (don't,
+// it's), not as a quote.
+func apostrophe(s string, i int) bool {
+	return i > 0 && i+1 < len(s) && alpha[s[i-1]] && alpha[s[i+1]]
+}
+
+// valueEnd returns where an unquoted value that starts at p ends: at
+// whitespace, a control character or non-ASCII punctuation (a closing
+// “, a fullwidth comma), an escape sequence shown as text (\n, \"),
+// what stops says, or a separator (& ; ,) before the next key=value of a
+// query or connection string. Anything else, the symbols a password
+// holds, is part of it. The result is past maxValue if the value is.
+func valueEnd(s string, p int, stops valueStops) int {
+	const closers = "\"'`)]}*<"
+	limit := min(len(s), p+maxValue+1)
+	for i := p; i < limit; i++ {
+		switch c := s[i]; {
+		case c <= ' ' || c == 0x7f:
+			return i
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError || unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.Is(unicode.Sm, r) {
+				return i // (＝ is a math symbol)
+			}
+			i += n - 1
+		case c == '=' || c == ':':
+			if k := secretKeyBefore(s, p, i); k > p {
+				return k
+			}
+		case strings.IndexByte(closers, c) >= 0 && stops.closes(s, c):
+			return i
+		case c == '<':
+			if i+1 < len(s) && (s[i+1] == '/' || alpha[s[i+1]]) {
+				return i // a tag: <password>x</password>, x<br>
+			}
+		case c == '\\':
+			if i+1 < len(s) && strings.IndexByte(`nrt"'\`, s[i+1]) >= 0 {
+				return i
+			}
+		case c == '&' || c == '#':
+			if stops.query || c == '&' && assignmentAt(s, i+1) {
+				return i
+			}
+		case c == ';' || c == ',':
+			if assignmentAt(s, i+1) {
+				return i
+			}
+		}
+	}
+	return limit
+}
+
+// secretKeyBefore returns where the key of an assignment starts when the
+// = or : at i, inside the value that starts at p, ends a key that holds
+// a secret word (x!password=y): another assignment, read from its own
+// key. Ending the value there keeps the work linear in the string: no
+// value is read again from each key inside it. It returns -1 otherwise.
+func secretKeyBefore(s string, p, i int) int {
+	k := i
+	for k > p && identChars[s[k-1]] && i-k < maxIdent {
+		k--
+	}
+	if k == p || k == i || identChars[s[k-1]] {
+		return -1
+	}
+	for j := k; j+3 <= i; j++ {
+		for _, w := range assignmentWords {
+			if hasFoldPrefix(s[j:i], w) {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// assignmentWords are the keywords matchAssignment is registered for,
+// bar pw, whose short form a value holds by chance.
+var assignmentWords = []string{"key", "token", "secret", "pass", "pwd", "cred", "auth"}
+
+// assignmentAt reports whether a key=value starts at i (page=2,
+// Encrypt=true): what follows a separator that ends the value before it.
+// A value's base64 padding (abc=) is none: a value must follow the =.
+func assignmentAt(s string, i int) bool {
+	e := runMax(s, i, identChars, maxIdent+1)
+	return e > i && e-i <= maxIdent && e+1 < len(s) && s[e] == '=' && s[e+1] > ' ' && s[e+1] != '='
 }
 
 // passwordValue reports whether v, given to a key that names a password,
 // is one: not a placeholder, a name or an expression, a path or a URL.
 func passwordValue(v string) bool {
-	return len(v) >= minPass && len(v) <= 256 && !onlyWordish(v) && !placeholder(v) && !pathOrURL(v)
+	return len(v) >= minPass && len(v) <= 256 && !onlyWordish(v) && !expression(v) && !placeholder(v) && !pathOrURL(v)
 }
 
 // secretValue reports whether v, given to a key that names a secret, is
 // one, by gitleaks' generic-api-key rule: long enough, not only letters
 // (a digit, or + / = in a long base64 value), and of high entropy.
 func secretValue(v string) bool {
-	if len(v) < minSecret || onlyWordish(v) || placeholder(v) || pathOrURL(v) {
+	if len(v) < minSecret || onlyWordish(v) || expression(v) || placeholder(v) || pathOrURL(v) {
 		return false
 	}
 	if !hasDigit(v) && (len(v) < 20 || !strings.ContainsAny(v, "+/=")) {
 		return false
 	}
-	return entropy(v) > secretBits && !nameLike(v)
+	return entropy(v) > secretBits && !nameLike(v) && !coordinate(v)
 }
+
+// coordinate reports whether v is a package's coordinate, names and
+// versions between colons (io.jsonwebtoken:jjwt-api:0.11.5).
+func coordinate(v string) bool {
+	if !strings.Contains(v, ":") {
+		return false
+	}
+	for part := range strings.SplitSeq(v, ":") {
+		if part == "" || !onlyWordish(part) && run(part, 0, versionChars) < len(part) {
+			return false
+		}
+	}
+	return true
+}
+
+var versionChars = chars(digitChars, ".")
 
 // nameLike reports whether v is a name built of words, such as a cache
 // key, an image tag or an artifact (setup-uv-1-x86_64-unknown-linux-gnu-
@@ -317,7 +498,9 @@ func matchBearer(s string, hit int) (found, bool) {
 
 // matchURLPassword finds the password of scheme://user:password@host,
 // the last @ of the authority ending it (an unescaped @ in a password
-// is common).
+// is common). A password that holds what ends an authority (# / ? ( ) [
+// ], which RFC 3986 wants percent-encoded and people paste as they are)
+// is found by passwordBeyond.
 func matchURLPassword(s string, hit int) (found, bool) {
 	if hit == 0 || !alpha[s[hit-1]] && !digitOrPunct(s[hit-1]) {
 		return found{}, false
@@ -330,20 +513,63 @@ func matchURLPassword(s string, hit int) (found, bool) {
 	if e-a > maxURL {
 		return found{}, false
 	}
+	colon := strings.IndexByte(s[a:e], ':')
 	at := strings.LastIndexByte(s[a:e], '@')
-	if at < 0 || a+at+1 >= e || !alnum[s[a+at+1]] && s[a+at+1] != '[' {
+	if at < 0 || !hostAt(s, a+at+1) {
+		if colon < 0 || e == len(s) || strings.IndexByte("#/?()[]", s[e]) < 0 {
+			return found{}, false
+		}
+		return passwordBeyond(s, a, a+colon, e)
+	}
+	if colon < 0 || colon > at {
 		return found{}, false
 	}
-	colon := strings.IndexByte(s[a:a+at], ':')
-	if colon < 0 {
+	return urlPassword(s, a+colon+1, a+at)
+}
+
+// passwordBeyond finds the password of a URL whose authority s[a:e]
+// ended at one of # / ? ( ) [ ] after user:, c being the colon: the last
+// @ before whitespace or a quote, followed by a host, ends it. A port
+// (host:8080/path@x) is no password.
+func passwordBeyond(s string, a, c, e int) (found, bool) {
+	if run(s, a, userChars) != c || run(s, c+1, digits) == e {
 		return found{}, false
 	}
-	start, end := a+colon+1, a+at
+	w := e
+	for w < len(s) && w-a <= maxURL && !passwordEnd[s[w]] && !strings.HasPrefix(s[w:], "://") {
+		w++ // (another URL's :// ends it too, so that each is read once)
+	}
+	at := strings.LastIndexByte(s[e:w], '@')
+	if at < 0 || !hostAt(s, e+at+1) {
+		return found{}, false
+	}
+	return urlPassword(s, c+1, e+at)
+}
+
+// hostAt reports whether a URL's host starts at i: a name or an address
+// ([::1]), then its end, a port, a path, a query or a fragment.
+func hostAt(s string, i int) bool {
+	if i < len(s) && s[i] == '[' {
+		return true
+	}
+	h := run(s, i, hostChars)
+	return h > i && alnum[s[i]] && (h == len(s) || s[h] != '@' && !isAlnum(s[h]))
+}
+
+func urlPassword(s string, start, end int) (found, bool) {
 	if pw := s[start:end]; len(pw) < 3 || placeholder(pw) {
 		return found{}, false
 	}
 	return found{Finding{start, end, "password"}, context}, true
 }
+
+var (
+	// userChars make up a URL's user name.
+	userChars = chars(alnumChars, "._~%+-")
+	hostChars = chars(alnumChars, ".-_")
+	// passwordEnd ends a password pasted into a URL as it is.
+	passwordEnd = chars(" \t\r\n\x00\"'`<>\\")
+)
 
 // digitOrPunct reports whether c may end a URL scheme (mongodb+srv,
 // git+ssh, s3).

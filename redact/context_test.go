@@ -104,3 +104,101 @@ func TestTypographicQuotes(t *testing.T) {
 		}
 	}
 }
+
+// TestValueToItsEnd: an unquoted value runs to the next whitespace, or
+// to what closes the quote or bracket opened before its key, or to the
+// next key=value of a query or connection string, so that no part of a
+// password with symbols in it is shown.
+func TestValueToItsEnd(t *testing.T) {
+	f := fakecred.New(22)
+	a, b := f.Str(fakecred.Alnum, 5), f.Str(fakecred.Alnum, 5)+"!q7Z"
+	tok := f.Str(fakecred.B64URL, 40)
+	P := R("password")
+	runContextCases(t, []contextCase{
+		{"ampersand at the end", "DB_PASSWORD=" + a + b + "&q7Zr", "DB_PASSWORD=" + P},
+		{"ampersand inside", "password=" + a + "&" + b, "password=" + P},
+		{"ampersand first", "password=&" + a + b, "password=" + P},
+		{"comma", "password=" + a + "," + b, "password=" + P},
+		{"semicolon", "password=" + a + ";" + b, "password=" + P},
+		{"parentheses", "password=(" + a + b + ")", "password=(" + P + ")"},
+		{"apostrophe", "password=" + a + "'" + b, "password=" + P},
+		{"double quote", "password=" + a + `"` + b, "password=" + P},
+		{"colon", "password=" + a + ":" + b, "password=" + P},
+		{"braces", "password=" + a + "{w}" + b, "password=" + P},
+		{"brackets", "password=" + a + "[w]" + b, "password=" + P},
+		{"backslash", `password=` + a + `\` + b, `password=` + P},
+		{"pipe", "password=" + a + "|" + b, "password=" + P},
+		{"then prose", "password=" + a + "&" + b + " and more", "password=" + P + " and more"},
+		{"sentence end", "the password=" + a + b + ". Then", "the password=" + P + ". Then"},
+		{"comma in prose", "password: " + a + b + ", and then", "password: " + P + ", and then"},
+		{"call", "connect(password=" + a + b + ").close()", "connect(password=" + P + ").close()"},
+		{"call, last argument", "login(user, password=" + a + b + ")", "login(user, password=" + P + ")"},
+		{"in a list", "[password=" + a + b + "]", "[password=" + P + "]"},
+		{"in quotes", "echo 'PASSWORD=" + a + b + "' > .env", "echo 'PASSWORD=" + P + "' > .env"},
+		{"in double quotes", `env: ["PASSWORD=` + a + b + `"]`, `env: ["PASSWORD=` + P + `"]`},
+		{"in escaped quotes", `{\"cmd\": \"PASSWORD=` + a + b + `\"}`, `{\"cmd\": \"PASSWORD=` + P + `\"}`},
+		{"in backticks", "run `PASSWORD=" + a + b + "` first", "run `PASSWORD=" + P + "` first"},
+		{"in curly quotes", "“PASSWORD=" + a + b + "” it said", "“PASSWORD=" + P + "” it said"},
+		{"escaped newline", `PASSWORD=` + a + b + `\nNEXT=1`, `PASSWORD=` + P + `\nNEXT=1`},
+		{"query string", "https://x.example/v1?api_key=" + tok + "&page=2", "https://x.example/v1?api_key=" + R("secret") + "&page=2"},
+		{"query fragment", "https://x.example/v1?api_key=" + tok + "#top", "https://x.example/v1?api_key=" + R("secret") + "#top"},
+		{"connection string", "Server=db;User Id=app;Password=" + a + b + ";Encrypt=true;",
+			"Server=db;User Id=app;Password=" + P + ";Encrypt=true;"},
+		{"next assignment", "password=" + a + b + "&user=bob", "password=" + P + "&user=bob"},
+		{"markdown bold", "**password=" + a + b + "**", "**password=" + P + "**"},
+		{"fullwidth comma", "password=" + a + b + "，然后", "password=" + P + "，然后"},
+		{"non-ASCII letters", "password=" + a + "é" + b, "password=" + P},
+		{"xml", "<password>" + a + "&amp;" + b + "</password>", "<password>" + P + "</password>"},
+	})
+	// Code is no value, and what follows a value stays.
+	for _, in := range []string{
+		`password = os.environ["DB_PASSWORD"]`,
+		"q_pass = roi_q.reindex(ids.astype(int)).fillna(0.0).to_numpy() >= 0.5",
+		"fn check(password: &serde_json::Value, token: &str)",
+		"password: Option<String>,",
+		"let key = &args[1];",
+		"auto key = std::make_pair(a, b);",
+		"password: process.env.DB_PASSWORD!,",
+		"implementation 'io.jsonwebtoken:jjwt-api:0.11.5'",
+		`print(f"token={token}")`,
+		"sorted(items, key=lambda x: x[0])",
+		`"keyColor": SERVICE_NAME=green`,
+	} {
+		if got := redact.Builtin().Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q, want it kept", in, got)
+		}
+	}
+}
+
+// TestURLPasswordWithSymbols: the password of scheme://user:password@host
+// is found when it holds # / ? ( ) [ ], which end a URL's authority.
+func TestURLPasswordWithSymbols(t *testing.T) {
+	f := fakecred.New(23)
+	a, b := f.Str(fakecred.Alnum, 4), f.Str(fakecred.Alnum, 5)
+	P := R("password")
+	runContextCases(t, []contextCase{
+		{"hash", "the DB is postgres://app:" + a + "#" + b + "@db.internal/prod and more",
+			"the DB is postgres://app:" + P + "@db.internal/prod and more"},
+		{"slash", "postgres://app:" + a + "/" + b + "@db", "postgres://app:" + P + "@db"},
+		{"question mark", "postgres://app:" + a + "?" + b + "@db:5432/x", "postgres://app:" + P + "@db:5432/x"},
+		{"parentheses", "postgres://app:" + a + "(" + b + ")x@db", "postgres://app:" + P + "@db"},
+		{"bracket", "postgres://app:" + a + "]" + b + "@db", "postgres://app:" + P + "@db"},
+		{"at and hash", "mysql://root:" + a + "@#" + b + "@db/x", "mysql://root:" + P + "@db/x"},
+		{"empty user", "redis://:" + a + "/" + b + "@cache:6379", "redis://:" + P + "@cache:6379"},
+		{"in quotes", `DATABASE_URL="postgres://app:` + a + "#" + b + `@db/x"`, `DATABASE_URL="postgres://app:` + P + `@db/x"`},
+	})
+	for _, in := range []string{
+		"http://localhost:8080/users/@me",
+		"https://example.com:443/a?email=bob@example.com",
+		"https://example.com/wiki/Special:Search@x",
+		"https://registry.npmjs.org/@scope%2fpkg",
+		"git+ssh://git@github.com:org/repo.git",
+		"https://cdn.example.com/npm/pkg@1.2.3/dist",
+		"see https://a.example/x:y and mail bob@example.com",
+		"http://host:3000?next=/a@b",
+	} {
+		if got := redact.Builtin().Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q, want it kept", in, got)
+		}
+	}
+}

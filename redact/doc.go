@@ -43,13 +43,26 @@
 //
 // Contexts, where only the secret part is replaced and the rest is kept:
 // the password of a URL or connection string (scheme://user:[redacted:
-// password]@host), of curl's -u user:password, the credentials of an
+// password]@host; one that holds # / ? ( ) [ ], which end a URL's
+// authority, runs to the last @ before whitespace that a host follows,
+// unless it is a port, host:8080/path@x), of curl's -u user:password, the credentials of an
 // Authorization header (Bearer, Basic, token or bare, in curl -H '…', in
 // JSON and in plain text), a Bearer token anywhere, and the value of an
 // assignment whose key names a secret: KEY=value, "token": "value",
 // password: value, --api-key value, <password>value</password>, with
 // the value in straight, escaped or typographic quotes (“…”, ‘…’, „…“,
-// «…», 「…」, ＂…＂) and = or : also fullwidth (＝, ：). A key
+// «…», 「…」, ＂…＂) and = or : also fullwidth (＝, ：). An unquoted
+// value runs to the next whitespace, so that no part of a password with
+// symbols in it is shown, unless before it come: what closes the quote or
+// bracket the key stands in (f(password=x), 'PASSWORD=x', ["K=x"], the
+// </ of <key>x</key>), the & or # of a URL's query, a separator (& ; ,)
+// before the next key=value (Password=x;Encrypt=true) or another key that
+// names a secret with its = or :; non-ASCII punctuation or an escape
+// shown as text (\n, \"). Sentence punctuation (. , ; :) at its end is
+// the sentence's, and brackets around it whole, password=(x), are kept.
+// A value that is code is none: a name called, indexed, qualified or
+// referenced (os.environ["PW"], roi_q.reindex(…), &serde_json::Value,
+// Option<String>), or a package's coordinate (group:artifact:1.2.3). A key
 // names a secret when one of its words (split at _ . - and camelCase, in
 // any case; PassWord is one word) is key, token, secret, password, passwd,
 // passwort, pwd, pw, pass, passphrase, auth, credential(s), creds or a

@@ -39,16 +39,13 @@ var (
 	b64url   = chars(alnumChars, "-_")
 	word     = chars(alnumChars, "_")
 	digits   = chars(digitChars)
+	// wordish make up a name or a dotted expression: process.env.TOKEN.
+	wordish = chars(upperChars, lowerChars, "_.-")
 	// identChars make up a key's name: FOO_BAR, foo.bar, x-api-key.
 	identChars = chars(alnumChars, "_.-")
 	// token68 is RFC 7235's alphabet for an Authorization header's
 	// credentials.
 	token68 = chars(alnumChars, "-._~+/=")
-	// valueChars make up an unquoted value: everything a password may
-	// hold but whitespace, quotes, brackets and the separators of the
-	// syntaxes a value sits in (&, ;, ,, :, |, \, and = but as base64's
-	// padding at the end, so that a=b=c is not read again from each key).
-	valueChars = chars(alnumChars, "_.+/~!@#$%^*-?")
 	// urlAuthorityEnd ends the authority of a URL; a password in one
 	// holds none of these (RFC 3986 wants them percent-encoded).
 	urlAuthorityEnd = chars(" \t\r\n\x00/?#\"'`<>\\[]{}()|")
@@ -107,13 +104,28 @@ func hasUpper(s string) bool { return strings.ContainsAny(s, upperChars) }
 // onlyWordish reports whether s holds nothing but letters and _ . -: a
 // name, a word or a dotted expression (process.env.TOKEN), never a secret
 // (gitleaks' generic-api-key allowlists the same).
-func onlyWordish(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !alpha[c] && c != '_' && c != '.' && c != '-' {
-			return false
-		}
+func onlyWordish(s string) bool { return run(s, 0, wordish) == len(s) }
+
+// expression reports whether a value is code rather than a literal: a
+// name, referenced (&config, *ptr), called, indexed, qualified or
+// asserted (roi_q.reindex(…), os.environ["PW"], &serde_json::Value,
+// Vec<u8>, process.env.PW!).
+func expression(v string) bool {
+	ref := v != "" && (v[0] == '&' || v[0] == '*')
+	if ref {
+		v = v[1:]
 	}
-	return true
+	e := run(v, 0, wordish)
+	if e == 0 || !alpha[v[0]] && v[0] != '_' {
+		return false
+	}
+	switch rest := v[e:]; {
+	case rest == "":
+		return ref
+	case rest == "!" || rest == "?":
+		return true // TypeScript's process.env.DB_PASSWORD!
+	}
+	return strings.IndexByte("([<", v[e]) >= 0 || strings.HasPrefix(v[e:], "::")
 }
 
 // stopwords in a value mark it as an example or a placeholder where they
