@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,6 +31,131 @@ func init() {
 	register("bearer", one(matchBearer))
 	register("://", one(matchURLPassword))
 	register("curl", matchCurlUsers)
+	for _, t := range tools {
+		register(t.keyword(), matchToolPassword)
+	}
+}
+
+// A tool is a command that takes a password after a flag.
+type tool struct {
+	name     string   // the command
+	sub      string   // a word that must follow it (docker login), or ""
+	flags    []string // the flags the password follows
+	attached bool     // the password follows the flag only without a blank (mysql -pX; -p alone asks)
+	kind     string
+}
+
+// keyword is what the tool is looked for by: its name, with its
+// subcommand when the name is shorter than a keyword.
+func (t tool) keyword() string {
+	if len(t.name) < 3 {
+		return t.name + " " + t.sub
+	}
+	return t.name
+}
+
+// tools are the commands whose password flags are common in a session's
+// commands and in the instructions it reads.
+var tools = func() []tool {
+	ts := []tool{
+		{name: "sshpass", flags: []string{"-p"}},
+		{name: "redis-cli", flags: []string{"-a"}},
+		{name: "security", flags: []string{"-w"}}, // macOS add-generic-password, add-internet-password
+		{name: "sqlcmd", flags: []string{"-P"}},
+		{name: "gh", sub: "secret", flags: []string{"--body", "-b"}, kind: "secret"},
+		{name: "az", sub: "login", flags: []string{"-p"}},
+	}
+	for _, n := range []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mariadb", "mariadb-dump"} {
+		ts = append(ts, tool{name: n, flags: []string{"-p"}, attached: true})
+	}
+	for _, n := range []string{"docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras"} {
+		ts = append(ts, tool{name: n, sub: "login", flags: []string{"-p"}})
+	}
+	for _, n := range []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd", "ldapcompare"} {
+		ts = append(ts, tool{name: n, flags: []string{"-w"}})
+	}
+	for _, n := range []string{"mongosh", "mongo", "mongodump", "mongorestore", "mongoexport", "mongoimport"} {
+		ts = append(ts, tool{name: n, flags: []string{"-p"}})
+	}
+	for i := range ts {
+		if ts[i].kind == "" {
+			ts[i].kind = "password"
+		}
+	}
+	return ts
+}()
+
+var toolChars = chars(alnumChars, "-_")
+
+// matchToolPassword finds the password after a tool's flag, looked for
+// along its command (through backslash-continued lines, up to && || | ;).
+func matchToolPassword(s string, hit, from int) (found, int, bool) {
+	if !boundaryBefore(s, hit) || hit > 0 && s[hit-1] == '-' {
+		return found{}, 0, false
+	}
+	e := run(s, hit, toolChars)
+	t, ok := toolNamed(s[hit:e])
+	if !ok {
+		return found{}, 0, false
+	}
+	line := s[:commandEnd(s, e, min(len(s), e+maxLine))]
+	if i := strings.IndexAny(line[e:], "|;&"); i >= 0 {
+		line = line[:e+i]
+	}
+	p := max(from, e)
+	if t.sub != "" && !hasWord(line[e:]+" ", t.sub) {
+		return found{}, 0, false
+	}
+	for p < len(line) {
+		i := strings.IndexByte(line[p:], '-')
+		if i < 0 {
+			break
+		}
+		p += i
+		if f, ok := toolFlag(s, line, p, t); ok {
+			return f, f.End, true
+		}
+		p = run(line, p, toolChars)
+	}
+	return found{}, 0, false
+}
+
+func toolNamed(name string) (tool, bool) {
+	for _, t := range tools {
+		if t.name == name {
+			return t, true
+		}
+	}
+	return tool{}, false
+}
+
+// toolFlag reads the password of t's flag that starts at p, if one does.
+func toolFlag(s, line string, p int, t tool) (found, bool) {
+	if c := line[p-1]; c != ' ' && c != '\t' && c != '\n' {
+		return found{}, false
+	}
+	for _, flag := range t.flags {
+		if !strings.HasPrefix(line[p:], flag) {
+			continue
+		}
+		q := p + len(flag)
+		if q == len(line) || line[q] == '=' || toolChars[line[q]] && strings.HasPrefix(flag, "--") {
+			continue // --body-file, or a flag this is a prefix of
+		}
+		blank := line[q] == ' ' || line[q] == '\t'
+		if blank && t.attached {
+			continue
+		}
+		if blank {
+			q = skipBlanks(line, q, 4)
+		}
+		start, end, ok := value(line, p, q)
+		if !ok || line[start] == '-' || !passwordValue(line[start:end]) {
+			return found{}, false
+		}
+		return found{Finding{start, end, t.kind}, context}, true
+	}
+	return found{}, false
 }
 
 // matchAssignment finds the value assigned to a key that names a secret,
@@ -46,28 +172,54 @@ func matchAssignment(s string, hit int) (found, bool) {
 	if l > 0 && identChars[s[l-1]] || r-l > maxIdent || strings.HasSuffix(s[:l], "://") {
 		return found{}, false // a URL's user name: matchURLPassword's
 	}
-	p, ok := operator(s, l, r)
+	p, form, ok := operator(s, l, r)
 	if !ok {
 		return found{}, false
 	}
-	kind, ok := classify(proseWord(s, l), s[l:r])
-	if !ok {
+	start, end, ok := 0, 0, false
+	if form != assigned {
+		// Without an operator, most keys are words of prose ("the key
+		// point"): the next word must look like a value before the key's
+		// name is read.
+		start, end, ok = value(s, l, p)
+		if !ok || end-start < minPass || onlyWordish(s[start:end]) || form == listed && !cellEnds(s, end) {
+			return found{}, false
+		}
+	}
+	kind, word, ok := classify(proseWord(s, l), s[l:r])
+	if !ok || form != assigned && (!labelWord(word) || kind == "authorization") {
 		return found{}, false
 	}
 	if kind == "authorization" {
 		return headerValue(s, p)
 	}
-	start, end, ok := value(s, l, p)
-	if !ok {
-		return found{}, false
+	if form == assigned {
+		if start, end, ok = value(s, l, p); !ok {
+			return found{}, false
+		}
 	}
-	if v := s[start:end]; !validValue(kind, v) {
-		if kind != "AWS secret access key" || !validValue("secret", v) {
+	judge := validValue
+	if form == spaced {
+		judge = shapedValue
+	}
+	if v := s[start:end]; !judge(kind, v) {
+		if kind != "AWS secret access key" || !judge("secret", v) {
 			return found{}, false
 		}
 		kind = "secret"
 	}
 	return found{Finding{start, end, kind}, context}, true
+}
+
+// cellEnds reports whether a value that ends at e is all of what follows
+// its key in a table cell, a tab-separated line or a .netrc line: its
+// closing quote, blanks, then the cell's | or the line's end.
+func cellEnds(s string, e int) bool {
+	if n, _ := quoteAt(s, e); n > 0 {
+		e += n
+	}
+	e = skipBlanks(s, e, 8)
+	return e == len(s) || s[e] == '|' || s[e] == '\n' || s[e] == '\r' || s[e] == '\t'
 }
 
 // validValue reports whether v is a secret of kind given to a key.
@@ -81,41 +233,183 @@ func validValue(kind, v string) bool {
 	return secretValue(v)
 }
 
+// A form is how an assignment's key and value are joined, which says how
+// sure it is that a value follows the key.
+type form uint8
+
+const (
+	assigned form = iota // = : := => ?= <key>, --flag value: the operator says so
+	listed               // a table's next cell, a tab, a .netrc line: the layout says so
+	spaced               // a blank or a dash: only the value's shape can say so
+)
+
 // operator finds the assignment after the key s[l:r] (its closing quote,
 // markdown emphasis and blanks allowed around it) and returns where the
-// value may start: = : := => ?=, a space after a --flag, > after <key.
-func operator(s string, l, r int) (int, bool) {
+// value may start, and its form: = : := => ?= (also fullwidth), > after
+// <key, a blank after a --flag; the | of a table's cell, a tab, a blank
+// in a .netrc line; a blank or a dash otherwise.
+func operator(s string, l, r int) (int, form, bool) {
 	p := skipQuote(s, r)
 	p = skipEmphasis(s, p)
+	b := p
 	p = skipBlanks(s, p, 4)
 	rest := s[p:]
 	if strings.HasPrefix(rest, "＝") || strings.HasPrefix(rest, "：") {
 		// A fullwidth = or :, as a CJK input method types them.
 		p = skipEmphasis(s, p+len("＝"))
-		return skipBlanks(s, p, 8), true
+		return skipBlanks(s, p, 8), assigned, true
 	}
 	switch {
 	case strings.HasPrefix(rest, ":="), strings.HasPrefix(rest, "=>"), strings.HasPrefix(rest, "?="):
 		p += 2
 	case strings.HasPrefix(rest, "="):
 		if strings.HasPrefix(rest, "==") || strings.HasPrefix(rest, "=~") {
-			return 0, false
+			return 0, 0, false
 		}
 		p++
 	case strings.HasPrefix(rest, ":"):
 		if strings.HasPrefix(rest, "::") || strings.HasPrefix(rest, "://") {
-			return 0, false
+			return 0, 0, false
 		}
 		p++
 	case strings.HasPrefix(rest, ">") && l > 0 && s[l-1] == '<':
-		return p + 1, true // <password>value</password>
-	case strings.HasPrefix(s[l:r], "--") && p > r && p < len(s) && s[p-1] == ' ':
-		return p, true // --api-key value
+		return p + 1, assigned, true // <password>value</password>
+	case p == b || p == len(s):
+		return 0, 0, false
+	case strings.HasPrefix(s[l:r], "--") && s[p-1] == ' ':
+		return p, assigned, true // --api-key value
 	default:
-		return 0, false
+		return blankOperator(s, l, b, p)
 	}
 	p = skipEmphasis(s, p)
-	return skipBlanks(s, p, 8), true
+	return skipBlanks(s, p, 8), assigned, true
+}
+
+// blankOperator reads what joins a key that starts at l to its value
+// when only blanks, s[b:p], follow the key: a table's |, a tab, a
+// .netrc line's blank (listed), or a dash or a blank (spaced).
+func blankOperator(s string, l, b, p int) (int, form, bool) {
+	switch {
+	case s[p] == '|':
+		if !cellStarts(s, l) {
+			return 0, 0, false
+		}
+		return skipBlanks(s, p+1, 8), listed, true
+	case strings.IndexByte(s[b:p], '\t') >= 0:
+		return p, listed, true
+	}
+	for _, dash := range []string{"- ", "– ", "— "} {
+		if strings.HasPrefix(s[p:], dash) {
+			return skipBlanks(s, p+len(dash), 4), spaced, true
+		}
+	}
+	if netrc(s, l) {
+		return p, listed, true
+	}
+	return p, spaced, true
+}
+
+// cellStarts reports whether the key that starts at l ends a table's
+// cell: between it and the | before it (or the line's start) are only
+// the words of a label (DB password, **Token**).
+func cellStarts(s string, l int) bool {
+	i := l
+	for i > 0 && l-i < maxIdent && labelChars[s[i-1]] {
+		i--
+	}
+	return i == 0 || s[i-1] == '|' || s[i-1] == '\n'
+}
+
+var labelChars = chars(alnumChars, " _-.*")
+
+// netrc reports whether the key that starts at l is on a .netrc line
+// (machine host login user password value).
+func netrc(s string, l int) bool {
+	line := s[max(0, l-maxEnclosing):l]
+	if nl := strings.LastIndexByte(line, '\n'); nl >= 0 {
+		line = line[nl+1:]
+	}
+	return hasWord(line, "machine") || hasWord(line, "login")
+}
+
+// hasWord reports whether w is a word of line, between blanks or its
+// ends.
+func hasWord(line, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(line[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		e := j + len(w)
+		if (j == 0 || line[j-1] == ' ') && e < len(line) && line[e] == ' ' {
+			return true
+		}
+		i = e
+	}
+}
+
+// shapedValue reports whether v, after a key and only a blank or a
+// dash, is a secret of kind by its shape alone, as "password field" is
+// not: a secret by gitleaks' rule, or a password of 8 bytes or more with
+// three of lower-case letters, capitals, digits and symbols; never a
+// flag, hex (a commit's hash, a UUID, 0xdeadbeef), a version or a
+// constant's name.
+func shapedValue(kind, v string) bool {
+	if v[0] == '-' || run(v, 0, hexDash) == len(v) || version(v) || constant(v) {
+		return false
+	}
+	if h := strings.TrimPrefix(v, "0x"); run(h, 0, hexDash) == len(h) {
+		return false
+	}
+	if kind == "password" {
+		return len(v) >= 8 && classes(v) >= 3 && entropy(v) > 3 && passwordValue(v) && !nameLike(v)
+	}
+	return hasDigit(v) && validValue(kind, v) && !nameLike(v)
+}
+
+// version reports whether v starts as a version does (1:4.8.1-2ubuntu2,
+// 6.3-2, v1.2.3-beta).
+func version(v string) bool {
+	v = strings.TrimPrefix(strings.TrimPrefix(v, "v"), "V")
+	d := run(v, 0, digits)
+	return d > 0 && d+1 < len(v) && (v[d] == '.' || v[d] == ':') && digits[v[d+1]]
+}
+
+// constant reports whether v is the name of a constant or a variable
+// (TOKEN_NAME_V2): capitals, digits and underscores.
+func constant(v string) bool {
+	return strings.IndexByte(v, '_') >= 0 && run(v, 0, constChars) == len(v)
+}
+
+var constChars = chars(upperChars, digitChars, "_")
+
+var hexDash = chars(digitChars, "abcdefABCDEF-")
+
+// classes counts the classes of bytes in v: lower-case letters,
+// capitals, digits, and symbols other than the - _ . that join the words
+// of a name (server02-ipmi is of two).
+func classes(v string) int {
+	var has [4]bool
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isLowerByte(c):
+			has[0] = true
+		case isUpperByte(c):
+			has[1] = true
+		case '0' <= c && c <= '9':
+			has[2] = true
+		case c != '-' && c != '_' && c != '.':
+			has[3] = true
+		}
+	}
+	n := 0
+	for _, h := range has {
+		if h {
+			n++
+		}
+	}
+	return n
 }
 
 // A quote is an opening quote and the quotes that close it.
@@ -677,7 +971,7 @@ func proseWord(s string, l int) string {
 // words (split at _ . - and camelCase, after the word of prose before it)
 // hold a secret word not followed by one saying it is not the secret
 // itself, nor preceded by one saying the same.
-func classify(prose, ident string) (kind string, ok bool) {
+func classify(prose, ident string) (kind, word string, ok bool) {
 	var buf [12]string
 	words := buf[:0]
 	if prose != "" {
@@ -691,37 +985,44 @@ func classify(prose, ident string) (kind string, ok bool) {
 		}
 	}
 	if k < 0 {
-		return "", false
+		return "", "", false
 	}
 	for _, w := range words[k+1:] {
 		if notSecretAfter[w] {
-			return "", false
+			return "", "", false
 		}
 	}
 	w := words[k]
 	if k > 0 && (w == "key" || w == "token" || w == "auth") && notSecretBefore[words[k-1]] {
-		return "", false
+		return "", "", false
 	}
 	switch {
 	case w == "authorization" || strings.HasSuffix(w, "authorization"):
-		return "authorization", true
+		return "authorization", w, true
 	case w == "pass" || w == "pwd" || w == "pw" || strings.HasSuffix(w, "password") || strings.HasSuffix(w, "passwd") ||
 		strings.HasSuffix(w, "passwort") || strings.HasSuffix(w, "passphrase"):
-		return "password", true
+		return "password", w, true
 	case awsSecret(words):
-		return "AWS secret access key", true
+		return "AWS secret access key", w, true
 	}
-	return "secret", true
+	return "secret", w, true
 }
 
+// labelWord reports whether the secret word of a key names a secret
+// also as a label in a table or in prose, with no operator after it:
+// pass (first-pass, "or pass X on the command line") and auth are verbs
+// and prefixes there.
+func labelWord(w string) bool { return w != "pass" && w != "auth" }
+
 func awsSecret(words []string) bool {
-	aws, secret, joined := false, false, ""
+	var buf [maxIdent * 2]byte // the words joined, on the stack
+	aws, secret, joined := false, false, buf[:0]
 	for _, w := range words {
 		aws = aws || w == "aws"
 		secret = secret || strings.Contains(w, "secret")
-		joined += w
+		joined = append(joined, w...)
 	}
-	return aws && secret || strings.Contains(joined, "secretaccesskey")
+	return aws && secret || bytes.Contains(joined, []byte("secretaccesskey"))
 }
 
 // secretWord reports whether a word of a key's name names a secret: a

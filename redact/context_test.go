@@ -202,3 +202,87 @@ func TestURLPasswordWithSymbols(t *testing.T) {
 		}
 	}
 }
+
+// TestKeySpaceValue: a key followed by a blank and then its value is an
+// assignment where something shows that the next word is a value: its
+// shape (a password of mixed classes, a high-entropy secret), a table
+// cell or a tab, a .netrc line, or a command that takes a password after
+// a flag. A key followed by an ordinary word is English.
+func TestKeySpaceValue(t *testing.T) {
+	f := fakecred.New(24)
+	pw := f.Str(fakecred.Alnum, 7) + "!q7Z"
+	aws := f.Str(fakecred.B64, 40)
+	tok := f.Str(fakecred.Alnum, 36)
+	P, S := R("password"), R("secret")
+	runContextCases(t, []contextCase{
+		{"aws configure", "ran `aws configure set aws_secret_access_key " + aws + "`",
+			"ran `aws configure set aws_secret_access_key " + R("AWS secret access key") + "`"},
+		{"npm config", "ran `npm config set //registry.npmjs.org/:_authToken " + tok + "`",
+			"ran `npm config set //registry.npmjs.org/:_authToken " + S + "`"},
+		{"table cell", "| DB password | " + pw + " |", "| DB password | " + P + " |"},
+		{"table cell, AWS", "| SecretAccessKey | " + aws + " |", "| SecretAccessKey | " + R("AWS secret access key") + " |"},
+		{"table, later column", "| prod | password | " + pw + " | ok |", "| prod | password | " + P + " | ok |"},
+		{"table, weak password", "| password | hunter22 |", "| password | " + P + " |"},
+		{"gh secret", "gh secret set API_TOKEN --body " + tok, "gh secret set API_TOKEN --body " + S},
+		{"gh secret -b", `gh secret set X -b"` + tok + `"`, `gh secret set X -b"` + S + `"`},
+		{"netrc", "machine github.com login bob password " + pw, "machine github.com login bob password " + P},
+		{"netrc, weak", "machine h login bob password hunter22", "machine h login bob password " + P},
+		{"tab", "Password\t" + pw, "Password\t" + P},
+		{"redis-cli", "redis-cli -a " + pw + " ping", "redis-cli -a " + P + " ping"},
+		{"redis-cli with host", "redis-cli -h cache -p 6379 -a '" + pw + "' ping", "redis-cli -h cache -p 6379 -a '" + P + "' ping"},
+		{"sshpass", "sshpass -p '" + pw + "' ssh host", "sshpass -p '" + P + "' ssh host"},
+		{"sshpass attached", "sshpass -p" + pw + " ssh host", "sshpass -p" + P + " ssh host"},
+		{"docker login", "docker login -u bob -p " + pw, "docker login -u bob -p " + P},
+		{"docker login registry", "docker login registry.example.com -u bob -p " + pw + " && docker push x",
+			"docker login registry.example.com -u bob -p " + P + " && docker push x"},
+		{"mysql", "mysql -u root -p" + pw + " db", "mysql -u root -p" + P + " db"},
+		{"mysqldump", "mysqldump -uroot -p" + pw + " app > dump.sql", "mysqldump -uroot -p" + P + " app > dump.sql"},
+		{"security", "security add-generic-password -a bob -s svc -w " + pw, "security add-generic-password -a bob -s svc -w " + P},
+		{"ldapsearch", "ldapsearch -x -D cn=admin -w " + pw + " -b dc=x", "ldapsearch -x -D cn=admin -w " + P + " -b dc=x"},
+		{"dash label", "API Key - " + tok, "API Key - " + S},
+		{"space, mixed password", "my password " + pw + " works", "my password " + P + " works"},
+		{"space, secret", "the secret " + tok + " is new", "the secret " + S + " is new"},
+		{"set -x", "set -x PASSWORD " + pw, "set -x PASSWORD " + P},
+	})
+	for _, in := range []string{
+		"the password field is required",
+		"password reset link sent",
+		"Password must be 8+ characters",
+		"the password is Hunter",
+		"enter your password twice",
+		"| password | string | required |",
+		"| Password | min 8 chars |",
+		"| token | 4096 |",
+		"password\trequired",
+		"the key " + f.Str(fakecred.Hex, 40) + " of the commit",
+		"the token 3 of 4",
+		"token 2024-01-15T10:00:00Z",
+		"mysql -u root -p db",
+		"mysql -u root -p -h db",
+		"docker run -p 8080:80 nginx",
+		"redis-cli -a $REDIS_PASSWORD ping",
+		"sshpass -p \"$PASS\" ssh host",
+		"security find-generic-password -s svc -w",
+		"gh secret set NAME --body \"$TOKEN\"",
+		"API Key - see the dashboard",
+		"ssh -p 2222 host",
+		"gh pr view -b main",
+		"--password-stdin < pw.txt",
+		"set the secret MY_SECRET_2 in GitHub",
+		"the token TOKEN_NAME_V2_PROD",
+		"token 0xDEADBEEF12345678",
+		"password v1.2.3-Beta",
+		"Retrieving passwd 1:4.8.1-2ubuntu2",
+		"# 192.168.1.100 admin password server02-ipmi",
+		"[Key technologies/libraries]",
+		"| F1 | first-pass-done | `data/sessions/25_G1_review_gui/` |",
+		"or pass `TOOL_HOME=/opt/x` on the command line",
+		"rotate key k8s-prod-01",
+		"password manager 1Password7",
+		"The key point: a token is passed to the author's secret santa.",
+	} {
+		if got := redact.Builtin().Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q, want it kept", in, got)
+		}
+	}
+}

@@ -62,7 +62,28 @@
 // the sentence's, and brackets around it whole, password=(x), are kept.
 // A value that is code is none: a name called, indexed, qualified or
 // referenced (os.environ["PW"], roi_q.reindex(…), &serde_json::Value,
-// Option<String>), or a package's coordinate (group:artifact:1.2.3). A key
+// Option<String>), or a package's coordinate (group:artifact:1.2.3).
+//
+// A key followed by no operator, only a blank, is an assignment where
+// something says the next word is a value, since "password field" is
+// English: the layout, a table's next cell (| DB password | x |), a tab
+// (Password<TAB>x) or a .netrc line (machine h login u password x), where
+// the value must fill its cell and is judged as after an operator; or its
+// shape alone, after a blank or a dash (aws configure set
+// aws_secret_access_key x, npm config set …:_authToken x, API Key - x):
+// a secret by the rule above that holds a digit, or a password of at
+// least 8 bytes with three of lower-case letters, capitals, digits and
+// symbols (- _ . join names: server02-ipmi is none), never hex (a
+// commit's hash, 0xdeadbeef), a version (1:4.8.1-2ubuntu2), a constant's
+// name (TOKEN_NAME_V2) or a name of lower-case words. Without an operator
+// pass and auth are verbs and prefixes (first-pass, "or pass x"), and
+// name nothing. Commands that take a password after a flag: sshpass -p,
+// redis-cli -a, docker (podman, nerdctl, buildah, skopeo, helm, oras)
+// login -p, mysql (mysqldump, mysqladmin, mariadb…) -pX (only attached:
+// -p alone asks for it), security -w, ldapsearch (ldapadd, ldapmodify…)
+// -w, sqlcmd -P, mongosh (mongo, mongodump…) -p, az login -p and gh
+// secret set --body or -b (a secret), looked for along the command up to
+// && || | or ;. A key
 // names a secret when one of its words (split at _ . - and camelCase, in
 // any case; PassWord is one word) is key, token, secret, password, passwd,
 // passwort, pwd, pw, pass, passphrase, auth, credential(s), creds or a
