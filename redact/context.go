@@ -287,7 +287,8 @@ func operator(s string, l, r int) (int, form, bool) {
 
 // blankOperator reads what joins a key that starts at l to its value
 // when only blanks, s[b:p], follow the key: a table's |, a tab, a
-// .netrc line's blank (listed), or a dash or a blank (spaced).
+// .netrc line's blank (listed), or a dash, "is", "was" or a blank
+// (spaced).
 func blankOperator(s string, l, b, p int) (int, form, bool) {
 	switch {
 	case s[p] == '|':
@@ -305,6 +306,11 @@ func blankOperator(s string, l, b, p int) (int, form, bool) {
 	}
 	if netrc(s, l) {
 		return p, listed, true
+	}
+	for _, verb := range []string{"is ", "was ", "is: "} {
+		if hasFoldPrefix(s[p:], verb) {
+			return skipBlanks(s, p+len(verb), 4), spaced, true // "my password is x"
+		}
 	}
 	return p, spaced, true
 }

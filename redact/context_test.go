@@ -243,6 +243,8 @@ func TestKeySpaceValue(t *testing.T) {
 		{"space, mixed password", "my password " + pw + " works", "my password " + P + " works"},
 		{"space, secret", "the secret " + tok + " is new", "the secret " + S + " is new"},
 		{"set -x", "set -x PASSWORD " + pw, "set -x PASSWORD " + P},
+		{"password is", "My password is " + pw + " ok", "My password is " + P + " ok"},
+		{"token was", "the token was " + tok + ".", "the token was " + S + "."},
 	})
 	for _, in := range []string{
 		"the password field is required",
@@ -280,6 +282,10 @@ func TestKeySpaceValue(t *testing.T) {
 		"rotate key k8s-prod-01",
 		"password manager 1Password7",
 		"The key point: a token is passed to the author's secret santa.",
+		"the password is required",
+		"the password is not-a-secret",
+		"the key is " + f.Str(fakecred.Hex, 40),
+		"the token is TOKEN_NAME_V2",
 	} {
 		if got := redact.Builtin().Redact(in); got != in {
 			t.Errorf("Redact(%q) = %q, want it kept", in, got)

@@ -69,8 +69,9 @@
 // English: the layout, a table's next cell (| DB password | x |), a tab
 // (Password<TAB>x) or a .netrc line (machine h login u password x), where
 // the value must fill its cell and is judged as after an operator; or its
-// shape alone, after a blank or a dash (aws configure set
-// aws_secret_access_key x, npm config set …:_authToken x, API Key - x):
+// shape alone, after a blank, a dash, "is" or "was" (aws configure set
+// aws_secret_access_key x, npm config set …:_authToken x, API Key - x,
+// "my password is x"):
 // a secret by the rule above that holds a digit, or a password of at
 // least 8 bytes with three of lower-case letters, capitals, digits and
 // symbols (- _ . join names: server02-ipmi is none), never hex (a
