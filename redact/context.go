@@ -181,8 +181,17 @@ func matchAssignment(s string, hit int) (found, bool) {
 		// Without an operator, most keys are words of prose ("the key
 		// point"): the next word must look like a value before the key's
 		// name is read.
+		if proseNext(s, p, form) {
+			return found{}, false
+		}
 		start, end, ok = value(s, l, p)
-		if !ok || end-start < minPass || onlyWordish(s[start:end]) || form == listed && !cellEnds(s, end) {
+		if !ok || end-start < minPass || onlyWordish(s[start:end]) {
+			return found{}, false
+		}
+		if form == spaced && netrc(s, l) {
+			form = listed
+		}
+		if form == listed && !cellEnds(s, end) {
 			return found{}, false
 		}
 	}
@@ -209,6 +218,19 @@ func matchAssignment(s string, hit int) (found, bool) {
 		kind = "secret"
 	}
 	return found{Finding{start, end, kind}, context}, true
+}
+
+// proseNext reports whether a word of prose, no value, follows a key at
+// p that no operator follows: the fast way out for "the key point: …".
+func proseNext(s string, p int, f form) bool {
+	w := run(s, p, wordish)
+	switch {
+	case w == p:
+		return false
+	case w == len(s) || s[w] <= ' ' || s[w] == '.' || s[w] == ',':
+		return true
+	}
+	return f == spaced && strings.IndexByte(":;!?)", s[w]) >= 0 && (w+1 == len(s) || s[w+1] <= ' ')
 }
 
 // cellEnds reports whether a value that ends at e is all of what follows
@@ -253,63 +275,80 @@ func operator(s string, l, r int) (int, form, bool) {
 	p = skipEmphasis(s, p)
 	b := p
 	p = skipBlanks(s, p, 4)
-	rest := s[p:]
-	if strings.HasPrefix(rest, "＝") || strings.HasPrefix(rest, "：") {
-		// A fullwidth = or :, as a CJK input method types them.
-		p = skipEmphasis(s, p+len("＝"))
-		return skipBlanks(s, p, 8), assigned, true
-	}
-	switch {
-	case strings.HasPrefix(rest, ":="), strings.HasPrefix(rest, "=>"), strings.HasPrefix(rest, "?="):
-		p += 2
-	case strings.HasPrefix(rest, "="):
-		if strings.HasPrefix(rest, "==") || strings.HasPrefix(rest, "=~") {
-			return 0, 0, false
-		}
-		p++
-	case strings.HasPrefix(rest, ":"):
-		if strings.HasPrefix(rest, "::") || strings.HasPrefix(rest, "://") {
-			return 0, 0, false
-		}
-		p++
-	case strings.HasPrefix(rest, ">") && l > 0 && s[l-1] == '<':
-		return p + 1, assigned, true // <password>value</password>
-	case p == b || p == len(s):
+	if p == len(s) {
 		return 0, 0, false
-	case strings.HasPrefix(s[l:r], "--") && s[p-1] == ' ':
-		return p, assigned, true // --api-key value
+	}
+	next := byte(0)
+	if p+1 < len(s) {
+		next = s[p+1]
+	}
+	switch s[p] {
+	case ':':
+		switch {
+		case next == '=':
+			p++ // :=
+		case next == ':' || strings.HasPrefix(s[p:], "://"):
+			return 0, 0, false // a path (a::b, scheme://)
+		}
+	case '=':
+		switch next {
+		case '>':
+			p++ // =>
+		case '=', '~':
+			return 0, 0, false // a comparison
+		}
+	case '?':
+		if next != '=' {
+			return 0, 0, false
+		}
+		p++ // ?=
+	case '>':
+		if l == 0 || s[l-1] != '<' {
+			return 0, 0, false
+		}
+		return p + 1, assigned, true // <password>value</password>
+	case 0xef:
+		if !strings.HasPrefix(s[p:], "＝") && !strings.HasPrefix(s[p:], "：") {
+			return 0, 0, false
+		}
+		p += len("＝") - 1 // a fullwidth = or :, as a CJK input method types them
 	default:
+		if p == b {
+			return 0, 0, false
+		}
+		if strings.HasPrefix(s[l:r], "--") && s[p-1] == ' ' {
+			return p, assigned, true // --api-key value
+		}
 		return blankOperator(s, l, b, p)
 	}
-	p = skipEmphasis(s, p)
+	p = skipEmphasis(s, p+1)
 	return skipBlanks(s, p, 8), assigned, true
 }
 
 // blankOperator reads what joins a key that starts at l to its value
-// when only blanks, s[b:p], follow the key: a table's |, a tab, a
-// .netrc line's blank (listed), or a dash, "is", "was" or a blank
-// (spaced).
+// when only blanks, s[b:p], follow the key: a table's |, a tab (listed),
+// or a dash, "is", "was" or a blank (spaced; on a .netrc line, which
+// matchAssignment tells once the value looks like one, listed).
 func blankOperator(s string, l, b, p int) (int, form, bool) {
-	switch {
-	case s[p] == '|':
+	switch c := s[p]; {
+	case c == '|':
 		if !cellStarts(s, l) {
 			return 0, 0, false
 		}
 		return skipBlanks(s, p+1, 8), listed, true
 	case strings.IndexByte(s[b:p], '\t') >= 0:
 		return p, listed, true
-	}
-	for _, dash := range []string{"- ", "– ", "— "} {
-		if strings.HasPrefix(s[p:], dash) {
-			return skipBlanks(s, p+len(dash), 4), spaced, true
+	case c == '-' || c == 0xe2: // - – —
+		for _, dash := range []string{"- ", "– ", "— "} {
+			if strings.HasPrefix(s[p:], dash) {
+				return skipBlanks(s, p+len(dash), 4), spaced, true
+			}
 		}
-	}
-	if netrc(s, l) {
-		return p, listed, true
-	}
-	for _, verb := range []string{"is ", "was ", "is: "} {
-		if hasFoldPrefix(s[p:], verb) {
-			return skipBlanks(s, p+len(verb), 4), spaced, true // "my password is x"
+	case c == 'i' || c == 'I' || c == 'w' || c == 'W':
+		for _, verb := range []string{"is ", "was ", "is: "} {
+			if hasFoldPrefix(s[p:], verb) {
+				return skipBlanks(s, p+len(verb), 4), spaced, true // "my password is x"
+			}
 		}
 	}
 	return p, spaced, true
