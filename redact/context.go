@@ -237,10 +237,7 @@ func proseNext(s string, p int, f form) bool {
 // its key in a table cell, a tab-separated line or a .netrc line: its
 // closing quote, blanks, then the cell's | or the line's end.
 func cellEnds(s string, e int) bool {
-	if n, _ := quoteAt(s, e); n > 0 {
-		e += n
-	}
-	e = skipBlanks(s, e, 8)
+	e = skipBlanks(s, skipQuote(s, e), 8)
 	return e == len(s) || s[e] == '|' || s[e] == '\n' || s[e] == '\r' || s[e] == '\t'
 }
 
@@ -511,9 +508,26 @@ func closeQuote(s string, q quote) (int, int) {
 	return e, len(q.close)
 }
 
-func skipQuote(s string, i int) int {
-	n, _ := quoteAt(s, i)
-	return i + n
+func skipQuote(s string, i int) int { return i + quoteLen(s, i) }
+
+// quoteLen is the length of the quote that opens at i, 0 if none does:
+// quoteAt's length, without the quote.
+func quoteLen(s string, i int) int {
+	if i >= len(s) {
+		return 0
+	}
+	switch c := s[i]; {
+	case c == '"' || c == '\'' || c == '`':
+		return 1
+	case c == '\\':
+		if i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'') {
+			return 2
+		}
+	case c >= 0x80:
+		n, _ := quoteAt(s, i)
+		return n
+	}
+	return 0
 }
 
 // skipEmphasis skips the ** or __ that closes a markdown label
@@ -537,7 +551,8 @@ func skipBlanks(s string, i, n int) int {
 // it is text, not a secret), else up to where valueEnd ends it, inside
 // the brackets that wrap it whole ((x), [x]).
 func value(s string, l, p int) (start, end int, ok bool) {
-	if n, q := quoteAt(s, p); n > 0 {
+	if quoteLen(s, p) > 0 {
+		n, q := quoteAt(s, p)
 		start = p + n
 		e, _ := closeQuote(s[start:min(len(s), start+maxQuoted+n)], q)
 		if e >= 0 {
@@ -653,6 +668,9 @@ func valueEnd(s string, p int, stops valueStops) int {
 	const closers = "\"'`)]}*<"
 	limit := min(len(s), p+maxValue+1)
 	for i := p; i < limit; i++ {
+		if i = run(s[:limit], i, plainValue); i == limit {
+			break
+		}
 		switch c := s[i]; {
 		case c <= ' ' || c == 0x7f:
 			return i
@@ -716,6 +734,16 @@ func secretKeyBefore(s string, p, i int) int {
 // bar pw, whose short form a value holds by chance.
 var assignmentWords = []string{"key", "token", "secret", "pass", "pwd", "cred", "auth"}
 
+// plainValue are the bytes valueEnd takes into a value without a
+// second look.
+var plainValue = func() *charset {
+	var c charset
+	for b := '!'; b <= '~'; b++ {
+		c[b] = !strings.ContainsRune("\"'`)]}*<\\&#;,=:", b)
+	}
+	return &c
+}()
+
 // assignmentAt reports whether a key=value starts at i (page=2,
 // Encrypt=true): what follows a separator that ends the value before it.
 // A value's base64 padding (abc=) is none: a value must follow the =.
@@ -777,7 +805,7 @@ func nameLike(v string) bool {
 // headerValue finds the credentials of an Authorization header whose
 // value starts at p: "Bearer x", "Basic x", "token x", or a bare "x".
 func headerValue(s string, p int) (found, bool) {
-	if n, _ := quoteAt(s, p+1); n > 0 && strings.IndexByte("fFrRbB", s[p]) >= 0 {
+	if quoteLen(s, p+1) > 0 && strings.IndexByte("fFrRbB", s[p]) >= 0 {
 		p++ // a Python f"…" string
 	}
 	p = skipQuote(s, p)
@@ -984,7 +1012,7 @@ func userFlag(s string, p int) (int, bool) {
 		q = p + len("--user")
 	case strings.HasPrefix(s[p:], "-u"):
 		q = p + len("-u")
-		if n, _ := quoteAt(s, q); q < len(s) && (alnum[s[q]] || n > 0) {
+		if q < len(s) && (alnum[s[q]] || quoteLen(s, q) > 0) {
 			return q, true
 		}
 	default:
