@@ -149,8 +149,8 @@ func toolFlag(s, line string, p int, t tool) (found, bool) {
 		if blank {
 			q = skipBlanks(line, q, 4)
 		}
-		start, end, ok := value(line, p, q)
-		if !ok || line[start] == '-' || !passwordValue(line[start:end]) {
+		start, end, head, ok := value(line, p, q)
+		if !ok || line[start] == '-' || !passwordValue(line[start:end]) && (head == end || !passwordValue(line[start:head])) {
 			return found{}, false
 		}
 		return found{Finding{start, end, t.kind}, context}, true
@@ -176,7 +176,7 @@ func matchAssignment(s string, hit int) (found, bool) {
 	if !ok {
 		return found{}, false
 	}
-	start, end, ok := 0, 0, false
+	start, end, head, ok := 0, 0, 0, false
 	if form != assigned {
 		// Without an operator, most keys are words of prose ("the key
 		// point"): the next word must look like a value before the key's
@@ -184,7 +184,7 @@ func matchAssignment(s string, hit int) (found, bool) {
 		if proseNext(s, p, form) {
 			return found{}, false
 		}
-		start, end, ok = value(s, l, p)
+		start, end, head, ok = value(s, l, p)
 		if !ok || end-start < minPass || onlyWordish(s[start:end]) {
 			return found{}, false
 		}
@@ -203,7 +203,7 @@ func matchAssignment(s string, hit int) (found, bool) {
 		return headerValue(s, p)
 	}
 	if form == assigned {
-		if start, end, ok = value(s, l, p); !ok {
+		if start, end, head, ok = value(s, l, p); !ok {
 			return found{}, false
 		}
 	}
@@ -211,11 +211,8 @@ func matchAssignment(s string, hit int) (found, bool) {
 	if form == spaced {
 		judge = shapedValue
 	}
-	if v := s[start:end]; !judge(kind, v) {
-		if kind != "AWS secret access key" || !judge("secret", v) {
-			return found{}, false
-		}
-		kind = "secret"
+	if kind, ok = judgeValue(judge, kind, s, start, end, head); !ok {
+		return found{}, false
 	}
 	return found{Finding{start, end, kind}, context}, true
 }
@@ -549,8 +546,11 @@ func skipBlanks(s string, i, n int) int {
 // value returns the span of the value of the key s[l:r] that starts at
 // p: inside its quotes if it is quoted (a quoted value with whitespace in
 // it is text, not a secret), else up to where valueEnd ends it, inside
-// the brackets that wrap it whole ((x), [x]).
-func value(s string, l, p int) (start, end int, ok bool) {
+// the brackets that wrap it whole ((x), [x]). head is where its head
+// ends, the run of the bytes a token is made of (TOKEN=x in
+// TOKEN=x;rest): a value judged no secret whole may be one by its head,
+// and a value too long to be one is cut there.
+func value(s string, l, p int) (start, end, head int, ok bool) {
 	if quoteLen(s, p) > 0 {
 		n, q := quoteAt(s, p)
 		start = p + n
@@ -558,26 +558,64 @@ func value(s string, l, p int) (start, end int, ok bool) {
 		if e >= 0 {
 			v := s[start : start+e]
 			if strings.ContainsAny(v, " \t\r\n") {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
-			return start, start + e, e > 0
+			return start, start + e, start + e, e > 0
 		}
 		p = start
 	}
 	if assignmentAt(s, p) {
-		return 0, 0, false // KEY=x, itself an assignment, is judged from its own key
+		return 0, 0, 0, false // KEY=x, itself an assignment, is judged from its own key
 	}
 	end = valueEnd(s, p, stopsFor(s, l, p))
-	if end-p > maxValue {
-		return 0, 0, false
-	}
-	for end > p && strings.IndexByte(".,;:", s[end-1]) >= 0 {
+	for end > p && end-p <= maxValue && strings.IndexByte(".,;:", s[end-1]) >= 0 {
 		end-- // the punctuation of the sentence or list it ends
 	}
-	if end-p >= 2 && (s[p] == '(' && s[end-1] == ')' || s[p] == '[' && s[end-1] == ']') {
+	if end-p >= 2 && end-p <= maxValue && (s[p] == '(' && s[end-1] == ')' || s[p] == '[' && s[end-1] == ']') {
 		p, end = p+1, end-1
 	}
-	return p, end, end > p
+	head = runMax(s[:end], p, valueHead, maxValue+1)
+	for pad := 0; pad < 2 && head < end && s[head] == '='; pad++ {
+		head++
+	}
+	for head > p && s[head-1] == '.' {
+		head--
+	}
+	if end-p > maxValue {
+		end = head
+	}
+	return p, end, head, end > p && end-p <= maxValue
+}
+
+// valueHead makes up the head of an unquoted value: what a token or a
+// password is made of but the separators of the text around it (& ; , :
+// | \ quotes and brackets, and = but as base64's padding at its end).
+var valueHead = chars(alnumChars, "_.+/~!@#$%^*-?")
+
+// judgeValue tells whether the value s[start:end] of a key of kind is a
+// secret, and of which kind: judged whole by judge, or by its head
+// (s[start:head], a secret glued to the text after it), in which case
+// the whole still goes, so that no part of it shows.
+func judgeValue(judge func(kind, v string) bool, kind, s string, start, end, head int) (string, bool) {
+	if k, ok := judgeKind(judge, kind, s[start:end]); ok {
+		return k, true
+	}
+	if start < head && head < end {
+		return judgeKind(judge, kind, s[start:head])
+	}
+	return "", false
+}
+
+// judgeKind tells whether v is a secret of kind, or, given to a key
+// that names an AWS secret key but not of its shape, a secret.
+func judgeKind(judge func(kind, v string) bool, kind, v string) (string, bool) {
+	switch {
+	case judge(kind, v):
+		return kind, true
+	case kind == "AWS secret access key" && judge("secret", v):
+		return "secret", true
+	}
+	return "", false
 }
 
 // valueStops is what ends an unquoted value besides whitespace.

@@ -1,6 +1,7 @@
 package redact_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
@@ -149,6 +150,12 @@ func TestValueToItsEnd(t *testing.T) {
 		{"fullwidth comma", "password=" + a + b + "，然后", "password=" + P + "，然后"},
 		{"non-ASCII letters", "password=" + a + "é" + b, "password=" + P},
 		{"xml", "<password>" + a + "&amp;" + b + "</password>", "<password>" + P + "</password>"},
+		// A secret glued to text that makes the whole look like none is
+		// judged by its head, and goes whole; one glued to more text than
+		// a value can be goes up to the text.
+		{"glued to low-entropy text", "SERVICE_SECRET=" + tok + ";" + strings.Repeat("0", 25), "SERVICE_SECRET=" + R("secret")},
+		{"glued to too much text", "SERVICE_SECRET=" + tok + ";" + strings.Repeat("0", 9000),
+			"SERVICE_SECRET=" + R("secret") + ";" + strings.Repeat("0", 9000)},
 	})
 	// Code is no value, and what follows a value stays.
 	for _, in := range []string{
