@@ -562,6 +562,9 @@ func value(s string, l, p int) (start, end, head int, ok bool) {
 			}
 			return start, start + e, start + e, e > 0
 		}
+		if quoteLen(s, start) > 0 {
+			return 0, 0, 0, false // an unclosed quote before another: text
+		}
 		p = start
 	}
 	if assignmentAt(s, p) {
@@ -620,51 +623,64 @@ func judgeKind(judge func(kind, v string) bool, kind, v string) (string, bool) {
 
 // valueStops is what ends an unquoted value besides whitespace.
 type valueStops struct {
-	key   int  // where the key starts
-	close int  // what closes the quote, bracket or tag open before the key, 0 if none, -1 until known
-	query bool // the key is a URL query's: & and # end its value
+	key     int       // where the key starts
+	closers closerSet // what closes the quotes, brackets or tag open before the key
+	known   bool      // closers has been read
+	query   bool      // the key is a URL query's: & and # end its value
 }
 
+// A closerSet is a set of the bytes of closerBytes.
+type closerSet uint8
+
+const closerBytes = "\"'`)]}*<"
+
+func (c closerSet) has(b byte) bool {
+	k := strings.IndexByte(closerBytes, b)
+	return k >= 0 && c&(1<<k) != 0
+}
+
+func (c *closerSet) add(b byte) { *c |= 1 << strings.IndexByte(closerBytes, b) }
+
 // stopsFor finds what ends the value at p of the key that starts at l:
-// the </ of <key>value</key>, the & of a query, the quote or bracket
+// the </ of <key>value</key>, the & of a query, the quotes or brackets
 // that the key stands in (f(password=x), 'PASSWORD=x', "env": ["K=x"]),
 // found only when the value holds such a quote or bracket.
 func stopsFor(s string, l, p int) valueStops {
 	if l > 0 && s[l-1] == '<' && s[p-1] == '>' {
-		return valueStops{key: l, close: '<'}
+		var c closerSet
+		c.add('<')
+		return valueStops{key: l, closers: c, known: true}
 	}
-	return valueStops{key: l, close: -1, query: l > 0 && (s[l-1] == '?' || s[l-1] == '&')}
+	return valueStops{key: l, query: l > 0 && (s[l-1] == '?' || s[l-1] == '&')}
 }
 
 // closes reports whether c closes what the key stands in.
 func (st *valueStops) closes(s string, c byte) bool {
-	if st.close < 0 {
-		st.close = int(enclosing(s, st.key))
+	if !st.known {
+		st.closers, st.known = enclosing(s, st.key), true
 	}
-	return int(c) == st.close
+	return st.closers.has(c)
 }
 
-// maxEnclosing is how far back before a key its enclosing quote or
-// bracket is looked for, on its line.
+// maxEnclosing is how far back before a key its enclosing quotes and
+// brackets are looked for, on its line.
 const maxEnclosing = 256
 
-// enclosing returns the byte that closes the quote or bracket open at l,
-// the nearest one on its line: a bracket not closed before l, or a quote
-// that l is after an odd number of (an apostrophe between letters, as in
-// "don't", is none); markdown emphasis right before the key closes with
-// *. 0 if none is open.
-func enclosing(s string, l int) byte {
+// enclosing returns what closes the quotes and brackets open at l on its
+// line: brackets not closed before l, and quotes that l is after an odd
+// number of (an apostrophe between letters, as in "don't", is none);
+// markdown emphasis right before the key closes with *.
+func enclosing(s string, l int) closerSet {
+	var set closerSet
 	if l > 0 && s[l-1] == '*' {
-		return '*'
+		set.add('*')
 	}
 	lo := max(0, l-maxEnclosing)
 	if nl := strings.LastIndexByte(s[lo:l], '\n'); nl >= 0 {
 		lo += nl + 1
 	}
-	const brackets, closers = "([{", ")]}"
-	var depth [3]int
-	var count, last [3]int
-	open, at := byte(0), -1
+	const brackets, closers, quotes = "([{", ")]}", "\"'`"
+	var depth, count [3]int
 	for i := l - 1; i >= lo; i-- {
 		c := s[i]
 		if k := strings.IndexByte(closers, c); k >= 0 {
@@ -672,22 +688,19 @@ func enclosing(s string, l int) byte {
 		} else if k := strings.IndexByte(brackets, c); k >= 0 {
 			if depth[k] > 0 {
 				depth[k]--
-			} else if at < 0 {
-				open, at = closers[k], i
+			} else {
+				set.add(closers[k])
 			}
-		} else if k := strings.IndexByte("\"'`", c); k >= 0 && !(c == '\'' && apostrophe(s, i)) {
-			if count[k] == 0 {
-				last[k] = i
-			}
+		} else if k := strings.IndexByte(quotes, c); k >= 0 && !(c == '\'' && apostrophe(s, i)) {
 			count[k]++
 		}
 	}
-	for k, c := range []byte("\"'`") {
-		if count[k]%2 == 1 && last[k] > at {
-			open, at = c, last[k]
+	for k := range quotes {
+		if count[k]%2 == 1 {
+			set.add(quotes[k])
 		}
 	}
-	return open
+	return set
 }
 
 // apostrophe reports whether the ' at i stands between letters (don't,
@@ -703,7 +716,6 @@ func apostrophe(s string, i int) bool {
 // query or connection string. Anything else, the symbols a password
 // holds, is part of it. The result is past maxValue if the value is.
 func valueEnd(s string, p int, stops valueStops) int {
-	const closers = "\"'`)]}*<"
 	limit := min(len(s), p+maxValue+1)
 	for i := p; i < limit; i++ {
 		if i = run(s[:limit], i, plainValue); i == limit {
@@ -722,7 +734,7 @@ func valueEnd(s string, p int, stops valueStops) int {
 			if k := secretKeyBefore(s, p, i); k > p {
 				return k
 			}
-		case strings.IndexByte(closers, c) >= 0 && stops.closes(s, c):
+		case strings.IndexByte(closerBytes, c) >= 0 && stops.closes(s, c):
 			return i
 		case c == '<':
 			if i+1 < len(s) && (s[i+1] == '/' || alpha[s[i+1]]) {
