@@ -571,6 +571,11 @@ func value(s string, l, p int) (start, end, head int, ok bool) {
 		return 0, 0, 0, false // KEY=x, itself an assignment, is judged from its own key
 	}
 	end = valueEnd(s, p, stopsFor(s, l, p))
+	if q := skipBlanks(s, end, 4); q > end && q < len(s) && (s[q] == '=' || s[q] == ':') {
+		if k := secretKeyBefore(s, p, end); k > p {
+			end = k // x`api_key = y: the value ends where the next key starts
+		}
+	}
 	for end > p && end-p <= maxValue && strings.IndexByte(".,;:", s[end-1]) >= 0 {
 		end-- // the punctuation of the sentence or list it ends
 	}

@@ -140,6 +140,7 @@ func TestValueToItsEnd(t *testing.T) {
 		{"in escaped quotes", `{\"cmd\": \"PASSWORD=` + a + b + `\"}`, `{\"cmd\": \"PASSWORD=` + P + `\"}`},
 		{"in backticks", "run `PASSWORD=" + a + b + "` first", "run `PASSWORD=" + P + "` first"},
 		{"in curly quotes", "“PASSWORD=" + a + b + "” it said", "“PASSWORD=" + P + "” it said"},
+		{"before another key", "pass:0`api_key = " + tok, "pass:0`api_key = " + R("secret")},
 		{"in two quotes", `pass:"` + "`PASSWORD = " + a + b + "'" + `"`, `pass:"` + "`PASSWORD = " + P + `"`},
 		{"escaped newline", `PASSWORD=` + a + b + `\nNEXT=1`, `PASSWORD=` + P + `\nNEXT=1`},
 		{"query string", "https://x.example/v1?api_key=" + tok + "&page=2", "https://x.example/v1?api_key=" + R("secret") + "&page=2"},
