@@ -90,6 +90,7 @@ func BenchmarkRedact(b *testing.B) {
 		// each read it again, nor URLs each the rest of the line.
 		{"adversarial-value", strings.Repeat("(password=x%", 1<<16)},
 		{"adversarial-url", strings.Repeat("a://b:c(", 1<<17)},
+		{"adversarial-tool", strings.Repeat("mysql -pa sshpass -pa ", 1<<16)},
 	} {
 		b.Run(tt.name, func(b *testing.B) { redactEach(b, rules, []string{tt.text}, int64(len(tt.text))) })
 	}

@@ -87,6 +87,11 @@ var tools = func() []tool {
 
 var toolChars = chars(alnumChars, "-_")
 
+// maxCommand is how far along a tool's command its password flag is
+// looked for: a command line with its host, user, database and options
+// fits (curl's maxLine also reads request bodies).
+const maxCommand = 1 << 10
+
 // matchToolPassword finds the password after a tool's flag, looked for
 // along its command (through backslash-continued lines, up to && || | ;).
 func matchToolPassword(s string, hit, from int) (found, int, bool) {
@@ -98,12 +103,13 @@ func matchToolPassword(s string, hit, from int) (found, int, bool) {
 	if !ok {
 		return found{}, 0, false
 	}
-	line := s[:commandEnd(s, e, min(len(s), e+maxLine))]
+	line := s[:commandEnd(s, e, min(len(s), e+maxCommand))]
+	line = line[:nextCommand(line, e, t.name)] // which is its own hit's
 	if i := strings.IndexAny(line[e:], "|;&"); i >= 0 {
 		line = line[:e+i]
 	}
 	p := max(from, e)
-	if t.sub != "" && !hasWord(line[e:]+" ", t.sub) {
+	if t.sub != "" && !hasWord(line[e:], t.sub) {
 		return found{}, 0, false
 	}
 	for p < len(line) {
@@ -118,6 +124,23 @@ func matchToolPassword(s string, hit, from int) (found, int, bool) {
 		p = run(line, p, toolChars)
 	}
 	return found{}, 0, false
+}
+
+// nextCommand is where the tool name runs again as a command after e in
+// line (a word of its own, after a blank or a path), or len(line).
+func nextCommand(line string, e int, name string) int {
+	for i := e; ; {
+		j := strings.Index(line[i:], name)
+		if j < 0 {
+			return len(line)
+		}
+		j += i
+		k := j + len(name)
+		if c := line[j-1]; (c == ' ' || c == '\t' || c == '/') && (k == len(line) || line[k] == ' ') {
+			return j
+		}
+		i = k
+	}
 }
 
 func toolNamed(name string) (tool, bool) {
@@ -371,7 +394,7 @@ func netrc(s string, l int) bool {
 	return hasWord(line, "machine") || hasWord(line, "login")
 }
 
-// hasWord reports whether w is a word of line, between blanks or its
+// hasWord reports whether w is a word of line, between spaces or its
 // ends.
 func hasWord(line, w string) bool {
 	for i := 0; ; {
@@ -381,7 +404,7 @@ func hasWord(line, w string) bool {
 		}
 		j += i
 		e := j + len(w)
-		if (j == 0 || line[j-1] == ' ') && e < len(line) && line[e] == ' ' {
+		if (j == 0 || line[j-1] == ' ') && (e == len(line) || line[e] == ' ') {
 			return true
 		}
 		i = e

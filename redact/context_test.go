@@ -244,6 +244,8 @@ func TestKeySpaceValue(t *testing.T) {
 		{"docker login", "docker login -u bob -p " + pw, "docker login -u bob -p " + P},
 		{"docker login registry", "docker login registry.example.com -u bob -p " + pw + " && docker push x",
 			"docker login registry.example.com -u bob -p " + P + " && docker push x"},
+		{"docker login, named registry", "docker login docker.io -u bob -p " + pw, "docker login docker.io -u bob -p " + P},
+		{"two commands", "mysql -p" + pw + " a; mysql -u x -p" + pw + " b", "mysql -p" + P + " a; mysql -u x -p" + P + " b"},
 		{"mysql", "mysql -u root -p" + pw + " db", "mysql -u root -p" + P + " db"},
 		{"mysqldump", "mysqldump -uroot -p" + pw + " app > dump.sql", "mysqldump -uroot -p" + P + " app > dump.sql"},
 		{"security", "security add-generic-password -a bob -s svc -w " + pw, "security add-generic-password -a bob -s svc -w " + P},
