@@ -219,7 +219,7 @@ func matchAssignment(s string, hit int) (found, bool) {
 		}
 	}
 	kind, word, ok := classify(proseWord(s, l), s[l:r])
-	if !ok || form != assigned && (!labelWord(word) || kind == "authorization") {
+	if !ok || form != assigned && (!labelWord(word) || kind == "authorization") || form == stated && kind != "password" {
 		return found{}, false
 	}
 	if kind == "authorization" {
@@ -231,7 +231,7 @@ func matchAssignment(s string, hit int) (found, bool) {
 		}
 	}
 	judge := validValue
-	if form == spaced {
+	if form == spaced || form == stated {
 		judge = shapedValue
 	}
 	if kind, ok = judgeValue(judge, kind, s, start, end, head); !ok {
@@ -250,7 +250,7 @@ func proseNext(s string, p int, f form) bool {
 	case w == len(s) || s[w] <= ' ' || s[w] == '.' || s[w] == ',':
 		return true
 	}
-	return f == spaced && strings.IndexByte(":;!?)", s[w]) >= 0 && (w+1 == len(s) || s[w+1] <= ' ')
+	return f >= spaced && strings.IndexByte(":;!?)", s[w]) >= 0 && (w+1 == len(s) || s[w+1] <= ' ')
 }
 
 // cellEnds reports whether a value that ends at e is all of what follows
@@ -280,6 +280,7 @@ const (
 	assigned form = iota // = : := => ?= <key>, --flag value: the operator says so
 	listed               // a table's next cell, a tab, a .netrc line: the layout says so
 	spaced               // a blank or a dash: only the value's shape can say so
+	stated               // "is" or "was": as spaced, for a password alone ("the key is …" is prose)
 )
 
 // operator finds the assignment after the key s[l:r] (its closing quote,
@@ -344,8 +345,8 @@ func operator(s string, l, r int) (int, form, bool) {
 
 // blankOperator reads what joins a key that starts at l to its value
 // when only blanks, s[b:p], follow the key: a table's |, a tab (listed),
-// or a dash, "is", "was" or a blank (spaced; on a .netrc line, which
-// matchAssignment tells once the value looks like one, listed).
+// a dash or a blank (spaced; on a .netrc line, which matchAssignment
+// tells once the value looks like one, listed), "is" or "was" (stated).
 func blankOperator(s string, l, b, p int) (int, form, bool) {
 	switch c := s[p]; {
 	case c == '|':
@@ -364,7 +365,7 @@ func blankOperator(s string, l, b, p int) (int, form, bool) {
 	case c == 'i' || c == 'I' || c == 'w' || c == 'W':
 		for _, verb := range []string{"is ", "was ", "is: "} {
 			if hasFoldPrefix(s[p:], verb) {
-				return skipBlanks(s, p+len(verb), 4), spaced, true // "my password is x"
+				return skipBlanks(s, p+len(verb), 4), stated, true // "my password is x"
 			}
 		}
 	}

@@ -255,7 +255,7 @@ func TestKeySpaceValue(t *testing.T) {
 		{"space, secret", "the secret " + tok + " is new", "the secret " + S + " is new"},
 		{"set -x", "set -x PASSWORD " + pw, "set -x PASSWORD " + P},
 		{"password is", "My password is " + pw + " ok", "My password is " + P + " ok"},
-		{"token was", "the token was " + tok + ".", "the token was " + S + "."},
+		{"password was", "the password was " + pw + ".", "the password was " + P + "."},
 	})
 	for _, in := range []string{
 		"the password field is required",
@@ -297,6 +297,8 @@ func TestKeySpaceValue(t *testing.T) {
 		"the password is not-a-secret",
 		"the key is " + f.Str(fakecred.Hex, 40),
 		"the token is TOKEN_NAME_V2",
+		"REDACT-P1 the key is REDACTME-4f7c1e9a0b keep it safe",
+		"the token was " + tok + ".",
 	} {
 		if got := redact.Builtin().Redact(in); got != in {
 			t.Errorf("Redact(%q) = %q, want it kept", in, got)

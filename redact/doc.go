@@ -69,7 +69,8 @@
 // English: the layout, a table's next cell (| DB password | x |), a tab
 // (Password<TAB>x) or a .netrc line (machine h login u password x), where
 // the value must fill its cell and is judged as after an operator; or its
-// shape alone, after a blank, a dash, "is" or "was" (aws configure set
+// shape alone, after a blank or a dash, and for a password after "is"
+// or "was" too ("the key is x" is as often prose) (aws configure set
 // aws_secret_access_key x, npm config set …:_authToken x, API Key - x,
 // "my password is x"):
 // a secret by the rule above that holds a digit, or a password of at
