@@ -1,0 +1,148 @@
+package redact
+
+import "strings"
+
+// A tool is a command that takes a password after a flag.
+type tool struct {
+	name     string   // the command
+	sub      string   // a word that must follow it (docker login), or ""
+	flags    []string // the flags the password follows
+	attached bool     // the password follows the flag only without a blank (mysql -pX; -p alone asks)
+	kind     string
+}
+
+// keyword is what the tool is looked for by: its name, with its
+// subcommand when the name is shorter than a keyword.
+func (t tool) keyword() string {
+	if len(t.name) < 3 {
+		return t.name + " " + t.sub
+	}
+	return t.name
+}
+
+// tools are the commands whose password flags are common in a session's
+// commands and in the instructions it reads.
+var tools = func() []tool {
+	ts := []tool{
+		{name: "sshpass", flags: []string{"-p"}},
+		{name: "redis-cli", flags: []string{"-a"}},
+		{name: "security", flags: []string{"-w"}}, // macOS add-generic-password, add-internet-password
+		{name: "sqlcmd", flags: []string{"-P"}},
+		{name: "gh", sub: "secret", flags: []string{"--body", "-b"}, kind: "secret"},
+		{name: "az", sub: "login", flags: []string{"-p"}},
+	}
+	for _, n := range []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mariadb", "mariadb-dump"} {
+		ts = append(ts, tool{name: n, flags: []string{"-p"}, attached: true})
+	}
+	for _, n := range []string{"docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras"} {
+		ts = append(ts, tool{name: n, sub: "login", flags: []string{"-p"}})
+	}
+	for _, n := range []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd", "ldapcompare"} {
+		ts = append(ts, tool{name: n, flags: []string{"-w"}})
+	}
+	for _, n := range []string{"mongosh", "mongo", "mongodump", "mongorestore", "mongoexport", "mongoimport"} {
+		ts = append(ts, tool{name: n, flags: []string{"-p"}})
+	}
+	for i := range ts {
+		if ts[i].kind == "" {
+			ts[i].kind = "password"
+		}
+	}
+	return ts
+}()
+
+var toolChars = chars(alnumChars, "-_")
+
+// maxCommand is how far along a tool's command its password flag is
+// looked for: a command line with its host, user, database and options
+// fits (curl's maxLine also reads request bodies).
+const maxCommand = 1 << 10
+
+// matchToolPassword finds the password after a tool's flag, looked for
+// along its command (through backslash-continued lines, up to && || | ;).
+func matchToolPassword(s string, hit, from int) (found, int, bool) {
+	if !boundaryBefore(s, hit) || hit > 0 && s[hit-1] == '-' {
+		return found{}, 0, false
+	}
+	e := run(s, hit, toolChars)
+	t, ok := toolNamed(s[hit:e])
+	if !ok {
+		return found{}, 0, false
+	}
+	line := s[:commandEnd(s, e, min(len(s), e+maxCommand))]
+	line = line[:nextCommand(line, e, t.name)] // which is its own hit's
+	if i := strings.IndexAny(line[e:], "|;&"); i >= 0 {
+		line = line[:e+i]
+	}
+	p := max(from, e)
+	if t.sub != "" && !hasWord(line[e:], t.sub) {
+		return found{}, 0, false
+	}
+	for p < len(line) {
+		i := strings.IndexByte(line[p:], '-')
+		if i < 0 {
+			break
+		}
+		p += i
+		if f, ok := toolFlag(s, line, p, t); ok {
+			return f, f.End, true
+		}
+		p = run(line, p, toolChars)
+	}
+	return found{}, 0, false
+}
+
+// nextCommand is where the tool name runs again as a command after e in
+// line (a word of its own, after a blank or a path), or len(line).
+func nextCommand(line string, e int, name string) int {
+	for i := e; ; {
+		j := strings.Index(line[i:], name)
+		if j < 0 {
+			return len(line)
+		}
+		j += i
+		k := j + len(name)
+		if c := line[j-1]; (c == ' ' || c == '\t' || c == '/') && (k == len(line) || line[k] == ' ') {
+			return j
+		}
+		i = k
+	}
+}
+
+func toolNamed(name string) (tool, bool) {
+	for _, t := range tools {
+		if t.name == name {
+			return t, true
+		}
+	}
+	return tool{}, false
+}
+
+// toolFlag reads the password of t's flag that starts at p, if one does.
+func toolFlag(s, line string, p int, t tool) (found, bool) {
+	if c := line[p-1]; c != ' ' && c != '\t' && c != '\n' {
+		return found{}, false
+	}
+	for _, flag := range t.flags {
+		if !strings.HasPrefix(line[p:], flag) {
+			continue
+		}
+		q := p + len(flag)
+		if q == len(line) || line[q] == '=' || toolChars[line[q]] && strings.HasPrefix(flag, "--") {
+			continue // --body-file, or a flag this is a prefix of
+		}
+		blank := line[q] == ' ' || line[q] == '\t'
+		if blank && t.attached {
+			continue
+		}
+		if blank {
+			q = skipBlanks(line, q, 4)
+		}
+		start, end, head, ok := value(line, p, q)
+		if !ok || line[start] == '-' || !passwordValue(line[start:end]) && (head == end || !passwordValue(line[start:head])) {
+			return found{}, false
+		}
+		return found{Finding{start, end, t.kind}, context}, true
+	}
+	return found{}, false
+}
