@@ -8,8 +8,12 @@ import (
 
 // Version is the version of the built-in rules. It goes up with every
 // change to them that can change what a string redacts to, so that
-// bottles made by older rules are found by their [Rules.ID] and made again.
-const Version = 1
+// bottles made by older rules are found by their [Rules.ID] and made again
+// (and the search index purged of what they held). It also goes up with a
+// change to render's tag stripper, whose work the same bottles hold: 2
+// added prefixed and long private keys, long JWTs, values in any quotes
+// or after a blank, and a private tag in any case.
+const Version = 2
 
 // Placeholder is what a credential of kind is replaced by.
 func Placeholder(kind string) string { return "[redacted: " + kind + "]" }
@@ -65,7 +69,7 @@ func Builtin() *Rules { return builtin }
 
 // ID names the rule set in a bottle's state: the version of the built-in
 // rules, and a hash of the user's patterns if there are any
-// ("1", "1+3f9a0c2be417"). Rules that redact alike have the same ID.
+// ("2", "2+3f9a0c2be417"). Rules that redact alike have the same ID.
 func (r *Rules) ID() string {
 	if r == nil {
 		return builtin.id
