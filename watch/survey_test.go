@@ -139,13 +139,7 @@ func TestDaemonSurveyMissing(t *testing.T) {
 	if err := os.Remove(d.store.Path(removed)); err != nil {
 		t.Fatal(err)
 	}
-	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(f, s) }
-
-	daemon := d.rec.snapshotWithSurvey().Bottles
-	disk, err := TakeSurvey(t.Context(), d.cfg.ClaudeDir, d.cfg.DataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	daemon, disk := bothSurveys(t, d, f)
 	for _, sv := range []*Survey{daemon, disk} {
 		if sv.Fresh != 1 || sv.Stale != 1 || sv.Missing != 2 {
 			t.Errorf("%s: %d fresh, %d stale, %d missing; want 1, 1 and 2 (the unrendered session's and the removed bottle)",
@@ -198,13 +192,7 @@ func TestSurveyUnreadableTranscript(t *testing.T) {
 		res.id = id
 		d.finish(res)
 	}
-	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(f, s) }
-
-	daemon := d.rec.snapshotWithSurvey().Bottles
-	disk, err := TakeSurvey(t.Context(), d.cfg.ClaudeDir, d.cfg.DataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	daemon, disk := bothSurveys(t, d, f)
 	for _, sv := range []*Survey{daemon, disk} {
 		if sv.Fresh != 1 || sv.Stale != 1 || sv.Missing != 1 {
 			t.Errorf("%s: %d fresh, %d stale, %d missing; want 1 of each", sv.Source, sv.Fresh, sv.Stale, sv.Missing)
@@ -330,4 +318,17 @@ func TestUnwatchedSaysWhy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bothSurveys are the survey of the daemon d's status, made with the
+// watch state f, and the one taken from disk alone, which must agree.
+func bothSurveys(t *testing.T, d *Daemon, f *fsWatch) (daemon, disk *Survey) {
+	t.Helper()
+	d.rec.survey = func(s map[string]*sessionRecord) *Survey { return d.survey(f, s) }
+	daemon = d.rec.snapshotWithSurvey().Bottles
+	disk, err := TakeSurvey(t.Context(), d.cfg.ClaudeDir, d.cfg.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return daemon, disk
 }
