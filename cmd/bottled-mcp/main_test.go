@@ -155,15 +155,9 @@ func TestUsageInBottledsWords(t *testing.T) {
 // at its end (a client gone at once).
 func TestRefusesFileForDirectory(t *testing.T) {
 	for _, flag := range []string{"--data-dir", "--claude-dir"} {
-		root := t.TempDir()
-		file := filepath.Join(root, "afile")
-		if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		dirs := map[string]string{"--claude-dir": filepath.Join(root, "claude"), "--data-dir": filepath.Join(root, "mem")}
-		dirs[flag] = file
+		args, file := testbin.FileForDir(t, flag)
 		var out, errOut bytes.Buffer
-		err := run(context.Background(), []string{"--claude-dir", dirs["--claude-dir"], "--data-dir", dirs["--data-dir"]}, strings.NewReader(""), &out, &errOut)
+		err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
 		code := binflags.Exit("bottled-mcp", err, &errOut)
 		if code != 1 || out.Len() != 0 || !strings.HasPrefix(errOut.String(), "bottled-mcp: ") ||
 			!strings.Contains(errOut.String(), file+" is not a directory (a file): give "+flag) || strings.Count(errOut.String(), "\n") != 1 {

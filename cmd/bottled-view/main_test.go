@@ -14,6 +14,7 @@ import (
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/cmd/internal/binflags"
+	"github.com/bottled-dev/bottled/internal/testbin"
 )
 
 // TestExport: a session, named by the start of its id, exported as a
@@ -202,15 +203,9 @@ func TestFlagsAfterArguments(t *testing.T) {
 func TestRefusesFileForDirectory(t *testing.T) {
 	for _, flag := range []string{"--data-dir", "--claude-dir"} {
 		for _, cmd := range [][]string{{"export", "111111"}, {"view", "--no-open"}} {
-			root := t.TempDir()
-			file := filepath.Join(root, "afile")
-			if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			dirs := map[string]string{"--claude-dir": filepath.Join(root, "claude"), "--data-dir": filepath.Join(root, "mem")}
-			dirs[flag] = file
+			args, file := testbin.FileForDir(t, flag)
 			var out, errOut bytes.Buffer
-			err := run(context.Background(), append([]string{"--claude-dir", dirs["--claude-dir"], "--data-dir", dirs["--data-dir"]}, cmd...), &out, &errOut)
+			err := run(context.Background(), append(args, cmd...), &out, &errOut)
 			code := binflags.Exit("bottled-view", err, &errOut)
 			if code != 1 || out.Len() != 0 || !strings.Contains(errOut.String(), file+" is not a directory (a file): give "+flag) ||
 				strings.Count(errOut.String(), "\n") != 1 {
