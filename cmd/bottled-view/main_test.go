@@ -83,16 +83,8 @@ func TestExport(t *testing.T) {
 // be used does not stop an export: stderr says what is wrong, once, and
 // the bottle is redacted with the rules that can be used.
 func TestExportWithUnusablePatterns(t *testing.T) {
-	w := newWorld(t)
-	w.appendTo(w.transcript("-home-dev-app", idApp), turn(idApp, "/home/dev/app", time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), 1,
-		"PATTERNED prompt with acme_0123456789abcdef0123456789abcdef", "PATTERNED answer")...)
+	w := patternedWorld(t)
 	patterns := bottles.RulesFile(w.data)
-	if err := os.MkdirAll(w.data, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(patterns, []byte("Acme token: acme_[0-9a-f]{32}\nBroken: (unclosed\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	var out, errs bytes.Buffer
 	if err := run(context.Background(), []string{"--claude-dir", w.claude, "--data-dir", w.data, "export", "--format", "md", idApp}, &out, &errs); err != nil {
 		t.Fatalf("export: %v (%s)", err, errs.String())

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/bottled-dev/bottled/bottles"
@@ -19,16 +17,8 @@ import (
 // render that redacts with the rest, counted as the kernel saw the file
 // opened (inotify).
 func TestExportReadsPatternsOnce(t *testing.T) {
-	w := newWorld(t)
-	w.appendTo(w.transcript("-home-dev-app", idApp), turn(idApp, "/home/dev/app", time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), 1,
-		"PATTERNED prompt with acme_0123456789abcdef0123456789abcdef", "PATTERNED answer")...)
+	w := patternedWorld(t)
 	patterns := bottles.RulesFile(w.data)
-	if err := os.MkdirAll(w.data, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(patterns, []byte("Acme token: acme_[0-9a-f]{32}\nBroken: (unclosed\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	opens := watchOpens(t, patterns)
 	var out, errs bytes.Buffer
 	if err := run(context.Background(), []string{"--claude-dir", w.claude, "--data-dir", w.data, "export", "--format", "md", idApp}, &out, &errs); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/internal/skips"
 	"github.com/bottled-dev/bottled/internal/synth"
 )
@@ -297,4 +298,21 @@ func (b *browser) dialog() (string, error) {
 	default:
 		return "", errNoDialog
 	}
+}
+
+// patternedWorld is a world of one session whose prompt holds a token of
+// Acme's, and a patterns file with a pattern for it and a line that
+// cannot be used.
+func patternedWorld(t *testing.T) *world {
+	t.Helper()
+	w := newWorld(t)
+	w.appendTo(w.transcript("-home-dev-app", idApp), turn(idApp, "/home/dev/app", time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), 1,
+		"PATTERNED prompt with acme_0123456789abcdef0123456789abcdef", "PATTERNED answer")...)
+	if err := os.MkdirAll(w.data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bottles.RulesFile(w.data), []byte("Acme token: acme_[0-9a-f]{32}\nBroken: (unclosed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
