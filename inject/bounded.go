@@ -9,7 +9,9 @@ import (
 )
 
 // SessionEndTimeout bounds the SessionEnd hook's whole run, well inside
-// the 1.5 s Claude Code gives it.
+// what Claude Code gives it: 5 s as install registers it (endTimeout), and
+// 1.5 s, Claude Code's default for SessionEnd hooks, when registered by
+// hand without a timeout.
 const SessionEndTimeout = time.Second
 
 // ErrNoAnswer reports a hook that gave up: its work was not done by its
