@@ -263,7 +263,8 @@ func matchPrivateKey(s string, hit int) (found, bool) {
 // lines are and, as base64 of random bytes is, of mixed case (a hex
 // digest before an END line is none).
 func matchKeyTail(s string, hit int) (found, bool) {
-	if endLine(s, hit) < 0 {
+	end := endLine(s, hit)
+	if end < 0 {
 		return found{}, false
 	}
 	start, full := -1, false
@@ -285,7 +286,7 @@ func matchKeyTail(s string, hit int) (found, bool) {
 	if !full {
 		return found{}, false
 	}
-	return found{Finding{start, endLine(s, hit), "private key"}, format}, true
+	return found{Finding{start, end, "private key"}, format}, true
 }
 
 func mixedCase(s string) bool { return hasUpper(s) && strings.ContainsAny(s, lowerChars) }

@@ -349,7 +349,7 @@ var assignmentWords = []string{"key", "token", "secret", "pass", "pwd", "cred", 
 var plainValue = func() *charset {
 	var c charset
 	for b := '!'; b <= '~'; b++ {
-		c[b] = !strings.ContainsRune("\"'`)]}*<\\&#;,=:", b)
+		c[b] = !strings.ContainsRune(closerBytes+"\\&#;,=:", b)
 	}
 	return &c
 }()
