@@ -60,8 +60,11 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	}
 	req := bottles.Request{SessionID: id, Transcript: transcript, ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: rules}
 	store := bottles.Open(d.data, nil, nil)
-	onDisk, _ := bottles.ReadState(store.Path(id))
-	r := rendered{id: id, dbErr: dbErr, memOnDisk: showsMemory(onDisk), stdout: cmd.Bool("stdout")}
+	r := rendered{id: id, dbErr: dbErr, stdout: cmd.Bool("stdout")}
+	if r.dbBroken() { // what the bottle on disk shows matters only then
+		onDisk, _ := bottles.ReadState(store.Path(id))
+		r.memOnDisk = showsMemory(onDisk)
+	}
 	if r.stdout {
 		r.b, err = store.FromDisk(ctx, req)
 	} else {

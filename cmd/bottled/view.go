@@ -34,7 +34,11 @@ func runView(_ context.Context, cmd *cli.Command) error {
 	if cmd.Bool("no-open") {
 		args = append(args, "--no-open")
 	}
-	return execView(cmd, args)
+	d, err := dirsOf(cmd)
+	if err != nil {
+		return err
+	}
+	return execBeside(viewBinary, d, args...)
 }
 
 func exportCommand() *cli.Command {
@@ -85,15 +89,5 @@ func runExport(_ context.Context, cmd *cli.Command) error {
 	if cmd.Bool("force") {
 		args = append(args, "--force")
 	}
-	return execView(cmd, append(args, "--", id))
-}
-
-// execView replaces this process with bottled-view running args, with the
-// same directories.
-func execView(cmd *cli.Command, args []string) error {
-	d, err := dirsOf(cmd)
-	if err != nil {
-		return err
-	}
-	return execBeside(viewBinary, d, args...)
+	return execBeside(viewBinary, d, append(args, "--", id)...)
 }
