@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"sync"
 	"time"
 )
 
@@ -24,6 +26,9 @@ var ErrNoAnswer = errors.New("no answer")
 // included (see bounded).
 func SessionStartFrom(ctx context.Context, cfg Config, r io.Reader) ([]byte, error) {
 	cfg.defaults()
+	var cut func()
+	cfg.Log, cut = cutOff(cfg.Log)
+	defer cut()
 	return bounded(ctx, cfg.Timeout, func(ctx context.Context) ([]byte, error) {
 		p, err := ReadPayload(r)
 		if err != nil {
@@ -36,6 +41,10 @@ func SessionStartFrom(ctx context.Context, cfg Config, r io.Reader) ([]byte, err
 // SessionEndFrom reads a SessionEnd payload from r and answers it (see
 // SessionEnd) within SessionEndTimeout from its call.
 func SessionEndFrom(ctx context.Context, cfg Config, r io.Reader) error {
+	cfg.defaults()
+	var cut func()
+	cfg.Log, cut = cutOff(cfg.Log)
+	defer cut()
 	_, err := bounded(ctx, SessionEndTimeout, func(ctx context.Context) ([]byte, error) {
 		p, err := ReadPayload(r)
 		if err != nil {
@@ -81,4 +90,46 @@ func bounded(ctx context.Context, limit time.Duration, work func(context.Context
 		return nil, fmt.Errorf("%w within the hook's deadline of %v (reading stdin, a file or claude-mem's database took longer)", ErrNoAnswer, limit)
 	}
 	return nil, fmt.Errorf("%w: stopped (%v)", ErrNoAnswer, context.Cause(ctx))
+}
+
+// cutOff returns a logger that logs to log until cut is called, and drops
+// what comes after: the work a hook gave up on goes on in its goroutine
+// (see bounded), and must not write to the caller's stderr once the hook
+// has answered. cut waits for a record being written.
+func cutOff(log *slog.Logger) (_ *slog.Logger, cut func()) {
+	h := &cutHandler{Handler: log.Handler(), state: &cutState{}}
+	return slog.New(h), func() {
+		h.state.mu.Lock()
+		defer h.state.mu.Unlock()
+		h.state.cut = true
+	}
+}
+
+// cutState is shared by a cutHandler and those derived from it; mu
+// guards cut and is held while a record is written.
+type cutState struct {
+	mu  sync.Mutex
+	cut bool
+}
+
+type cutHandler struct {
+	slog.Handler
+	state *cutState
+}
+
+func (h *cutHandler) Handle(ctx context.Context, r slog.Record) error {
+	h.state.mu.Lock()
+	defer h.state.mu.Unlock()
+	if h.state.cut {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h *cutHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &cutHandler{Handler: h.Handler.WithAttrs(as), state: h.state}
+}
+
+func (h *cutHandler) WithGroup(name string) slog.Handler {
+	return &cutHandler{Handler: h.Handler.WithGroup(name), state: h.state}
 }
