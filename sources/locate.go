@@ -50,7 +50,9 @@ func IsSessionFile(name string) bool {
 // FindTranscript returns the transcript of sessionID under
 // <claudeDir>/projects/*/. Project directory names are a lossy encoding of
 // the working directory, so the file is found by name, not by rebuilding
-// the key.
+// the key. With none, the error is ErrNoTranscript, or, when what stands
+// under the transcript's name is not a regular file (a named pipe, a
+// directory), an error that is ErrNotRegular and says what it is.
 func FindTranscript(claudeDir, sessionID string) (string, error) {
 	if !ValidSessionID(sessionID) {
 		return "", fmt.Errorf("invalid session id %q", sessionID)
@@ -61,9 +63,13 @@ func FindTranscript(claudeDir, sessionID string) (string, error) {
 	}
 	var newest string
 	var newestMod int64
+	var odd error // what stands under the name but is not a regular file
 	for _, m := range matches {
 		info, err := StatRegular(m)
 		if err != nil {
+			if errors.Is(err, ErrNotRegular) {
+				odd = err
+			}
 			continue
 		}
 		// The same id in two projects happens only with copied sessions;
@@ -72,7 +78,10 @@ func FindTranscript(claudeDir, sessionID string) (string, error) {
 			newest, newestMod = m, mod
 		}
 	}
-	if newest == "" {
+	switch {
+	case newest == "" && odd != nil:
+		return "", fmt.Errorf("transcript of session %s: %w", sessionID, odd)
+	case newest == "":
 		return "", fmt.Errorf("%w for session %s under %s", ErrNoTranscript, sessionID, ProjectsDir(claudeDir))
 	}
 	return newest, nil

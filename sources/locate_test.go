@@ -1,11 +1,13 @@
 package sources
 
 import (
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -109,5 +111,73 @@ func TestLinks(t *testing.T) {
 	}
 	if want := map[string]string{"a1": "b1", "a4": "b4"}; !maps.Equal(got, want) {
 		t.Fatalf("Links = %v, want %v", got, want)
+	}
+}
+
+// TestFindTranscript: a session's transcript is found in whichever
+// project holds it; what stands under its name but is not a regular file
+// is reported as what it is (ErrNotRegular), not as no transcript.
+func TestFindTranscript(t *testing.T) {
+	const id = "3f9c2a71-5d0e-4b8a-9c61-2e7f0a4d8b15"
+	fifo := func(t *testing.T, path string) {
+		if err := syscall.Mkfifo(path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	regular := func(t *testing.T, path string) {
+		if err := os.WriteFile(path, []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	directory := func(t *testing.T, path string) {
+		if err := os.Mkdir(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type put func(t *testing.T, path string)
+	tests := []struct {
+		name     string
+		projects map[string]put // project directory → what stands at id.jsonl in it
+		want     string         // the project whose transcript is found
+		wantErr  error
+		wantMsg  string // in the error, after the path of what is there
+	}{
+		{name: "in one project", projects: map[string]put{"-home-dev-app": regular}, want: "-home-dev-app"},
+		{name: "nowhere", projects: map[string]put{"-home-dev-app": nil}, wantErr: ErrNoTranscript},
+		{name: "a named pipe", projects: map[string]put{"-home-dev-app": fifo}, wantErr: ErrNotRegular, wantMsg: " is a named pipe, not a regular file"},
+		{name: "a directory", projects: map[string]put{"-home-dev-app": directory}, wantErr: ErrNotRegular, wantMsg: " is a directory, not a regular file"},
+		{name: "a named pipe beside a transcript", projects: map[string]put{"-home-dev-app": fifo, "-home-dev-lib": regular}, want: "-home-dev-lib"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			claude := t.TempDir()
+			var odd string
+			for project, place := range tc.projects {
+				dir := filepath.Join(ProjectsDir(claude), project)
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if place != nil {
+					place(t, filepath.Join(dir, id+".jsonl"))
+					odd = filepath.Join(dir, id+".jsonl")
+				}
+			}
+			got, err := FindTranscript(claude, id)
+			if tc.wantErr == nil {
+				if want := filepath.Join(ProjectsDir(claude), tc.want, id+".jsonl"); err != nil || got != want {
+					t.Errorf("FindTranscript = %q, %v; want %q", got, err, want)
+				}
+				return
+			}
+			if got != "" || !errors.Is(err, tc.wantErr) {
+				t.Fatalf("FindTranscript = %q, %v; want an error that is %v", got, err, tc.wantErr)
+			}
+			if errors.Is(err, ErrNotRegular) && errors.Is(err, ErrNoTranscript) {
+				t.Errorf("FindTranscript: %v is both ErrNoTranscript and ErrNotRegular", err)
+			}
+			if tc.wantMsg != "" && !strings.Contains(err.Error(), odd+tc.wantMsg) {
+				t.Errorf("FindTranscript: %v; want it to say %q", err, odd+tc.wantMsg)
+			}
+		})
 	}
 }

@@ -46,7 +46,6 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 		if id, err = findSession(cmd, d, id); err != nil {
 			return err
 		}
-		transcript = notTranscript(d.claude, id)
 	} else if err := transcriptOf(id, transcript); err != nil {
 		return err
 	}
@@ -168,24 +167,6 @@ func (r rendered) what() string {
 func showsMemory(st *render.State) bool {
 	m := st != nil && st.ClaudeMem != nil
 	return m && (st.ClaudeMem.Prompt > 0 || st.ClaudeMem.Observation > 0 || st.ClaudeMem.Summary > 0)
-}
-
-// notTranscript is the path of what lies under the name of session id's
-// transcript but is not a regular file (a named pipe, a socket…), "" if
-// the session has a transcript or nothing is there. Given as the render's
-// transcript, its read fails saying what it is, as the daemon's log does,
-// rather than that there is no transcript.
-func notTranscript(claudeDir, id string) string {
-	if _, err := sources.FindTranscript(claudeDir, id); !errors.Is(err, sources.ErrNoTranscript) {
-		return ""
-	}
-	matches, _ := filepath.Glob(filepath.Join(sources.ProjectsDir(claudeDir), "*", id+".jsonl"))
-	for _, m := range matches {
-		if _, err := sources.StatRegular(m); errors.Is(err, sources.ErrNotRegular) {
-			return m
-		}
-	}
-	return ""
 }
 
 // transcriptOf checks that the transcript at path is session id's, before

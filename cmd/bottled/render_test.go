@@ -295,11 +295,20 @@ func TestRenderNamesWhatIsThere(t *testing.T) {
 	e := newEnv(t, false)
 	path := filepath.Join(e.claude, "projects", "-home-dev-app", sessionID+".jsonl")
 	oddfile.FIFO(t, path)
-	for _, args := range [][]string{{"render", sessionID}, {"render", "--stdout", sessionID}, {"render", sessionID, "--transcript", path}} {
-		code, out, errOut := e.run(t, args...)
+	const rendering, showing = "bottled: nothing to render for session " + sessionID + ": ", "bottled: no bottle for session " + sessionID + ", and nothing to render"
+	for _, tc := range []struct {
+		args  []string
+		start string
+	}{
+		{[]string{"render", sessionID}, rendering},
+		{[]string{"render", "--stdout", sessionID}, rendering},
+		{[]string{"render", sessionID, "--transcript", path}, rendering},
+		{[]string{"show", sessionID}, showing},
+	} {
+		code, out, errOut := e.run(t, tc.args...)
 		want := path + " is a named pipe, not a regular file"
-		if code != exitFailed || out != "" || !strings.HasPrefix(errOut, "bottled: nothing to render for session "+sessionID+": ") || !strings.Contains(errOut, want) {
-			t.Errorf("%q: code %d, stdout %q, stderr %q; want exit 1 and %q", args, code, out, errOut, want)
+		if code != exitFailed || out != "" || !strings.HasPrefix(errOut, tc.start) || !strings.Contains(errOut, want) || strings.Contains(errOut, "no transcript") {
+			t.Errorf("%q: code %d, stdout %q, stderr %q; want exit 1, %q and %q", tc.args, code, out, errOut, tc.start, want)
 		}
 	}
 }
