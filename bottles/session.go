@@ -1,7 +1,6 @@
 package bottles
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -160,27 +159,18 @@ const recordTail = 64 << 10
 // activity (Claude Code appends titles and summaries later), and would
 // not compare with the times the bottles show.
 func lastRecordTime(path string) time.Time {
-	f, info, err := sources.OpenRegular(path)
-	if err != nil {
-		return time.Time{}
-	}
-	defer f.Close()
-	from := max(info.Size()-recordTail, 0)
-	buf := make([]byte, info.Size()-from)
-	if _, err := f.ReadAt(buf, from); err != nil {
-		return time.Time{}
-	}
-	if from > 0 { // the first line is cut
-		buf = buf[bytes.IndexByte(buf, '\n')+1:]
-	}
 	var last time.Time
-	for line := range bytes.Lines(buf) {
+	err := sources.ScanTail(path, recordTail, func(line []byte) bool {
 		var rec struct {
 			Timestamp time.Time `json:"timestamp"`
 		}
 		if json.Unmarshal(line, &rec) == nil && rec.Timestamp.After(last) {
 			last = rec.Timestamp
 		}
+		return true
+	})
+	if err != nil {
+		return time.Time{}
 	}
 	return last
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -87,56 +86,6 @@ func ScanLiveContext(path string, floor int64) (LiveContext, error) {
 		lc.Injected = append(lc.Injected, injected[i])
 	}
 	return lc, nil
-}
-
-// scanLinesBackward calls fn with each line of f between floor and end,
-// last line first, with the offset where it starts, until fn returns
-// false, reading chunk bytes at a time. Lines over maxLine are passed
-// over.
-func scanLinesBackward(f io.ReaderAt, floor, end int64, chunk, maxLine int, fn func(line []byte, at int64) bool) error {
-	var carry []byte  // data after this chunk: a line whose start is not read yet
-	skipping := false // the line after this chunk is too long and is passed over
-	for end > floor {
-		start := max(floor, end-int64(chunk))
-		buf := make([]byte, end-start, int(end-start)+len(carry))
-		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-			return err
-		}
-		// Lines wholly inside this chunk start after its first newline,
-		// unless it starts at floor, itself a line start.
-		first := 0
-		if start > floor {
-			first = bytes.IndexByte(buf, '\n') + 1
-			if first == 0 { // the chunk is the middle of one line
-				if !skipping {
-					carry = append(buf, carry...)
-					if len(carry) > maxLine {
-						carry, skipping = nil, true
-					}
-				}
-				end = start
-				continue
-			}
-		}
-		data := append(buf, carry...)
-		stop := len(data)
-		if skipping {
-			// The long line starts after the chunk's last newline.
-			stop = first + bytes.LastIndexByte(data[first:], '\n') + 1
-			skipping = false
-		}
-		for seg := data[first:stop]; len(seg) > 0; {
-			body := bytes.TrimSuffix(seg, []byte("\n"))
-			i := bytes.LastIndexByte(body, '\n') + 1
-			if !fn(bytes.TrimSuffix(body[i:], []byte("\r")), start+int64(first+i)) {
-				return nil
-			}
-			seg = seg[:i]
-		}
-		carry = data[:first]
-		end = start
-	}
-	return nil
 }
 
 // contextLine is what ScanLiveContext uses of one transcript line.

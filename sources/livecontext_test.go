@@ -6,92 +6,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bottled-dev/bottled/internal/fixtures"
 )
-
-// TestScanLinesBackward checks the backward reader against a forward
-// split, for every chunk size from one byte up, with floors at line
-// starts, a torn last line and lines longer than the chunk.
-func TestScanLinesBackward(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 200 {
-		var b bytes.Buffer
-		var starts []int64
-		for i := range rng.IntN(12) {
-			starts = append(starts, int64(b.Len()))
-			fmt.Fprintf(&b, "%d:%s", i, strings.Repeat("x", rng.IntN(40)))
-			if rng.IntN(8) > 0 || i == 0 {
-				b.WriteByte('\n')
-			} else {
-				b.WriteString("\r\n")
-			}
-		}
-		data := b.Bytes()
-		if len(data) > 0 && rng.IntN(3) == 0 {
-			data = data[:len(data)-1] // a torn last line
-		}
-		floorIdx := 0
-		if len(starts) > 0 {
-			floorIdx = rng.IntN(len(starts))
-		}
-		var floor int64
-		if len(starts) > 0 {
-			floor = starts[floorIdx]
-		}
-		var want []string
-		for i, s := range starts[floorIdx:] {
-			end := int64(len(data))
-			if i+floorIdx+1 < len(starts) {
-				end = starts[i+floorIdx+1]
-			}
-			if s >= end {
-				continue
-			}
-			want = append(want, fmt.Sprintf("%d %s", s, strings.TrimRight(string(data[s:end]), "\r\n")))
-		}
-		slices.Reverse(want)
-		for chunk := 1; chunk <= len(data)+2; chunk += 1 + chunk/3 {
-			var got []string
-			err := scanLinesBackward(bytes.NewReader(data), floor, int64(len(data)), chunk, 1<<20, func(line []byte, at int64) bool {
-				got = append(got, fmt.Sprintf("%d %s", at, line))
-				return true
-			})
-			if err != nil || !slices.Equal(got, want) {
-				t.Fatalf("trial %d, chunk %d, floor %d: got %q (err %v), want %q", trial, chunk, floor, got, err, want)
-			}
-		}
-	}
-}
-
-func TestScanLinesBackwardPassesOverLongLines(t *testing.T) {
-	long := strings.Repeat("L", 100)
-	data := []byte("a\n" + long + "\nb\n" + long + long + "\nc\n")
-	for chunk := 1; chunk < 40; chunk++ {
-		var got []string
-		err := scanLinesBackward(bytes.NewReader(data), 0, int64(len(data)), chunk, 20, func(line []byte, at int64) bool {
-			got = append(got, string(line))
-			return true
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// A long line may be passed over or, when it fits the chunks
-		// read, returned; the short lines always come back, in order.
-		var short []string
-		for _, l := range got {
-			if !strings.HasPrefix(l, "L") {
-				short = append(short, l)
-			}
-		}
-		if !slices.Equal(short, []string{"c", "b", "a"}) {
-			t.Fatalf("chunk %d: lines %q", chunk, got)
-		}
-	}
-}
 
 func TestScanLiveContext(t *testing.T) {
 	const path = "/data/bottles/S1.md"

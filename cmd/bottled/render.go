@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -207,11 +206,10 @@ func transcriptOf(id, path string) error {
 // sessionExample is a session id, to show what one looks like.
 const sessionExample = "3f9c2a71-5d0e-4b8a-9c61-2e7f0a4d8b15"
 
-// sessionTails are how much of a transcript's end sessionNamedIn reads,
-// the second only when the first holds no whole record that names a
-// session: its last records name the session; a last line longer than
-// the second (a pasted image) leaves the check to the file's name.
-var sessionTails = [...]int64{64 << 10, 1 << 20}
+// sessionTail is how much of a transcript's end sessionNamedIn reads:
+// its last records name the session; a last line longer than this (a
+// pasted image) leaves the check to the file's name.
+const sessionTail = 1 << 20
 
 // sessionNamedIn is the session the last record of the transcript at path
 // that names one names (its "sessionId"), "" if none in its tail does or
@@ -221,41 +219,20 @@ var sessionTails = [...]int64{64 << 10, 1 << 20}
 // real fixtures). Only a regular file is opened, without waiting (a named
 // pipe is not read).
 func sessionNamedIn(path string) string {
-	f, info, err := sources.OpenRegular(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	for _, n := range sessionTails {
-		from := max(info.Size()-n, 0)
-		tail := make([]byte, info.Size()-from)
-		if _, err := f.ReadAt(tail, from); err != nil {
-			return ""
-		}
-		if from > 0 { // the first line is cut
-			tail = tail[bytes.IndexByte(tail, '\n')+1:]
-		}
-		if named := lastSessionID(tail); named != "" || from == 0 {
-			return named
-		}
-	}
-	return ""
-}
-
-// lastSessionID is the "sessionId" of the last of the records in lines
-// that has one, "" if none has.
-func lastSessionID(lines []byte) string {
-	for len(lines) > 0 {
-		start := bytes.LastIndexByte(bytes.TrimRight(lines, "\n"), '\n') + 1
+	var named string
+	err := sources.ScanTail(path, sessionTail, func(line []byte) bool {
 		var rec struct {
 			SessionID string `json:"sessionId"`
 		}
-		if json.Unmarshal(lines[start:], &rec) == nil && rec.SessionID != "" {
-			return rec.SessionID
+		if json.Unmarshal(line, &rec) == nil {
+			named = rec.SessionID
 		}
-		lines = lines[:start]
+		return named == ""
+	})
+	if err != nil {
+		return ""
 	}
-	return ""
+	return named
 }
 
 // isUUID reports whether s has the shape of Claude Code's session ids:
