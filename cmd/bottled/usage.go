@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -11,19 +10,9 @@ import (
 	"github.com/bottled-dev/bottled/cmd/internal/binflags"
 )
 
-// How a mistake in a command line is told: in bottled's words, with its
-// flags spelled as bottled's help spells them (--limit, -o), and the help
-// that says more. urfave/cli words its parse errors as Go's flag package
-// does ("flag provided but not defined: -bogus", "invalid value "abc" for
-// flag -limit: strconv.ParseInt: …") and returns them as plain strings,
-// so they are recognised by their wording here, the one place that knows
-// it; an error worded otherwise is passed on as it is. The words are
-// binflags', which bottled-mcp and bottled-view tell theirs in.
-const (
-	cliUnknownFlag  = "flag provided but not defined: -"
-	cliNeedsValue   = "flag needs an argument: "
-	cliInvalidValue = "invalid value "
-)
+// How a mistake in a command line is told: in bottled's words
+// (binflags.Reword, which bottled-mcp and bottled-view tell theirs in), and
+// the help that says more.
 
 // onUsageError is every command's OnUsageError (setHandlers): the error
 // reworded, as bad usage (exit 2).
@@ -70,24 +59,8 @@ func unknownSubcommand(_ context.Context, cmd *cli.Command) error {
 // usageMessage is the one line that tells a parse error of cmd's command
 // line, ending with the help to read.
 func usageMessage(cmd *cli.Command, err error) string {
-	msg := err.Error()
-	see := " (see " + cmd.FullName() + " --help)"
-	switch {
-	case strings.HasPrefix(msg, cliUnknownFlag):
-		return "unknown flag " + binflags.Dashed(strings.TrimPrefix(msg, cliUnknownFlag)) + see
-	case strings.HasPrefix(msg, cliNeedsValue):
-		name := strings.TrimLeft(strings.TrimPrefix(msg, cliNeedsValue), "-")
-		return binflags.Dashed(name) + " needs " + valueKind(cmd, name) + see
-	case strings.HasPrefix(msg, cliInvalidValue):
-		// invalid value "VALUE" for flag -NAME: REASON
-		var value, name string
-		rest := strings.TrimPrefix(msg, cliInvalidValue)
-		if _, err := fmt.Sscanf(rest, "%q for flag -%s", &value, &name); err == nil {
-			name = strings.TrimSuffix(name, ":")
-			return fmt.Sprintf("%s takes %s, not %q%s", binflags.Dashed(name), valueKind(cmd, name), value, see)
-		}
-	}
-	return msg + see
+	kind := func(name string) string { return valueKind(cmd, name) }
+	return binflags.Reword(err.Error(), kind) + " (see " + cmd.FullName() + " --help)"
 }
 
 // valueKind says in words what a value of cmd's flag name is.

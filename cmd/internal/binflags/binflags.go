@@ -157,7 +157,7 @@ func (s *Set) parse(fs *flag.FlagSet, command string, args []string, stdout io.W
 		printFlags(stdout, fs)
 		return err
 	}
-	return UsageError{errors.New(reword(fs, err.Error()) + " (see " + s.helpFor(command) + ")")}
+	return UsageError{errors.New(Reword(err.Error(), func(name string) string { return valueKind(fs, name) }) + " (see " + s.helpFor(command) + ")")}
 }
 
 // helpFor is the help the user is pointed to for a mistake in command's

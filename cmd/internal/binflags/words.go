@@ -7,30 +7,31 @@ import (
 	"strings"
 )
 
-// How the binaries tell a mistake in their flags, and list them: as
-// bottled does (its cmd/bottled/usage.go, in these words), with the flags
-// spelled as bottled's help spells them (--data-dir, -o), never in the flag
-// package's words ("flag provided but not defined: -bogus"), which it
-// returns as plain strings and so are recognised here by their wording;
-// one worded otherwise is passed on as it is.
+// How the binaries and bottled's commands tell a mistake in their flags:
+// in bottled's words, with the flags spelled as bottled's help spells them
+// (--data-dir, -o), never in the words of Go's flag package ("flag
+// provided but not defined: -bogus"), which urfave/cli copies for
+// bottled's commands. Both return them as plain strings, so they are
+// recognised here by their wording, the one place that knows it; one
+// worded otherwise is passed on as it is.
 const (
 	flagUnknown      = "flag provided but not defined: -"
-	flagNeedsValue   = "flag needs an argument: -"
+	flagNeedsValue   = "flag needs an argument: " // -name (urfave/cli: --name too)
 	flagInvalid      = "invalid value "
 	flagInvalidBool  = "invalid boolean value "
 	flagInvalidFlags = "bad flag syntax: "
 )
 
-// reword is the flag package's error msg about fs's flags in bottled's
-// words.
-func reword(fs *flag.FlagSet, msg string) string {
+// Reword is a flag parser's error msg in bottled's words; kind says in
+// words what a value of the flag called name is (WholeNumber…).
+func Reword(msg string, kind func(name string) string) string {
 	var value, name string
 	switch {
 	case strings.HasPrefix(msg, flagUnknown):
 		return "unknown flag " + Dashed(strings.TrimPrefix(msg, flagUnknown))
 	case strings.HasPrefix(msg, flagNeedsValue):
-		name = strings.TrimPrefix(msg, flagNeedsValue)
-		return Dashed(name) + " needs " + valueKind(fs, name)
+		name = strings.TrimLeft(strings.TrimPrefix(msg, flagNeedsValue), "-")
+		return Dashed(name) + " needs " + kind(name)
 	case strings.HasPrefix(msg, flagInvalidFlags):
 		return fmt.Sprintf("%q is no flag: put it after -- to give it as an argument", strings.TrimPrefix(msg, flagInvalidFlags))
 	case strings.HasPrefix(msg, flagInvalid):
@@ -47,7 +48,7 @@ func reword(fs *flag.FlagSet, msg string) string {
 		return msg
 	}
 	name = strings.TrimSuffix(name, ":")
-	return fmt.Sprintf("%s takes %s, not %q", Dashed(name), valueKind(fs, name), value)
+	return fmt.Sprintf("%s takes %s, not %q", Dashed(name), kind(name), value)
 }
 
 // Dashed is a flag's name as bottled's help spells it: -o, --data-dir.
