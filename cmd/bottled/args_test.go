@@ -233,10 +233,15 @@ func TestFlagsAnywhere(t *testing.T) {
 					t.Errorf("export ran %q, want %q", *e.exec, want)
 				}
 			}},
-		{name: "export -o a directory, --force", args: []string{"export", sessionID, "-o", "{C}", "--force", C, D}, code: exitFailed,
-			stderr: []string{"bottled: {C} is a directory: give -o a file's path"}},
-		{name: "export -o a file that exists", args: []string{"export", sessionID, "-o", "{T}", C, D}, code: exitFailed,
-			stderr: []string{"exists: --force replaces it"}},
+		// bottled-view checks the file -o names (TestExportChecksItsFileOnce).
+		{name: "export -o, --force", args: []string{"export", sessionID, "-o", "-page.html", "--force", C, D},
+			check: func(t *testing.T, e argsEnv, _ string) {
+				want := []string{filepath.Join(filepath.Dir(e.bin), viewBinary), "bottled", "--claude-dir", e.claude, "--data-dir", e.data,
+					"export", "--format", "html", "-o=-page.html", "--force", "--", sessionID}
+				if !slices.Equal(*e.exec, want) {
+					t.Errorf("export ran %q, want %q", *e.exec, want)
+				}
+			}},
 		{name: "export, a bad format", args: []string{"export", sessionID, "--format", "pdf", C, D}, code: exitUsage,
 			stderr: []string{`bottled: --format must be html or md, not "pdf"`}},
 		{name: "export, no session", args: []string{"export", C, D}, code: exitUsage,

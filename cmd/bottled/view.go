@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/urfave/cli/v3"
@@ -75,16 +73,10 @@ func runExport(_ context.Context, cmd *cli.Command) error {
 	}
 	args := []string{"export", "--format", format}
 	if out := cmd.String("o"); out != "" {
-		abs, err := filepath.Abs(out)
-		if err != nil {
-			return err
-		}
-		if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
-			return exitError{code: exitFailed, msg: out + " is a directory: give -o a file's path"}
-		} else if err == nil && !cmd.Bool("force") {
-			return exitError{code: exitFailed, msg: out + " exists: --force replaces it"}
-		}
-		args = append(args, "-o", abs)
+		// bottled-view checks the file (and says what to give instead),
+		// in this process's directory, as the user named it; -o=FILE
+		// keeps a name that starts with "-" a value.
+		args = append(args, "-o="+out)
 	}
 	if cmd.Bool("force") {
 		args = append(args, "--force")
