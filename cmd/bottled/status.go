@@ -105,7 +105,7 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.T
 	row := func(label, format string, a ...any) { fmt.Fprintf(w, "%s\t%s\n", label, fmt.Sprintf(format, a...)) }
 	disk := rep.Disk
 	if st := rep.Daemon; st != nil {
-		printDaemon(row, st, now)
+		printDaemon(row, st, disk, now)
 	} else {
 		row("daemon", "%s", noDaemonLine(rep))
 		row("database", "%s", dbLine(disk.DB))
@@ -142,8 +142,9 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.T
 	printSessions(out, disk, shown, now)
 }
 
-// printDaemon writes the rows that come from the daemon's status.
-func printDaemon(row func(label, format string, a ...any), st *watch.Status, now time.Time) {
+// printDaemon writes the rows that come from the daemon's status, beside
+// the survey disk.
+func printDaemon(row func(label, format string, a ...any), st *watch.Status, disk *watch.Survey, now time.Time) {
 	row("daemon", "running · pid %d · up %s · version %s", st.PID, age(now.Sub(st.Started)), st.Version)
 	var roots []string
 	for _, r := range st.Roots {
@@ -154,7 +155,7 @@ func printDaemon(row func(label, format string, a ...any), st *watch.Status, now
 		roots = append(roots, r.Path+" ("+state+")")
 	}
 	row("watching", "%s · %s · %s", strings.Join(roots, " · "), count(st.Projects, "project"), count(st.Sessions, "transcript"))
-	for _, line := range unwatchedLines(st) {
+	for _, line := range unwatchedLines(st, disk) {
 		row("", "%s", line)
 	}
 	if st.Blocked != "" {
@@ -337,18 +338,23 @@ func short(id string) string {
 
 // unwatchedLines says which directories the daemon could not watch, one
 // line per reason (the watcher's), naming the directory when it is the
-// only one for its reason. An older daemon gives no reasons: its
-// directories are counted.
-func unwatchedLines(st *watch.Status) []string {
+// only one for its reason; not those the disk survey (status --all)
+// cannot read, which unreadableLines names. An older daemon gives no
+// reasons: its directories are counted.
+func unwatchedLines(st *watch.Status, disk *watch.Survey) []string {
 	const rescan = ": changes there wait for the rescan"
+	unread := func(dir string) bool {
+		return slices.ContainsFunc(disk.UnreadableDirs, func(d watch.DirError) bool { return d.Path == dir })
+	}
+	unwatched := slices.DeleteFunc(slices.Clone(st.Unwatched), unread)
 	if len(st.UnwatchedWhy) == 0 {
-		if n := len(st.Unwatched); n > 0 {
+		if n := len(unwatched); n > 0 {
 			return []string{countAs(n, "directory", "directories") + " not watched (see the daemon's log)" + rescan}
 		}
 		return nil
 	}
 	byWhy := map[string][]string{}
-	for _, dir := range st.Unwatched {
+	for _, dir := range unwatched {
 		why := st.UnwatchedWhy[dir]
 		byWhy[why] = append(byWhy[why], dir)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -31,7 +32,7 @@ func TestUnwatchedLines(t *testing.T) {
 				"2 directories not watched: permission denied (tried again at every rescan; bottled status --json lists them)"}},
 		{"an older daemon", watch.Status{Unwatched: []string{"/a"}}, []string{"1 directory not watched (see the daemon's log)" + rescan}},
 	} {
-		if got := unwatchedLines(&tc.st); !slices.Equal(got, tc.want) {
+		if got := unwatchedLines(&tc.st, &watch.Survey{}); !slices.Equal(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
@@ -58,5 +59,28 @@ func TestStatusUnreadableDirectory(t *testing.T) {
 	dirs, _ := rep["disk"].(map[string]any)["unreadableDirs"].([]any)
 	if len(dirs) != 1 || dirs[0].(map[string]any)["path"] != loop {
 		t.Errorf("disk.unreadableDirs = %v, want %s", dirs, loop)
+	}
+}
+
+// TestStatusNamesEachDirOnce: a project directory that the running daemon
+// cannot watch and that the disk survey (status --all) cannot read, for
+// the same reason, is named once, where its transcripts are not counted;
+// one that only one of them names is named by it.
+func TestStatusNamesEachDirOnce(t *testing.T) {
+	const both, unwatched, unreadable = "/c/projects/-both", "/c/projects/-unwatched", "/c/projects/-unreadable"
+	rep := statusReport{
+		Daemon: &watch.Status{Unwatched: []string{both, unwatched}, UnwatchedWhy: map[string]string{both: "permission denied", unwatched: watch.WhyWatchLimit}},
+		Disk:   &watch.Survey{Sessions: []watch.SessionCheck{}, UnreadableDirs: []watch.DirError{{Path: both, Error: "permission denied"}, {Path: unreadable, Error: "permission denied"}}},
+	}
+	var out strings.Builder
+	printStatus(&out, dirs{}, &rep, 0, time.Now())
+	for dir, said := range map[string]string{
+		both:       both + " cannot be read (permission denied): its transcripts are not counted",
+		unwatched:  unwatched + " not watched: " + watch.WhyWatchLimit,
+		unreadable: unreadable + " cannot be read (permission denied): its transcripts are not counted",
+	} {
+		if n := strings.Count(out.String(), dir); n != 1 || !strings.Contains(out.String(), said) {
+			t.Errorf("status names %s %d times, want once, as %q:\n%s", dir, n, said, out.String())
+		}
 	}
 }
