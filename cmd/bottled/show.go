@@ -54,11 +54,7 @@ func runShow(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Duration("timeout") <= 0 {
 		return usagef("--timeout must be positive")
 	}
-	d, err := dirsOf(cmd)
-	if err != nil {
-		return err
-	}
-	id, err := findSession(cmd, d, arg)
+	d, id, err := sessionNamed(cmd, arg)
 	if err != nil {
 		return err
 	}
@@ -126,6 +122,17 @@ func lineRange(data []byte, from, to int, id string) ([]byte, error) {
 		return nil, usagef("--from %d is past the end of the bottle of %s (%s)", from, id, count(n, "line"))
 	}
 	return lines.Span(from, to), nil
+}
+
+// sessionNamed is the directories of cmd (dirsOf) and the session its
+// SESSION argument arg names (findSession).
+func sessionNamed(cmd *cli.Command, arg string) (dirs, string, error) {
+	d, err := dirsOf(cmd)
+	if err != nil {
+		return dirs{}, "", err
+	}
+	id, err := findSession(cmd, d, arg)
+	return d, id, err
 }
 
 // findSession resolves a command's SESSION argument: an id, or the start

@@ -63,11 +63,7 @@ func runExport(_ context.Context, cmd *cli.Command) error {
 	if format != "html" && format != "md" {
 		return usagef("--format must be html or md, not %q", format)
 	}
-	d, err := dirsOf(cmd)
-	if err != nil {
-		return err
-	}
-	id, err := findSession(cmd, d, arg)
+	d, id, err := sessionNamed(cmd, arg)
 	if err != nil {
 		return err
 	}
