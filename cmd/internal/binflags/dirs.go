@@ -41,9 +41,9 @@ func Resolve(name string, given sources.Given, stderr io.Writer) (sources.Dirs, 
 // fine: nothing was written there yet.
 func CheckDirs(d sources.Dirs) error {
 	for _, c := range []struct{ path, what, fix string }{
-		{d.Claude.Path, "Claude Code's directory", claudeFix(d.Claude)},
+		{d.Claude.Path, "Claude Code's directory", howToGive(d.Claude, "claude-dir", sources.ClaudeDirEnv, "the directory Claude Code uses")},
 		{sources.ProjectsDir(d.Claude.Path), "Claude Code's projects directory", "Claude Code keeps its transcripts there: move what is there away"},
-		{d.Data.Path, "the data directory", dataFix(d.Data)},
+		{d.Data.Path, "the data directory", howToGive(d.Data, "data-dir", sources.DataDirEnv, "a directory")},
 		{bottles.BottlesDir(d.Data.Path), "the bottles directory", "bottled keeps its bottles there: move what is there away"},
 	} {
 		info, err := os.Stat(c.path)
@@ -80,26 +80,17 @@ func notDirAbove(p string) (string, fs.FileInfo) {
 	}
 }
 
-// claudeFix says how to give Claude Code's directory, where it came from.
-func claudeFix(d sources.Dir) string {
+// howToGive says how to give the directory d, which flag (--flag) or
+// env names, as what: where it came from, and, for a default, that what
+// stands there can be moved away.
+func howToGive(d sources.Dir, flag, env, what string) string {
 	switch d.From {
 	case sources.FromFlag:
-		return "give --claude-dir the directory Claude Code uses"
+		return "give --" + flag + " " + what
 	case sources.FromEnv:
-		return "give " + sources.ClaudeDirEnv + " (or --claude-dir) the directory Claude Code uses"
-	}
-	return "give --claude-dir the directory Claude Code uses, or move what is there away"
-}
-
-// dataFix says how to give the data directory, where it came from.
-func dataFix(d sources.Dir) string {
-	switch d.From {
-	case sources.FromFlag:
-		return "give --data-dir a directory"
-	case sources.FromEnv:
-		return "give " + sources.DataDirEnv + " (or --data-dir) a directory"
+		return "give " + env + " (or --" + flag + ") " + what
 	case sources.FromSettings:
-		return "give " + sources.DataDirEnv + " in " + d.Where + " (or --data-dir) a directory"
+		return "give " + env + " in " + d.Where + " (or --" + flag + ") " + what
 	}
-	return "give --data-dir a directory, or move what is there away"
+	return "give --" + flag + " " + what + ", or move what is there away"
 }
