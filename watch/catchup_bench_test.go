@@ -2,11 +2,13 @@ package watch
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +32,11 @@ const (
 	catchUpSize     = 580 << 10
 )
 
+// catchUpRounds is how many times BenchmarkCatchUp times each of its
+// phases, interleaved, so that its figures are medians of one run.
+var catchUpRounds = flag.Int("catchup.rounds", 5,
+	"rounds of BenchmarkCatchUp's render only, index only and catch-up, interleaved; it reports their medians")
+
 // BenchmarkCatchUp measures what the start-up catch-up costs per session
 // beyond rendering and indexing, as a user meets it: the daemon (in
 // process, one worker, so that times add up) is started on
@@ -46,24 +53,46 @@ const (
 // the transcripts, the freshness check, the claude-mem lookup, the bottle
 // write, the index's transactions and what durability costs on the way
 // (synced-s is when the last bottle was synced to disk, in the
-// background). files-ms/session is what writing the bottles before the
+// background).
+//
+// The overhead is a small difference of large figures, and one phase
+// timed once moves by more than the target between runs, so each run
+// times catchUpRounds rounds of the three phases, one after the other
+// (render, index, catch-up, then again), and reports the median of each
+// phase and the median of the rounds' overheads, each round's catch-up
+// less that round's render and index; overhead-min and overhead-max are
+// the extreme rounds, the spread a figure is read against. Every round
+// writes its bottles and its index to directories of its own and none is
+// removed until the end: a file system that has just freed many inodes
+// makes the next files dearer to create (below), which would put one
+// round's clean-up in the next round's overhead.
+//
+// files-ms/session is what writing the bottles before the
 // index took (a temporary file each, renamed, no sync): the file system's
 // share of the overhead, which no daemon avoids (on an ext4 without a
 // journal, a new file's inode is looked for past every inode freed in the
 // last minute, five while its inode table is not written back: a
 // millisecond of CPU on a machine that deletes many files).
-// "fresh" starts the daemon again on the bottles it wrote,
-// all current, and reports its catch-up per session. "changed" appends one
-// turn to every transcript and starts the daemon again: each bottle is
-// stale. The read-x metrics are the bytes the daemon read (rchar in
-// /proc/self/io) over the bytes of the transcripts: a freshness check that
-// reads a transcript in full costs one, and so does a render that parses
-// it; catchup-read-x, where every session is rendered and none checked, is
-// the baseline for changed-read-x.
-// Target: overhead under 1 ms per session. Run it with
+// "fresh" starts the daemon again on the bottles a round's catch-up
+// wrote, all current, and reports its catch-up per session (the median of
+// the rounds). "changed", once after the rounds, appends one
+// turn to every transcript and starts the daemon again on the last
+// round's bottles: each bottle is stale. The read-x metrics are the bytes
+// the daemon read (rchar in /proc/self/io) over the bytes of the
+// transcripts: a freshness check that reads a transcript in full costs
+// one, and so does a render that parses it; catchup-read-x, where every
+// session is rendered and none checked, is the baseline for
+// changed-read-x.
+// Target: overhead under 1 ms per session; the CPU figure is the one to
+// read on a machine that other work shares. Run it with
 //
 //	go test -run '^$' -bench CatchUp -benchtime 1x ./watch
+//
+// (about a minute with 5 rounds; -catchup.rounds sets their number).
 func BenchmarkCatchUp(b *testing.B) {
+	if *catchUpRounds < 1 {
+		b.Fatalf("-catchup.rounds %d: at least one round is needed", *catchUpRounds)
+	}
 	root := b.TempDir()
 	claude := filepath.Join(root, "claude")
 	ids := make([]string, catchUpSessions)
@@ -77,37 +106,111 @@ func BenchmarkCatchUp(b *testing.B) {
 	}
 	for n := 0; b.Loop(); n++ {
 		sizes := writeCatchUpTranscripts(b, ids, paths, nil)
-		renderSpent, rendered := timeRenders(b, ids, paths)
-		filesSpent, indexSpent := timeIndex(b, filepath.Join(root, fmt.Sprintf("alone%d", n)), ids, rendered)
-		data := filepath.Join(root, fmt.Sprintf("data%d", n))
-		full := timeCatchUp(b, claude, data, catchUpSessions)
-		sameBottles(b, data, ids, rendered)
-		fresh := timeCatchUp(b, claude, data, 0)
+		rounds := make([]catchUpRound, *catchUpRounds)
+		var data string
+		for r := range rounds {
+			data = filepath.Join(root, fmt.Sprintf("data%d-%d", n, r))
+			rounds[r] = timeCatchUpRound(b, claude, data, filepath.Join(root, fmt.Sprintf("alone%d-%d", n, r)), ids, paths)
+			b.Logf("round %d: %v", r+1, rounds[r])
+		}
 		grown := writeCatchUpTranscripts(b, ids, paths, sizes) // one turn more each
 		changed := timeCatchUp(b, claude, data, catchUpSessions)
-		per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / catchUpSessions }
-		cpuRender, cpuIndex := renderSpent.cpu, indexSpent.cpu
-		renderOnly, indexOnly := renderSpent.wall, indexSpent.wall
-		b.ReportMetric(per(renderOnly), "render-ms/session")
-		b.ReportMetric(per(full.took), "catchup-ms/session")
-		b.ReportMetric(per(indexOnly), "index-ms/session")
-		b.ReportMetric(per(full.took-renderOnly-indexOnly), "overhead-ms/session")
-		b.ReportMetric(per(full.cpu-cpuRender-cpuIndex), "overhead-cpu-ms/session")
-		b.ReportMetric(per(filesSpent.wall), "files-ms/session")
-		b.ReportMetric(per(filesSpent.cpu), "files-cpu-ms/session")
-		b.ReportMetric(per(fresh.took), "fresh-ms/session")
-		b.ReportMetric(per(changed.took), "changed-ms/session")
-		b.ReportMetric(full.synced.Seconds(), "synced-s")
-		b.ReportMetric(float64(full.read)/float64(total(sizes)), "catchup-read-x")
-		b.ReportMetric(float64(fresh.read)/float64(total(sizes)), "fresh-read-x")
-		b.ReportMetric(float64(changed.read)/float64(total(grown)), "changed-read-x")
-		b.Logf("%d sessions of %d KB: render only %v, index only %v, catch-up %v (read %d MB of %d MB of transcripts; every bottle on disk, synced, after %v), "+
-			"catch-up over fresh bottles %v (read %d MB), over bottles each a turn behind %v (read %d MB of %d MB)",
-			catchUpSessions, catchUpSize>>10, renderOnly.Round(time.Millisecond), indexOnly.Round(time.Millisecond), full.took.Round(time.Millisecond), full.read>>20, total(sizes)>>20,
-			full.synced.Round(time.Millisecond), fresh.took.Round(time.Millisecond), fresh.read>>20,
-			changed.took.Round(time.Millisecond), changed.read>>20, total(grown)>>20)
+		reportCatchUp(b, rounds, changed, total(sizes), total(grown))
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// catchUpRound is what one round of BenchmarkCatchUp's phases took.
+type catchUpRound struct {
+	render, files, index spent
+	full, fresh          catchUpRun
+}
+
+// timeCatchUpRound times the render alone, the index alone (in alone) and
+// the daemon's catch-up (in data, then again over the bottles it wrote),
+// and checks that the daemon wrote the bottles the render alone made.
+func timeCatchUpRound(b *testing.B, claude, data, alone string, ids, paths []string) catchUpRound {
+	b.Helper()
+	var r catchUpRound
+	var rendered [][]byte
+	r.render, rendered = timeRenders(b, ids, paths)
+	r.files, r.index = timeIndex(b, alone, ids, rendered)
+	r.full = timeCatchUp(b, claude, data, catchUpSessions)
+	sameBottles(b, data, ids, rendered)
+	r.fresh = timeCatchUp(b, claude, data, 0)
+	return r
+}
+
+// overhead is what the round's catch-up took beyond its render and its
+// index.
+func (r catchUpRound) overhead() spent {
+	return spent{r.full.took - r.render.wall - r.index.wall, r.full.cpu - r.render.cpu - r.index.cpu}
+}
+
+func (r catchUpRound) String() string {
+	ms := func(s spent) string {
+		return fmt.Sprintf("%v (cpu %v)", s.wall.Round(time.Millisecond), s.cpu.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("render only %s, index only %s, catch-up %s: overhead %s; files %s, catch-up over fresh bottles %v",
+		ms(r.render), ms(r.index), ms(spent{r.full.took, r.full.cpu}), ms(r.overhead()), ms(r.files), r.fresh.took.Round(time.Millisecond))
+}
+
+// reportCatchUp reports the rounds' medians (and the overhead's extremes)
+// per session, and the changed catch-up; transcripts and grown are the
+// bytes of the transcripts before and after they grew a turn.
+func reportCatchUp(b *testing.B, rounds []catchUpRound, changed catchUpRun, transcripts, grown int64) {
+	b.Helper()
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / catchUpSessions }
+	report := func(name string, f func(catchUpRound) time.Duration) {
+		b.ReportMetric(per(spreadOf(rounds, f).median), name+"-ms/session")
+	}
+	report("render", func(r catchUpRound) time.Duration { return r.render.wall })
+	report("render-cpu", func(r catchUpRound) time.Duration { return r.render.cpu })
+	report("index", func(r catchUpRound) time.Duration { return r.index.wall })
+	report("index-cpu", func(r catchUpRound) time.Duration { return r.index.cpu })
+	report("catchup", func(r catchUpRound) time.Duration { return r.full.took })
+	report("catchup-cpu", func(r catchUpRound) time.Duration { return r.full.cpu })
+	report("files", func(r catchUpRound) time.Duration { return r.files.wall })
+	report("files-cpu", func(r catchUpRound) time.Duration { return r.files.cpu })
+	report("fresh", func(r catchUpRound) time.Duration { return r.fresh.took })
+	wall := spreadOf(rounds, func(r catchUpRound) time.Duration { return r.overhead().wall })
+	cpu := spreadOf(rounds, func(r catchUpRound) time.Duration { return r.overhead().cpu })
+	for _, m := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"overhead", wall.median}, {"overhead-min", wall.min}, {"overhead-max", wall.max},
+		{"overhead-cpu", cpu.median}, {"overhead-cpu-min", cpu.min}, {"overhead-cpu-max", cpu.max},
+		{"changed", changed.took},
+	} {
+		b.ReportMetric(per(m.d), m.name+"-ms/session")
+	}
+	b.ReportMetric(spreadOf(rounds, func(r catchUpRound) time.Duration { return r.full.synced }).median.Seconds(), "synced-s")
+	readX := func(f func(catchUpRound) int64) float64 {
+		return float64(spreadOf(rounds, f).median) / float64(transcripts)
+	}
+	b.ReportMetric(readX(func(r catchUpRound) int64 { return r.full.read }), "catchup-read-x")
+	b.ReportMetric(readX(func(r catchUpRound) int64 { return r.fresh.read }), "fresh-read-x")
+	b.ReportMetric(float64(changed.read)/float64(grown), "changed-read-x")
+	b.Logf("%d sessions of %d KB, %d rounds: overhead %.3f ms/session (%.3f to %.3f), in CPU time %.3f (%.3f to %.3f); "+
+		"catch-up over bottles each a turn behind %v (read %d MB of %d MB)",
+		catchUpSessions, catchUpSize>>10, len(rounds), per(wall.median), per(wall.min), per(wall.max), per(cpu.median), per(cpu.min), per(cpu.max),
+		changed.took.Round(time.Millisecond), changed.read>>20, grown>>20)
+}
+
+// spread is the median and the extremes of a figure over the rounds.
+type spread[T time.Duration | int64] struct{ median, min, max T }
+
+// spreadOf is the spread of the figure f of each of rounds (at least one);
+// the median of an even number of rounds is the mean of the middle two.
+func spreadOf[T time.Duration | int64](rounds []catchUpRound, f func(catchUpRound) T) spread[T] {
+	xs := make([]T, len(rounds))
+	for i, r := range rounds {
+		xs[i] = f(r)
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	return spread[T]{median: (xs[(n-1)/2] + xs[n/2]) / 2, min: xs[0], max: xs[n-1]}
 }
 
 // writeCatchUpTranscripts writes every session's synthetic transcript, of
@@ -354,4 +457,29 @@ func procIO(b *testing.B, field string) int64 {
 	}
 	b.Fatalf("no %s in /proc/self/io", field)
 	return 0
+}
+
+// TestSpreadOf checks the medians BenchmarkCatchUp reports: the middle
+// round of an odd number, the mean of the middle two of an even number,
+// whatever order the rounds came in.
+func TestSpreadOf(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		walls []time.Duration
+		want  spread[time.Duration]
+	}{
+		{"one round", []time.Duration{7}, spread[time.Duration]{7, 7, 7}},
+		{"odd, unsorted", []time.Duration{5, -3, 9, 1, 4}, spread[time.Duration]{4, -3, 9}},
+		{"even", []time.Duration{8, 2, 6, 4}, spread[time.Duration]{5, 2, 8}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rounds := make([]catchUpRound, len(tc.walls))
+			for i, w := range tc.walls {
+				rounds[i].render.wall = w
+			}
+			if got := spreadOf(rounds, func(r catchUpRound) time.Duration { return r.render.wall }); got != tc.want {
+				t.Errorf("spreadOf(%v) = %+v, want %+v", tc.walls, got, tc.want)
+			}
+		})
+	}
 }
