@@ -61,10 +61,12 @@ var catchUpRounds = flag.Int("catchup.rounds", 5,
 // (render, index, catch-up, then again), and reports the median of each
 // phase and the median of the rounds' overheads, each round's catch-up
 // less that round's render and index; overhead-min and overhead-max are
-// the extreme rounds, the spread a figure is read against (on 2 cores
-// loaded five times over, one round's CPU overhead ranged over a
-// millisecond per session and the median moved by half of one between
-// runs; more rounds did not narrow that). Every round
+// the extreme rounds, the spread a figure is read against. On 2 cores
+// loaded four or five times over, one round's CPU overhead ranged over a
+// millisecond per session, the median of back-to-back runs moved by up to
+// 0.45 ms and that of runs over twenty minutes by 0.8 (9 rounds did no
+// better than 5): other work slows even the CPU time of the same render by
+// a third, and not for every phase alike. Every round
 // writes its bottles and its index to directories of its own and none is
 // removed until the end: a file system that has just freed many inodes
 // makes the next files dearer to create (below), which would put one
@@ -77,9 +79,9 @@ var catchUpRounds = flag.Int("catchup.rounds", 5,
 // last minute, five while its inode table is not written back: a
 // millisecond of CPU on a machine that deletes many files).
 // overhead-less-files-ms/session (and -cpu-) is the median of the rounds'
-// overheads less their files: the daemon's own share, which does not move
-// with what other processes deleted from the file system a minute before,
-// as files-cpu does (by 0.3 ms/session between runs on a shared machine).
+// overheads less their files: the daemon's own share, less moved by what
+// other processes deleted from the file system a minute before than
+// files-cpu is (0.14 to 0.51 ms/session between runs on a shared machine).
 // "fresh" starts the daemon again on the bottles a round's catch-up
 // wrote, all current, and reports its catch-up per session (the median of
 // the rounds, in wall and CPU time). "changed", once after the rounds,
