@@ -706,13 +706,8 @@ const lockPoll = 50 * time.Millisecond
 func (ix *Index) do(ctx context.Context, fn func() error) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	failed, err := ix.ensure()
-	if err == nil {
-		if err = fn(); !corrupt(err) {
-			return err
-		}
-		failed = ix.gen
-	} else if !unusable(err) {
+	failed, done, err := ix.onCurrent(fn)
+	if done {
 		return err
 	}
 	if err := ix.build(ctx, failed, false); err != nil {
@@ -721,18 +716,30 @@ func (ix *Index) do(ctx context.Context, fn func() error) error {
 	return fn()
 }
 
+// onCurrent runs fn on the current generation, with mu held. It is done
+// with fn's error, or with ensure's when the index could not be opened for
+// a reason a build does not cure (closed, a disk fault); otherwise err
+// says why generation failed is unusable (missing, of another format, or
+// corrupt as opened or as fn found it), and the index is to be built.
+func (ix *Index) onCurrent(fn func() error) (failed int, done bool, err error) {
+	failed, err = ix.ensure()
+	if err == nil {
+		if err = fn(); !corrupt(err) {
+			return 0, true, err
+		}
+		return ix.gen, false, err
+	}
+	return failed, !unusable(err), err
+}
+
 // doExisting is do for an operation that must not wait for a build (the
 // daemon's updates as it renders): an index that would have to be built
 // is reported as ErrUnusable instead.
 func (ix *Index) doExisting(fn func() error) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	_, err := ix.ensure()
-	if err == nil {
-		if err = fn(); !corrupt(err) {
-			return err
-		}
-	} else if !unusable(err) {
+	_, done, err := ix.onCurrent(fn)
+	if done {
 		return err
 	}
 	if errors.Is(err, ErrUnusable) {
