@@ -56,6 +56,18 @@ func found(t *testing.T, ix *Index, n int) []int {
 	return out
 }
 
+// checkBuilt fails unless ix's build is finished and ix finds each of the
+// n sessions; when says after what.
+func checkBuilt(t *testing.T, ix *Index, n int, when string) {
+	t.Helper()
+	if st := building(t, ix); st != nil {
+		t.Errorf("%s: build state %+v, want a finished build", when, st)
+	}
+	if got := found(t, ix, n); len(got) != n {
+		t.Errorf("%s: found %v, want all %d", when, got, n)
+	}
+}
+
 func building(t *testing.T, ix *Index) *BuildState {
 	t.Helper()
 	st, err := ix.Building(context.Background())
@@ -102,12 +114,7 @@ func TestBuildNewestFirst(t *testing.T) {
 	if err := again.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := building(t, ix); st != nil {
-		t.Errorf("after Build: %+v, want finished", st)
-	}
-	if got := found(t, ix, n); len(got) != n {
-		t.Errorf("after Build, found %v", got)
-	}
+	checkBuilt(t, ix, n, "after a Build by another opening")
 
 	whole := t.TempDir()
 	if err := os.CopyFS(bottles.BottlesDir(whole), os.DirFS(bottles.BottlesDir(data))); err != nil {
@@ -187,12 +194,7 @@ func TestSearchWhileAnotherBuilds(t *testing.T) {
 	if err := reader.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := found(t, first, n); len(got) != n {
-		t.Errorf("after the build, the first index finds %v", got)
-	}
-	if st := building(t, first); st != nil {
-		t.Errorf("build state after Build: %+v", st)
-	}
+	checkBuilt(t, first, n, "after the other opening's Build, the first")
 }
 
 // interruptBuild opens the index of dataDir with opts and ends the
@@ -243,9 +245,7 @@ func TestBuildInterrupted(t *testing.T) {
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := found(t, ix, n); len(got) != n {
-		t.Errorf("after Build, found %v", got)
-	}
+	checkBuilt(t, ix, n, "after Build")
 	checkRowOrder(t, ix)
 }
 
@@ -400,10 +400,5 @@ func TestBuildEndStopsWithItsContext(t *testing.T) {
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := building(t, ix); st != nil {
-		t.Errorf("after Build: %+v, want a finished build", st)
-	}
-	if got := found(t, ix, n); len(got) != n {
-		t.Errorf("after Build, found %v", got)
-	}
+	checkBuilt(t, ix, n, "after Build")
 }
