@@ -181,40 +181,35 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
-	orDuration := func(v *time.Duration, def time.Duration) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	orDuration(&c.Debounce, DefaultDebounce)
-	orDuration(&c.MaxWait, DefaultMaxWait)
+	orDefault(&c.Debounce, DefaultDebounce)
+	orDefault(&c.MaxWait, DefaultMaxWait)
 	c.MaxWait = max(c.MaxWait, c.Debounce)
-	orDuration(&c.Rescan, DefaultRescan)
-	orDuration(&c.CheckQuiet, DefaultCheckQuiet)
-	orDuration(&c.RootPoll, DefaultRootPoll)
-	orDuration(&c.DBPoll, c.Rescan)
-	orDuration(&c.SyncQuiet, DefaultSyncQuiet)
-	orDuration(&c.RetryMin, DefaultRetryMin)
-	orDuration(&c.RetryMax, DefaultRetryMax)
+	orDefault(&c.Rescan, DefaultRescan)
+	orDefault(&c.CheckQuiet, DefaultCheckQuiet)
+	orDefault(&c.RootPoll, DefaultRootPoll)
+	orDefault(&c.DBPoll, c.Rescan)
+	orDefault(&c.SyncQuiet, DefaultSyncQuiet)
+	orDefault(&c.RetryMin, DefaultRetryMin)
+	orDefault(&c.RetryMax, DefaultRetryMax)
 	c.RetryMax = max(c.RetryMax, c.RetryMin)
-	orDuration(&c.RenderTimeout, DefaultRenderTimeout)
-	if c.IndexIdleFactor <= 0 {
-		c.IndexIdleFactor = DefaultIndexIdleFactor
-	}
-	if c.Workers <= 0 {
-		c.Workers = DefaultWorkers
-	}
-	if c.MaxCached <= 0 {
-		c.MaxCached = DefaultMaxCached
-	}
-	if c.CacheBytes <= 0 {
-		c.CacheBytes = DefaultCacheBytes
-	}
+	orDefault(&c.RenderTimeout, DefaultRenderTimeout)
+	orDefault(&c.IndexIdleFactor, DefaultIndexIdleFactor)
+	orDefault(&c.Workers, DefaultWorkers)
+	orDefault(&c.MaxCached, DefaultMaxCached)
+	orDefault(&c.CacheBytes, DefaultCacheBytes)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+}
+
+// orDefault sets the tunable *v to def when it is unset (zero, or a
+// meaningless negative).
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
 	}
 }
 
