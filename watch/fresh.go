@@ -100,19 +100,20 @@ func (c *freshCache) forget() {
 // stampOf returns a file's size and modification time; the zero stamp if
 // it does not exist.
 func stampOf(path string) (fileStamp, error) {
-	info, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fileStamp{}, nil
-	}
-	if err != nil {
-		return fileStamp{}, err
-	}
-	return fileStamp{size: info.Size(), mod: info.ModTime()}, nil
+	return statStamp(path, func(info fs.FileInfo) fileStamp {
+		return fileStamp{size: info.Size(), mod: info.ModTime()}
+	})
 }
 
 // transcriptStampOf is stampOf of a transcript, with its side questions'
 // stamp (see transcriptStamp).
 func transcriptStampOf(path string) (fileStamp, error) {
+	return statStamp(path, func(info fs.FileInfo) fileStamp { return transcriptStamp(path, info) })
+}
+
+// statStamp is the stamp that stamp makes of the file at path; the zero
+// stamp if it does not exist.
+func statStamp(path string, stamp func(fs.FileInfo) fileStamp) (fileStamp, error) {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fileStamp{}, nil
@@ -120,7 +121,7 @@ func transcriptStampOf(path string) (fileStamp, error) {
 	if err != nil {
 		return fileStamp{}, err
 	}
-	return transcriptStamp(path, info), nil
+	return stamp(info), nil
 }
 
 // checkFresh checks the bottle of session id, whose transcript is at path
