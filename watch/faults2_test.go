@@ -358,13 +358,8 @@ func TestFaultClockSkewKeepsClear(t *testing.T) {
 // and only then does the purge marker go.
 func TestFaultKilledDuringPurge(t *testing.T) {
 	t.Parallel()
-	const secret, blank = "PURGEKILL-9c2e71d5a3", "[redacted-by-user01]"
-	claude, data := dirs(t)
-	const id = "9c2e71d5-0000-4000-8000-000000000001"
-	path, at := secretSession(t, claude, id, "PURGEKILL", secret, 200<<10)
-	d := startDaemon(t, claude, data, "--rescan", "1h")
-	d.waitContains(id, secret)
-	d.waitIndexed(secret)
+	const secret = "PURGEKILL-9c2e71d5a3"
+	claude, data, d, redact := secretIndexed(t, "9c2e71d5-0000-4000-8000-000000000001", "PURGEKILL", secret, 200<<10)
 
 	// A reader holds a snapshot of the index from before the redaction.
 	db := indexGeneration(t, data)
@@ -384,8 +379,7 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 	// build, not yet checkpointed): the purge's copy is measured past it.
 	dbSize, walSize := size(db), size(db+"-wal")
 
-	overwrite(t, path, at, blank)
-	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "PURGEKILL-P1") && !strings.Contains(b, secret) })
+	redact("[redacted-by-user01]")
 	// The purge merges the index's segments and copies the database anew
 	// (VACUUM), both into the WAL, which it then waits to empty. (The
 	// update of the bottle's changed block adds a few pages only.)
@@ -412,25 +406,40 @@ func TestFaultKilledDuringPurge(t *testing.T) {
 // tells the restarted daemon to purge them.
 func TestFaultKilledBeforePurgeAsked(t *testing.T) {
 	t.Parallel()
-	const secret, blank = "ASKKILL-5b7d20e4c1", "[redacted-by-user01]"
-	claude, data := dirs(t)
-	const id = "5b7d20e4-0000-4000-8000-000000000001"
-	path, at := secretSession(t, claude, id, "ASKKILL", secret, 0)
-	d := startDaemon(t, claude, data, "--rescan", "1h")
-	d.waitContains(id, secret)
-	d.waitIndexed(secret)
+	const secret = "ASKKILL-5b7d20e4c1"
+	claude, data, d, redact := secretIndexed(t, "5b7d20e4-0000-4000-8000-000000000001", "ASKKILL", secret, 0)
 
 	// Another process writes to the index: the daemon's update of the
 	// bottle waits for it (the index's busy timeout).
 	release := holdIndexWrites(t, data)
 
-	overwrite(t, path, at, blank)
-	d.waitBottle(id, "the secret leaves the bottle", func(b string) bool { return strings.Contains(b, "ASKKILL-P1") && !strings.Contains(b, secret) })
+	redact("[redacted-by-user01]")
 	d.kill()
 	release()
 
 	startDaemon(t, claude, data, "--rescan", "1h")
 	waitPurged(t, data, "the secret leaves the index's files", func() bool { return !indexHolds(t, data, secret) })
+}
+
+// secretIndexed writes session id, whose first prompt (word-P1) holds
+// secret, after bytes before the transcript's end (secretSession), starts
+// a daemon that follows events only, and waits until its bottle and the
+// search index hold the secret. redact overwrites the secret in place with
+// blank and waits until the secret has left the bottle.
+func secretIndexed(t *testing.T, id, word, secret string, after int) (claude, data string, d *daemon, redact func(blank string)) {
+	t.Helper()
+	claude, data = dirs(t)
+	path, at := secretSession(t, claude, id, word, secret, after)
+	d = startDaemon(t, claude, data, "--rescan", "1h")
+	d.waitContains(id, secret)
+	d.waitIndexed(secret)
+	return claude, data, d, func(blank string) {
+		t.Helper()
+		overwrite(t, path, at, blank)
+		d.waitBottle(id, "the secret leaves the bottle", func(b string) bool {
+			return strings.Contains(b, word+"-P1") && !strings.Contains(b, secret)
+		})
+	}
 }
 
 // holdIndexWrites begins a write transaction on the search index in use,

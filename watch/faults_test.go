@@ -467,6 +467,15 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 	write := func(t *testing.T, claude, id string) (string, int64) {
 		return secretSession(t, claude, id, "REDACT", secret, 80<<10)
 	}
+	// rendered is write in fresh directories, then the bottle rendered by
+	// the render command.
+	rendered := func(t *testing.T, id string) (claude, data, path string, at int64) {
+		t.Helper()
+		claude, data = dirs(t)
+		path, at = write(t, claude, id)
+		runBottled(t, claude, data, "", "render", id)
+		return claude, data, path, at
+	}
 	redact := func(t *testing.T, path string, at int64) { overwrite(t, path, at, blank) }
 	noSecret := func(b string) bool { return strings.Contains(b, "REDACT-P1") && !strings.Contains(b, secret) }
 	indexed := func(t *testing.T, data string) {
@@ -535,10 +544,8 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 	}
 	t.Run("daemon started after it", func(t *testing.T) {
 		t.Parallel()
-		claude, data := dirs(t)
 		const id = "4ed0c700-0000-4000-8000-000000000004"
-		path, at := write(t, claude, id)
-		runBottled(t, claude, data, "", "render", id)
+		claude, data, path, at := rendered(t, id)
 		runBottled(t, claude, data, "", "index") // the search index is built from that bottle
 		d := &daemon{t: t, data: data}
 		if !strings.Contains(d.bottle(id), secret) || !indexHolds(t, data, secret) {
@@ -555,10 +562,8 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 		// parse state for the session (as after an eviction) when the
 		// redaction comes: only the bottle can tell it was a rewrite.
 		t.Parallel()
-		claude, data := dirs(t)
 		const id = "4ed0c700-0000-4000-8000-000000000005"
-		path, at := write(t, claude, id)
-		runBottled(t, claude, data, "", "render", id)
+		claude, data, path, at := rendered(t, id)
 		// Another tick of the file clock; then a daemon that follows
 		// events only.
 		fileClockTick(t, path)
@@ -570,11 +575,9 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 	t.Run("no daemon: hook or render command, then a search", func(t *testing.T) {
 		t.Parallel()
 		for i, writer := range []string{"hook", "render"} {
-			claude, data := dirs(t)
 			id := fmt.Sprintf("4ed0c700-0000-4000-8000-00000000001%d", i)
-			path, at := write(t, claude, id)
+			claude, data, path, at := rendered(t, id)
 			cli := func(stdin string, args ...string) { runBottled(t, claude, data, stdin, args...) }
-			cli("", "render", id)
 			// Other sessions in the same index segment: FTS5 rewrites by
 			// itself a segment that has more than a tenth of its rows
 			// deleted, which would hide a missing purge.
@@ -617,12 +620,10 @@ func TestFaultInPlaceRedaction(t *testing.T) {
 	})
 	t.Run("hook and render command", func(t *testing.T) {
 		t.Parallel()
-		claude, data := dirs(t)
 		const id = "4ed0c700-0000-4000-8000-000000000003"
-		path, at := write(t, claude, id)
+		claude, data, path, at := rendered(t, id)
 		cli := func(stdin string, args ...string) string { return runBottled(t, claude, data, stdin, args...) }
 		d := &daemon{t: t, data: data}
-		cli("", "render", id)
 		if !strings.Contains(d.bottle(id), secret) {
 			t.Fatal("the bottle does not show the secret to begin with")
 		}

@@ -220,11 +220,7 @@ func TestSurveyUnreadableDirectory(t *testing.T) {
 		make   func(t *testing.T, dir string)
 		want   string
 	}{
-		{"a symbolic link to itself", true, func(t *testing.T, dir string) {
-			if err := os.Symlink(filepath.Base(dir), dir); err != nil {
-				t.Fatal(err)
-			}
-		}, "too many levels of symbolic links"},
+		{"a symbolic link to itself", true, linkToItself, "too many levels of symbolic links"},
 		{"mode 000", false, func(t *testing.T, dir string) { chmodDir(t, dir, 0) }, "permission denied"},
 		{"mode 400 (listed, not searched)", false, func(t *testing.T, dir string) { chmodDir(t, dir, 0o400) }, "permission denied"},
 	} {
@@ -264,6 +260,15 @@ func TestSurveyUnreadableDirectory(t *testing.T) {
 	}
 }
 
+// linkToItself makes dir a symbolic link to itself, which no one can
+// read or watch, root included.
+func linkToItself(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.Symlink(filepath.Base(dir), dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // chmodDir sets a directory's mode, and gives it back its owner's at the
 // end of the test, so that it can be removed.
 func chmodDir(t *testing.T, dir string, mode os.FileMode) {
@@ -283,11 +288,7 @@ func TestUnwatchedSaysWhy(t *testing.T) {
 		make   func(t *testing.T, dir string)
 		want   string
 	}{
-		{"a symbolic link to itself", true, func(t *testing.T, dir string) {
-			if err := os.Symlink(filepath.Base(dir), dir); err != nil {
-				t.Fatal(err)
-			}
-		}, "too many levels of symbolic links"},
+		{"a symbolic link to itself", true, linkToItself, "too many levels of symbolic links"},
 		{"mode 000", false, func(t *testing.T, dir string) {
 			if err := os.Mkdir(dir, 0o700); err != nil {
 				t.Fatal(err)
