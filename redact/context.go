@@ -269,10 +269,11 @@ func hasWord(line, w string) bool {
 // dash, is a secret of kind by its shape alone, as "password field" is
 // not: a secret by gitleaks' rule, or a password of 8 bytes or more with
 // three of lower-case letters, capitals, digits and symbols; never a
-// flag, hex (a commit's hash, a UUID, 0xdeadbeef), a version or a
-// constant's name.
+// flag, hex (a commit's hash, a UUID, 0xdeadbeef), a version, a
+// constant's name, or what holds a double quote or a backslash (the
+// JSON or the escaped text around a word: key directories"},"id":"…").
 func shapedValue(kind, v string) bool {
-	if v[0] == '-' || run(v, 0, hexDash) == len(v) || version(v) || constant(v) {
+	if v[0] == '-' || run(v, 0, hexDash) == len(v) || version(v) || constant(v) || strings.ContainsAny(v, "\"\\") {
 		return false
 	}
 	if h := strings.TrimPrefix(v, "0x"); run(h, 0, hexDash) == len(h) {

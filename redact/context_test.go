@@ -283,6 +283,7 @@ func TestKeySpaceValue(t *testing.T) {
 		"the token is TOKEN_NAME_V2",
 		"REDACT-P1 the key is REDACTME-4f7c1e9a0b keep it safe",
 		"the token was "+tok+".",
+		`files in key directories"},"tool_use_id":"call_02_F3dP9MCTW04QdWYy3S4c7836"}`,
 	)
 }
 
