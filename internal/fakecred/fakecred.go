@@ -211,6 +211,11 @@ func (f *Gen) JSONToken() Credential {
 	return keyed("secret", `{"token": "`, f.Str(Alnum, 32), `"}`)
 }
 
+// Cookie is a session cookie in a Cookie header.
+func (f *Gen) Cookie() Credential {
+	return keyed("cookie", "Cookie: sessionid=", f.Str(Alnum, 32), "; theme=dark")
+}
+
 // Lookalikes are strings that resemble credentials and are none: git
 // SHAs, a UUID, a sha256 sum, base64 of ordinary text, words like
 // sk-learn, URLs without a password. Redaction must leave them as they
@@ -249,6 +254,7 @@ func (f *Gen) Every() []Credential {
 		out = append(out, f.Stripe(p))
 	}
 	out = append(out, f.NPM(), f.PyPI(), f.HuggingFace(), f.PrivateKey("RSA ", 4), f.PrivateKey("", 3),
-		f.PrivateKey("OPENSSH ", 5), f.JWT(), f.URLPassword(), f.Bearer(), f.Generic(), f.Password(), f.JSONToken())
+		f.PrivateKey("OPENSSH ", 5), f.JWT(), f.URLPassword(), f.Bearer(), f.Generic(), f.Password(), f.JSONToken(),
+		f.Cookie())
 	return out
 }
