@@ -8,6 +8,7 @@ type tool struct {
 	sub      string   // a word that must follow it (docker login), or ""
 	flags    []string // the flags the password follows
 	attached bool     // the password follows the flag only without a blank (mysql -pX; -p alone asks)
+	blank    bool     // the password follows the flag only after a blank (openssl enc -k X; -kfile is another flag)
 	kind     string
 }
 
@@ -30,6 +31,11 @@ var tools = func() []tool {
 		{name: "sqlcmd", flags: []string{"-P"}},
 		{name: "gh", sub: "secret", flags: []string{"--body", "-b"}, kind: "secret"},
 		{name: "az", sub: "login", flags: []string{"-p"}},
+		// keytool -storepasswd and -keypasswd take the new one after -new.
+		{name: "keytool", flags: []string{"-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-new"}},
+		{name: "jarsigner", flags: []string{"-storepass", "-keypass"}},
+		// openssl's -passin and -passout take pass:X, an assignment.
+		{name: "openssl", sub: "enc", flags: []string{"-k"}, blank: true},
 	}
 	for _, n := range []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mariadb", "mariadb-dump"} {
 		ts = append(ts, tool{name: n, flags: []string{"-p"}, attached: true})
@@ -128,11 +134,11 @@ func toolFlag(s, line string, p int, t tool) (found, bool) {
 			continue
 		}
 		q := p + len(flag)
-		if q == len(line) || line[q] == '=' || toolChars[line[q]] && strings.HasPrefix(flag, "--") {
-			continue // --body-file, or a flag this is a prefix of
+		if q == len(line) || line[q] == '=' || (toolChars[line[q]] || line[q] == ':') && len(flag) > 2 {
+			continue // --body-file, a flag this is a prefix of, keytool's -storepass:env NAME
 		}
 		blank := line[q] == ' ' || line[q] == '\t'
-		if blank && t.attached {
+		if blank && t.attached || !blank && t.blank {
 			continue
 		}
 		if blank {

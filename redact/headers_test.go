@@ -42,3 +42,35 @@ func TestCookies(t *testing.T) {
 		"Cookie: session=<your-session-cookie>",
 	)
 }
+
+// TestToolPasswordFlagsJava: keytool's and jarsigner's password flags and
+// openssl's -passin, -passout and enc -k take a password.
+func TestToolPasswordFlagsJava(t *testing.T) {
+	pw := fakecred.New(31).Str(fakecred.Alnum, 7) + "!q7Z"
+	P := R("password")
+	runContextCases(t, []contextCase{
+		{"keytool", "keytool -genkeypair -keystore k.jks -storepass " + pw + " -keypass " + pw + " -alias x",
+			"keytool -genkeypair -keystore k.jks -storepass " + P + " -keypass " + P + " -alias x"},
+		{"keytool import", "keytool -importkeystore -srcstorepass " + pw + " -deststorepass " + pw + " -noprompt",
+			"keytool -importkeystore -srcstorepass " + P + " -deststorepass " + P + " -noprompt"},
+		{"keytool keypasswd", "keytool -keypasswd -alias x -keypass " + pw + " -new " + pw,
+			"keytool -keypasswd -alias x -keypass " + P + " -new " + P},
+		{"keytool quoted", "keytool -list -keystore k.p12 -storepass '" + pw + "'", "keytool -list -keystore k.p12 -storepass '" + P + "'"},
+		{"jarsigner", "jarsigner -keystore k.jks -storepass " + pw + " app.jar alias",
+			"jarsigner -keystore k.jks -storepass " + P + " app.jar alias"},
+		{"openssl passin", "openssl pkcs12 -export -in c.pem -passin pass:" + pw + " -passout pass:" + pw,
+			"openssl pkcs12 -export -in c.pem -passin pass:" + P + " -passout pass:" + P},
+		{"openssl enc -k", "openssl enc -aes-256-cbc -salt -k " + pw + " -in a -out b",
+			"openssl enc -aes-256-cbc -salt -k " + P + " -in a -out b"},
+	})
+	keptAsIs(t,
+		"keytool -list -keystore k.jks -storepass changeit",
+		"keytool -list -storepass:env STOREPASS -keystore k.jks",
+		"keytool -list -storepass:file pass.txt -keystore k.jks",
+		`keytool -list -storepass "$STOREPASS"`,
+		"keytool -keypasswd -alias mykey",
+		"openssl pkcs12 -in k.p12 -passin env:P12_PASSWORD",
+		"openssl req -new -key k.pem -keyout out.pem -out req.csr",
+		"openssl enc -d -aes-256-cbc -kfile pass.txt -in a",
+	)
+}

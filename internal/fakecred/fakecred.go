@@ -216,6 +216,11 @@ func (f *Gen) Cookie() Credential {
 	return keyed("cookie", "Cookie: sessionid=", f.Str(Alnum, 32), "; theme=dark")
 }
 
+// Keytool is a keystore's password on keytool's command line.
+func (f *Gen) Keytool() Credential {
+	return keyed("password", "keytool -list -keystore app.jks -storepass ", f.Str(Alnum, 10)+"!", " -v")
+}
+
 // Lookalikes are strings that resemble credentials and are none: git
 // SHAs, a UUID, a sha256 sum, base64 of ordinary text, words like
 // sk-learn, URLs without a password. Redaction must leave them as they
@@ -255,6 +260,6 @@ func (f *Gen) Every() []Credential {
 	}
 	out = append(out, f.NPM(), f.PyPI(), f.HuggingFace(), f.PrivateKey("RSA ", 4), f.PrivateKey("", 3),
 		f.PrivateKey("OPENSSH ", 5), f.JWT(), f.URLPassword(), f.Bearer(), f.Generic(), f.Password(), f.JSONToken(),
-		f.Cookie())
+		f.Cookie(), f.Keytool())
 	return out
 }
