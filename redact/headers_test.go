@@ -1,6 +1,7 @@
 package redact_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
@@ -72,5 +73,40 @@ func TestToolPasswordFlagsJava(t *testing.T) {
 		"openssl pkcs12 -in k.p12 -passin env:P12_PASSWORD",
 		"openssl req -new -key k.pem -keyout out.pem -out req.csr",
 		"openssl enc -d -aes-256-cbc -kfile pass.txt -in a",
+	)
+}
+
+// TestAzureSAS: the signature of an Azure shared access signature, in a
+// URL's query and in a connection string, and a storage account's key.
+func TestAzureSAS(t *testing.T) {
+	f := fakecred.New(32)
+	sig := f.Str(fakecred.B64, 43) + "="
+	enc := strings.NewReplacer("+", "%2B", "/", "%2F", "=", "%3D").Replace(sig)
+	key := f.Str(fakecred.B64, 86) + "=="
+	S := R("Azure SAS signature")
+	runContextCases(t, []contextCase{
+		{"blob URL", "https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&ss=b&srt=co&sp=r&se=2030-01-01T00:00:00Z&sig=" + enc,
+			"https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&ss=b&srt=co&sp=r&se=2030-01-01T00:00:00Z&sig=" + S},
+		{"sig first", "https://a.blob.core.windows.net/c?sig=" + enc + "&sv=2022-11-02&sp=r",
+			"https://a.blob.core.windows.net/c?sig=" + S + "&sv=2022-11-02&sp=r"},
+		{"lower-case escapes", "?sv=2021-08-06&sig=" + strings.ReplaceAll(enc, "%3D", "%3d"),
+			"?sv=2021-08-06&sig=" + S},
+		{"not encoded", "azcopy copy 'https://a.blob.core.windows.net/c?sv=2022-11-02&sig=" + sig + "' .",
+			"azcopy copy 'https://a.blob.core.windows.net/c?sv=2022-11-02&sig=" + S + "' ."},
+		{"connection string SAS", "BlobEndpoint=https://a.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sig=" + enc,
+			"BlobEndpoint=https://a.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sig=" + S},
+		{"service bus", "SharedAccessSignature sr=x.servicebus.windows.net&sig=" + enc + "&se=1700000000&skn=RootManageSharedAccessKey",
+			"SharedAccessSignature sr=x.servicebus.windows.net&sig=" + S + "&se=1700000000&skn=RootManageSharedAccessKey"},
+		{"account key", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + key + ";EndpointSuffix=core.windows.net",
+			"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + R("secret") + ";EndpointSuffix=core.windows.net"},
+		{"shared access key", "Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=" + sig,
+			"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=" + R("secret")},
+	})
+	keptAsIs(t,
+		"https://example.com/search?sig=abc&q=1",
+		"https://example.com/?sig=true",
+		"the sig= parameter carries the signature",
+		"?sv=2022-11-02&sig=<signature>",
+		"func sig=(a, b)",
 	)
 }

@@ -221,6 +221,12 @@ func (f *Gen) Keytool() Credential {
 	return keyed("password", "keytool -list -keystore app.jks -storepass ", f.Str(Alnum, 10)+"!", " -v")
 }
 
+// SAS is the signature of an Azure shared access signature URL.
+func (f *Gen) SAS() Credential {
+	return keyed("Azure SAS signature", "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig=",
+		f.Str(Alnum, 20)+"%2B"+f.Str(Alnum, 20)+"%2F"+f.Str(Alnum, 1)+"%3D", "")
+}
+
 // Lookalikes are strings that resemble credentials and are none: git
 // SHAs, a UUID, a sha256 sum, base64 of ordinary text, words like
 // sk-learn, URLs without a password. Redaction must leave them as they
@@ -260,6 +266,6 @@ func (f *Gen) Every() []Credential {
 	}
 	out = append(out, f.NPM(), f.PyPI(), f.HuggingFace(), f.PrivateKey("RSA ", 4), f.PrivateKey("", 3),
 		f.PrivateKey("OPENSSH ", 5), f.JWT(), f.URLPassword(), f.Bearer(), f.Generic(), f.Password(), f.JSONToken(),
-		f.Cookie(), f.Keytool())
+		f.Cookie(), f.Keytool(), f.SAS())
 	return out
 }
