@@ -380,7 +380,9 @@ func nameLike(v string) bool {
 }
 
 // headerValue finds the credentials of an Authorization header whose
-// value starts at p: "Bearer x", "Basic x", "token x", or a bare "x".
+// value starts at p: "Bearer x", "Basic x", "token x", or a bare "x",
+// however long (an opaque token can outgrow any bound a value has; the
+// span is bounded by token68, what credentials are made of instead).
 func headerValue(s string, p int) (found, bool) {
 	if quoteLen(s, p+1) > 0 && strings.IndexByte("fFrRbB", s[p]) >= 0 {
 		p++ // a Python f"…" string
@@ -396,12 +398,12 @@ func headerValue(s string, p int) (found, bool) {
 		}
 		start = skipBlanks(s, w, 4)
 	}
-	end := runMax(s, start, token68, maxValue+1)
+	end := run(s, start, token68) // however long: the header says they are credentials
 	for end > start && s[end-1] == '.' {
 		end--
 	}
 	v := s[start:end]
-	if len(v) < 8 || len(v) > maxValue || onlyWordish(v) || placeholder(v) {
+	if len(v) < 8 || onlyWordish(v) || placeholder(v) {
 		return found{}, false
 	}
 	return found{Finding{start, end, kind}, context}, true
@@ -421,20 +423,20 @@ func isScheme(w string) bool {
 }
 
 // matchBearer finds a Bearer token outside an Authorization header ("the
-// API refused Bearer x"): a long token68 value with a digit, of some
-// entropy.
+// API refused Bearer x"): a token68 value of 16 bytes or more, however
+// long, with a digit, of some entropy.
 func matchBearer(s string, hit int) (found, bool) {
 	p := hit + len("bearer")
 	if !boundaryBefore(s, hit) || p >= len(s) || s[p] != ' ' {
 		return found{}, false
 	}
 	start := skipBlanks(s, p, 4)
-	end := runMax(s, start, token68, maxValue+1)
+	end := run(s, start, token68)
 	for end > start && s[end-1] == '.' {
 		end--
 	}
 	v := s[start:end]
-	if len(v) < 16 || len(v) > maxValue || !hasDigit(v) || entropy(v) <= 3 || placeholder(v) {
+	if len(v) < 16 || !hasDigit(v) || entropy(v) <= 3 || placeholder(v) {
 		return found{}, false
 	}
 	return found{Finding{start, end, "bearer token"}, context}, true

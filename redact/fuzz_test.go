@@ -135,7 +135,8 @@ func checkRedact(t *testing.T, rules *redact.Rules, in string) string {
 
 // boundedSpan reports whether a replaced span is no longer than
 // spanBound or, past that, holds nothing but what its kind is made of: a
-// JWT base64url and dots, a private key its lines (base64, whitespace and
+// JWT base64url and dots, an Authorization header's credentials token68,
+// a private key its lines (base64, whitespace and
 // the dress of quoted lines) and its END line.
 func boundedSpan(span, kind string) bool {
 	if len(span) <= spanBound {
@@ -144,6 +145,8 @@ func boundedSpan(span, kind string) bool {
 	switch kind {
 	case "JWT":
 		return strings.Trim(span, fakecred.B64URL+".") == ""
+	case "bearer token", "basic auth credentials", "authorization":
+		return strings.Trim(span, fakecred.B64URL+".~+/=") == "" // token68
 	case "private key":
 		if e := strings.LastIndex(span, "-----END "); e >= spanBound {
 			span = span[:e]

@@ -110,3 +110,27 @@ func TestAzureSAS(t *testing.T) {
 		"func sig=(a, b)",
 	)
 }
+
+// TestLongAuthorization: an Authorization header's credentials are
+// redacted whatever their length, from the shortest a scheme's are to
+// past any bound a value has.
+func TestLongAuthorization(t *testing.T) {
+	f := fakecred.New(33)
+	for _, n := range []int{8, 40, 2000, 8 << 10, 8<<10 + 1, 64 << 10} {
+		tok := f.Str(fakecred.B64URL+"~+/.", n)
+		runContextCases(t, []contextCase{
+			{"bearer", "Authorization: Bearer " + tok + "\nHost: x", "Authorization: Bearer " + R("bearer token") + "\nHost: x"},
+			{"curl", "curl -H 'Authorization: Bearer " + tok + "' https://x", "curl -H 'Authorization: Bearer " + R("bearer token") + "' https://x"},
+			{"token", "Authorization: token " + tok, "Authorization: token " + R("authorization")},
+		})
+		if n >= 16 {
+			runContextCases(t, []contextCase{
+				{"bearer in prose", "sent Bearer " + tok + " then", "sent Bearer " + R("bearer token") + " then"},
+			})
+		}
+	}
+	b64 := f.Str(fakecred.B64, 12<<10) + "=="
+	runContextCases(t, []contextCase{
+		{"basic", "Authorization: Basic " + b64, "Authorization: Basic " + R("basic auth credentials")},
+	})
+}
