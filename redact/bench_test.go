@@ -91,6 +91,10 @@ func BenchmarkRedact(b *testing.B) {
 		{"adversarial-value", strings.Repeat("(password=x%", 1<<16)},
 		{"adversarial-url", strings.Repeat("a://b:c(", 1<<17)},
 		{"adversarial-tool", strings.Repeat("mysql -pa sshpass -pa ", 1<<16)},
+		// Each escaped word is decoded once, and the rest is not copied.
+		{"adversarial-escapes", strings.Repeat(`a\_b `, 1<<17)},
+		{"adversarial-escaped-word", strings.Repeat(`a\_b&#95;`, 1<<16)},
+		{"adversarial-cookies", "Cookie: " + strings.Repeat("a=b; ", 1<<16)},
 	} {
 		b.Run(tt.name, func(b *testing.B) { redactEach(b, rules, []string{tt.text}, int64(len(tt.text))) })
 	}

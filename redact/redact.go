@@ -123,8 +123,20 @@ func (r *Rules) Find(s string) []Finding {
 	return out
 }
 
-// find appends to out what every rule finds in s, in no order.
+// find appends to out what every rule finds in s, in no order, and
+// the tokens that s holds escaped (see findEscaped).
 func (r *Rules) find(s string, out []found) []found {
+	out = findEscaped(s, findKeywords(s, out))
+	if r != nil {
+		for i := range r.user {
+			out = r.user[i].find(s, out)
+		}
+	}
+	return out
+}
+
+// findKeywords appends to out what the built-in rules find in s.
+func findKeywords(s string, out []found) []found {
 	kw := &keywords
 	for i := 0; i+2 < len(s); i++ {
 		c := lowerByte[s[i]]
@@ -153,11 +165,6 @@ func (r *Rules) find(s string, out []found) []found {
 			}
 		}
 		i = next
-	}
-	if r != nil {
-		for i := range r.user {
-			out = r.user[i].find(s, out)
-		}
 	}
 	return out
 }

@@ -227,6 +227,15 @@ func (f *Gen) SAS() Credential {
 		f.Str(Alnum, 20)+"%2B"+f.Str(Alnum, 20)+"%2F"+f.Str(Alnum, 1)+"%3D", "")
 }
 
+// EscapedGitHub is a GitHub token with its underscore escaped for
+// markdown, as a markdown renderer shows it live.
+func (f *Gen) EscapedGitHub() Credential {
+	c := f.GitHub('p')
+	c.Text = strings.Replace(c.Text, "_", `\_`, 1)
+	c.Secret = c.Text
+	return c
+}
+
 // Lookalikes are strings that resemble credentials and are none: git
 // SHAs, a UUID, a sha256 sum, base64 of ordinary text, words like
 // sk-learn, URLs without a password. Redaction must leave them as they
@@ -266,6 +275,6 @@ func (f *Gen) Every() []Credential {
 	}
 	out = append(out, f.NPM(), f.PyPI(), f.HuggingFace(), f.PrivateKey("RSA ", 4), f.PrivateKey("", 3),
 		f.PrivateKey("OPENSSH ", 5), f.JWT(), f.URLPassword(), f.Bearer(), f.Generic(), f.Password(), f.JSONToken(),
-		f.Cookie(), f.Keytool(), f.SAS())
+		f.Cookie(), f.Keytool(), f.SAS(), f.EscapedGitHub())
 	return out
 }
