@@ -47,7 +47,12 @@
 // authority, runs to the last @ before whitespace that a host follows,
 // unless it is a port, host:8080/path@x), of curl's -u user:password, the credentials of an
 // Authorization header (Bearer, Basic, token or bare, in curl -H '…', in
-// JSON and in plain text), a Bearer token anywhere, and the value of an
+// JSON and in plain text), a Bearer token anywhere, the session values
+// of a Cookie or Set-Cookie header and of curl's -b and --cookie (a
+// cookie's value that is a secret by the generic rule below: sid=x goes,
+// theme=dark and Path=/ stay), the sig= of an Azure shared access
+// signature's query (its value, percent-decoded, the base64 of an
+// HMAC-SHA256: 43 characters and an =), and the value of an
 // assignment whose key names a secret: KEY=value, "token": "value",
 // password: value, --api-key value, <password>value</password>, with
 // the value in straight, escaped or typographic quotes (“…”, ‘…’, „…“,
@@ -77,15 +82,22 @@
 // least 8 bytes with three of lower-case letters, capitals, digits and
 // symbols (- _ . join names: server02-ipmi is none), never hex (a
 // commit's hash, 0xdeadbeef), a version (1:4.8.1-2ubuntu2), a constant's
-// name (TOKEN_NAME_V2) or a name of lower-case words. Without an operator
+// name (TOKEN_NAME_V2), a name of lower-case words, or what holds a
+// double quote or a backslash (the JSON around a word: key
+// directories"},"id":…). Without an operator
 // pass and auth are verbs and prefixes (first-pass, "or pass x"), and
 // name nothing. Commands that take a password after a flag: sshpass -p,
 // redis-cli -a, docker (podman, nerdctl, buildah, skopeo, helm, oras)
 // login -p, mysql (mysqldump, mysqladmin, mariadb…) -pX (only attached:
 // -p alone asks for it), security -w, ldapsearch (ldapadd, ldapmodify…)
-// -w, sqlcmd -P, mongosh (mongo, mongodump…) -p, az login -p and gh
-// secret set --body or -b (a secret), looked for along the command up to
-// && || | or ;. A key
+// -w, sqlcmd -P, mongosh (mongo, mongodump…) -p, az login -p, keytool
+// -storepass, -keypass, -srcstorepass, -deststorepass, -srckeypass,
+// -destkeypass and -new, jarsigner -storepass and -keypass, openssl enc
+// -k (after a blank only: -kfile is another flag; -passin and -passout
+// take pass:x, an assignment) and gh secret set --body or -b (a secret),
+// looked for along the command up to && || | or ;. A flag of more than
+// one letter followed by more of a flag's characters, or by a colon
+// (keytool's -storepass:env NAME), is another flag. A key
 // names a secret when one of its words (split at _ . - and camelCase, in
 // any case; PassWord is one word) is key, token, secret, password, passwd,
 // passwort, pwd, pw, pass, passphrase, auth, credential(s), creds or a
@@ -110,6 +122,14 @@
 // (alone or before / : . -), ${…} or $(…): $uper5ecret! is a password. A value with a space in it is never taken for a secret: it is
 // prose (passphrases with spaces are the price).
 //
+// Escaped tokens: a token format, a JWT or a private key written with
+// markdown backslash escapes of its punctuation (ghp\_…, sk\-ant-…, as
+// markdown renderers show live) or with HTML character references
+// (ghp&#95;…, &#x5F;, &lowbar;; a numeric one of a letter or digit too)
+// is found in the string with these decoded, and replaced escapes and
+// all. (Only the token formats are looked for there: a context's key and
+// value are found as they are written.)
+//
 // What stays: git SHAs, UUIDs and checksums in ordinary text (under a key
 // that names a secret they are redacted: many services use them as
 // tokens), base64 of ordinary text and base64 images, sk-learn and other
@@ -123,10 +143,12 @@
 // specific rule: a token format before a context. Text outside the
 // replaced spans is left byte for byte. Each span is bounded: a token at
 // most 1 KiB, and for a context the value alone (the key, operator and
-// quotes stay), at most 8 KiB. A JWT and a private key are replaced whole
-// however long they are (claims can run to tens of kilobytes, a PGP key
-// block to twenty), bounded by what they may hold instead: a JWT's span
-// is its three parts, base64url and two dots; a key's is its lines, and
+// quotes stay), at most 8 KiB. A JWT, an Authorization header's
+// credentials and a private key are replaced whole however long they are
+// (claims can run to tens of kilobytes, a PGP key block to twenty),
+// bounded by what they may hold instead: a JWT's span is its three
+// parts, base64url and two dots; the credentials' their run of RFC
+// 7235's token68; a key's is its lines, and
 // reaches at most 16 KiB from its BEGIN line past anything in them that
 // is not base64 (a key shown with an ellipsis in each line). Redact(Redact(s)) == Redact(s): no rule matches a
 // placeholder. Spans start and end at ASCII delimiters or next to a whole

@@ -12,8 +12,11 @@ import (
 // (and the search index purged of what they held). It also goes up with a
 // change to render's tag stripper, whose work the same bottles hold: 2
 // added prefixed and long private keys, long JWTs, values in any quotes
-// or after a blank, and a private tag in any case.
-const Version = 2
+// or after a blank, and a private tag in any case; 3 added session
+// cookies, keytool's, jarsigner's and openssl enc's password flags, Azure
+// SAS signatures, Authorization credentials of any length and escaped
+// tokens.
+const Version = 3
 
 // Placeholder is what a credential of kind is replaced by.
 func Placeholder(kind string) string { return "[redacted: " + kind + "]" }
