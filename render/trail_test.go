@@ -1,6 +1,9 @@
 package render
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -92,6 +95,57 @@ func TestTrailLines(t *testing.T) {
 			r := &renderer{project: c.project}
 			if got := r.trailLines(c.deeds); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestTrailArgumentCutKeepsNoHead: a tool's argument is kept to its
+// first KiB when the transcript is read, before redaction sees it; a
+// credential that the cut would split must not leave its head in the
+// bottle, where a path shows its end and a command its start once what
+// comes before the credential has been redacted shorter.
+func TestTrailArgumentCutKeepsNoHead(t *testing.T) {
+	gen := fakecred.New(35)
+	gh, jwt := gen.GitHub('p'), gen.JWT()
+	const cut = 1024 // sources' targetMax
+	straddle := func(lead string) string {
+		pad := cut - 24 - len(lead) // 24 bytes of the token before the cut
+		return lead + strings.Repeat("d/", pad/2) + strings.Repeat("e", pad%2) + gh.Text
+	}
+	path := straddle("/home/u/app/")
+	jwtLead := "echo " + jwt.Text + strings.Repeat("x", cut-len(jwt.Text)-len("echo ")-40) + " ; "
+	command := jwtLead + strings.Repeat("y", cut-24-len(jwtLead)-1) + " " + gh.Text + " done"
+	for name, tool := range map[string]map[string]any{
+		"path":    {"name": "Write", "input": map[string]any{"file_path": path, "content": "x\n"}},
+		"command": {"name": "Bash", "input": map[string]any{"command": command}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "s.jsonl")
+			tool["type"], tool["id"] = "tool_use", "toolu_01"
+			lines := []map[string]any{
+				{"type": "user", "uuid": "u1", "parentUuid": nil, "sessionId": "s", "timestamp": "2026-11-30T10:00:00Z",
+					"message": map[string]any{"role": "user", "content": "go"}},
+				{"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s", "timestamp": "2026-11-30T10:00:01Z",
+					"message": map[string]any{"id": "msg_1", "role": "assistant", "model": "claude-opus-4-7", "content": []any{tool}}},
+			}
+			var b strings.Builder
+			for _, l := range lines {
+				j, err := json.Marshal(l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.Write(append(j, '\n'))
+			}
+			if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			bottle := string(renderSpine(t, spineOf(t, file)).Bytes)
+			if !strings.Contains(bottle, "\n"+trailHeading+"\n") {
+				t.Fatalf("no trail:\n%s", bottle)
+			}
+			if head := gh.Secret[:12]; strings.Contains(bottle, head) {
+				t.Errorf("the head %q of the token the cut split is in the bottle:\n%s", head, bottle)
 			}
 		})
 	}

@@ -36,8 +36,8 @@ const (
 
 // Deed is one tool call of the assistant's, as its tool_use block and
 // the result's status record it: what the tool was asked to do, never
-// what it answered. Target is the tool's main argument, cut to its first
-// targetMax bytes.
+// what it answered. Target is the tool's main argument, cut at the end
+// of the word that passes its first targetMax bytes (see argument).
 type Deed struct {
 	Kind   DeedKind `json:"kind"`
 	Tool   string   `json:"tool"`
@@ -194,28 +194,55 @@ func makeDeed(name string, in *toolInput) *Deed {
 	return d
 }
 
-// argument decodes the first targetMax bytes of a raw JSON string, never
-// cutting an escape in two.
+// wordMax is how far past targetMax an argument is kept to end the word
+// that the cut falls in: a credential the cut split would leave its
+// head in the bottle, too short for redaction to tell what it is, while
+// whole it is redacted (a context's value is at most 8 KiB). A word
+// longer than that is left out whole.
+const wordMax = 16 << 10
+
+// argument decodes a raw JSON string, cut when it is longer than
+// targetMax bytes: at the first blank (a space, a tab or an escaped
+// newline) after its first targetMax bytes, or, when none comes within
+// wordMax more, at the last blank before them; never inside an escape.
 func argument(raw []byte) string {
 	if len(raw) <= targetMax {
 		return unescape(raw)
 	}
-	cut := 0
-	for i := 0; i < targetMax; {
-		step := 1
-		if raw[i] == '\\' {
-			step = 2
-			if i+1 < len(raw) && raw[i+1] == 'u' {
-				step = 6
-			}
-		}
-		if i+step > targetMax {
-			break
+	lastBlank := 0
+	for i := 0; i < len(raw); {
+		step, blank := rawChar(raw, i)
+		switch {
+		case i+step > len(raw) || blank && i >= targetMax:
+			return strings.ToValidUTF8(unescape(raw[:i]), "")
+		case i+step > targetMax+wordMax:
+			return strings.ToValidUTF8(unescape(raw[:lastBlank]), "")
+		case blank:
+			lastBlank = i
 		}
 		i += step
-		cut = i
 	}
-	return strings.ToValidUTF8(unescape(raw[:cut]), "")
+	return unescape(raw)
+}
+
+// rawChar returns the length of the character of a raw JSON string at
+// i (an escape is one), and whether it is a blank.
+func rawChar(raw []byte, i int) (int, bool) {
+	switch raw[i] {
+	case ' ', '\t':
+		return 1, true
+	case '\\':
+		if i+1 < len(raw) {
+			switch raw[i+1] {
+			case 'n', 'r', 't':
+				return 2, true
+			case 'u':
+				return 6, false
+			}
+		}
+		return 2, false
+	}
+	return 1, false
 }
 
 // rawLines counts the lines of a raw JSON string: its newline escapes,

@@ -30,18 +30,37 @@ func TestLineChange(t *testing.T) {
 	}
 }
 
-// TestArgumentNeverCutsAnEscape: a long argument is cut to targetMax
-// bytes of its raw string at an escape's edge, so what is kept is the
-// start of the decoded string.
+// TestArgumentNeverCutsAnEscape: a long argument is cut at an escape's
+// edge, so what is kept is the start of the decoded string.
 func TestArgumentNeverCutsAnEscape(t *testing.T) {
-	for _, unit := range []string{`\n`, `\u00e9`, `\"`, `é`, `\\`, `x`} {
+	for _, unit := range []string{`\n`, `\u00e9`, `\"`, `é`, `\\`, `x`, `x `} {
 		for pad := range 7 {
 			raw := strings.Repeat("a", pad) + strings.Repeat(unit, 2*targetMax)
 			got := argument([]byte(raw))
 			full := unescape([]byte(raw))
-			if !strings.HasPrefix(full, got) || len(got) == 0 || len(got) > targetMax {
+			if !strings.HasPrefix(full, got) || len(got) == 0 || len(got) > targetMax+wordMax {
 				t.Errorf("unit %q pad %d: %d bytes kept, not a prefix of the decoded string", unit, pad, len(got))
 			}
+		}
+	}
+}
+
+// TestArgumentNeverCutsAWord: a long argument is cut at a blank, so that
+// the word its first targetMax bytes end in (a credential, maybe) is
+// kept whole, or, when it runs on past wordMax more, left out whole.
+func TestArgumentNeverCutsAWord(t *testing.T) {
+	lead := strings.Repeat("w ", targetMax/2-4)
+	word := func(n int) string { return strings.Repeat("k", n) }
+	for _, c := range []struct{ name, raw, want string }{
+		{"word kept whole", lead + word(100) + " after", lead + word(100)},
+		{"word to the end", lead + word(100), lead + word(100)},
+		{"word after a newline", lead + `x\n` + word(100) + `\nnext`, lead + "x\n" + word(100)},
+		{"blank at the cut", strings.Repeat("w", targetMax) + " " + word(50), strings.Repeat("w", targetMax)},
+		{"word too long", lead + word(targetMax+wordMax) + " after", strings.TrimSuffix(lead, " ")},
+		{"one word too long", word(targetMax + wordMax + 1), ""},
+	} {
+		if got := argument([]byte(c.raw)); got != c.want {
+			t.Errorf("%s: %d bytes kept (…%q), want %d (…%q)", c.name, len(got), got[max(0, len(got)-20):], len(c.want), c.want[max(0, len(c.want)-20):])
 		}
 	}
 }
