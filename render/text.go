@@ -125,7 +125,9 @@ func storedStripped(s string) string { return StripStored(clean(s)) }
 // oneLine collapses all whitespace runs (newlines included) to one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// clip shortens s to at most n runes, ending it with "…" if cut.
+// clip shortens s to at most n runes, ending it with "…" if cut; a cut
+// that would fall inside a placeholder falls before it, so that no half
+// of one is shown.
 func clip(s string, n int) string {
 	i, runes := 0, 0
 	for i < len(s) && runes < n-1 {
@@ -136,7 +138,25 @@ func clip(s string, n int) string {
 	if i == len(s) || runes == n-1 && utf8.RuneCountInString(s[i:]) <= 1 {
 		return s
 	}
+	if start, _, ok := placeholderAround(s, i); ok {
+		i = start
+	}
 	return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+}
+
+// placeholderAround returns the span of the placeholder that a cut of
+// s at i would split, if one would.
+func placeholderAround(s string, i int) (start, end int, ok bool) {
+	const open = "[redacted: "
+	start = strings.LastIndex(s[:min(len(s), i+len(open)-1)], open)
+	if start < 0 || start >= i {
+		return 0, 0, false
+	}
+	e := strings.IndexByte(s[start:], ']')
+	if e < 0 || start+e+1 <= i {
+		return 0, 0, false
+	}
+	return start, start + e + 1, true
 }
 
 // firstWords is the start of s on one line, at most n runes. Only the

@@ -188,7 +188,8 @@ func (r *renderer) lookLine(run []sources.Deed) string {
 }
 
 // path is a file a deed names, relative to the session's directory when
-// under it, clipped at its start (the file's name is its end).
+// under it, clipped at its start (the file's name is its end), or before
+// a placeholder the clip would split, which is shown whole.
 func (r *renderer) path(p string) string {
 	p = r.deedText(p)
 	if cwd := r.project; cwd != "" && cwd != "/" {
@@ -196,8 +197,16 @@ func (r *renderer) path(p string) string {
 			p = rest
 		}
 	}
-	if n := len([]rune(p)); n > pathMax {
-		p = "…" + string([]rune(p)[n-pathMax+1:])
+	if n := utf8.RuneCountInString(p); n > pathMax {
+		i := 0
+		for range n - pathMax + 1 {
+			_, size := utf8.DecodeRuneInString(p[i:])
+			i += size
+		}
+		if start, _, ok := placeholderAround(p, i); ok {
+			i = start
+		}
+		p = "…" + p[i:]
 	}
 	return orDash(p)
 }

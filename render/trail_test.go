@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/redact"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -148,5 +149,34 @@ func TestTrailArgumentCutKeepsNoHead(t *testing.T) {
 				t.Errorf("the head %q of the token the cut split is in the bottle:\n%s", head, bottle)
 			}
 		})
+	}
+}
+
+// TestTrailClipsNoHalfPlaceholder: where the trail clips a command at
+// its end or a path at its start, a placeholder in the way is shown
+// whole or not at all, never half of one.
+func TestTrailClipsNoHalfPlaceholder(t *testing.T) {
+	gh := fakecred.New(36).GitHub('p')
+	P := redact.Placeholder(gh.Kind)
+	for shift := range len(P) {
+		lead := strings.Repeat("w", commandMax-len(P)+shift)
+		deeds := []sources.Deed{
+			{Kind: sources.DeedCommand, Tool: "Bash", Target: lead + " " + gh.Text + " done"},
+			{Kind: sources.DeedWrite, Tool: "Write", Target: "/tmp/" + gh.Text + "/" + strings.Repeat("d", pathMax-len(P)+shift) + ".env"},
+		}
+		in := Input{SessionID: "s", Now: goldenNow, Spine: &sources.Spine{SessionID: "s", CWD: "/home/u/app", Entries: []sources.Entry{
+			{Kind: sources.EntryUser, Time: redactAt(0), Text: "deploy it"},
+			{Kind: sources.EntryAssistant, Time: redactAt(1), Text: "Deploying.", Deeds: deeds},
+		}}}
+		b, err := Render(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, trail, _ := strings.Cut(string(b.Bytes), "\n"+trailHeading+"\n")
+		for _, line := range strings.Split(trail, "\n") {
+			if whole := strings.Count(line, P); strings.Count(line, "redacted") != whole || strings.Count(line, "token]") != whole {
+				t.Errorf("shift %d: half a placeholder in %q", shift, line)
+			}
+		}
 	}
 }
