@@ -31,21 +31,29 @@ func TestTrailRedacts(t *testing.T) {
 				{Kind: sources.DeedSearch, Tool: "Grep", Target: c.Text},
 				{Kind: sources.DeedOther, Tool: c.Text},
 			}
-			in := Input{SessionID: "s", Now: goldenNow, Spine: &sources.Spine{SessionID: "s", CWD: "/home/u/app", Entries: []sources.Entry{
-				{Kind: sources.EntryUser, Time: redactAt(0), Text: "deploy it"},
-				{Kind: sources.EntryAssistant, Time: redactAt(1), Text: "Deploying.", Deeds: deeds},
-			}}}
-			b, err := Render(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkRedacted(t, "trail", string(b.Bytes), c, "")
-			_, trail, _ := strings.Cut(string(b.Bytes), "\n"+trailHeading+"\n")
+			bottle, trail := renderDeeds(t, deeds)
+			checkRedacted(t, "trail", bottle, c, "")
 			if n := strings.Count("\n"+trail, "\n- "); n != len(deeds) {
-				t.Errorf("%d trail lines, want %d:\n%s", n, len(deeds), b.Bytes)
+				t.Errorf("%d trail lines, want %d:\n%s", n, len(deeds), bottle)
 			}
 		})
 	}
+}
+
+// renderDeeds renders a session in which the assistant did deeds, and
+// returns the bottle and its trail.
+func renderDeeds(t *testing.T, deeds []sources.Deed) (bottle, trail string) {
+	t.Helper()
+	in := Input{SessionID: "s", Now: goldenNow, Spine: &sources.Spine{SessionID: "s", CWD: "/home/u/app", Entries: []sources.Entry{
+		{Kind: sources.EntryUser, Time: redactAt(0), Text: "deploy it"},
+		{Kind: sources.EntryAssistant, Time: redactAt(1), Text: "Deploying.", Deeds: deeds},
+	}}}
+	b, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, trail, _ = strings.Cut(string(b.Bytes), "\n"+trailHeading+"\n")
+	return string(b.Bytes), trail
 }
 
 // TestTrailLines checks how runs of deeds fold into trail lines: what
@@ -164,15 +172,7 @@ func TestTrailClipsNoHalfPlaceholder(t *testing.T) {
 			{Kind: sources.DeedCommand, Tool: "Bash", Target: lead + " " + gh.Text + " done"},
 			{Kind: sources.DeedWrite, Tool: "Write", Target: "/tmp/" + gh.Text + "/" + strings.Repeat("d", pathMax-len(P)+shift) + ".env"},
 		}
-		in := Input{SessionID: "s", Now: goldenNow, Spine: &sources.Spine{SessionID: "s", CWD: "/home/u/app", Entries: []sources.Entry{
-			{Kind: sources.EntryUser, Time: redactAt(0), Text: "deploy it"},
-			{Kind: sources.EntryAssistant, Time: redactAt(1), Text: "Deploying.", Deeds: deeds},
-		}}}
-		b, err := Render(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, trail, _ := strings.Cut(string(b.Bytes), "\n"+trailHeading+"\n")
+		_, trail := renderDeeds(t, deeds)
 		for _, line := range strings.Split(trail, "\n") {
 			if whole := strings.Count(line, P); strings.Count(line, "redacted") != whole || strings.Count(line, "token]") != whole {
 				t.Errorf("shift %d: half a placeholder in %q", shift, line)
