@@ -122,13 +122,14 @@
 // (alone or before / : . -), ${…} or $(…): $uper5ecret! is a password. A value with a space in it is never taken for a secret: it is
 // prose (passphrases with spaces are the price).
 //
-// Escaped tokens: a token format, a JWT or a private key written with
-// markdown backslash escapes of its punctuation (ghp\_…, sk\-ant-…, as
-// markdown renderers show live) or with HTML character references
-// (ghp&#95;…, &#x5F;, &lowbar;; a numeric one of a letter or digit too)
-// is found in the string with these decoded, and replaced escapes and
+// Escaped tokens: a token format or a JWT written with markdown
+// backslash escapes of its punctuation (ghp\_…, sk\-ant-…, as markdown
+// renderers show live) or with HTML character references (ghp&#95;…,
+// &#x5F;, &lowbar;; a numeric one of a letter or digit too) is found in
+// the word that holds it with these decoded, and replaced escapes and
 // all. (Only the token formats are looked for there: a context's key and
-// value are found as they are written.)
+// value are found as they are written; a private key's lines are words
+// of their own.)
 //
 // What stays: git SHAs, UUIDs and checksums in ordinary text (under a key
 // that names a secret they are redacted: many services use them as
