@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ncruces/go-sqlite3"
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"; never import .../embed
@@ -445,12 +447,34 @@ func col(cols map[string]bool, name string) string {
 	return "NULL"
 }
 
-// capped selects at most n characters of a text column.
+// capped selects at most n+1 characters of a text column: the one past
+// the cap tells endOnWord whether the cap split a word.
 func capped(cols map[string]bool, name string, n int) string {
 	if !cols[name] {
 		return "NULL"
 	}
-	return fmt.Sprintf("substr(%s, 1, %d)", name, n)
+	return fmt.Sprintf("substr(%s, 1, %d)", name, n+1)
+}
+
+// endOnWord cuts s, selected by capped, to at most n characters, at the
+// end of the last word the cap left whole. The head of a word the cap
+// split is dropped: it may be the head of a credential, which the
+// redaction rules would not know for one without its tail.
+func endOnWord(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	past, _ := utf8.DecodeRuneInString(s[i:])
+	s = s[:i]
+	if !unicode.IsSpace(past) {
+		s = strings.TrimRightFunc(s, func(r rune) bool { return !unicode.IsSpace(r) })
+	}
+	return strings.TrimRightFunc(s, unicode.IsSpace)
 }
 
 func (r *sessionReader) prompts(mem *ClaudeMem, content string, dbID int64) error {
@@ -479,7 +503,7 @@ func (r *sessionReader) prompts(mem *ClaudeMem, content string, dbID int64) erro
 			return err
 		}
 		mem.Cursor.Prompt = max(mem.Cursor.Prompt, p.ID)
-		p.Number, p.Text, p.Clipped = num.Int64, text.String, clipped.Bool
+		p.Number, p.Text, p.Clipped = num.Int64, endOnWord(text.String, maxPromptChars), clipped.Bool
 		p.Created = millis(created)
 		if !isObserverJunk(p.Text) {
 			mem.Prompts = append(mem.Prompts, p)
@@ -551,7 +575,7 @@ func (r *sessionReader) memoryRows(mem *ClaudeMem, table, memCol string, cols ma
 		}
 		text := make([]string, len(values))
 		for i, v := range values {
-			text[i] = v.String
+			text[i] = endOnWord(v.String, maxFieldChars)
 		}
 		row(id, text, num.Int64, millis(created))
 		return nil

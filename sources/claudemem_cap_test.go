@@ -1,0 +1,68 @@
+package sources
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/bottled-dev/bottled/internal/memwriter"
+)
+
+// A value longer than bottled's cap is cut at the end of its last whole
+// word: a credential the cap would split leaves no head for redaction to
+// miss (the head of a token is no token to the rules).
+func TestCappedValuesEndOnAWord(t *testing.T) {
+	token := "ghp_" + strings.Repeat("Bf7s", 9) // 40 characters, one word
+	// prose fills the text to the cap minus 10 characters, so that the
+	// token stands across it.
+	prose := func(n int) string {
+		s := strings.Repeat("word ", n/5+1)[:n-1] + " "
+		return s
+	}
+	field := prose(maxFieldChars-10) + token + " after"
+	prompt := prose(maxPromptChars-10) + token + " after"
+	onSpace := prose(maxFieldChars) + "next" // the cap falls on a space
+	accented := strings.Repeat("é", maxFieldChars-3) + " " + strings.Repeat("ü", 10)
+
+	path := filepath.Join(t.TempDir(), "claude-mem.db")
+	const t0 = int64(1_735_000_000_000)
+	err := memwriter.BuildLegacyDB(path, memwriter.LegacySession{
+		Session: memwriter.LegacySDKSession{ClaudeSessionID: "capped", SDKSessionID: "sdk-c", Project: "p", StartedAtEpoch: t0},
+		Prompts: []memwriter.LegacyPrompt{{ID: 1, PromptNumber: 1, Text: prompt, CreatedAtEpoch: t0 + 1}},
+		Summaries: []memwriter.LegacySummary{{ID: 2, Request: field, Completed: onSpace, Learned: accented,
+			PromptNumber: 1, CreatedAtEpoch: t0 + 2}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := memOpen(t, path).Session(t.Context(), "capped")
+	if err != nil || got == nil || len(got.Prompts) != 1 || len(got.Summaries) != 1 {
+		t.Fatalf("Session = %+v, %v; want one prompt and one summary", got, err)
+	}
+	s := got.Summaries[0]
+	for _, c := range []struct{ name, got, want string }{
+		{"field across a token", s.Request, strings.TrimRight(prose(maxFieldChars-10), " ")},
+		{"prompt across a token", got.Prompts[0].Text, strings.TrimRight(prose(maxPromptChars-10), " ")},
+		{"field cut on a space", s.Completed, strings.TrimRight(prose(maxFieldChars), " ")},
+		{"characters, not bytes", s.Learned, strings.Repeat("é", maxFieldChars-3)},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: got %d characters ending %q, want %d ending %q", c.name,
+				utf8.RuneCountInString(c.got), tail(c.got), utf8.RuneCountInString(c.want), tail(c.want))
+		}
+		if strings.Contains(c.got, "ghp_") {
+			t.Errorf("%s: the token's head is kept: …%q", c.name, tail(c.got))
+		}
+	}
+	if !got.Prompts[0].Clipped {
+		t.Error("the capped prompt is not marked clipped")
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 24 {
+		return s[len(s)-24:]
+	}
+	return s
+}
