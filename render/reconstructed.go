@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bottled-dev/bottled/sources"
 )
@@ -70,7 +72,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 	first := ""
 	for _, g := range groups {
 		if g.prompt != nil {
-			first = promptText(g.prompt, r.storedText(g.prompt.Text))
+			first = promptText(g.prompt, r.storedText(wholeWords(g.prompt.Text)))
 			break
 		}
 	}
@@ -86,7 +88,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 		body.blank()
 		if p := g.prompt; p != nil {
 			clock := r.when.format(p.Created)
-			shown := r.storedText(p.Text)
+			shown := r.storedText(wholeWords(p.Text))
 			msg := promptText(p, shown)
 			r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, user: shown})
 			if msg == "" {
@@ -121,6 +123,20 @@ func promptText(p *sources.Prompt, msg string) string {
 		msg += "\n\n[truncated at 4000 chars]"
 	}
 	return msg
+}
+
+// wholeWords is a stored prompt without the word claude-mem's cap split,
+// if it cut one: the head of a credential is no credential to the
+// redaction rules, so it would be shown.
+func wholeWords(s string) string {
+	if !truncatedByClaudeMem(s) {
+		return s
+	}
+	kept := strings.TrimSuffix(s, "…")
+	if r, _ := utf8.DecodeLastRuneInString(kept); !unicode.IsSpace(r) {
+		kept = strings.TrimRightFunc(kept, func(r rune) bool { return !unicode.IsSpace(r) })
+	}
+	return strings.TrimRightFunc(kept, unicode.IsSpace) + "…"
 }
 
 // summaryQuote is a summary as a quoted block under summaryHeading, which
@@ -160,7 +176,7 @@ func (r *renderer) reconstructedTask(m *sources.ClaudeMem) string {
 		}
 	}
 	if last != nil {
-		return firstWords(r.storedText(last.Text), taskMax)
+		return firstWords(r.storedText(wholeWords(last.Text)), taskMax)
 	}
 	return ""
 }
