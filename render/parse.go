@@ -1,10 +1,12 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -470,3 +472,21 @@ func (r *lineReader) bytes() []byte { return r.data[r.start:r.end] }
 
 // lineEnd is the offset just past the current line's newline.
 func (r *lineReader) lineEnd() int { return r.nextStart }
+
+// projectScanBytes bounds what ProjectOf reads: the header's first two
+// lines, the second as long as a deep working directory makes it.
+const projectScanBytes = 64 << 10
+
+// ProjectOf returns the working directory the header of the bottle r
+// reads names, "" when it names none or r is no bottle. It reads the
+// header's first two lines only, for a list of many sessions.
+func ProjectOf(r io.Reader) string {
+	br := bufio.NewReader(io.LimitReader(r, projectScanBytes))
+	first, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(first, headerPrefix) {
+		return ""
+	}
+	meta, _ := br.ReadString('\n')
+	project, _ := parseMeta(strings.TrimSuffix(meta, "\n"), time.UTC)
+	return project
+}

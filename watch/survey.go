@@ -84,12 +84,17 @@ const (
 
 // SessionCheck is one session's bottle against its sources.
 type SessionCheck struct {
-	Session    string    `json:"session"`
-	Transcript string    `json:"transcript"`
-	Modified   time.Time `json:"modified"` // transcript's last write
-	Mode       string    `json:"mode,omitempty"`
-	Freshness  string    `json:"freshness"` // fresh, stale, missing, archived, empty
-	Why        string    `json:"why,omitempty"`
+	Session    string `json:"session"`
+	Transcript string `json:"transcript"`
+	// Project is the session's working directory, as its bottle's header
+	// or else its transcript says ("" when neither does). The survey
+	// leaves it out, which reading every header would slow; bottled
+	// status fills it in for the sessions it lists.
+	Project   string    `json:"project,omitempty"`
+	Modified  time.Time `json:"modified"` // transcript's last write
+	Mode      string    `json:"mode,omitempty"`
+	Freshness string    `json:"freshness"` // fresh, stale, missing, archived, empty
+	Why       string    `json:"why,omitempty"`
 	// Unknown is what the bottle's transcripts held that bottled does not
 	// know, as recorded in the bottle.
 	Unknown *sources.Unknown `json:"unknown,omitempty"`

@@ -16,7 +16,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/inject"
+	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
 
@@ -75,6 +78,7 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 	if rep.Daemon != nil {
 		rep.Daemon.Bottles = nil // it is Disk, or Disk replaces it
 	}
+	projectsOf(rep.Disk.Sessions, d.data)
 	home, _ := os.UserHomeDir()
 	rep.Install = inject.CheckInstallation(filepath.Join(d.claude, "settings.json"), d.data, home)
 	if cmd.Bool("json") {
@@ -139,7 +143,7 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.T
 		}
 	}
 	w.Flush()
-	printSessions(out, disk, shown, now)
+	printSessions(out, disk, shown, terminalWidth(out), now)
 }
 
 // printDaemon writes the rows that come from the daemon's status, beside
@@ -240,7 +244,7 @@ func bottlesLine(disk *watch.Survey) string {
 
 // printSessions lists the shown newest sessions, and says how to see
 // them all when some are left out.
-func printSessions(out io.Writer, disk *watch.Survey, shown int, now time.Time) {
+func printSessions(out io.Writer, disk *watch.Survey, shown, width int, now time.Time) {
 	sessions := disk.Sessions[:min(shown, len(disk.Sessions))]
 	if len(sessions) == 0 {
 		return
@@ -250,7 +254,7 @@ func printSessions(out io.Writer, disk *watch.Survey, shown int, now time.Time) 
 	} else {
 		fmt.Fprintln(out, "\nrecent sessions")
 	}
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	var rows [][]string
 	for _, s := range sessions {
 		mode := s.Mode
 		if mode == "" {
@@ -260,9 +264,46 @@ func printSessions(out io.Writer, disk *watch.Survey, shown int, now time.Time) 
 		if s.Why != "" && s.Freshness != watch.FreshnessFresh {
 			fresh += " (" + s.Why + ")"
 		}
-		fmt.Fprintf(w, "  %s\t%s ago\t%s\t%s\t%s\n", s.Session, age(now.Sub(s.Modified)), mode, fresh, filepath.Base(filepath.Dir(s.Transcript)))
+		project := s.Project
+		if project == "" {
+			project = filepath.Base(filepath.Dir(s.Transcript)) // its key, all there is
+		}
+		rows = append(rows, []string{"  " + s.Session, age(now.Sub(s.Modified)) + " ago", mode, fresh, project})
 	}
-	w.Flush()
+	if width > 0 {
+		cutLastLeft(rows, width)
+	}
+	writeTable(out, rows, 0)
+}
+
+// cutLastLeft cuts the last cell of each row from the left (a project's
+// last directories say most) so that the rows fit width terminal columns,
+// leaving it no fewer than minProjectColumns.
+func cutLastLeft(rows [][]string, width int) {
+	last := len(rows[0]) - 1
+	lead := 0
+	for i := range last {
+		lead += columnWidth(rows, i) + 2
+	}
+	for _, row := range rows {
+		row[last] = cutLeft(row[last], max(width-lead, minProjectColumns))
+	}
+}
+
+// projectsOf fills in the working directory of each session: the one its
+// bottle's header names, else the one its transcript's records name.
+func projectsOf(sessions []watch.SessionCheck, dataDir string) {
+	store := bottles.Open(dataDir, nil, nil)
+	for i := range sessions {
+		s := &sessions[i]
+		if f, err := os.Open(store.Path(s.Session)); err == nil {
+			s.Project = render.ProjectOf(f)
+			f.Close()
+		}
+		if s.Project == "" {
+			s.Project = sources.TranscriptCWD(s.Transcript)
+		}
+	}
 }
 
 // observerNote mentions claude-mem's own sessions, which get no bottle.

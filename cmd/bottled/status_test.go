@@ -528,3 +528,58 @@ func TestStatusREADMEFields(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusShowsProjectDirectory: the projects /tmp/项目 ü and /tmp/数据 ö
+// share one key (-tmp-----), so the sessions list shows each session's
+// working directory, from its bottle's header or, without a bottle, from
+// its transcript; the key only when neither names one. The columns stay
+// aligned with wide characters in them, and --json gives the directory.
+func TestStatusShowsProjectDirectory(t *testing.T) {
+	e := newEnv(t, false)
+	const (
+		rendered = "c1111111-0000-4000-8000-000000000001" // in /tmp/项目 ü, with a bottle
+		unrender = "c2222222-0000-4000-8000-000000000002" // in /tmp/数据 ö, without one
+		noCWD    = "c3333333-0000-4000-8000-000000000003" // no cwd in its records
+	)
+	dirs := map[string]string{rendered: "/tmp/项目 ü", unrender: "/tmp/数据 ö", noCWD: ""}
+	key := sources.ProjectKey("/tmp/项目 ü")
+	if key != sources.ProjectKey("/tmp/数据 ö") {
+		t.Fatalf("the two projects have keys %q and %q; the test wants them shared", key, sources.ProjectKey("/tmp/数据 ö"))
+	}
+	proj := filepath.Join(e.claude, "projects", key)
+	os.MkdirAll(proj, 0o700)
+	t0 := time.Now().Add(-time.Hour)
+	for i, id := range []string{rendered, unrender, noCWD} {
+		rec := synth.Rec{Session: id, UUID: "u1", At: t0, CWD: dirs[id]}
+		path := filepath.Join(proj, id+".jsonl")
+		if err := os.WriteFile(path, []byte(rec.User("PROJECT-DIR hello")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(path, t0.Add(time.Duration(i)*time.Minute), t0.Add(time.Duration(i)*time.Minute))
+	}
+	if code, _, errOut := e.run(t, "render", rendered); code != 0 {
+		t.Fatal(errOut)
+	}
+	want := map[string]string{rendered: "/tmp/项目 ü", unrender: "/tmp/数据 ö", noCWD: key}
+	_, out, _ := e.run(t, "status")
+	_, list, _ := strings.Cut(out, "recent sessions\n")
+	ends := map[int]bool{}
+	for line := range strings.Lines(list) {
+		id := strings.TrimSpace(line)[:len(rendered)]
+		line = strings.TrimSuffix(line, "\n")
+		if !strings.HasSuffix(line, "  "+want[id]) {
+			t.Errorf("session %s: row %q does not end with its project %q", id, line, want[id])
+		}
+		ends[displayWidth(line)-displayWidth(want[id])] = true
+	}
+	if len(ends) != 1 {
+		t.Errorf("the project column starts at columns %v, want one:\n%s", ends, list)
+	}
+	rep, raw := statusJSON(t, e.flags())
+	for _, s := range rep["disk"].(map[string]any)["sessions"].([]any) {
+		s := s.(map[string]any)
+		if w := dirs[s["session"].(string)]; s["project"] != w && !(w == "" && s["project"] == nil) {
+			t.Errorf("session %s: project %v, want %q:\n%s", s["session"], s["project"], w, raw)
+		}
+	}
+}
