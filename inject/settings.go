@@ -42,7 +42,7 @@ func (r Registration) command(sub string) string {
 		words = append(words, "--"+MCPToolsFlag)
 	}
 	for i, w := range words {
-		words[i] = shellQuote(w)
+		words[i] = ShellQuote(w)
 	}
 	return strings.Join(words, " ")
 }

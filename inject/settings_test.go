@@ -16,7 +16,7 @@ func TestShellQuoteRoundTrip(t *testing.T) {
 	} {
 		quoted := make([]string, len(words))
 		for i, w := range words {
-			quoted[i] = shellQuote(w)
+			quoted[i] = ShellQuote(w)
 		}
 		if got := shellSplit(strings.Join(quoted, " ")); strings.Join(got, "|") != strings.Join(words, "|") {
 			t.Errorf("round trip of %q gave %q", words, got)

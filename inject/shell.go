@@ -4,16 +4,17 @@ import "strings"
 
 // Quoting and splitting the command lines bottled registers as hooks.
 
-// shellQuote quotes a word for the shell Claude Code runs hook commands
-// with, leaving plain words as they are.
-func shellQuote(w string) string {
+// ShellQuote quotes a word for a POSIX shell (the one Claude Code runs
+// hook commands with, or the user's, for a command bottled suggests),
+// leaving plain words as they are.
+func ShellQuote(w string) string {
 	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,") == "" {
 		return w
 	}
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
-// shellSplit undoes shellQuote (single quotes and plain words; enough to
+// shellSplit undoes ShellQuote (single quotes and plain words; enough to
 // recognise a command bottled wrote).
 func shellSplit(s string) []string {
 	var words []string

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/agent"
+	"github.com/bottled-dev/bottled/inject"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/urfave/cli/v3"
 )
@@ -370,10 +371,10 @@ func commandLine(env, cmd []string) string {
 	var words []string
 	for _, e := range env {
 		name, value, _ := strings.Cut(e, "=")
-		words = append(words, name+"="+shellWord(value))
+		words = append(words, name+"="+inject.ShellQuote(value))
 	}
 	for _, w := range cmd {
-		words = append(words, shellWord(w))
+		words = append(words, inject.ShellQuote(w))
 	}
 	return strings.Join(words, " ")
 }

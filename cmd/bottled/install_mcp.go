@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/bottled-dev/bottled/inject"
 )
@@ -96,11 +95,3 @@ func (s *setup) uninstallMCP() error {
 
 // claudeRemove removes bottled's MCP server from Claude Code.
 var claudeRemove = []string{"claude", "mcp", "remove", "--scope", "user", inject.MCPServer}
-
-// shellWord quotes a word for a POSIX shell when it needs it.
-func shellWord(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}

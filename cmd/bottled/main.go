@@ -244,6 +244,21 @@ func dirsOf(cmd *cli.Command) (dirs, error) {
 	return dirs{claude: found.Claude.Path, data: found.Data.Path, found: found}, nil
 }
 
+// command is a bottled command line to suggest to the user, quoted for a
+// POSIX shell: words after the flags of the directories that are not the
+// defaults (given by flag, by the environment or by claude-mem's
+// settings), so that it works on the directories this one did.
+func (d dirs) command(words ...string) string {
+	line := []string{"bottled"}
+	if d.found.Claude.From != sources.FromDefault {
+		line = append(line, "--"+flagClaude, d.claude)
+	}
+	if d.found.Data.From != sources.FromDefault {
+		line = append(line, "--"+flagDataDir, d.data)
+	}
+	return commandLine(nil, append(line, words...))
+}
+
 // origins says where the directories came from, for status, when either
 // is not the default ("" if both are).
 func (d dirs) origins() string {

@@ -45,7 +45,7 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 		if id, err = findSession(cmd, d, id); err != nil {
 			return err
 		}
-	} else if err := transcriptOf(id, transcript); err != nil {
+	} else if err := transcriptOf(id, transcript, func(whole string) string { return renderAgain(cmd, d, whole) }); err != nil {
 		return err
 	}
 	rules, err := d.rules()
@@ -58,7 +58,7 @@ func runRender(ctx context.Context, cmd *cli.Command) error {
 	}
 	req := bottles.Request{SessionID: id, Transcript: transcript, ClaudeDir: d.claude, ClaudeMem: db, ClaudeMemErr: dbErr, Rules: rules}
 	store := bottles.Open(d.data, nil, nil)
-	r := rendered{id: id, dbErr: dbErr, stdout: cmd.Bool("stdout")}
+	r := rendered{id: id, dbErr: dbErr, stdout: cmd.Bool("stdout"), show: d.command("show", id)}
 	if r.dbBroken() { // what the bottle on disk shows matters only then
 		onDisk, _ := bottles.ReadState(store.Path(id))
 		r.memOnDisk = showsMemory(onDisk)
@@ -97,6 +97,8 @@ type rendered struct {
 	// memOnDisk: the bottle on disk before the render shows claude-mem
 	// records.
 	memOnDisk bool
+	// show is the command that prints the bottle on disk.
+	show string
 }
 
 // dbBroken reports whether a database is there and could not be read (as
@@ -127,7 +129,7 @@ func (r rendered) warn(w io.Writer) {
 func (r rendered) withoutDB() string {
 	switch {
 	case r.stdout && r.memOnDisk:
-		return fmt.Sprintf(": printed from the transcript alone, without the claude-mem records the bottle on disk shows (bottled show %s prints it)", r.id)
+		return fmt.Sprintf(": printed from the transcript alone, without the claude-mem records the bottle on disk shows (%s prints it)", r.show)
 	case r.stdout:
 		return " (printed from the transcript alone)"
 	case r.outcome == bottles.Written:
@@ -168,6 +170,16 @@ func showsMemory(st *render.State) bool {
 	return m && (st.ClaudeMem.Prompt > 0 || st.ClaudeMem.Observation > 0 || st.ClaudeMem.Summary > 0)
 }
 
+// renderAgain is the command line of this render for session whole, to
+// suggest to the user.
+func renderAgain(cmd *cli.Command, d dirs, whole string) string {
+	words := []string{"render", whole, "--transcript", cmd.String("transcript")}
+	if cmd.Bool("stdout") {
+		words = append(words, "--stdout")
+	}
+	return d.command(words...)
+}
+
 // transcriptOf checks that the transcript at path is session id's, before
 // --transcript puts its conversation in the bottle of id: the session its
 // file is named for (as Claude Code names them, and the daemon reads them)
@@ -175,8 +187,8 @@ func showsMemory(st *render.State) bool {
 // neither confirms must be whole (a UUID), for a start of an id would
 // make a bottle of a session that does not exist, which then stands in for
 // the real one. A file that cannot be read is left to the render to
-// report.
-func transcriptOf(id, path string) error {
+// report. retry is the command that renders it by the whole id.
+func transcriptOf(id, path string, retry func(whole string) string) error {
 	if !sources.ValidSessionID(id) {
 		return usagef("invalid session id %q: expected letters, digits, '-' or '_'", id)
 	}
@@ -192,7 +204,7 @@ func transcriptOf(id, path string) error {
 		switch {
 		case c.named == "" || c.named == id:
 		case strings.HasPrefix(c.named, id):
-			return usagef("with --transcript give the whole session id: bottled render %s --transcript %s", c.named, path)
+			return usagef("with --transcript give the whole session id: %s", retry(c.named))
 		default:
 			return usagef("%s is "+c.how+": give that id, or the transcript of %s", path, c.named, id, id)
 		}

@@ -231,6 +231,13 @@ func TestRenderTranscriptOfTheSession(t *testing.T) {
 	predecessor := strings.NewReplacer(sessionID, otherID, `"u1"`, `"p1"`, `"a1"`, `"p2"`).Replace(transcript)
 	resumed := write("resumed.jsonl", predecessor+transcript)
 	// Its last record longer than a first look at the file's end reads.
+	// A path a shell splits: the command suggested quotes it.
+	spaced := filepath.Join(dir, "项目 ü", "会话 ü's.jsonl")
+	os.Mkdir(filepath.Dir(spaced), 0o700)
+	if err := os.WriteFile(spaced, []byte(transcript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	suggested := "bottled --claude-dir " + e.claude + " --data-dir " + e.data + " render " + sessionID + " --transcript "
 	long := write("long.jsonl", transcript+`{"type":"user","uuid":"u9","parentUuid":"a1","sessionId":"`+otherID+`","message":{"role":"user","content":"`+strings.Repeat("long ", 30<<10)+`"}}`+"\n")
 	if code, _, errOut := e.run(t, "render", sessionID); code != 0 {
 		t.Fatal(errOut)
@@ -244,7 +251,8 @@ func TestRenderTranscriptOfTheSession(t *testing.T) {
 		code           int
 		stderr         string
 	}{
-		{"the start of an id", sessionID[:8], own, exitUsage, "bottled: with --transcript give the whole session id: bottled render " + sessionID + " --transcript " + own},
+		{"the start of an id", sessionID[:8], own, exitUsage, "bottled: with --transcript give the whole session id: " + suggested + own + " --stdout\n"},
+		{"the start of an id, a path with spaces", sessionID[:8], spaced, exitUsage, "bottled: with --transcript give the whole session id: " + suggested + "'" + strings.ReplaceAll(spaced, "'", `'\''`) + "' --stdout\n"},
 		{"another session's id", otherID, own, exitUsage, own + " is the transcript of session " + sessionID + ", not of " + otherID},
 		{"another session's transcript", sessionID, other, exitUsage, other + " is the transcript of session " + otherID + ", not of " + sessionID},
 		{"a new id, another session's transcript", "44444444-3333-4444-8555-666666666666", other, exitUsage, "is the transcript of session " + otherID},
@@ -354,7 +362,7 @@ func TestRenderWithTheDatabaseBroken(t *testing.T) {
 		t.Errorf("the bottle lost its observations:\n%s", data)
 	}
 	code, out, errOut = e.run(t, "render", sessionID, "--stdout")
-	want := "printed from the transcript alone, without the claude-mem records the bottle on disk shows (bottled show " + sessionID + " prints it)"
+	want := "printed from the transcript alone, without the claude-mem records the bottle on disk shows (bottled --claude-dir " + e.claude + " --data-dir " + e.data + " show " + sessionID + " prints it)"
 	if code != 0 || strings.Contains(out, "RENDER-OBS") || !strings.Contains(errOut, want) {
 		t.Errorf("--stdout: code %d, stderr %q; want %q", code, errOut, want)
 	}

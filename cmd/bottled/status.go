@@ -108,10 +108,11 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.T
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(label, format string, a ...any) { fmt.Fprintf(w, "%s\t%s\n", label, fmt.Sprintf(format, a...)) }
 	disk := rep.Disk
+	asJSON := d.command("status", "--json") // lists all that the text cuts short
 	if st := rep.Daemon; st != nil {
-		printDaemon(row, st, disk, now)
+		printDaemon(row, st, disk, asJSON, now)
 	} else {
-		row("daemon", "%s", noDaemonLine(rep))
+		row("daemon", "%s", noDaemonLine(d, rep))
 		row("database", "%s", dbLine(disk.DB))
 		if disk.Redaction != nil {
 			row("redact", "%s", redactionLine(*disk.Redaction))
@@ -126,13 +127,13 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.T
 		row("install", "hooks registered in %s · Claude Code reads bottles without asking", in.Settings)
 	}
 	row("bottles", "%s", bottlesLine(disk))
-	for _, line := range unreadableLines(disk) {
+	for _, line := range unreadableLines(disk, asJSON) {
 		row("", "%s", line)
 	}
 	if st := rep.Daemon; st != nil {
 		for i, e := range st.Errors {
 			if i == 3 {
-				row("", "… %d more (bottled status --json)", len(st.Errors)-i)
+				row("", "… %d more (%s)", len(st.Errors)-i, asJSON)
 				break
 			}
 			label := ""
@@ -143,12 +144,12 @@ func printStatus(out io.Writer, d dirs, rep *statusReport, shown int, now time.T
 		}
 	}
 	w.Flush()
-	printSessions(out, disk, shown, terminalWidth(out), now)
+	printSessions(out, disk, shown, d.command("status", "--all"), terminalWidth(out), now)
 }
 
 // printDaemon writes the rows that come from the daemon's status, beside
-// the survey disk.
-func printDaemon(row func(label, format string, a ...any), st *watch.Status, disk *watch.Survey, now time.Time) {
+// the survey disk; asJSON is the command that lists what they cut short.
+func printDaemon(row func(label, format string, a ...any), st *watch.Status, disk *watch.Survey, asJSON string, now time.Time) {
 	row("daemon", "running · pid %d · up %s · version %s", st.PID, age(now.Sub(st.Started)), st.Version)
 	var roots []string
 	for _, r := range st.Roots {
@@ -159,7 +160,7 @@ func printDaemon(row func(label, format string, a ...any), st *watch.Status, dis
 		roots = append(roots, r.Path+" ("+state+")")
 	}
 	row("watching", "%s · %s · %s", strings.Join(roots, " · "), count(st.Projects, "project"), count(st.Sessions, "transcript"))
-	for _, line := range unwatchedLines(st, disk) {
+	for _, line := range unwatchedLines(st, disk, asJSON) {
 		row("", "%s", line)
 	}
 	if st.Blocked != "" {
@@ -195,10 +196,10 @@ func redactionLine(r watch.Redaction) string {
 
 // noDaemonLine says why there is no daemon status (see daemonProblem),
 // that the rest is read from disk, and, when none runs, how to start one.
-func noDaemonLine(rep *statusReport) string {
+func noDaemonLine(d dirs, rep *statusReport) string {
 	line := daemonProblem(rep) + ": what follows is read from disk"
 	if rep.daemonPID == 0 && !errors.Is(rep.daemonErr, watch.ErrBusy) {
-		line += "; start it with `bottled run` or `bottled install`"
+		line += "; start it with `" + d.command("run") + "` or `" + d.command("install") + "`"
 	}
 	return line
 }
@@ -243,14 +244,14 @@ func bottlesLine(disk *watch.Survey) string {
 }
 
 // printSessions lists the shown newest sessions, and says how to see
-// them all when some are left out.
-func printSessions(out io.Writer, disk *watch.Survey, shown, width int, now time.Time) {
+// them all (the command listAll) when some are left out.
+func printSessions(out io.Writer, disk *watch.Survey, shown int, listAll string, width int, now time.Time) {
 	sessions := disk.Sessions[:min(shown, len(disk.Sessions))]
 	if len(sessions) == 0 {
 		return
 	}
 	if len(sessions) < disk.Transcripts {
-		fmt.Fprintf(out, "\nrecent sessions (the newest %d of %d; bottled status --all lists them all)\n", len(sessions), disk.Transcripts)
+		fmt.Fprintf(out, "\nrecent sessions (the newest %d of %d; %s lists them all)\n", len(sessions), disk.Transcripts, listAll)
 	} else {
 		fmt.Fprintln(out, "\nrecent sessions")
 	}
@@ -381,8 +382,9 @@ func short(id string) string {
 // line per reason (the watcher's), naming the directory when it is the
 // only one for its reason; not those the disk survey (status --all)
 // cannot read, which unreadableLines names. An older daemon gives no
-// reasons: its directories are counted.
-func unwatchedLines(st *watch.Status, disk *watch.Survey) []string {
+// reasons: its directories are counted. asJSON is the command that lists
+// them.
+func unwatchedLines(st *watch.Status, disk *watch.Survey, asJSON string) []string {
 	const rescan = ": changes there wait for the rescan"
 	unread := func(dir string) bool {
 		return slices.ContainsFunc(disk.UnreadableDirs, func(d watch.DirError) bool { return d.Path == dir })
@@ -412,7 +414,7 @@ func unwatchedLines(st *watch.Status, disk *watch.Survey) []string {
 		case len(dirs) == 1:
 			lines = append(lines, what+" (tried again at every rescan)")
 		default:
-			lines = append(lines, what+" (tried again at every rescan; bottled status --json lists them)")
+			lines = append(lines, what+" (tried again at every rescan; "+asJSON+" lists them)")
 		}
 	}
 	return lines
@@ -423,12 +425,12 @@ func unwatchedLines(st *watch.Status, disk *watch.Survey) []string {
 const unreadableShown = 3
 
 // unreadableLines names the project directories a disk survey could not
-// read, whose transcripts it could not count.
-func unreadableLines(disk *watch.Survey) []string {
+// read, whose transcripts it could not count; asJSON lists them all.
+func unreadableLines(disk *watch.Survey, asJSON string) []string {
 	var lines []string
 	for i, d := range disk.UnreadableDirs {
 		if i == unreadableShown {
-			lines = append(lines, fmt.Sprintf("… %s more that cannot be read (bottled status --json)", countAs(len(disk.UnreadableDirs)-i, "directory", "directories")))
+			lines = append(lines, fmt.Sprintf("… %s more that cannot be read (%s)", countAs(len(disk.UnreadableDirs)-i, "directory", "directories"), asJSON))
 			break
 		}
 		lines = append(lines, fmt.Sprintf("%s cannot be read (%s): its transcripts are not counted", d.Path, d.Error))

@@ -32,7 +32,7 @@ func TestUnwatchedLines(t *testing.T) {
 				"2 directories not watched: permission denied (tried again at every rescan; bottled status --json lists them)"}},
 		{"an older daemon", watch.Status{Unwatched: []string{"/a"}}, []string{"1 directory not watched (see the daemon's log)" + rescan}},
 	} {
-		if got := unwatchedLines(&tc.st, &watch.Survey{}); !slices.Equal(got, tc.want) {
+		if got := unwatchedLines(&tc.st, &watch.Survey{}, "bottled status --json"); !slices.Equal(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}

@@ -335,9 +335,47 @@ func TestStatusNoDaemonFirstLine(t *testing.T) {
 	e := newEnv(t, true)
 	code, out, _ := e.run(t, "status")
 	first, _, _ := strings.Cut(out, "\n")
-	want := "daemon    not running (no socket at " + filepath.Join(e.data, watch.SocketFile) + "): what follows is read from disk; start it with `bottled run` or `bottled install`"
+	flags := "--claude-dir " + e.claude + " --data-dir " + e.data
+	want := "daemon    not running (no socket at " + filepath.Join(e.data, watch.SocketFile) + "): what follows is read from disk; start it with `bottled " + flags + " run` or `bottled " + flags + " install`"
 	if code != 0 || first != want {
 		t.Errorf("code %d, first line\n %q\nwant\n %q", code, first, want)
+	}
+}
+
+// TestStatusSuggestsTheDirsGiven: the commands status suggests carry the
+// directories it was given by flag or environment, quoted for the shell,
+// and none that are the defaults (running one then works on the
+// directories the status came from).
+func TestStatusSuggestsTheDirsGiven(t *testing.T) {
+	home := t.TempDir()
+	claude, data := filepath.Join(home, ".claude"), filepath.Join(home, "my data's dir")
+	for _, dir := range []string{filepath.Join(claude, "projects"), filepath.Join(home, ".claude-mem"), data} {
+		os.MkdirAll(dir, 0o700)
+	}
+	quotedData := "'" + strings.ReplaceAll(data, "'", `'\''`) + "'"
+	for _, tc := range []struct {
+		name    string
+		environ map[string]string
+		args    []string
+		flags   string
+	}{
+		{"defaults", nil, nil, ""},
+		{"data dir by flag", nil, []string{"--data-dir", data}, " --data-dir " + quotedData},
+		{"data dir from the environment", map[string]string{sources.DataDirEnv: data}, nil, " --data-dir " + quotedData},
+		{"both by flag", nil, []string{"--claude-dir", claude, "--data-dir", data}, " --claude-dir " + claude + " --data-dir " + quotedData},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("HOME", home)
+			for _, v := range []string{sources.ClaudeDirEnv, sources.DataDirEnv} {
+				t.Setenv(v, "")
+				os.Unsetenv(v) // t.Setenv restores it
+			}
+			code, out, errOut := bottled(t, tc.environ, append(tc.args, "status")...)
+			want := "start it with `bottled" + tc.flags + " run` or `bottled" + tc.flags + " install`"
+			if first, _, _ := strings.Cut(out, "\n"); code != 0 || !strings.HasSuffix(first, want) {
+				t.Errorf("code %d, stderr %q, first line\n %q\nwant it ending\n %q", code, errOut, first, want)
+			}
+		})
 	}
 }
 
@@ -379,7 +417,7 @@ func TestStatusListsEverySession(t *testing.T) {
 	t.Run("disk", func(t *testing.T) {
 		rep, raw := statusJSON(t, flags)
 		check(t, rep, raw, "disk", n)
-		text(t, []string{"status"}, 10, "recent sessions (the newest 10 of 25; bottled status --all lists them all)")
+		text(t, []string{"status"}, 10, "recent sessions (the newest 10 of 25; bottled "+strings.Join(flags, " ")+" status --all lists them all)")
 	})
 	t.Run("daemon", func(t *testing.T) {
 		startInProcess(t, e)
@@ -394,7 +432,7 @@ func TestStatusListsEverySession(t *testing.T) {
 		if rep["daemon"] == nil {
 			t.Errorf("status --all leaves out the daemon's status:\n%s", out)
 		}
-		text(t, []string{"status"}, 10, "recent sessions (the newest 10 of 25; bottled status --all lists them all)")
+		text(t, []string{"status"}, 10, "recent sessions (the newest 10 of 25; bottled "+strings.Join(flags, " ")+" status --all lists them all)")
 		text(t, []string{"status", "--all"}, n, "recent sessions\n")
 	})
 }
