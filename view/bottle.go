@@ -143,7 +143,7 @@ func (w *bodyWriter) message(b render.Block, label, when string, first int, r *r
 		}
 		w.out.WriteString(`</h3>`)
 	}
-	w.out.WriteString(`<div class="text">`)
+	w.out.WriteString(`<div class="text" dir="auto">`) // its direction is its writer's (Arabic, Hebrew: right to left)
 	r.writeTo(&w.out, first, b.Line)
 	w.out.WriteString("</div></section>\n")
 }
@@ -155,7 +155,7 @@ func (w *bodyWriter) closeFold() {
 	fmt.Fprintf(&w.out, `<details class="fold" data-first="%d"><summary>%s · %d</summary><ul>`,
 		w.foldFirst, template.HTMLEscapeString(w.foldLabel), len(w.fold))
 	for _, l := range w.fold {
-		fmt.Fprintf(&w.out, `<li id="L%d">%s</li>`, l.Line, template.HTMLEscapeString(l.Text))
+		fmt.Fprintf(&w.out, `<li id="L%d" dir="auto">%s</li>`, l.Line, template.HTMLEscapeString(l.Text))
 	}
 	w.out.WriteString("</ul></details>\n")
 	w.foldLabel, w.fold = "", w.fold[:0]

@@ -61,7 +61,7 @@ func (w *listWriter) session(s index.Session) {
 	w.text(s.ID)
 	w.raw(`"><a href="`)
 	w.text(sessionURL(s.ID))
-	w.raw(`"><span class="prompt">`)
+	w.raw(`" dir="auto"><span class="prompt">`) // the prompt's direction, right to left for Arabic
 	w.text(cmp.Or(trimmed(s.FirstPrompt, 160), "—"))
 	w.raw("</span></a>\n" + `<span class="meta"><span title="last active">`)
 	w.stamp(s.LastActive)

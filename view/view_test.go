@@ -90,7 +90,7 @@ func TestSessionPage(t *testing.T) {
 	}
 	mustContain(t, "the page of a compacted session", body,
 		`<h2 class="leg" id="L`, "Leg 2 — compacted (auto) at 15:01", "Leg 3 — compacted (manual) at 15:03",
-		`<li class="compaction"><a href="#L41">`, `<a href="#L20">`, "PRES-P1 map out the atlas tile pipeline",
+		`<li dir="auto" class="compaction"><a href="#L41">`, `<a href="#L20">`, "PRES-P1 map out the atlas tile pipeline",
 		`<h3 class="who">User <time>2026-11-20 15:00</time></h3>`, "PRES-A5 Committed: parallel zoom 14 simplification.",
 		"/home/dev/src/atlas")
 	// Every anchor is there once.
@@ -261,7 +261,7 @@ func TestList(t *testing.T) {
 	mustNotContain(t, "the list", body, "s-gone")
 
 	_, body = ts.get("/?archived=1")
-	mustContain(t, "the list with cleared sessions", body, `<li class="session cleared" data-id="s-gone"><a href="/s/s-gone">`, "Hide cleared sessions")
+	mustContain(t, "the list with cleared sessions", body, `<li class="session cleared" data-id="s-gone"><a href="/s/s-gone" dir="auto">`, "Hide cleared sessions")
 	_, body = ts.get("/s/s-gone")
 	mustContain(t, "a cleared session's page", body, "a session then cleared", "cleared (archived bottle)")
 
