@@ -58,6 +58,16 @@ const (
 	slack = 40
 	// slackTokens is the part of a step's budget kept for its slack.
 	slackTokens = 2000
+	// lineStepTokens is the budget of a step that reads one line alone
+	// (with what slack fits), for a line too long to share a step (a long
+	// prompt pasted whole: 29,000 characters of Chinese come to some
+	// 17,700 tokens by the estimate). It is above stepTokens because the
+	// estimate of one line is an upper bound by construction (each of
+	// lineTokens' rules rounds up), where a step of many lines budgets for
+	// the estimate being off across all of them; and it stays a fifth
+	// under the 25,000-token cap, for a tokenizer that splits the line a
+	// little finer than the estimate foresees. A longer line is no step's.
+	lineStepTokens = 20000
 )
 
 // Pointer is the context the SessionStart hook injects: where the bottle
@@ -96,7 +106,7 @@ func Pointer(bottle *bottles.Current, on Occasion, replaced Span, mcp bool) stri
 	if mcp {
 		fmt.Fprintf(&b, "- You can also read it with the %s tool (its outline, a leg, or lines), and search every session's bottle with %s.\n", MCPTools[0], MCPTools[1])
 	}
-	b.WriteString("\n" + readingPlan(lines, st, on, replaced))
+	b.WriteString("\n" + readingPlan(lines, st, on, replaced, mcp))
 	if st.Task != "" {
 		fmt.Fprintf(&b, "\nCurrent task: %s\n", st.Task)
 	}
@@ -109,8 +119,9 @@ func Pointer(bottle *bottles.Current, on Occasion, replaced Span, mcp bool) stri
 
 // readingPlan lists the Reads that bring the model what it lost: the whole
 // bottle when it fits one Read, else the outline and then the replaced
-// span (its latest part, when it is longer than maxSteps reads).
-func readingPlan(lines render.Lines, st *render.State, on Occasion, replaced Span) string {
+// span (its latest part, when it is longer than maxSteps reads). With mcp,
+// it says how bottled's read tool shows a line no Read can return.
+func readingPlan(lines render.Lines, st *render.State, on Occasion, replaced Span, mcp bool) string {
 	var b strings.Builder
 	p := newPlanner(lines)
 	b.WriteString("Read it with the Read tool in these steps; each fits one Read:\n")
@@ -137,7 +148,11 @@ func readingPlan(lines render.Lines, st *render.State, on Occasion, replaced Spa
 		n++
 	}
 	for _, l := range long {
-		fmt.Fprintf(&b, "Line %d alone is longer than one Read returns (about %d tokens): the steps leave it out.\n", l, p.tokens(l))
+		fmt.Fprintf(&b, "Line %d alone is longer than one Read returns (about %d tokens): the steps leave it out", l, p.tokens(l))
+		if mcp {
+			fmt.Fprintf(&b, `; %s {"from":%d,"to":%d} shows its beginning`, MCPTools[0], l, l)
+		}
+		b.WriteString(".\n")
 	}
 	what := "the part of the conversation the summary replaced"
 	if on == Unloaded {
@@ -205,16 +220,21 @@ func (p *planner) fits(from, to int) bool {
 // follow one another and end at to: the latest part of the span, packed
 // from its end. A part fills the budget less slackTokens; the step then
 // reads up to slack lines past it, as far as stepLines lines and
-// stepTokens estimated tokens allow. A line longer than one Read can
-// return is no step's part: it is returned in long, for the plan to name.
+// stepTokens estimated tokens allow. A line over the budget is a part of
+// its own, within lineStepTokens; a longer one, which no Read can return,
+// is no step's part: it is returned in long, for the plan to name.
 // cut is the first line the steps cover; lines from..cut-1 are left out.
 func (p *planner) split(from, to int) (steps [][2]int, long []int, cut int) {
 	const budget = stepTokens - slackTokens
 	var parts [][2]int
 	end := to
 	for end >= from && len(parts) < maxSteps {
-		if p.tokens(end) > budget {
-			long = append(long, end)
+		if n := p.tokens(end); n > budget {
+			if n <= lineStepTokens {
+				parts = append(parts, [2]int{end, end})
+			} else {
+				long = append(long, end)
+			}
 			end--
 			continue
 		}
@@ -232,24 +252,33 @@ func (p *planner) split(from, to int) (steps [][2]int, long []int, cut int) {
 	slices.Reverse(parts)
 	slices.Reverse(long)
 	for _, pt := range parts {
-		steps = append(steps, [2]int{pt[0], p.withSlack(pt[0], pt[1])})
+		step := [2]int{pt[0], p.withSlack(pt[0], pt[1])}
+		if k := len(steps); k > 0 && step[0]+step[1] <= steps[k-1][0]+steps[k-1][1] {
+			continue // the slack of a long line's step read it all (the line after it is no step's)
+		}
+		steps = append(steps, step)
 	}
 	return steps, long, end + 1
 }
 
 // withSlack is the limit of a step whose part is start..end: the part and
-// up to slack lines after it, within the step's budget. Past the end of
-// the bottle as it is now, the slack is for what arrives while the model
-// reads (the next prompt, the lines a re-render shifts down).
+// up to slack lines after it, within the step's budget (lineStepTokens
+// for a line over a part's budget alone). Past the end of the bottle as it
+// is now, the slack is for what arrives while the model reads (the next
+// prompt, the lines a re-render shifts down).
 func (p *planner) withSlack(start, end int) int {
 	size := 0
 	for i := start; i <= end; i++ {
 		size += p.tokens(i)
 	}
+	budget := stepTokens
+	if start == end && size > stepTokens-slackTokens {
+		budget = lineStepTokens
+	}
 	extra := 0
 	for extra < slack && end+extra+1-start+1 <= stepLines {
 		if i := end + extra + 1; i <= p.lines.Count() {
-			if size += p.tokens(i); size > stepTokens {
+			if size += p.tokens(i); size > budget {
 				break
 			}
 		}

@@ -206,6 +206,80 @@ func TestPointerLineTooLongForOneRead(t *testing.T) {
 	}
 }
 
+// TestPointerLongLineIsItsOwnStep: a line too long to share a step with
+// others, but whose estimate is under lineStepTokens (a long prompt in
+// Chinese: two tokens a character by the estimate), is read by a step of
+// its own, with as much slack after it as that step's budget leaves, and
+// is not left out; a line over that budget is left out, and with the MCP
+// tools registered the pointer says how the read tool shows it.
+func TestPointerLongLineIsItsOwnStep(t *testing.T) {
+	for _, mcp := range []bool{false, true} {
+		t.Run(fmt.Sprintf("mcp %v", mcp), func(t *testing.T) {
+			e := newEnv(t)
+			last := longSession(t, e, 400)
+			long := "LONGCJK " + strings.Repeat("项目数据", 2000) // ~16,000 tokens by the estimate
+			huge := "HUGE " + strings.Repeat("{\"k\":[1,2,3],\"v\":\"x\"},", 3000)
+			e.append(t, user("ul", last, long)+assistant("al", "ul", "mal", "Read the long prompt.")+
+				user("uh", "al", huge)+assistant("ah", "uh", "mah", "Noted the blob.")+
+				user("uz", "ah", "PLAN-LAST one more turn")+assistant("az", "uz", "maz", "PLAN-LAST done."))
+			e.append(t, boundaryRec("end", "az")+summaryRec("send", "end"))
+			cfg := e.cfg()
+			cfg.MCPTools = mcp
+			out, err := SessionStart(context.Background(), cfg, e.payload("compact"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := decode(t, out)
+			data, _ := os.ReadFile(e.bottle())
+			lines := render.LinesOf(data)
+			longLine, hugeLine := 0, 0
+			for n := 1; n <= lines.Count(); n++ {
+				switch l := lines.Line(n); {
+				case bytes.HasPrefix(l, []byte("LONGCJK ")):
+					longLine = n
+				case bytes.HasPrefix(l, []byte("HUGE ")):
+					hugeLine = n
+				}
+			}
+			if est := lineTokens(lines.Line(longLine)); longLine == 0 || hugeLine == 0 || est <= stepTokens-slackTokens || est > lineStepTokens {
+				t.Fatalf("long line %d (~%d tokens), huge line %d: want both, the long one over a step's budget and under a lone line's", longLine, est, hugeLine)
+			}
+			if strings.Contains(ctx, fmt.Sprintf("Line %d alone", longLine)) {
+				t.Errorf("the pointer leaves out line %d:\n%s", longLine, ctx)
+			}
+			read, prevEnd := false, 0
+			for _, s := range planStep.FindAllStringSubmatch(ctx, -1)[1:] { // after the outline's
+				off, _ := strconv.Atoi(s[2])
+				lim, _ := strconv.Atoi(s[3])
+				end := off + lim - 1
+				if end <= prevEnd {
+					t.Errorf("step offset %d limit %d reads nothing the one before did not", off, lim)
+				}
+				prevEnd = end
+				if off == longLine {
+					read = true
+					if got := tokens(lines, off, end); got > lineStepTokens || lim < 2 {
+						t.Errorf("the long line's step offset %d limit %d: ~%d tokens, want at most %d and some slack", off, lim, got, lineStepTokens)
+					}
+				} else if got := tokens(lines, off, end); got > stepTokens {
+					t.Errorf("step offset %d limit %d: ~%d tokens, more than one Read", off, lim, got)
+				}
+				if off <= hugeLine && hugeLine <= end {
+					t.Errorf("step offset %d limit %d reads the huge line %d", off, lim, hugeLine)
+				}
+			}
+			if !read {
+				t.Errorf("no step starts at the long line %d:\n%s", longLine, ctx)
+			}
+			said := fmt.Sprintf("Line %d alone is longer than one Read returns", hugeLine)
+			byMCP := fmt.Sprintf(`%s {"from":%d,"to":%d}`, MCPTools[0], hugeLine, hugeLine)
+			if !strings.Contains(ctx, said) || strings.Contains(ctx, byMCP) != mcp {
+				t.Errorf("the pointer does not say %q, or says %q: %v (want %v):\n%s", said, byMCP, !mcp, mcp, ctx)
+			}
+		})
+	}
+}
+
 // tokens is the estimate for lines from..to (1-based, inclusive).
 func tokens(lines render.Lines, from, to int) int {
 	n := 0
