@@ -300,3 +300,19 @@ func TestParseTrailLookalikes(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectOf: the working directory a bottle's header names, read from
+// its first two lines; none for a bottle whose session had none, or for
+// what is no bottle.
+func TestProjectOf(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"a project", "# Session bottle — s1\nproject: /tmp/项目 ü · started: 2026-05-01 10:00:00 UTC · rendered: 2026-05-01 10:05:00 UTC\n", "/tmp/项目 ü"},
+		{"no project", "# Session bottle — s1\nproject: — · started: 2026-05-01 10:00:00 UTC\n", ""},
+		{"no bottle", "# Notes\nproject: /home/u/app · started: 2026-05-01 10:00:00 UTC\n", ""},
+		{"a header alone", "# Session bottle — s1", ""},
+	} {
+		if got := ProjectOf(strings.NewReader(tc.data)); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
