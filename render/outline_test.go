@@ -55,3 +55,20 @@ func TestShortenOutline(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstWordsKeepsCharacters: the outline's titles, the first prompt
+// and the state's task are cut at a character's end, never inside one.
+func TestFirstWordsKeepsCharacters(t *testing.T) {
+	cases := []struct{ name, s, want string }{
+		{"ZWJ family", "abcd\U0001F468\u200D\U0001F469\u200D\U0001F467 rest", "abcd…"},
+		{"NFD é", "abcde\u0301 rest", "abcd…"},
+		{"Thai tone mark", "abcd\u0E01\u0E48 rest", "abcd…"},
+		{"flag", "abcd\U0001F1EF\U0001F1F5 rest", "abcd…"},
+		{"fits", "abcde\u0301", "abcde\u0301"},
+	}
+	for _, c := range cases {
+		if got := firstWords(c.s, 6); got != c.want {
+			t.Errorf("%s: firstWords(%q, 6) = %q, want %q", c.name, c.s, got, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bottled-dev/bottled/redact"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // clean makes source text safe to put in a markdown file: invalid UTF-8
@@ -125,23 +126,20 @@ func storedStripped(s string) string { return StripStored(clean(s)) }
 // oneLine collapses all whitespace runs (newlines included) to one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// clip shortens s to at most n runes, ending it with "…" if cut; a cut
-// that would fall inside a placeholder falls before it, so that no half
-// of one is shown.
+// clip shortens s to at most n runes, ending it with "…" if cut, never
+// inside a character (a grapheme cluster): the bound stays in runes, as
+// the bottle's lines always were, so that only cuts that split a
+// character move. A cut that would fall inside a placeholder falls
+// before it, so that no half of one is shown.
 func clip(s string, n int) string {
-	i, runes := 0, 0
-	for i < len(s) && runes < n-1 {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		runes++
-	}
-	if i == len(s) || runes == n-1 && utf8.RuneCountInString(s[i:]) <= 1 {
+	if len(textcut.Head(s, n, textcut.Runes)) == len(s) {
 		return s
 	}
+	i := len(textcut.Head(s, n-1, textcut.Runes))
 	if start, _, ok := placeholderAround(s, i); ok {
 		i = start
 	}
-	return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+	return strings.TrimRightFunc(s[:i], unicode.IsSpace) + textcut.Ellipsis
 }
 
 // placeholderAround returns the span of the placeholder that a cut of
@@ -163,7 +161,7 @@ func placeholderAround(s string, i int) (start, end int, ok bool) {
 // start of s is looked at: messages can be megabytes.
 func firstWords(s string, n int) string {
 	if limit := 4*n + 64; len(s) > limit {
-		s = strings.ToValidUTF8(s[:limit], "")
+		s = textcut.Head(s, limit, textcut.Bytes)
 	}
 	return clip(oneLine(s), n)
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // The trail: what the assistant did between its texts, from the tool
@@ -197,16 +198,12 @@ func (r *renderer) path(p string) string {
 			p = rest
 		}
 	}
-	if n := utf8.RuneCountInString(p); n > pathMax {
-		i := 0
-		for range n - pathMax + 1 {
-			_, size := utf8.DecodeRuneInString(p[i:])
-			i += size
-		}
+	if textcut.Len(p, textcut.Runes) > pathMax {
+		i := len(p) - len(textcut.Tail(p, pathMax-1, textcut.Runes))
 		if start, _, ok := placeholderAround(p, i); ok {
 			i = start
 		}
-		p = "…" + p[i:]
+		p = textcut.Ellipsis + p[i:]
 	}
 	return orDash(p)
 }

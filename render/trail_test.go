@@ -60,6 +60,7 @@ func renderDeeds(t *testing.T, deeds []sources.Deed) (bottle, trail string) {
 // makes a run, the counts of a run's failures and line changes, and how
 // a path is shown.
 func TestTrailLines(t *testing.T) {
+	const family = "\U0001F468\u200D\U0001F469\u200D\U0001F467" // one character of five code points
 	long := "/w/" + strings.Repeat("d/", pathMax) + "f.go"
 	for _, c := range []struct {
 		name    string
@@ -96,6 +97,12 @@ func TestTrailLines(t *testing.T) {
 		{"a path keeps its end", "/elsewhere", []sources.Deed{
 			{Kind: sources.DeedEdit, Tool: "Edit", Target: long},
 		}, []string{"edited …" + long[len(long)-pathMax+1:]}},
+		{"a command is cut between characters", "/w", []sources.Deed{
+			{Kind: sources.DeedCommand, Tool: "Bash", Target: strings.Repeat("x", commandMax-2) + family + "y"},
+		}, []string{"ran `" + strings.Repeat("x", commandMax-2) + "…`"}},
+		{"a path is cut between characters", "/elsewhere", []sources.Deed{
+			{Kind: sources.DeedEdit, Tool: "Edit", Target: "/e\u0301" + strings.Repeat("a", pathMax-2)},
+		}, []string{"edited …" + strings.Repeat("a", pathMax-2)}},
 		{"a session in / shows paths whole", "/", []sources.Deed{
 			{Kind: sources.DeedRead, Tool: "Read", Target: "/etc/hosts"},
 		}, []string{"read /etc/hosts"}},
