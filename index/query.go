@@ -1,10 +1,13 @@
 package index
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // Queries are words and "quoted phrases". The text is never handed to
@@ -96,90 +99,134 @@ func (p phrase) expr() string {
 	return `"` + strings.ReplaceAll(strings.Join(p.tokens, " "), `"`, `""`) + `"`
 }
 
-// snippetRunes bounds a hit's snippet.
+// snippetLength bounds a hit's snippet, in characters (grapheme clusters).
 const (
-	snippetRunes  = 160
-	snippetBefore = 50 // runes of context kept before the first match
+	snippetLength = 160
+	snippetBefore = 50 // characters of context kept before the first match
+	// clusterBytes bounds how many bytes a snippet's character is
+	// looked for in (a family emoji takes 25): a block can be megabytes.
+	clusterBytes = 64
 )
 
-// locate returns the byte offset in text of the first match of a phrase
-// of the query: where a phrase starts, or, if no phrase is found whole
-// (FTS5 and this may disagree on text it matched), the first token of a
-// phrase; -1 if neither.
-func locate(text []byte, ps []phrase) int {
+// locate returns the bytes of text of the first match of a phrase of the
+// query: where a phrase is, or, if no phrase is found whole (FTS5 and
+// this may disagree on text it matched), the first token of a phrase;
+// -1, -1 if neither.
+func locate(text []byte, ps []phrase) (start, end int) {
 	s := string(text)
 	type tok struct {
-		term  string
-		start int
+		term       string
+		start, end int
 	}
 	var at [][]tok // the tokens at each position: one, or two in a CJK run's last
 	scanTokens(s, false, func(t token) bool {
 		if !t.colocated || len(at) == 0 {
 			at = append(at, nil)
 		}
-		at[len(at)-1] = append(at[len(at)-1], tok{t.term(s), t.start})
+		at[len(at)-1] = append(at[len(at)-1], tok{t.term(s), t.start, t.end})
 		return true
 	})
-	holds := func(pos int, want string) bool {
-		return slices.ContainsFunc(at[pos], func(t tok) bool { return t.term == want })
+	// find is the end of the token at pos that is want, -1 if none is.
+	find := func(pos int, want string) int {
+		if i := slices.IndexFunc(at[pos], func(t tok) bool { return t.term == want }); i >= 0 {
+			return at[pos][i].end
+		}
+		return -1
 	}
-	matches := func(p phrase, pos int) bool {
+	matches := func(p phrase, pos int) int {
 		if pos+len(p.tokens) > len(at) {
-			return false
+			return -1
 		}
+		end := -1
 		for k, want := range p.tokens {
-			if !holds(pos+k, want) {
-				return false
+			if end = find(pos+k, want); end < 0 {
+				return -1
 			}
 		}
-		return true
+		return end
 	}
 	for pos := range at {
 		for _, p := range ps {
-			if matches(p, pos) {
-				return at[pos][0].start
+			if end := matches(p, pos); end >= 0 {
+				return at[pos][0].start, end
 			}
 		}
 	}
 	for pos := range at {
 		for _, p := range ps {
-			if holds(pos, p.tokens[0]) {
-				return at[pos][0].start
+			if end := find(pos, p.tokens[0]); end >= 0 {
+				return at[pos][0].start, end
 			}
 		}
 	}
-	return -1
+	return -1, -1
 }
 
-// snippet is the part of text around offset at, on one line: from the
-// start of its line or snippetBefore runes before it, whichever is later,
-// to at most snippetRunes runes.
-func snippet(text []byte, at int) string {
+// snippet is the part of text around its match text[at:end], on one
+// line: from the start of its line or snippetBefore characters before
+// it, whichever is later, to at most snippetLength characters; and the
+// bytes of the snippet the match is (empty when at is -1, or the match
+// is cut off).
+func snippet(text []byte, at, end int) (string, [2]int) {
 	if at < 0 {
-		at = 0
+		at, end = 0, 0
 	}
-	from := at
-	for n := 0; from > 0 && n < snippetBefore; n++ {
-		_, size := utf8.DecodeLastRune(text[:from])
-		if text[from-size] == '\n' {
-			break
-		}
-		from -= size
+	look := max(bytes.LastIndexByte(text[:at], '\n')+1, at-snippetBefore*clusterBytes)
+	for look < at && !utf8.RuneStart(text[look]) {
+		look++
 	}
-	to := from
-	for n := 0; to < len(text) && n < snippetRunes*2; n++ {
-		_, size := utf8.DecodeRune(text[to:])
-		to += size
-	}
-	s := strings.Join(strings.Fields(string(text[from:to])), " ")
-	if utf8.RuneCountInString(s) > snippetRunes {
-		s = string([]rune(s)[:snippetRunes-1])
-		s = strings.TrimRightFunc(s, unicode.IsSpace) + "…"
+	from := at - len(textcut.Tail(string(text[look:at]), snippetBefore, textcut.Graphemes))
+	ahead := text[from:min(len(text), from+2*snippetLength*clusterBytes)]
+	to := from + len(textcut.Head(string(ahead), 2*snippetLength, textcut.Graphemes))
+	s, match := oneLine(text[from:to], [2]int{at - from, end - from})
+	if textcut.Len(s, textcut.Graphemes) > snippetLength {
+		s = textcut.Clip(s, snippetLength, textcut.Graphemes)
+		kept := len(s) - len(textcut.Ellipsis)
+		match = [2]int{min(match[0], kept), min(match[1], kept)}
 	} else if to < len(text) {
-		s += " …"
+		s += " " + textcut.Ellipsis
 	}
 	if from > 0 && text[from-1] != '\n' {
-		s = "…" + s
+		s = textcut.Ellipsis + s
+		match = [2]int{match[0] + len(textcut.Ellipsis), match[1] + len(textcut.Ellipsis)}
 	}
-	return s
+	return s, match
+}
+
+// oneLine is text with each run of white space one space and none at its
+// ends (as strings.Fields joined with spaces), and where the bytes
+// mark[0]:mark[1] of text (a match: no space at its start) are in it.
+func oneLine(text []byte, mark [2]int) (string, [2]int) {
+	var b strings.Builder
+	var at [2]int
+	space := false // white space not yet written
+	for i := 0; ; {
+		if i == mark[0] {
+			at[0] = b.Len()
+			if space && b.Len() > 0 {
+				at[0]++
+			}
+		}
+		if i == mark[1] {
+			at[1] = b.Len()
+		}
+		if i >= len(text) {
+			break
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		switch {
+		case unicode.IsSpace(r):
+			space = true
+		default:
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.Write(text[i : i+size])
+		}
+		i += size
+	}
+	at[0] = min(at[0], b.Len())
+	at[1] = min(max(at[1], at[0]), b.Len())
+	return b.String(), at
 }

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // phraseOf is the phrase of tokens ws.
@@ -51,19 +53,57 @@ func TestParseQuery(t *testing.T) {
 func TestSnippet(t *testing.T) {
 	text := []byte("first line\nsecond line with the retry loop in it\nthird")
 	ps := parseQuery("RETRY")
-	at := locate(text, ps)
-	if at != strings.Index(string(text), "retry") {
-		t.Fatalf("locate = %d", at)
+	at, end := locate(text, ps)
+	if at != strings.Index(string(text), "retry") || end != at+len("retry") {
+		t.Fatalf("locate = %d, %d", at, end)
 	}
-	if s := snippet(text, at); s != "second line with the retry loop in it third" && s != "second line with the retry loop in it …" {
-		t.Errorf("snippet = %q", s)
+	if s, m := snippet(text, at, end); s != "second line with the retry loop in it third" && s != "second line with the retry loop in it …" || s[m[0]:m[1]] != "retry" {
+		t.Errorf("snippet = %q, match %v", s, m)
 	}
 	long := []byte(strings.Repeat("word ", 100) + "needle " + strings.Repeat("tail ", 100))
-	s := snippet(long, locate(long, parseQuery("needle")))
-	if !strings.HasPrefix(s, "…") || !strings.Contains(s, "needle") || !strings.HasSuffix(s, "…") || len([]rune(s)) > snippetRunes+2 {
-		t.Errorf("snippet of a long block = %q", s)
+	at, end = locate(long, parseQuery("needle"))
+	s, m := snippet(long, at, end)
+	if !strings.HasPrefix(s, "…") || s[m[0]:m[1]] != "needle" || !strings.HasSuffix(s, "…") || textcut.Len(s, textcut.Graphemes) > snippetLength+2 {
+		t.Errorf("snippet of a long block = %q, match %v", s, m)
 	}
-	if locate(text, parseQuery("absent")) != -1 {
+	for _, c := range []struct{ text, query, want string }{
+		{"a retry\n\t loop here", `"retry loop"`, "retry loop"},
+		{"我们建立索引的时候", "索引", "索引"},
+		{"用redis缓存", "redis", "redis"},
+		{"Café au lait", "cafe", "Café"},
+	} {
+		at, end := locate([]byte(c.text), parseQuery(c.query))
+		if s, m := snippet([]byte(c.text), at, end); s[m[0]:m[1]] != c.want {
+			t.Errorf("snippet of %q for %s = %q, match %q, want %q", c.text, c.query, s, s[m[0]:m[1]], c.want)
+		}
+	}
+	if at, end := locate(text, parseQuery("absent")); at != -1 || end != -1 {
 		t.Errorf("found an absent word")
+	}
+}
+
+// TestSnippetKeepsCharacters: a snippet starts and ends between
+// characters, however many code points each is made of.
+func TestSnippetKeepsCharacters(t *testing.T) {
+	const family = "\U0001F468\u200D\U0001F469\u200D\U0001F467\u200D\U0001F466"
+	for _, c := range []struct{ name, filler string }{
+		{"ZWJ family", family},
+		{"skin tone", "\U0001F44D\U0001F3FD"},
+		{"flag", "\U0001F1EF\U0001F1F5"},
+		{"NFD é", "e\u0301"},
+		{"Hangul jamo", "\u1112\u1161\u11AB"},
+		{"Thai tone mark", "\u0E01\u0E48"},
+		{"Devanagari vowel sign", "\u0915\u093F"},
+	} {
+		text := []byte(strings.Repeat(c.filler, snippetBefore+3) + " needle " + strings.Repeat(c.filler, snippetLength))
+		at, end := locate(text, parseQuery("needle"))
+		s, m := snippet(text, at, end)
+		if s[m[0]:m[1]] != "needle" {
+			t.Errorf("%s: snippet %q marks %q as its match", c.name, s, s[m[0]:m[1]])
+		}
+		body := strings.TrimSuffix(strings.TrimPrefix(s, "…"), "…")
+		if !strings.Contains(s, "needle") || strings.Trim(strings.ReplaceAll(body, c.filler, ""), " ") != "needle" {
+			t.Errorf("%s: snippet %q splits a character", c.name, s)
+		}
 	}
 }

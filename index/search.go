@@ -88,6 +88,9 @@ type Hit struct {
 	// bottle changed under the index).
 	Line    int
 	Snippet string
+	// Match is where Snippet shows the block's first match:
+	// Snippet[Match[0]:Match[1]], empty when it shows none.
+	Match [2]int
 }
 
 // Search finds the blocks that hold every word and phrase of text, best
@@ -299,7 +302,7 @@ func (ix *Index) resolve(cands []candidate, ps []phrase, rules *redact.Rules) ([
 			continue
 		}
 		text := b.data[bl.Text:bl.End]
-		at := locate(text, ps)
+		at, end := locate(text, ps)
 		line := bl.Line
 		if at >= 0 {
 			// From the heading (or the observation line's marker) to the
@@ -308,10 +311,11 @@ func (ix *Index) resolve(cands []candidate, ps []phrase, rules *redact.Rules) ([
 		}
 		if b.redo {
 			text = []byte(rules.Redact(string(text)))
-			at = locate(text, ps)
+			at, end = locate(text, ps)
 		}
 		h := Hit{Session: c.session, Bottle: filepath.Join(ix.store.Dir, filepath.FromSlash(c.path)), Archived: c.archived,
-			Project: c.project, Kind: c.kind, Line: line, Snippet: snippet(text, at)}
+			Project: c.project, Kind: c.kind, Line: line}
+		h.Snippet, h.Match = snippet(text, at, end)
 		if c.when != 0 {
 			h.Time = time.Unix(c.when, 0).In(ix.loc)
 		}
