@@ -18,6 +18,7 @@ import (
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/safefile"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 func searchCommand() *cli.Command {
@@ -191,8 +192,10 @@ func workScope(cmd *cli.Command) (dirs, index.Scope, error) {
 // it built is kept; the next search, "bottled index" or the daemon goes on.
 const searchBuildFor = 3 * time.Second
 
-// snippetWidth bounds a snippet in the human output, in terminal columns
-// (cutToWidth): one terminal line with the columns before it.
+// snippetWidth bounds a snippet in the human output, in terminal columns:
+// one terminal line with the columns before it. The snippet is cut around
+// its match, which a cut from its start can drop (CJK text takes two
+// columns a character).
 const snippetWidth = 90
 
 func writeHits(cmd *cli.Command, hits []index.Hit, all bool) {
@@ -211,7 +214,7 @@ func writeHits(cmd *cli.Command, hits []index.Hit, all bool) {
 		if h.Archived {
 			session += " (cleared)"
 		}
-		snip := cutToWidth(h.Snippet, snippetWidth)
+		snip := textcut.Window(h.Snippet, h.Match[0], h.Match[1], snippetWidth, textcut.Columns)
 		row := fmt.Sprintf("%s\t%s\t%s\t%d\t", when, h.Kind, session, h.Line)
 		if all {
 			row += h.Project + "\t"

@@ -180,6 +180,34 @@ func TestSearchDeedHit(t *testing.T) {
 	}
 }
 
+// TestWriteHitsShowsTheMatch: the TEXT column is cut around the
+// snippet's match, in terminal columns and between characters, with "…"
+// on each side cut: in CJK text a cut from the start dropped a match past
+// the 45th character.
+func TestWriteHitsShowsTheMatch(t *testing.T) {
+	prompt := strings.Repeat("我们", 33) + "索引" + strings.Repeat("的", 19) // 索引 at the 67th of 87
+	latin := strings.Repeat("word ", 30) + "needle " + strings.Repeat("tail ", 30)
+	for _, c := range []struct {
+		name, snippet, match, want string
+	}{
+		{"CJK, past the cut", prompt, "索引", "…们" + strings.Repeat("我们", 11) + "索引" + strings.Repeat("的", 19)},
+		{"latin, in the middle", latin, "needle", "…" + strings.Repeat("word ", 8) + "needle" + strings.Repeat(" tail", 8) + " t…"},
+		{"at the start", "needle " + latin, "needle", "needle " + strings.Repeat("word ", 16) + "wo…"},
+		{"family emoji around", strings.Repeat(family, 30) + " needle " + strings.Repeat(family, 30), "needle", "…" + strings.Repeat(family, 20) + " needle " + strings.Repeat(family, 20) + "…"},
+	} {
+		at := strings.Index(c.snippet, c.match)
+		var out bytes.Buffer
+		cmd := &cli.Command{Writer: &out}
+		writeHits(cmd, []index.Hit{{Session: sessionID, Kind: render.BlockUser, Line: 7, Snippet: c.snippet, Match: [2]int{at, at + len(c.match)}}}, false)
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		col := utf8.RuneCountInString(lines[0][:strings.Index(lines[0], "TEXT")])
+		text := string([]rune(lines[1])[col:])
+		if text != c.want || displayWidth(text) > snippetWidth {
+			t.Errorf("%s: TEXT %q (%d columns), want %q", c.name, text, displayWidth(text), c.want)
+		}
+	}
+}
+
 // TestWriteHitsCutsSnippetToWidth: a snippet too wide for its column is
 // cut to snippetWidth terminal columns, wide characters counted as the two
 // columns they take, as the sessions table cuts its prompts; one that fits

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // sessionsLimit is how many sessions a list shows unless --limit says.
@@ -284,17 +285,11 @@ func cutLeft(s string, width int) string {
 	if displayWidth(s) <= width {
 		return s
 	}
-	runes := []rune(s)
-	used, from := 1, len(runes) // "…" takes one
-	for from > 0 && used+runeWidth(runes[from-1]) <= width {
-		from--
-		used += runeWidth(runes[from])
-	}
-	tail := string(runes[from:])
+	tail := textcut.Tail(s, width-displayWidth(textcut.Ellipsis), textcut.Columns)
 	if i := strings.IndexByte(tail, '/'); i > 0 && displayWidth(tail[i:]) >= width/2 {
 		tail = tail[i:]
 	}
-	return "…" + tail
+	return textcut.Ellipsis + tail
 }
 
 // stamp shows a time to the minute in the local zone, "—" if unknown.

@@ -280,6 +280,31 @@ func TestSessionsNone(t *testing.T) {
 	}
 }
 
+// Characters of several code points, which a cut by code point splits.
+const (
+	family    = "\U0001F468\u200D\U0001F469\u200D\U0001F467\u200D\U0001F466" // two columns
+	keycap    = "1\uFE0F\u20E3"                                              // one column, as uniseg counts it
+	hangulNFD = "\u1112\u1161\u11AB"                                         // 한 as jamo: two columns
+)
+
+// TestCutLeftKeepsCharacters: the project column is cut from its start
+// between characters.
+func TestCutLeftKeepsCharacters(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		width int
+		want  string
+	}{
+		{"ab" + family + "cd", 5, "…" + family + "cd"},
+		{"/home/me/" + hangulNFD + hangulNFD + hangulNFD, 5, "…" + hangulNFD + hangulNFD},
+		{"/home/me/proj", 20, "/home/me/proj"},
+	} {
+		if got := cutLeft(c.text, c.width); got != c.want {
+			t.Errorf("cutLeft(%q, %d) = %q, want %q", c.text, c.width, got, c.want)
+		}
+	}
+}
+
 // TestSessionsCutToTheLine: on a terminal, a row fits its line, the
 // first prompt cut to what is left; elsewhere the prompt is whole.
 func TestSessionsCutToTheLine(t *testing.T) {
@@ -294,6 +319,11 @@ func TestSessionsCutToTheLine(t *testing.T) {
 		{"稳定性测试", 6, "稳定…"},         // two columns a character
 		{"anything", 0, "anything"}, // not a terminal
 		{"abc", 1, "…"},
+		// Cut between characters, each as wide as a terminal shows it.
+		{"ab" + family + "cd", 5, "ab" + family + "…"},
+		{"ab" + keycap + "cd", 4, "ab" + keycap + "…"},
+		{hangulNFD + hangulNFD + hangulNFD, 5, hangulNFD + hangulNFD + "…"},
+		{"caf" + "e\u0301" + " au lait", 5, "caf" + "e\u0301" + "…"},
 	} {
 		if got := cutToWidth(c.text, c.width); got != c.want {
 			t.Errorf("cutToWidth(%q, %d) = %q, want %q", c.text, c.width, got, c.want)

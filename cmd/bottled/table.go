@@ -4,8 +4,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // minLastColumn is the fewest columns a table's last cell is cut to, however
@@ -51,48 +51,14 @@ func writeTable(w io.Writer, rows [][]string, width int) {
 // cutToWidth cuts s to width terminal columns, ending it with "…" when cut;
 // a width of 0 leaves it whole.
 func cutToWidth(s string, width int) string {
-	if width <= 0 || displayWidth(s) <= width {
+	if width <= 0 {
 		return s
 	}
-	used := 0
-	for i, r := range s {
-		if used+runeWidth(r) > width-1 {
-			return s[:i] + "…"
-		}
-		used += runeWidth(r)
-	}
-	return s
+	return textcut.Clip(s, width, textcut.Columns)
 }
 
 // displayWidth is how many terminal columns s takes.
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-// runeWidth is how many terminal columns r takes: none for combining marks
-// and format characters, two for the wide characters of East Asian scripts
-// (and emoji), one for the rest.
-func runeWidth(r rune) int {
-	switch {
-	case r == utf8.RuneError || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Cf, r):
-		return 0
-	case r >= 0x1100 && r <= 0x115F, // Hangul Jamo
-		r >= 0x2E80 && r <= 0xA4CF && r != 0x303F, // CJK radicals … Yi
-		r >= 0xAC00 && r <= 0xD7A3,                // Hangul syllables
-		r >= 0xF900 && r <= 0xFAFF,                // CJK compatibility ideographs
-		r >= 0xFE30 && r <= 0xFE4F,                // CJK compatibility forms
-		r >= 0xFF00 && r <= 0xFF60,                // fullwidth forms
-		r >= 0xFFE0 && r <= 0xFFE6,                //
-		r >= 0x1F300 && r <= 0x1FAFF,              // emoji and pictographs
-		r >= 0x20000 && r <= 0x3FFFD:              // CJK extensions
-		return 2
-	}
-	return 1
-}
+func displayWidth(s string) int { return textcut.Width(s) }
 
 // terminalWidth is the width of the terminal w writes to, 0 if it is not
 // a terminal.
