@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // Payload is the part of a hook's stdin that bottled reads. Other fields
@@ -98,8 +99,8 @@ func (p *Payload) transcriptFor(claudeDir string) string {
 }
 
 func clipForLog(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
+	if head := textcut.Head(s, 80, textcut.Bytes); len(head) < len(s) {
+		return head + textcut.Ellipsis
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // Occasion says why the pointer is injected, which decides what it asks
@@ -110,11 +111,7 @@ func Pointer(bottle *bottles.Current, on Occasion, replaced Span, mcp bool) stri
 	if st.Task != "" {
 		fmt.Fprintf(&b, "\nCurrent task: %s\n", st.Task)
 	}
-	out := b.String()
-	if len(out) > maxContext {
-		out = out[:maxContext]
-	}
-	return strings.ToValidUTF8(out, "")
+	return textcut.Head(b.String(), maxContext, textcut.Bytes)
 }
 
 // readingPlan lists the Reads that bring the model what it lost: the whole

@@ -288,3 +288,28 @@ func tokens(lines render.Lines, from, to int) int {
 	}
 	return n
 }
+
+// TestPointerCutBetweenCharacters: a pointer longer than hook context may
+// be is cut at a character's end (here inside a bottle path of family
+// emoji), never between its code points.
+func TestPointerCutBetweenCharacters(t *testing.T) {
+	e := newEnv(t)
+	if _, err := SessionStart(context.Background(), e.cfg(), e.payload("compact")); err != nil { // renders the bottle
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(e.bottle())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := bottles.ReadState(e.bottle())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const family = "\U0001F468\u200D\U0001F469\u200D\U0001F467\u200D\U0001F466"
+	long := "/" + strings.Repeat(family, maxContext/len(family)+1)
+	out := Pointer(&bottles.Current{Path: long, Data: data, State: st}, AfterCompaction, Span{}, false)
+	at := strings.Index(out, family)
+	if len(out) > maxContext || at < 0 || (len(out)-at)%len(family) != 0 {
+		t.Errorf("pointer cut to %d bytes, %d bytes into the path's emoji", len(out), (len(out)-at)%len(family))
+	}
+}

@@ -5,20 +5,21 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // A read returns at most this much of a bottle. Claude Code caps an MCP
 // tool result at 25,000 tokens by default; at a deliberately low 3 bytes
 // per token this is about 10,000, a result with room to spare.
 const (
-	readBytes = 30 << 10
-	readLines = 800
+	readBytes    = 30 << 10
+	clusterSlack = 1 << 10 // bytes past readBytes a line's cut looks at
+	readLines    = 800
 )
 
 // readArgs are the read tool's arguments.
@@ -146,11 +147,10 @@ func (s *Server) chunk(b shown, ls render.Lines, from, to int) string {
 			}
 			// One line bigger than a result: its start, and where the
 			// rest is.
-			cut := line[:readBytes]
-			for len(cut) > 0 && !utf8.RuneStart(line[len(cut)]) {
-				cut = cut[:len(cut)-1] // not inside a character
-			}
-			out.Write(cut)
+			// Not inside a character: the one that straddles the budget
+			// is looked at whole (unless it is longer than clusterSlack).
+			cut := textcut.Head(string(line[:min(len(line), readBytes+clusterSlack)]), readBytes, textcut.Bytes)
+			out.WriteString(cut)
 			fmt.Fprintf(&out, "\n[line %d goes on for %d more bytes; the whole line is in %s]\n", n, len(line)-len(cut), b.Path)
 			n++
 			break

@@ -241,6 +241,24 @@ func TestReadLimits(t *testing.T) {
 	if n := len(body); n > readBytes+300 || !strings.HasPrefix(long, strings.SplitN(body, "\n", 2)[0]) {
 		t.Errorf("long line cut to %d bytes, or not on a character boundary", n)
 	}
+	// A line cut where a character of several code points straddles the
+	// budget is cut before that character.
+	const family = "\U0001F468\u200D\U0001F469\u200D\U0001F467\u200D\U0001F466"
+	emoji := strings.Repeat(family, readBytes/len(family)+2)
+	b, err = render.Render(render.Input{SessionID: "emoji", Spine: &sources.Spine{Entries: []sources.Entry{
+		{Kind: sources.EntryUser, Text: "short", Time: testNow}, {Kind: sources.EntryAssistant, Text: emoji, Time: testNow}}}, Now: testNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bottles.Open(e.data, nil, nil).Write(b); err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.SplitAfter(string(b.Bytes), "\n")
+	emojiAt := slices.IndexFunc(lines, func(l string) bool { return len(l) > readBytes }) + 1
+	body, _, _, _ = chunkOf(t, e.ok(t, "read", map[string]any{"session": "emoji", "from": emojiAt}))
+	if cut := strings.SplitN(body, "\n", 2)[0]; !strings.HasPrefix(emoji, cut) || len(cut)%len(family) != 0 {
+		t.Errorf("a line of family emoji cut to %d bytes, inside one", len(cut))
+	}
 	r = e.ok(t, "read", map[string]any{"session": "limits", "from": next})
 	_, first, last, _ = chunkOf(t, r)
 	if last-first+1 != readLines {

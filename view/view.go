@@ -30,10 +30,10 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/index"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // Tunables.
@@ -257,17 +257,12 @@ func refuse(w http.ResponseWriter, why string) {
 	fmt.Fprintln(w, "403 forbidden: "+why)
 }
 
-// trimmed is s cut to n runes, with an ellipsis when cut.
+// trimmed is s cut to n characters (grapheme clusters), with an ellipsis
+// after them when cut.
 func trimmed(s string, n int) string {
 	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	for i := range s {
-		if n == 0 {
-			return s[:i] + "…"
-		}
-		n--
+	if head := textcut.Head(s, n, textcut.Graphemes); len(head) < len(s) {
+		return head + textcut.Ellipsis
 	}
 	return s
 }

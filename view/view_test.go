@@ -370,6 +370,11 @@ func TestTrimmed(t *testing.T) {
 		{"ééééé", 3, "ééé…"},
 		{"日本語のプロンプト", 4, "日本語の…"},
 		{"", 3, ""},
+		// Characters of several code points are counted, and kept, whole.
+		{"ab\U0001F468\u200D\U0001F469\u200D\U0001F467cd", 3, "ab\U0001F468\u200D\U0001F469\u200D\U0001F467…"},
+		{"cafe\u0301 au lait", 4, "cafe\u0301…"},
+		{"\u0E01\u0E48\u0E01\u0E48\u0E01\u0E48", 2, "\u0E01\u0E48\u0E01\u0E48…"},
+		{"\U0001F1EF\U0001F1F5\U0001F1EF\U0001F1F5", 1, "\U0001F1EF\U0001F1F5…"},
 	} {
 		if got := trimmed(c.in, c.n); got != c.want {
 			t.Errorf("trimmed(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
