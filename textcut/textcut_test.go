@@ -20,14 +20,29 @@ const (
 	devaKi   = "\u0915\u093F"                                               // कि: ka and its vowel sign
 )
 
+// cut is a case of a cut: s cut to n in unit is want.
+type cut struct {
+	name string
+	s    string
+	n    int
+	unit Unit
+	want string
+}
+
+// checkCuts checks that f cuts as each case says, within its bound.
+func checkCuts(t *testing.T, fname string, f func(string, int, Unit) string, cases []cut) {
+	t.Helper()
+	for _, c := range cases {
+		if got := f(c.s, c.n, c.unit); got != c.want {
+			t.Errorf("%s: %s(%q, %d, %v) = %q, want %q", c.name, fname, c.s, c.n, c.unit, got, c.want)
+		} else if Len(got, c.unit) > c.n {
+			t.Errorf("%s: %s(%q, %d, %v) = %q, longer than %d", c.name, fname, c.s, c.n, c.unit, got, c.n)
+		}
+	}
+}
+
 func TestClip(t *testing.T) {
-	cases := []struct {
-		name string
-		s    string
-		n    int
-		unit Unit
-		want string
-	}{
+	checkCuts(t, "Clip", Clip, []cut{
 		{"ascii fits", "retry loop", 10, Runes, "retry loop"},
 		{"ascii cut", "retry loop here", 10, Runes, "retry loo…"},
 		{"ascii bytes", "retry loop here", 10, Bytes, "retry l…"},
@@ -55,24 +70,11 @@ func TestClip(t *testing.T) {
 		{"CJK fits", "索引", 4, Columns, "索引"},
 		{"space before the cut", "one two three", 5, Runes, "one…"},
 		{"CR LF", "ab\r\ncd", 3, Runes, "ab…"},
-	}
-	for _, c := range cases {
-		if got := Clip(c.s, c.n, c.unit); got != c.want {
-			t.Errorf("%s: Clip(%q, %d, %v) = %q, want %q", c.name, c.s, c.n, c.unit, got, c.want)
-		} else if Len(got, c.unit) > c.n {
-			t.Errorf("%s: Clip(%q, %d, %v) = %q, longer than %d", c.name, c.s, c.n, c.unit, got, c.n)
-		}
-	}
+	})
 }
 
 func TestClipStart(t *testing.T) {
-	cases := []struct {
-		name string
-		s    string
-		n    int
-		unit Unit
-		want string
-	}{
+	checkCuts(t, "ClipStart", ClipStart, []cut{
 		{"ascii fits", "src/a.go", 8, Runes, "src/a.go"},
 		{"ascii", "internal/src/a.go", 9, Runes, "…src/a.go"},
 		{"ZWJ family", "ab" + family + "cd", 4, Runes, "…cd"},
@@ -83,12 +85,7 @@ func TestClipStart(t *testing.T) {
 		{"Thai", thaiKo + thaiKo, 2, Runes, "…"},
 		{"CJK", "建立索引", 5, Columns, "…索引"},
 		{"space after the cut", "one two", 4, Runes, "…two"},
-	}
-	for _, c := range cases {
-		if got := ClipStart(c.s, c.n, c.unit); got != c.want {
-			t.Errorf("%s: ClipStart(%q, %d, %v) = %q, want %q", c.name, c.s, c.n, c.unit, got, c.want)
-		}
-	}
+	})
 }
 
 func TestWindow(t *testing.T) {
