@@ -17,22 +17,22 @@ import (
 // process that builds it. What is left is asked of the index.
 func buildInterrupted(ctx context.Context, d dirs, rebuild, waited bool) error {
 	if waited {
-		return interrupted(ctx, "while waiting for another process to build the search index: it goes on (bottled status says how far it got)")
+		return interrupted(ctx, "while waiting for another process to build the search index: it goes on (%s says how far it got)", d.command("status"))
 	}
 	const what = "while building the search index"
 	st, err := index.InUse(d.data)
 	switch {
 	case errors.Is(err, index.ErrUnusable):
-		return interrupted(ctx, "%s: there is no search index yet; the next search, or bottled index, builds it", what)
+		return interrupted(ctx, "%s: there is no search index yet; the next search, or %s, builds it", what, d.command("index"))
 	case err != nil:
 		return interrupted(ctx, "%s: %v", what, err)
 	case st.Build != nil:
 		// A build commits as it goes, newest sessions first.
-		return interrupted(ctx, "%s: it keeps what it did, the newest %s of %s; the next search, or bottled index, goes on",
-			what, number(st.Build.Indexed), sessions(st.Build.Total))
+		return interrupted(ctx, "%s: it keeps what it did, the newest %s of %s; the next search, or %s, goes on",
+			what, number(st.Build.Indexed), sessions(st.Build.Total), d.command("index"))
 	case rebuild:
-		return interrupted(ctx, "%s: the index in use is the one from before: %s of %s (bottled index --rebuild builds it anew)",
-			what, count(st.Bottles, "bottle"), count(st.Sessions, "session"))
+		return interrupted(ctx, "%s: the index in use is the one from before: %s of %s (%s builds it anew)",
+			what, count(st.Bottles, "bottle"), count(st.Sessions, "session"), d.command("index", "--rebuild"))
 	}
 	return interrupted(ctx, "%s: the index in use holds %s of %s", what, count(st.Bottles, "bottle"), count(st.Sessions, "session"))
 }

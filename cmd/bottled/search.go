@@ -149,7 +149,14 @@ func noBottle(ctx context.Context, ix *index.Index, d dirs) string {
 		to, _ := os.Readlink(dir)
 		return fmt.Sprintf("%s (to %s) %v", dir, to, safefile.ErrLinkedDir)
 	}
-	return fmt.Sprintf("there is no bottle in %s yet: bottled run (the daemon) renders every session's, bottled render ID one", dir)
+	return noBottleYet(d)
+}
+
+// noBottleYet says that the bottles directory holds no bottle, and which
+// commands make them, with the directories this command was given.
+func noBottleYet(d dirs) string {
+	return fmt.Sprintf("there is no bottle in %s yet: %s (the daemon) renders every session's, %s one",
+		bottles.BottlesDir(d.data), d.command("run"), d.command("render", "ID"))
 }
 
 // archivedFlag and limitFlag are the flags of a search's or a list's

@@ -264,12 +264,12 @@ func TestSearchWithNoBottle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, data, says string }{
-		{"no data directory", filepath.Join(t.TempDir(), "nonexist"), "there is no bottle in {D}/bottles yet: bottled run (the daemon) renders every session's, bottled render ID one"},
+		{"no data directory", filepath.Join(t.TempDir(), "nonexist"), "there is no bottle in {D}/bottles yet: bottled --claude-dir {C} --data-dir {D} run (the daemon) renders every session's, bottled --claude-dir {C} --data-dir {D} render ID one"},
 		{"bottles a symbolic link", linked, "{D}/bottles (to " + elsewhere + ") is a symbolic link, which bottled does not follow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := bottled(t, nil, "--claude-dir", e.claude, "--data-dir", tc.data, "search", "hello")
-			says := "bottled: no hits: " + strings.ReplaceAll(tc.says, "{D}", tc.data)
+			says := "bottled: no hits: " + strings.NewReplacer("{D}", tc.data, "{C}", e.claude).Replace(tc.says)
 			if code != exitFailed || out != "" || !strings.Contains(errOut, says) || strings.Contains(errOut, "no session was started") {
 				t.Errorf("code %d, stdout %q, stderr %q; want exit 1 and %q", code, out, errOut, says)
 			}

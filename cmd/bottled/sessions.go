@@ -310,7 +310,7 @@ func noSessions(ctx context.Context, ix *index.Index, scope index.Scope, d dirs)
 	counts := func(s index.Scope) (int, error) { return ix.CountSessions(ctx, s) }
 	total, err := counts(index.Scope{Archived: true})
 	if err != nil || total == 0 {
-		fmt.Fprintf(&b, "bottled: there is no bottle in %s/bottles yet: bottled run (the daemon) renders every session's, bottled render ID one\n", d.data)
+		fmt.Fprintf(&b, "bottled: %s\n", noBottleYet(d))
 		return b.String(), err
 	}
 	var wider []string

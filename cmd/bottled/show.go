@@ -65,7 +65,7 @@ func runShow(ctx context.Context, cmd *cli.Command) error {
 	cur, err := bottles.Open(d.data, nil, nil).EnsureRead(ctx, bottles.ReadRequest{SessionID: id, ClaudeDir: d.claude,
 		Timeout: cmd.Duration("timeout"), Rules: rules})
 	if err != nil {
-		if cur, err = notRendered(ctx, cmd, arg, id, cur, err); err != nil {
+		if cur, err = notRendered(ctx, cmd, d, arg, id, cur, err); err != nil {
 			return err
 		}
 	}
@@ -83,7 +83,7 @@ func runShow(ctx context.Context, cmd *cli.Command) error {
 // notRendered deals with a bottle that could not be brought up to date
 // before it is shown: the bottle as it is, with a warning, or the error
 // to end with.
-func notRendered(ctx context.Context, cmd *cli.Command, arg, id string, cur *bottles.Current, err error) (*bottles.Current, error) {
+func notRendered(ctx context.Context, cmd *cli.Command, d dirs, arg, id string, cur *bottles.Current, err error) (*bottles.Current, error) {
 	switch {
 	case stopped(ctx, err):
 		kept := "it has no bottle yet"
@@ -102,7 +102,7 @@ func notRendered(ctx context.Context, cmd *cli.Command, arg, id string, cur *bot
 	}
 	why := err.Error()
 	if errors.Is(err, context.DeadlineExceeded) {
-		why = fmt.Sprintf("rendering it takes longer than --timeout %s; bottled render %s renders it without a limit", cmd.Duration("timeout"), id)
+		why = fmt.Sprintf("rendering it takes longer than --timeout %s; %s renders it without a limit", cmd.Duration("timeout"), d.command("render", id))
 	}
 	fmt.Fprintf(cmd.Root().ErrWriter, "bottled: warning: could not bring the bottle up to date (%s); showing it as rendered at %s\n",
 		why, cur.State.Rendered.Local().Format("2006-01-02 15:04:05"))
