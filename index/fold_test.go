@@ -2,8 +2,11 @@ package index
 
 import (
 	"fmt"
+	"go/format"
+	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unicode"
@@ -61,7 +64,7 @@ func TestSearchFolds(t *testing.T) {
 		{"strase", nil, nil},
 		{"йод", []string{"s-ru"}, []string{"йод"}},
 		{"иод", nil, nil},
-		{"елку", nil, nil},
+		{"елку", []string{"s-ru"}, []string{"ёлку"}}, // ё is е, as Russian users type it
 	})
 }
 
@@ -88,7 +91,8 @@ func greekFolds(t *testing.T) [][2]uint16 {
 		out = append(out, [2]uint16{uint16(r), 0})
 	}
 	for r := rune(1); r <= 0xFFFF; r++ {
-		if base, ok := greekBase(r); ok && unicode.ToLower(r) == r {
+		// Those NFKC folds otherwise are compatFoldTable's (ϓ is Ύ, not ϒ).
+		if base, ok := greekBase(r); ok && unicode.ToLower(r) == r && norm.NFKC.String(string(r)) == norm.NFC.String(string(r)) {
 			out = append(out, [2]uint16{uint16(r), uint16(fold61(unicode.ToLower(base)))})
 		}
 	}
@@ -118,7 +122,7 @@ func greekBase(r rune) (rune, bool) {
 // from fold_table.go (which TestFoldTable checks against it).
 func fold61(r rune) rune {
 	if r < utf8.RuneSelf {
-		return foldRune(r)
+		return unicode.ToLower(r)
 	}
 	r = unicode.ToLower(r)
 	if f, ok := lookupFold(foldTable[:], r); ok {
@@ -152,7 +156,7 @@ func TestGreekFoldTable(t *testing.T) {
 	for r := rune(1); r <= unicode.MaxRune; r++ {
 		if base, ok := greekBase(r); ok {
 			letters++
-			if got, want := foldRune(r), fold61(unicode.ToLower(base)); got != want {
+			if got, want := foldRune(r), foldRune(unicode.ToLower(base)); got != want {
 				t.Errorf("%U %q folds to %q, want %q", r, r, got, want)
 			}
 		}
@@ -161,7 +165,7 @@ func TestGreekFoldTable(t *testing.T) {
 	for _, p := range []string{"άα", "έε", "ήη", "ίι", "όο", "ύυ", "ώω", "ΐι", "ΰυ", "ϊι", "ϋυ",
 		"Άα", "Έε", "Ήη", "Ίι", "Όο", "Ύυ", "Ώω", "Ϊι", "Ϋυ", "\u1f71α", "\u1fbbα", "\u1fd3ι", "ςσ", "Σσ"} {
 		r := []rune(p)
-		if got := foldRune(r[0]); got != r[1] {
+		if got := foldRune(r[0]); got != string(r[1]) {
 			t.Errorf("%U %q folds to %q, want %q", r[0], r[0], got, r[1])
 		}
 	}
@@ -171,39 +175,32 @@ func TestGreekFoldTable(t *testing.T) {
 }
 
 // TestFoldBeyondUnicode61: bottled folds as unicode61 (fold61) but for
-// the Greek letters of greekFoldTable with their capitals, U+0344, and ß
-// and ẞ, which are ss; every rune of a word is folded so in a token, and
-// a folded token is cut and folded to itself again (a query's tokens,
-// written into the FTS5 query, are the same tokens there).
+// the runes of greekFoldTable, extraFolds and compatFoldTable, with their
+// capitals; every rune of a word is folded so in a token, and a folded
+// token is cut and folded to itself again (a query's tokens, written into
+// the FTS5 query, are the same tokens there).
 func TestFoldBeyondUnicode61(t *testing.T) {
-	beyond := map[rune]string{'ß': "ss", 'ẞ': "ss"}
-	for r := rune(1); r <= unicode.MaxRune; r++ {
-		if f, ok := lookupFold(greekFoldTable[:], unicode.ToLower(r)); ok {
-			beyond[r] = ""
-			if f >= 0 {
-				beyond[r] = string(f)
-			}
+	beyond := map[rune]string{}
+	for _, e := range greekFoldTable {
+		beyond[rune(e[0])] = ""
+		if e[1] != 0 {
+			beyond[rune(e[0])] = string(rune(e[1]))
 		}
 	}
-	for r := range beyond {
-		if !unicode.Is(unicode.Greek, r) && r != 0x0344 && r != 'ß' && r != 'ẞ' {
-			t.Errorf("%U %q is folded beyond unicode61, and is neither Greek nor ß", r, r)
+	for _, e := range slices.Concat(extraFolds[:], compatFoldTable[:]) {
+		if _, ok := beyond[e.r]; ok {
+			t.Errorf("%U %q is in two tables", e.r, e.r)
 		}
+		beyond[e.r] = e.to
 	}
 	for r := rune(1); r <= unicode.MaxRune; r++ {
-		want, ok := beyond[r]
+		want, ok := beyond[unicode.ToLower(r)]
 		if !ok {
 			if f := fold61(r); f >= 0 {
 				want = string(f)
 			}
 		}
-		got := ""
-		if f := foldRune(r); f == 'ß' {
-			got = "ss"
-		} else if f >= 0 {
-			got = string(f)
-		}
-		if got != want {
+		if got := foldRune(r); got != want {
 			t.Errorf("%U %q folds to %q, want %q", r, r, got, want)
 		}
 		if class := classOf(r); class != runeWord && class != runeMark {
@@ -215,6 +212,152 @@ func TestFoldBeyondUnicode61(t *testing.T) {
 		} else if again := toks(got[0], true); !reflect.DeepEqual(again, got) {
 			t.Errorf("%q is cut to %q, which is cut to %q", word, got, again)
 		}
+	}
+}
+
+// compatFolds derives compatFoldTable: what NFKC makes of each lower-case
+// rune of a word, a CJK run or a mark that NFKC changes (a compatibility
+// form, or one that NFC replaces: U+0340 is U+0300), folded by the other
+// tables, where that is
+// not what the rune folds to without it and is of the rune's own class
+// (letters and marks for a word's, one character for CJK, marks for a
+// mark), so that it is cut as the rune is: ½ stays ½ (NFKC's 1⁄2 would
+// be two words), ㅏ stays ㅏ (NFKC's conjoining ᅡ continues the
+// character before it).
+func compatFolds() []foldTo {
+	base := newFolder(nil)
+	var out []foldTo
+	for r := rune(1); r <= unicode.MaxRune; r++ {
+		if !utf8.ValidRune(r) || unicode.ToLower(r) != r {
+			continue
+		}
+		if to, ok := compatFold(&base, r); ok {
+			out = append(out, foldTo{r, to})
+		}
+	}
+	return out
+}
+
+// compatFold is what base makes of NFKC's r, if that is for
+// compatFoldTable (see compatFolds).
+func compatFold(base *folder, r rune) (string, bool) {
+	class, s := classOf(r), string(r)
+	if class != runeWord && class != runeCJK && class != runeMark {
+		return "", false
+	}
+	k := norm.NFKC.String(s)
+	if k == s {
+		return "", false
+	}
+	to := string(base.appendFoldUnit(nil, k))
+	if to == string(base.appendFold(nil, r)) {
+		return "", false
+	}
+	classes := map[uint8]int{}
+	for _, r := range to {
+		classes[classOf(r)]++
+	}
+	switch class {
+	case runeCJK:
+		return to, utf8.RuneCountInString(to) == 1 && classes[runeCJK] == 1
+	case runeMark:
+		return to, classes[runeMark] == utf8.RuneCountInString(to)
+	}
+	return to, to != "" && classes[runeWord] > 0 && classes[runeWord]+classes[runeMark] == utf8.RuneCountInString(to)
+}
+
+// TestCompatFoldTable: compatFoldTable is what compatFolds derives from
+// Unicode (-update writes fold_compat.go), and every rune, capitals too,
+// whose NFKC is for the table folds to it.
+func TestCompatFoldTable(t *testing.T) {
+	table := compatFolds()
+	if *update {
+		writeCompatTable(t, table)
+		return
+	}
+	if !slices.Equal(compatFoldTable[:], table) {
+		t.Fatalf("fold_compat.go (%d entries) is not what NFKC gives (%d): run go test ./index -run TestCompatFoldTable -update", len(compatFoldTable), len(table))
+	}
+	base := newFolder(nil)
+	for r := rune(1); r <= unicode.MaxRune; r++ {
+		if want, ok := compatFold(&base, r); ok && foldRune(r) != want {
+			t.Errorf("%U %q folds to %q, NFKC to %q", r, r, foldRune(r), want)
+		}
+	}
+	for _, p := range [][2]string{{"Ａ", "a"}, {"ｚ", "z"}, {"９", "9"}, {"ﬁ", "fi"}, {"ﬂ", "fl"}, {"ｻ", "サ"}, {"ｰ", "ー"},
+		{"①", "1"}, {"²", "2"}, {"Ⅻ", "xii"}, {"𝐀", "a"}, {"ǅ", "dz"}, {"豈", "豈"}} {
+		if got := foldRune([]rune(p[0])[0]); got != p[1] {
+			t.Errorf("%q folds to %q, want %q", p[0], got, p[1])
+		}
+	}
+}
+
+// TestMergedFolds: fold_merged.go (which -update writes) is every fold
+// table merged, compatFoldTable as compatFolds derives it.
+func TestMergedFolds(t *testing.T) {
+	want := newFolder(compatFolds())
+	if *update {
+		writeMergedFolds(t, want)
+		return
+	}
+	if !slices.Equal(fold.folds, want.folds) || !slices.Equal(fold.expansions, want.expansions) || fold.pages != want.pages {
+		t.Fatalf("fold_merged.go (%d and %d entries) is not the tables merged (%d and %d): run go test ./index -run 'TestMergedFolds|TestCompatFoldTable' -update",
+			len(fold.folds), len(fold.expansions), len(want.folds), len(want.expansions))
+	}
+}
+
+// writeMergedFolds writes fold_merged.go, declaring the tables of f.
+func writeMergedFolds(t *testing.T, f folder) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`// Code generated by TestMergedFolds -update; DO NOT EDIT.
+
+package index
+
+// mergedFolds is foldTable, greekFoldTable, extraFolds and compatFoldTable
+// in one table of runes up to U+FFFF, by rune: the rune it folds to, 0 if
+// dropped, expanded if in mergedExpansions.
+var mergedFolds = [...][2]uint16{
+`)
+	for _, e := range f.folds {
+		fmt.Fprintf(&b, "\t{%#04x, %#04x},\n", e[0], e[1])
+	}
+	b.WriteString("}\n\n// mergedExpansions are the folds to more than one rune, or of runes beyond\n// U+FFFF, by rune.\nvar mergedExpansions = [...]foldTo{\n")
+	for _, e := range f.expansions {
+		fmt.Fprintf(&b, "\t{%#04x, %q},\n", e.r, e.to)
+	}
+	b.WriteString("}\n")
+	writeSource(t, "fold_merged.go", b.String())
+}
+
+// writeCompatTable writes fold_compat.go, declaring compatFoldTable.
+func writeCompatTable(t *testing.T, table []foldTo) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`// Code generated by TestCompatFoldTable -update; DO NOT EDIT.
+
+package index
+
+// compatFoldTable is what bottled folds the compatibility forms to (see
+// compatFolds in fold_test.go), by lower-case rune: NFKC's form, folded.
+var compatFoldTable = [...]foldTo{
+`)
+	for _, e := range table {
+		fmt.Fprintf(&b, "\t{%#04x, %q}, // %q\n", e.r, e.to, e.r)
+	}
+	b.WriteString("}\n")
+	writeSource(t, "fold_compat.go", b.String())
+}
+
+// writeSource writes the Go source src, formatted, to file.
+func writeSource(t *testing.T, file, src string) {
+	t.Helper()
+	out, err := format.Source([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

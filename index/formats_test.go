@@ -8,10 +8,10 @@ import (
 )
 
 // TestOtherFormatsLeftAlone: an index of another format (an older
-// bottled's, in the directory indexes of format 4 and before used, or one
-// of another version's own) is neither opened nor built over nor cleaned
-// by this one, whose own directory it never was; RemoveOtherFormats, the
-// daemon's start-up, removes them and only them.
+// bottled's, in the directory indexes of format 4 and before used, the
+// previous format's own, or a newer one's) is neither opened nor built
+// over nor cleaned by this one, whose own directory it never was;
+// RemoveOtherFormats, the daemon's start-up, removes them and only them.
 func TestOtherFormatsLeftAlone(t *testing.T) {
 	data := t.TempDir()
 	s := talk{ID: "s-formats", CWD: "/home/u/app", Start: day, Turns: [][2]string{{"index formats", "Each in its own directory."}}}
@@ -20,6 +20,8 @@ func TestOtherFormatsLeftAlone(t *testing.T) {
 		filepath.Join(data, legacyDir, "current"):                        "3\n",
 		filepath.Join(data, legacyDir, "3.db"):                           "an older bottled's index",
 		filepath.Join(data, legacyDir, "lock"):                           "",
+		filepath.Join(data, dirPrefix+strconv.Itoa(Format-1), "current"): "2\n",
+		filepath.Join(data, dirPrefix+strconv.Itoa(Format-1), "2.db"):    "the index of the bottled before this one",
 		filepath.Join(data, dirPrefix+strconv.Itoa(Format+1), "current"): "1\n",
 		filepath.Join(data, dirPrefix+strconv.Itoa(Format+1), "1.db"):    "a newer bottled's index",
 	}

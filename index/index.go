@@ -21,8 +21,9 @@
 // parse it kept of the one before (render.Reparse, see known.go): the
 // blocks in the part of its body that did not change are neither parsed
 // nor checksummed nor matched again, and keep their rows. Words are cut by bottled's own tokenizer, the same for
-// documents and queries: unicode61's rules, and bigrams in Chinese,
-// Japanese and Korean (see tokenize.go).
+// documents and queries: unicode61's rules with more folds (fold.go),
+// combining marks inside words, bigrams in Chinese, Japanese, Korean,
+// Thai, Lao, Khmer and Myanmar, emoji as words (see tokenize.go).
 package index
 
 import (
@@ -46,9 +47,11 @@ import (
 	"github.com/bottled-dev/bottled/sources"
 )
 
-// Format is the version of the database layout. A database of another
+// Format is the version of the database layout and of the tokenizer's
+// words (6: Thai, Lao, Khmer and Myanmar in bigrams, marks inside words,
+// emoji, the NFKC and other folds of fold.go). A database of another
 // format is rebuilt.
-const Format = 5
+const Format = 6
 
 // applicationID marks the database file as bottled's index ("btix").
 const applicationID = 0x62746978
