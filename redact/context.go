@@ -270,10 +270,10 @@ func hasWord(line, w string) bool {
 // not: a secret by gitleaks' rule, or a password of 8 bytes or more with
 // three of lower-case letters, capitals, digits and symbols; never a
 // flag, hex (a commit's hash, a UUID, 0xdeadbeef), a version, a
-// constant's name, or what holds a double quote or a backslash (the
-// JSON or the escaped text around a word: key directories"},"id":"…").
+// constant's name, or a word with the JSON around it (key
+// directories"},"id":"…", or escaped, directories\"}).
 func shapedValue(kind, v string) bool {
-	if v[0] == '-' || run(v, 0, hexDash) == len(v) || version(v) || constant(v) || strings.ContainsAny(v, "\"\\") {
+	if v[0] == '-' || run(v, 0, hexDash) == len(v) || version(v) || constant(v) || closesJSON(v) {
 		return false
 	}
 	if h := strings.TrimPrefix(v, "0x"); run(h, 0, hexDash) == len(h) {
@@ -283,6 +283,18 @@ func shapedValue(kind, v string) bool {
 		return len(v) >= 8 && classes(v) >= 3 && entropy(v) > 3 && passwordValue(v) && !nameLike(v)
 	}
 	return hasDigit(v) && validValue(kind, v) && !nameLike(v)
+}
+
+// closesJSON reports whether v holds a double quote that closes a JSON
+// string: one followed by what follows a string in JSON (, : } ]). A
+// quote or a backslash anywhere else can be a password's.
+func closesJSON(v string) bool {
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] == '"' && strings.IndexByte(",:}]", v[i+1]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // version reports whether v starts as a version does (1:4.8.1-2ubuntu2,

@@ -240,6 +240,11 @@ func TestKeySpaceValue(t *testing.T) {
 		{"set -x", "set -x PASSWORD " + pw, "set -x PASSWORD " + P},
 		{"password is", "My password is " + pw + " ok", "My password is " + P + " ok"},
 		{"password was", "the password was " + pw + ".", "the password was " + P + "."},
+		// A quote or a backslash inside a value is no JSON around a word.
+		{"shell escape", `password Tr0ub4dor\&3xyzQ`, "password " + P},
+		{"password is, escape", `the db password is Tr0ub4dor\&3xyzQ`, "the db password is " + P},
+		{"quote inside", `secret Xk9mQ2"vL8pZr4TnW7yB1`, "secret " + S},
+		{"backslash inside", `api_key Xk9mQ2\vL8pZr4TnW7yB1`, "api_key " + S},
 	})
 	keptAsIs(t,
 		"the password field is required",
@@ -295,4 +300,16 @@ func keptAsIs(t *testing.T, ins ...string) {
 			t.Errorf("Redact(%q) = %q, want it kept", in, got)
 		}
 	}
+}
+
+// TestEscapedQuoteInValue: a backslash-escaped quote inside a
+// double-quoted value is part of it, not its end, so no tail is kept.
+func TestEscapedQuoteInValue(t *testing.T) {
+	P := R("password")
+	runContextCases(t, []contextCase{
+		{"shell", `export DB_PASSWORD="Xk9#mQ2\"vL8pZ"`, `export DB_PASSWORD="` + P + `"`},
+		{"json", `{"password": "Xk9#mQ2\"vL8pZ", "user": "bob"}`, `{"password": "` + P + `", "user": "bob"}`},
+		{"escaped backslash", `DB_PASSWORD="Xk9#mQ2vL8pZ\\" rest`, `DB_PASSWORD="` + P + `" rest`},
+		{"escaped json", `{\"password\": \"Xk9#mQ2vL8pZ\"}`, `{\"password\": \"` + P + `\"}`},
+	})
 }

@@ -15,8 +15,10 @@ import (
 // or after a blank, and a private tag in any case; 3 added session
 // cookies, keytool's, jarsigner's and openssl enc's password flags, Azure
 // SAS signatures, Authorization credentials of any length and escaped
-// tokens.
-const Version = 3
+// tokens; 4 keeps a value after a blank that holds a quote or a backslash
+// (only one that closes a JSON string is no secret) and a double-quoted
+// value past an escaped quote.
+const Version = 4
 
 // Placeholder is what a credential of kind is replaced by.
 func Placeholder(kind string) string { return "[redacted: " + kind + "]" }

@@ -50,8 +50,13 @@ func quoteAt(s string, i int) (int, quote) {
 
 // closeQuote returns where the quote q that opened before s closes in s,
 // and the length of its closing quote; -1 if it does not.
+// In a double-quoted string a backslash escapes the quote after it (as in
+// a shell, JSON or most languages: "Xk9\"vL8" is one string).
 func closeQuote(s string, q quote) (int, int) {
 	e := strings.Index(s, q.close)
+	if q.open == `"` {
+		e = unescapedQuote(s)
+	}
 	if q.alt != "" {
 		if a := strings.Index(s, q.alt); a >= 0 && (e < 0 || a < e) {
 			return a, len(q.alt)
@@ -267,6 +272,26 @@ func enclosing(s string, l int) closerSet {
 // it's), not as a quote.
 func apostrophe(s string, i int) bool {
 	return i > 0 && i+1 < len(s) && alpha[s[i-1]] && alpha[s[i+1]]
+}
+
+// unescapedQuote is the index of the first " in s that no backslash
+// escapes, -1 if none.
+func unescapedQuote(s string) int {
+	for i := strings.IndexByte(s, '"'); i >= 0; {
+		backslashes := 0
+		for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return i
+		}
+		next := strings.IndexByte(s[i+1:], '"')
+		if next < 0 {
+			return -1
+		}
+		i += 1 + next
+	}
+	return -1
 }
 
 // valueEnd returns where an unquoted value that starts at p ends: at
