@@ -19,6 +19,7 @@ import (
 	"github.com/bottled-dev/bottled/bottles"
 	"github.com/bottled-dev/bottled/inject"
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/safefile"
 	"github.com/bottled-dev/bottled/sources"
 	"github.com/bottled-dev/bottled/watch"
 )
@@ -297,7 +298,7 @@ func projectsOf(sessions []watch.SessionCheck, dataDir string) {
 	store := bottles.Open(dataDir, nil, nil)
 	for i := range sessions {
 		s := &sessions[i]
-		if f, err := os.Open(store.Path(s.Session)); err == nil {
+		if f, _, err := safefile.Open(store.Path(s.Session)); err == nil {
 			s.Project = render.ProjectOf(f)
 			f.Close()
 		}

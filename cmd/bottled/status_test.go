@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -597,6 +598,13 @@ func TestStatusShowsProjectDirectory(t *testing.T) {
 	}
 	if code, _, errOut := e.run(t, "render", rendered); code != 0 {
 		t.Fatal(errOut)
+	}
+	// A named pipe where a bottle would be is passed over, never waited on.
+	if err := os.MkdirAll(filepath.Join(e.data, "bottles"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(e.data, "bottles", unrender+".md"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	want := map[string]string{rendered: "/tmp/项目 ü", unrender: "/tmp/数据 ö", noCWD: key}
 	_, out, _ := e.run(t, "status")
