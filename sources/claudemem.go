@@ -457,9 +457,10 @@ func capped(cols map[string]bool, name string, n int) string {
 }
 
 // endOnWord cuts s, selected by capped, to at most n characters, at the
-// end of the last word the cap left whole. The head of a word the cap
-// split is dropped: it may be the head of a credential, which the
-// redaction rules would not know for one without its tail.
+// end of the last word the cap left whole, and marks the cut with "…".
+// The head of a word the cap split is dropped: it may be the head of a
+// credential, which the redaction rules would not know for one without
+// its tail.
 func endOnWord(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
@@ -474,7 +475,7 @@ func endOnWord(s string, n int) string {
 	if !unicode.IsSpace(past) {
 		s = strings.TrimRightFunc(s, func(r rune) bool { return !unicode.IsSpace(r) })
 	}
-	return strings.TrimRightFunc(s, unicode.IsSpace)
+	return strings.TrimRightFunc(s, unicode.IsSpace) + "…"
 }
 
 func (r *sessionReader) prompts(mem *ClaudeMem, content string, dbID int64) error {

@@ -24,13 +24,14 @@ func TestCappedValuesEndOnAWord(t *testing.T) {
 	prompt := prose(maxPromptChars-10) + token + " after"
 	onSpace := prose(maxFieldChars) + "next" // the cap falls on a space
 	accented := strings.Repeat("é", maxFieldChars-3) + " " + strings.Repeat("ü", 10)
+	oneWord := strings.Repeat("x", maxFieldChars+1)
 
 	path := filepath.Join(t.TempDir(), "claude-mem.db")
 	const t0 = int64(1_735_000_000_000)
 	err := memwriter.BuildLegacyDB(path, memwriter.LegacySession{
 		Session: memwriter.LegacySDKSession{ClaudeSessionID: "capped", SDKSessionID: "sdk-c", Project: "p", StartedAtEpoch: t0},
 		Prompts: []memwriter.LegacyPrompt{{ID: 1, PromptNumber: 1, Text: prompt, CreatedAtEpoch: t0 + 1}},
-		Summaries: []memwriter.LegacySummary{{ID: 2, Request: field, Completed: onSpace, Learned: accented,
+		Summaries: []memwriter.LegacySummary{{ID: 2, Request: field, Completed: onSpace, Learned: accented, Notes: oneWord,
 			PromptNumber: 1, CreatedAtEpoch: t0 + 2}},
 	})
 	if err != nil {
@@ -42,10 +43,11 @@ func TestCappedValuesEndOnAWord(t *testing.T) {
 	}
 	s := got.Summaries[0]
 	for _, c := range []struct{ name, got, want string }{
-		{"field across a token", s.Request, strings.TrimRight(prose(maxFieldChars-10), " ")},
-		{"prompt across a token", got.Prompts[0].Text, strings.TrimRight(prose(maxPromptChars-10), " ")},
-		{"field cut on a space", s.Completed, strings.TrimRight(prose(maxFieldChars), " ")},
-		{"characters, not bytes", s.Learned, strings.Repeat("é", maxFieldChars-3)},
+		{"field across a token", s.Request, strings.TrimRight(prose(maxFieldChars-10), " ") + "…"},
+		{"prompt across a token", got.Prompts[0].Text, strings.TrimRight(prose(maxPromptChars-10), " ") + "…"},
+		{"field cut on a space", s.Completed, strings.TrimRight(prose(maxFieldChars), " ") + "…"},
+		{"characters, not bytes", s.Learned, strings.Repeat("é", maxFieldChars-3) + "…"},
+		{"one word", s.Notes, "…"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: got %d characters ending %q, want %d ending %q", c.name,

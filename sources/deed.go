@@ -215,6 +215,8 @@ func argument(raw []byte) string {
 		switch {
 		case i+step > len(raw) || blank && i >= targetMax:
 			return strings.ToValidUTF8(unescape(raw[:i]), "")
+		case i+step > targetMax+wordMax && lastBlank == 0:
+			return "…" // one word too long to keep any of: that it was cut shows
 		case i+step > targetMax+wordMax:
 			return strings.ToValidUTF8(unescape(raw[:lastBlank]), "")
 		case blank:

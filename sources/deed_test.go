@@ -47,7 +47,8 @@ func TestArgumentNeverCutsAnEscape(t *testing.T) {
 
 // TestArgumentNeverCutsAWord: a long argument is cut at a blank, so that
 // the word its first targetMax bytes end in (a credential, maybe) is
-// kept whole, or, when it runs on past wordMax more, left out whole.
+// kept whole, or, when it runs on past wordMax more, left out whole
+// (a "…" standing for an argument that was all one such word).
 func TestArgumentNeverCutsAWord(t *testing.T) {
 	lead := strings.Repeat("w ", targetMax/2-4)
 	word := func(n int) string { return strings.Repeat("k", n) }
@@ -57,7 +58,7 @@ func TestArgumentNeverCutsAWord(t *testing.T) {
 		{"word after a newline", lead + `x\n` + word(100) + `\nnext`, lead + "x\n" + word(100)},
 		{"blank at the cut", strings.Repeat("w", targetMax) + " " + word(50), strings.Repeat("w", targetMax)},
 		{"word too long", lead + word(targetMax+wordMax) + " after", strings.TrimSuffix(lead, " ")},
-		{"one word too long", word(targetMax + wordMax + 1), ""},
+		{"one word too long", word(targetMax + wordMax + 1), "…"},
 	} {
 		if got := argument([]byte(c.raw)); got != c.want {
 			t.Errorf("%s: %d bytes kept (…%q), want %d (…%q)", c.name, len(got), got[max(0, len(got)-20):], len(c.want), c.want[max(0, len(c.want)-20):])
