@@ -144,9 +144,13 @@ func Tail(s string, n int, u Unit) string {
 }
 
 // Clip is s if it is at most n long in u, else its start ended with an
-// Ellipsis, the two at most n long; the white space before the Ellipsis is
-// dropped. It reads only as much of s as it keeps.
+// Ellipsis, the two at most n long (Head when n leaves no room for the
+// Ellipsis); the white space before the Ellipsis is dropped. It reads
+// only as much of s as it keeps.
 func Clip(s string, n int, u Unit) string {
+	if n < Len(Ellipsis, u) {
+		return Head(s, n, u) // no room for the ellipsis
+	}
 	end, fits := head(s, n-Len(Ellipsis, u), n, u)
 	if fits {
 		return s
@@ -160,6 +164,9 @@ func Clip(s string, n int, u Unit) string {
 func ClipStart(s string, n int, u Unit) string {
 	if Len(s, u) <= n {
 		return s
+	}
+	if n < Len(Ellipsis, u) {
+		return Tail(s, n, u) // no room for the ellipsis
 	}
 	return Ellipsis + strings.TrimLeftFunc(Tail(s, n-Len(Ellipsis, u), u), unicode.IsSpace)
 }
@@ -178,8 +185,8 @@ func Window(s string, start, end, n int, u Unit) string {
 	room := n - Len(match, u) // for both sides, their Ellipses included
 	if room < 2*Len(Ellipsis, u) {
 		lead := ""
-		if before != "" {
-			lead = Ellipsis
+		if before != "" && n >= 2*Len(Ellipsis, u)+1 {
+			lead = Ellipsis // else its room goes to the match
 		}
 		return lead + Clip(match+after, n-Len(lead, u), u)
 	}

@@ -168,10 +168,36 @@ func TestEveryCutBetweenClusters(t *testing.T) {
 				if !bounds[len(s)-len(tl)] || Len(tl, u) > n {
 					t.Errorf("Tail(%q, %d, %v) = %q: not at a boundary or too long", s, n, u, tl)
 				}
-				if c := Clip(s, n, u); n >= Len(Ellipsis, u) && Len(c, u) > n {
+				if c := Clip(s, n, u); Len(c, u) > n {
 					t.Errorf("Clip(%q, %d, %v) = %q: too long", s, n, u, c)
 				}
+				if c := ClipStart(s, n, u); Len(c, u) > n {
+					t.Errorf("ClipStart(%q, %d, %v) = %q: too long", s, n, u, c)
+				}
+				if i := len(s) / 2; bounds[i] {
+					if w := Window(s, i, i, n, u); Len(w, u) > n {
+						t.Errorf("Window(%q, %d, %d, %d, %v) = %q: too long", s, i, i, n, u, w)
+					}
+				}
 			}
+		}
+	}
+}
+
+// TestSmallRoom: with room for little more than the ellipsis, a cut
+// still shows text, and of a window the match.
+func TestSmallRoom(t *testing.T) {
+	s := "the quick brown fox jumps over the lazy dog"
+	for _, c := range []struct{ name, got, want string }{
+		{"Clip 0", Clip(s, 0, Bytes), ""},
+		{"Clip 2 bytes", Clip(s, 2, Bytes), "th"},
+		{"ClipStart 2 bytes", ClipStart(s, 2, Bytes), "og"},
+		{"Window 3", Window(s, 20, 25, 3, Runes), "…j…"},
+		{"Window 4", Window(s, 20, 25, 4, Runes), "…ju…"},
+		{"Window 7", Window(s, 20, 25, 7, Runes), "…jumps…"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
 		}
 	}
 }
