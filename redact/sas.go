@@ -2,7 +2,14 @@ package redact
 
 import "strings"
 
-func init() { register("sig=", one(matchSASSignature)) }
+// The keywords take the ? or & a query's sig= follows: "sig" alone starts
+// too many English words (design, signal) for the keyword scan to pass
+// over them cheaply (with it, the render of a spine spent 8 % more on
+// redaction, counted in instructions).
+func init() {
+	register("?sig=", one(matchSASSignature))
+	register("&sig=", one(matchSASSignature))
+}
 
 // sasChars make up a shared access signature's sig value: base64,
 // percent-encoded or not.
@@ -15,10 +22,7 @@ var sasChars = chars(alnumChars, "%+/=")
 // alone, since sig is a common name: once percent-decoded, the base64 of
 // an HMAC-SHA256, 43 characters and an =.
 func matchSASSignature(s string, hit int) (found, bool) {
-	if hit == 0 || s[hit-1] != '?' && s[hit-1] != '&' {
-		return found{}, false
-	}
-	start := hit + len("sig=")
+	start := hit + len("?sig=")
 	end := runMax(s, start, sasChars, 3*44+1)
 	v, ok := percentDecoded(s[start:end])
 	if !ok || len(v) != 44 || v[43] != '=' || run(v, 0, b64) != 43 || entropy(v) <= secretBits {
