@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // reconstructed renders from the database alone: the transcript is gone,
@@ -133,10 +134,8 @@ func wholeWords(s string) string {
 		return s
 	}
 	kept := strings.TrimSuffix(s, "…")
-	if r, _ := utf8.DecodeLastRuneInString(kept); !unicode.IsSpace(r) {
-		kept = strings.TrimRightFunc(kept, func(r rune) bool { return !unicode.IsSpace(r) })
-	}
-	return strings.TrimRightFunc(kept, unicode.IsSpace) + "…"
+	last, _ := utf8.DecodeLastRuneInString(kept)
+	return textcut.WholeWords(kept, !unicode.IsSpace(last))
 }
 
 // summaryQuote is a summary as a quoted block under summaryHeading, which

@@ -16,6 +16,8 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"; never import .../embed
+
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 var (
@@ -465,17 +467,9 @@ func endOnWord(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	i := 0
-	for range n {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	past, _ := utf8.DecodeRuneInString(s[i:])
-	s = s[:i]
-	if !unicode.IsSpace(past) {
-		s = strings.TrimRightFunc(s, func(r rune) bool { return !unicode.IsSpace(r) })
-	}
-	return strings.TrimRightFunc(s, unicode.IsSpace) + "…"
+	kept := textcut.Head(s, n, textcut.Runes)
+	past, _ := utf8.DecodeRuneInString(s[len(kept):])
+	return textcut.WholeWords(kept, !unicode.IsSpace(past))
 }
 
 func (r *sessionReader) prompts(mem *ClaudeMem, content string, dbID int64) error {

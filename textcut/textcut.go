@@ -171,6 +171,19 @@ func ClipStart(s string, n int, u Unit) string {
 	return Ellipsis + strings.TrimLeftFunc(Tail(s, n-Len(Ellipsis, u), u), unicode.IsSpace)
 }
 
+// WholeWords is s, the start of a longer text, ended with an Ellipsis
+// after its last whole word: when split (the text went on without a blank
+// after s), the word the cut split is dropped, and with it the blanks
+// before. A cut whose text goes on elsewhere unseen (a field capped in a
+// database) must not show the head of a word: it may be a credential's,
+// which no redaction rule knows without its tail.
+func WholeWords(s string, split bool) string {
+	if split {
+		s = strings.TrimRightFunc(s, func(r rune) bool { return !unicode.IsSpace(r) })
+	}
+	return strings.TrimRightFunc(s, unicode.IsSpace) + Ellipsis
+}
+
 // Window is s if it is at most n long in u, else the part of it around
 // s[start:end] (a match) that is at most n long, the match in its middle
 // as far as the text on either side allows, with an Ellipsis on each side

@@ -211,3 +211,22 @@ func TestASCIIAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeWords: the word a cut split goes, with the blanks before it.
+func TestWholeWords(t *testing.T) {
+	for _, c := range []struct {
+		s     string
+		split bool
+		want  string
+	}{
+		{"deploy with ghp_Bf7s", true, "deploy with…"},
+		{"deploy with ", false, "deploy with…"},
+		{"deploy with", false, "deploy with…"},
+		{"ghp_Bf7s", true, "…"},
+		{"line one\nghp_", true, "line one…"},
+	} {
+		if got := WholeWords(c.s, c.split); got != c.want {
+			t.Errorf("WholeWords(%q, %v) = %q, want %q", c.s, c.split, got, c.want)
+		}
+	}
+}
