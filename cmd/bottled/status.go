@@ -79,18 +79,19 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 	if rep.Daemon != nil {
 		rep.Daemon.Bottles = nil // it is Disk, or Disk replaces it
 	}
-	projectsOf(rep.Disk.Sessions, d.data)
 	home, _ := os.UserHomeDir()
 	rep.Install = inject.CheckInstallation(filepath.Join(d.claude, "settings.json"), d.data, home)
 	if cmd.Bool("json") {
+		projectsOf(rep.Disk.Sessions, d.data)
 		enc := json.NewEncoder(cmd.Root().Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	shown := recentShown
-	if all {
-		shown = len(rep.Disk.Sessions)
+	shown := len(rep.Disk.Sessions)
+	if !all {
+		shown = min(shown, recentShown)
 	}
+	projectsOf(rep.Disk.Sessions[:shown], d.data) // only the rows printed: each is a read
 	printStatus(cmd.Root().Writer, d, &rep, shown, time.Now())
 	return nil
 }
