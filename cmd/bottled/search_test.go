@@ -12,6 +12,7 @@ import (
 
 	"github.com/bottled-dev/bottled/index"
 	"github.com/bottled-dev/bottled/render"
+	"github.com/bottled-dev/bottled/textcut"
 	"github.com/urfave/cli/v3"
 )
 
@@ -202,8 +203,8 @@ func TestWriteHitsShowsTheMatch(t *testing.T) {
 		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 		col := utf8.RuneCountInString(lines[0][:strings.Index(lines[0], "TEXT")])
 		text := string([]rune(lines[1])[col:])
-		if text != c.want || displayWidth(text) > snippetWidth {
-			t.Errorf("%s: TEXT %q (%d columns), want %q", c.name, text, displayWidth(text), c.want)
+		if text != c.want || textcut.Width(text) > snippetWidth {
+			t.Errorf("%s: TEXT %q (%d columns), want %q", c.name, text, textcut.Width(text), c.want)
 		}
 	}
 }
@@ -232,7 +233,7 @@ func TestWriteHitsCutsSnippetToWidth(t *testing.T) {
 		// The columns before TEXT are as many runes wide in every row.
 		col := utf8.RuneCountInString(lines[0][:strings.Index(lines[0], "TEXT")])
 		text := string([]rune(lines[1])[col:])
-		if w := displayWidth(text); w > snippetWidth || c.cut != (text != c.snippet) || c.cut && !strings.HasSuffix(text, "…") {
+		if w := textcut.Width(text); w > snippetWidth || c.cut != (text != c.snippet) || c.cut && !strings.HasSuffix(text, "…") {
 			t.Errorf("%s: snippet shown as %q (%d columns)", c.name, text, w)
 		}
 	}

@@ -263,7 +263,7 @@ func minRest(all bool) int {
 func columnWidth(rows [][]string, i int) int {
 	n := 0
 	for _, row := range rows {
-		n = max(n, displayWidth(row[i]))
+		n = max(n, textcut.Width(row[i]))
 	}
 	return n
 }
@@ -282,11 +282,11 @@ func cutProjects(rows [][]string, room int) {
 // cutLeft cuts s to width terminal columns from the left, starting it with
 // "…" when cut, at a "/" when one leaves enough to say something.
 func cutLeft(s string, width int) string {
-	if displayWidth(s) <= width {
+	tail, cut := strings.CutPrefix(textcut.ClipStart(s, width, textcut.Columns), textcut.Ellipsis)
+	if !cut || tail == s {
 		return s
 	}
-	tail := textcut.Tail(s, width-displayWidth(textcut.Ellipsis), textcut.Columns)
-	if i := strings.IndexByte(tail, '/'); i > 0 && displayWidth(tail[i:]) >= width/2 {
+	if i := strings.IndexByte(tail, '/'); i > 0 && textcut.Width(tail[i:]) >= width/2 {
 		tail = tail[i:]
 	}
 	return textcut.Ellipsis + tail

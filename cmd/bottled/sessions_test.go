@@ -14,6 +14,7 @@ import (
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/render"
 	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // listEnv is a Claude config dir and a data dir holding the bottles of
@@ -362,7 +363,7 @@ func TestSessionsFitTheTerminal(t *testing.T) {
 				t.Fatalf("all %v, width %d: %d lines, want %d:\n%s", all, width, len(lines), len(list)+1, b.String())
 			}
 			for i, line := range lines {
-				if w := displayWidth(line); w > width {
+				if w := textcut.Width(line); w > width {
 					t.Errorf("all %v, width %d: line %d is %d columns wide:\n%s", all, width, i, w, line)
 				}
 				if i == 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/bottled-dev/bottled/internal/growfile"
 	"github.com/bottled-dev/bottled/internal/synth"
 	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/textcut"
 	"github.com/bottled-dev/bottled/watch"
 )
 
@@ -616,7 +617,7 @@ func TestStatusShowsProjectDirectory(t *testing.T) {
 		if !strings.HasSuffix(line, "  "+want[id]) {
 			t.Errorf("session %s: row %q does not end with its project %q", id, line, want[id])
 		}
-		ends[displayWidth(line)-displayWidth(want[id])] = true
+		ends[textcut.Width(line)-textcut.Width(want[id])] = true
 	}
 	if len(ends) != 1 {
 		t.Errorf("the project column starts at columns %v, want one:\n%s", ends, list)

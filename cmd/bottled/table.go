@@ -24,7 +24,7 @@ func writeTable(w io.Writer, rows [][]string, width int) {
 	widths := make([]int, cols)
 	for _, row := range rows {
 		for i, cell := range row[:cols-1] {
-			widths[i] = max(widths[i], displayWidth(cell))
+			widths[i] = max(widths[i], textcut.Width(cell))
 		}
 	}
 	lead := 0
@@ -36,7 +36,7 @@ func writeTable(w io.Writer, rows [][]string, width int) {
 		b.Reset()
 		for i, cell := range row[:cols-1] {
 			b.WriteString(cell)
-			b.WriteString(strings.Repeat(" ", widths[i]-displayWidth(cell)+2))
+			b.WriteString(strings.Repeat(" ", widths[i]-textcut.Width(cell)+2))
 		}
 		last := row[cols-1]
 		if width > 0 {
@@ -56,9 +56,6 @@ func cutToWidth(s string, width int) string {
 	}
 	return textcut.Clip(s, width, textcut.Columns)
 }
-
-// displayWidth is how many terminal columns s takes.
-func displayWidth(s string) int { return textcut.Width(s) }
 
 // terminalWidth is the width of the terminal w writes to, 0 if it is not
 // a terminal.
