@@ -85,30 +85,6 @@ func paged(fd folder) folder {
 	return fd
 }
 
-// newFolder folds by unicode61's, the Greek and the extra folds, and
-// compat.
-func newFolder(compat []foldTo) folder {
-	t := slices.Concat(foldTable[:], greekFoldTable[:])
-	var ex []foldTo
-	for _, f := range slices.Concat(extraFolds[:], compat) {
-		to, n := utf8.DecodeRuneInString(f.to)
-		switch {
-		case f.r <= 0xFFFF && f.to == "":
-			t = append(t, [2]uint16{uint16(f.r), 0})
-		case f.r <= 0xFFFF && n == len(f.to) && to < expanded:
-			t = append(t, [2]uint16{uint16(f.r), uint16(to)})
-		default:
-			if f.r <= 0xFFFF {
-				t = append(t, [2]uint16{uint16(f.r), expanded})
-			}
-			ex = append(ex, f)
-		}
-	}
-	slices.SortFunc(t, func(a, b [2]uint16) int { return int(a[0]) - int(b[0]) })
-	slices.SortFunc(ex, func(a, b foldTo) int { return cmp.Compare(a.r, b.r) })
-	return paged(folder{folds: t, expansions: ex})
-}
-
 // lookupFold is what a fold table (of runes up to U+FFFF) makes of r: a
 // rune (expanded: see expansions), or -1 for one dropped; false if the
 // table does not change it.
@@ -200,6 +176,3 @@ func (fd *folder) appendFoldUnit(buf []byte, unit string) []byte {
 	}
 	return buf
 }
-
-// foldRune is what r folds to.
-func foldRune(r rune) string { return string(fold.appendFold(nil, r)) }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"fmt"
 	"go/format"
 	"os"
@@ -416,3 +417,30 @@ func TestUnfoldedFormatRebuilt(t *testing.T) {
 		})
 	}
 }
+
+// newFolder folds by unicode61's, the Greek and the extra folds, and
+// compat.
+func newFolder(compat []foldTo) folder {
+	t := slices.Concat(foldTable[:], greekFoldTable[:])
+	var ex []foldTo
+	for _, f := range slices.Concat(extraFolds[:], compat) {
+		to, n := utf8.DecodeRuneInString(f.to)
+		switch {
+		case f.r <= 0xFFFF && f.to == "":
+			t = append(t, [2]uint16{uint16(f.r), 0})
+		case f.r <= 0xFFFF && n == len(f.to) && to < expanded:
+			t = append(t, [2]uint16{uint16(f.r), uint16(to)})
+		default:
+			if f.r <= 0xFFFF {
+				t = append(t, [2]uint16{uint16(f.r), expanded})
+			}
+			ex = append(ex, f)
+		}
+	}
+	slices.SortFunc(t, func(a, b [2]uint16) int { return int(a[0]) - int(b[0]) })
+	slices.SortFunc(ex, func(a, b foldTo) int { return cmp.Compare(a.r, b.r) })
+	return paged(folder{folds: t, expansions: ex})
+}
+
+// foldRune is what r folds to.
+func foldRune(r rune) string { return string(fold.appendFold(nil, r)) }

@@ -179,8 +179,8 @@ func snippet(text []byte, at, end int) (string, [2]int) {
 	ahead := text[from:min(len(text), from+2*snippetLength*clusterBytes)]
 	to := from + len(textcut.Head(string(ahead), 2*snippetLength, textcut.Graphemes))
 	s, match := oneLine(text[from:to], [2]int{at - from, end - from})
-	if textcut.Len(s, textcut.Graphemes) > snippetLength {
-		s = textcut.Clip(s, snippetLength, textcut.Graphemes)
+	if c := textcut.Clip(s, snippetLength, textcut.Graphemes); c != s {
+		s = c
 		kept := len(s) - len(textcut.Ellipsis)
 		match = [2]int{min(match[0], kept), min(match[1], kept)}
 	} else if to < len(text) {

@@ -82,8 +82,8 @@
 // least 8 bytes with three of lower-case letters, capitals, digits and
 // symbols (- _ . join names: server02-ipmi is none), never hex (a
 // commit's hash, 0xdeadbeef), a version (1:4.8.1-2ubuntu2), a constant's
-// name (TOKEN_NAME_V2), a name of lower-case words, or what holds a
-// double quote or a backslash (the JSON around a word: key
+// name (TOKEN_NAME_V2), a name of lower-case words, or a word with the
+// JSON around it (a double quote that closes a JSON string: key
 // directories"},"id":…). Without an operator
 // pass and auth are verbs and prefixes (first-pass, "or pass x"), and
 // name nothing. Commands that take a password after a flag: sshpass -p,

@@ -132,29 +132,30 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // character move. A cut that would fall inside a placeholder falls
 // before it, so that no half of one is shown.
 func clip(s string, n int) string {
-	if len(textcut.Head(s, n, textcut.Runes)) == len(s) {
+	c := textcut.Clip(s, n, textcut.Runes)
+	if c == s {
 		return s
 	}
-	i := len(textcut.Head(s, n-1, textcut.Runes))
-	if start, _, ok := placeholderAround(s, i); ok {
-		i = start
+	i := len(c) - len(textcut.Ellipsis)
+	if start, ok := placeholderAround(s, i); ok {
+		return strings.TrimRightFunc(s[:start], unicode.IsSpace) + textcut.Ellipsis
 	}
-	return strings.TrimRightFunc(s[:i], unicode.IsSpace) + textcut.Ellipsis
+	return c
 }
 
-// placeholderAround returns the span of the placeholder that a cut of
-// s at i would split, if one would.
-func placeholderAround(s string, i int) (start, end int, ok bool) {
+// placeholderAround returns where the placeholder starts that a cut of s
+// at i would split, if one would.
+func placeholderAround(s string, i int) (start int, ok bool) {
 	const open = "[redacted: "
 	start = strings.LastIndex(s[:min(len(s), i+len(open)-1)], open)
 	if start < 0 || start >= i {
-		return 0, 0, false
+		return 0, false
 	}
 	e := strings.IndexByte(s[start:], ']')
 	if e < 0 || start+e+1 <= i {
-		return 0, 0, false
+		return 0, false
 	}
-	return start, start + e + 1, true
+	return start, true
 }
 
 // firstWords is the start of s on one line, at most n runes. Only the

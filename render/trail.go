@@ -198,9 +198,9 @@ func (r *renderer) path(p string) string {
 			p = rest
 		}
 	}
-	if textcut.Len(p, textcut.Runes) > pathMax {
-		i := len(p) - len(textcut.Tail(p, pathMax-1, textcut.Runes))
-		if start, _, ok := placeholderAround(p, i); ok {
+	if c := textcut.ClipStart(p, pathMax, textcut.Runes); c != p {
+		i := len(p) - (len(c) - len(textcut.Ellipsis))
+		if start, ok := placeholderAround(p, i); ok {
 			i = start
 		}
 		p = textcut.Ellipsis + p[i:]

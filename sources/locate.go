@@ -222,7 +222,9 @@ func ReadContinuedIn(path string) (string, error) {
 }
 
 // readContinuedIn is ReadContinuedIn reading the tail into buf's room,
-// grown if need be; it returns buf for the next file.
+// grown if need be; it returns buf for the next file. It is not ScanTail,
+// which allocates per chunk, because a catch-up asks it of every
+// transcript in turn and one buffer serves them all.
 func readContinuedIn(path string, buf []byte) (string, []byte, error) {
 	f, info, err := OpenRegular(path)
 	if err != nil {
