@@ -141,37 +141,62 @@ func (r *Rules) find(s string, out []found) []found {
 }
 
 // findKeywords appends to out what the built-in rules find in s.
+//
+// The scan keeps the last three bytes it read, case folded, in one word
+// and reads one new byte a position: it runs once over every byte of
+// every rendered string, so its cost per byte is most of redaction's.
 func findKeywords(s string, out []found) []found {
+	if len(s) < 3 {
+		return out
+	}
 	kw := &keywords
-	for i := 0; i+2 < len(s); i++ {
-		c := lowerByte[s[i]]
-		if h := trigram(c, lowerByte[s[i+1]], lowerByte[s[i+2]]); kw.tri[h>>6]&(1<<(h&63)) == 0 {
+	window := uint32(lowerByte[s[0]])<<8 | uint32(lowerByte[s[1]])
+	for j := 2; j < len(s); j++ {
+		window = window<<8 | uint32(lowerByte[s[j]])
+		if h := trigram(window); kw.tri[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
-		next := i
-		for _, w := range kw.first[c] {
-			if !hasFoldPrefix(s[i:], kw.words[w]) {
-				continue
-			}
-			for _, m := range kw.matchers[w] {
-				for from := i; ; {
-					f, more, ok := m(s, i, from)
-					if ok {
-						out = append(out, f)
-						if f.rank == format && f.Start == i {
-							next = max(next, f.End-1) // nothing more to find inside a token
-						}
-					}
-					if more <= from {
-						break
-					}
-					from = more
-				}
-			}
+		i := j - 2
+		var next int
+		if out, next = kw.matchAt(s, i, out); next == i {
+			continue
 		}
-		i = next
+		// Go on at next+1, whose window ends at s[next+3].
+		if j = next + 2; j >= len(s) {
+			break
+		}
+		window = uint32(lowerByte[s[j-1]])<<8 | uint32(lowerByte[s[j]])
 	}
 	return out
+}
+
+// matchAt runs the matchers of every keyword that starts at s[i:],
+// appending what they find to out. It returns out and the last position a
+// later keyword may start from: past a token found at i, since nothing
+// more is to be found inside it, else i itself.
+func (kw *keywordSet) matchAt(s string, i int, out []found) (_ []found, next int) {
+	next = i
+	for _, w := range kw.first[lowerByte[s[i]]] {
+		if !hasFoldPrefix(s[i:], kw.words[w]) {
+			continue
+		}
+		for _, m := range kw.matchers[w] {
+			for from := i; ; {
+				f, more, ok := m(s, i, from)
+				if ok {
+					out = append(out, f)
+					if f.rank == format && f.Start == i {
+						next = max(next, f.End-1)
+					}
+				}
+				if more <= from {
+					break
+				}
+				from = more
+			}
+		}
+	}
+	return out, next
 }
 
 // merge sorts findings and joins those that overlap into their union,
@@ -214,9 +239,9 @@ type keywordSet struct {
 	tri      [1 << 10]uint64 // bits of the trigram hashes of the keywords' starts
 }
 
-// trigram hashes three bytes to 16 bits.
-func trigram(a, b, c byte) uint32 {
-	return (uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9E3779B1 >> 16
+// trigram hashes the low three bytes of window to 16 bits.
+func trigram(window uint32) uint32 {
+	return (window & 0xFFFFFF) * 0x9E3779B1 >> 16
 }
 
 var keywords keywordSet
@@ -237,7 +262,7 @@ func register(word string, m matcher) {
 	k.words = append(k.words, word)
 	k.matchers = append(k.matchers, []matcher{m})
 	k.first[word[0]] = append(k.first[word[0]], uint8(len(k.words)-1))
-	h := trigram(word[0], word[1], word[2])
+	h := trigram(uint32(word[0])<<16 | uint32(word[1])<<8 | uint32(word[2]))
 	k.tri[h>>6] |= 1 << (h & 63)
 }
 
