@@ -30,6 +30,23 @@ const (
 // Ellipsis marks the side of a text that was cut.
 const Ellipsis = "…"
 
+// ellipsisLens holds Ellipsis's length in each unit. Every cut asks for
+// it, and measuring it anew asked uniseg each time: most of what clipping
+// ASCII text cost.
+var ellipsisLens = func() (n [Graphemes + 1]int) {
+	for u := range n {
+		n[u] = Len(Ellipsis, Unit(u))
+	}
+	return n
+}()
+
+func ellipsisLen(u Unit) int {
+	if u >= 0 && int(u) < len(ellipsisLens) {
+		return ellipsisLens[u]
+	}
+	return Len(Ellipsis, u)
+}
+
 func (u Unit) String() string {
 	switch u {
 	case Bytes:
@@ -148,10 +165,10 @@ func Tail(s string, n int, u Unit) string {
 // Ellipsis); the white space before the Ellipsis is dropped. It reads
 // only as much of s as it keeps.
 func Clip(s string, n int, u Unit) string {
-	if n < Len(Ellipsis, u) {
+	if n < ellipsisLen(u) {
 		return Head(s, n, u) // no room for the ellipsis
 	}
-	end, fits := head(s, n-Len(Ellipsis, u), n, u)
+	end, fits := head(s, n-ellipsisLen(u), n, u)
 	if fits {
 		return s
 	}
@@ -165,10 +182,10 @@ func ClipStart(s string, n int, u Unit) string {
 	if Len(s, u) <= n {
 		return s
 	}
-	if n < Len(Ellipsis, u) {
+	if n < ellipsisLen(u) {
 		return Tail(s, n, u) // no room for the ellipsis
 	}
-	return Ellipsis + strings.TrimLeftFunc(Tail(s, n-Len(Ellipsis, u), u), unicode.IsSpace)
+	return Ellipsis + strings.TrimLeftFunc(Tail(s, n-ellipsisLen(u), u), unicode.IsSpace)
 }
 
 // WholeWords is s, the start of a longer text, ended with an Ellipsis
@@ -196,9 +213,9 @@ func Window(s string, start, end, n int, u Unit) string {
 	start, end = around(s, start, end)
 	before, match, after := s[:start], s[start:end], s[end:]
 	room := n - Len(match, u) // for both sides, their Ellipses included
-	if room < 2*Len(Ellipsis, u) {
+	if room < 2*ellipsisLen(u) {
 		lead := ""
-		if before != "" && n >= 2*Len(Ellipsis, u)+1 {
+		if before != "" && n >= 2*ellipsisLen(u)+1 {
 			lead = Ellipsis // else its room goes to the match
 		}
 		return lead + Clip(match+after, n-Len(lead, u), u)
