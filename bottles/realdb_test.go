@@ -172,20 +172,22 @@ func TestRealDBReconstructed(t *testing.T) {
 			t.Errorf("bottle lacks %q", want)
 		}
 	}
-	// The capped prompt, as claude-mem stored it, then the marker.
+	// claude-mem stores the prompt's first 3,999 UTF-16 units and "…";
+	// sources keeps that less the word the cap split, and the bottle shows
+	// it, then the marker.
 	if len(l.ClaudeMem.Prompts) != 4 {
 		t.Fatalf("loaded %d prompts, want 4", len(l.ClaudeMem.Prompts))
 	}
-	stored := l.ClaudeMem.Prompts[3].Text
-	if len(utf16.Encode([]rune(stored))) != 4000 || !strings.HasSuffix(stored, "…") || !strings.HasPrefix(long, strings.TrimSuffix(stored, "…")) {
-		t.Fatalf("precondition: claude-mem stored the long prompt as %d UTF-16 units, want 4000 ending in …", len(utf16.Encode([]rune(stored))))
-	}
-	// The bottle shows it less the word the cap split.
-	shown := strings.TrimSuffix(stored, "…")
+	shown := string(utf16.Decode(utf16.Encode([]rune(long))[:3999]))
 	if !strings.HasSuffix(shown, " ") && !strings.HasSuffix(shown, "\n") {
 		shown = shown[:strings.LastIndexAny(shown, " \n")]
 	}
 	shown = strings.TrimRight(shown, " \n") + "…"
+	if p := l.ClaudeMem.Prompts[3]; !p.CutByClaudeMem || p.Text != shown {
+		t.Fatalf("the capped prompt was read as %d UTF-16 units ending %q, cut by claude-mem %v; want %d ending %q, cut",
+			len(utf16.Encode([]rune(p.Text))), p.Text[max(0, len(p.Text)-20):], p.CutByClaudeMem,
+			len(utf16.Encode([]rune(shown))), shown[len(shown)-20:])
+	}
 	if !bytes.Contains(bottle, []byte(shown+"\n\n[truncated at 4000 chars]\n")) {
 		t.Errorf("bottle lacks the capped prompt, less the word the cap split, followed by [truncated at 4000 chars]")
 	}

@@ -84,7 +84,7 @@ func matchPrompts(turns []*turn, prompts []sources.Prompt) map[int64]int {
 	for pi, p := range prompts {
 		match[pi] = -1
 		want, prefix := normalize(p.Text), false
-		if truncatedByClaudeMem(p.Text) || p.Clipped {
+		if p.CutByClaudeMem || p.Clipped {
 			want, prefix = strings.TrimSpace(strings.TrimSuffix(want, "…")), true
 		}
 		if want == "" {

@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/bottled-dev/bottled/sources"
-	"github.com/bottled-dev/bottled/textcut"
 )
 
 // reconstructed renders from the database alone: the transcript is gone,
@@ -73,7 +70,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 	first := ""
 	for _, g := range groups {
 		if g.prompt != nil {
-			first = promptText(g.prompt, r.storedText(wholeWords(g.prompt.Text)))
+			first = promptText(g.prompt, r.storedText(g.prompt.Text))
 			break
 		}
 	}
@@ -89,7 +86,7 @@ func (r *renderer) reconstructed() (pre, body *doc) {
 		body.blank()
 		if p := g.prompt; p != nil {
 			clock := r.when.format(p.Created)
-			shown := r.storedText(wholeWords(p.Text))
+			shown := r.storedText(p.Text)
 			msg := promptText(p, shown)
 			r.outline = append(r.outline, outlineItem{line: body.next(), clock: clock, user: shown})
 			if msg == "" {
@@ -120,22 +117,10 @@ func promptText(p *sources.Prompt, msg string) string {
 		return ""
 	case p.Clipped:
 		msg += fmt.Sprintf("\n\n[truncated at %d chars]", utf16Len(p.Text))
-	case truncatedByClaudeMem(p.Text):
+	case p.CutByClaudeMem:
 		msg += "\n\n[truncated at 4000 chars]"
 	}
 	return msg
-}
-
-// wholeWords is a stored prompt without the word claude-mem's cap split,
-// if it cut one: the head of a credential is no credential to the
-// redaction rules, so it would be shown.
-func wholeWords(s string) string {
-	if !truncatedByClaudeMem(s) {
-		return s
-	}
-	kept := strings.TrimSuffix(s, "…")
-	last, _ := utf8.DecodeLastRuneInString(kept)
-	return textcut.WholeWords(kept, !unicode.IsSpace(last))
 }
 
 // summaryQuote is a summary as a quoted block under summaryHeading, which
@@ -175,7 +160,7 @@ func (r *renderer) reconstructedTask(m *sources.ClaudeMem) string {
 		}
 	}
 	if last != nil {
-		return firstWords(r.storedText(wholeWords(last.Text)), taskMax)
+		return firstWords(r.storedText(last.Text), taskMax)
 	}
 	return ""
 }

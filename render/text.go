@@ -196,11 +196,3 @@ func firstClause(s string) string {
 	c = strings.TrimSuffix(c, ".")
 	return clip(c, clauseMax)
 }
-
-// truncatedByClaudeMem reports whether a stored prompt looks cut by
-// claude-mem's 4,000-unit cap: exactly 4,000 UTF-16 units ending in "…".
-// (A prompt of exactly that length ending in "…" would look the same; no
-// column records the cut.)
-func truncatedByClaudeMem(s string) bool {
-	return strings.HasSuffix(s, "…") && utf16Len(s) == 4000
-}

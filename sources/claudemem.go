@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/ncruces/go-sqlite3"
@@ -472,6 +473,34 @@ func endOnWord(s string, n int) string {
 	return textcut.WholeWords(kept, !unicode.IsSpace(past))
 }
 
+// cutByClaudeMem reports whether a stored prompt looks cut by claude-mem's
+// cap: exactly 4,000 UTF-16 units ending in "…". (A prompt of exactly that
+// length ending in "…" would look the same; no column records the cut.)
+func cutByClaudeMem(s string) bool {
+	if !strings.HasSuffix(s, "…") {
+		return false
+	}
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n == claudeMemPromptUnits
+}
+
+// claudeMemPromptUnits is claude-mem's cap on a stored prompt, in UTF-16
+// units, its "…" included (since 13.5.0).
+const claudeMemPromptUnits = 4000
+
+// wholeWordsOfCut is a prompt claude-mem cut without the word its cap
+// split, if it split one, ended with "…": the head of a credential is no
+// credential to the redaction rules, so it would be shown. The cap leaves
+// no sign of what followed, so a word the cut ends on counts as split.
+func wholeWordsOfCut(s string) string {
+	kept := strings.TrimSuffix(s, "…")
+	last, _ := utf8.DecodeLastRuneInString(kept)
+	return textcut.WholeWords(kept, !unicode.IsSpace(last))
+}
+
 func (r *sessionReader) prompts(mem *ClaudeMem, content string, dbID int64) error {
 	s := r.s
 	if s.promptContent == "" && !s.promptSessDB {
@@ -500,9 +529,13 @@ func (r *sessionReader) prompts(mem *ClaudeMem, content string, dbID int64) erro
 		mem.Cursor.Prompt = max(mem.Cursor.Prompt, p.ID)
 		p.Number, p.Text, p.Clipped = num.Int64, endOnWord(text.String, maxPromptChars), clipped.Bool
 		p.Created = millis(created)
-		if !isObserverJunk(p.Text) {
-			mem.Prompts = append(mem.Prompts, p)
+		if isObserverJunk(p.Text) {
+			return nil
 		}
+		if cutByClaudeMem(p.Text) {
+			p.Text, p.CutByClaudeMem = wholeWordsOfCut(p.Text), true
+		}
+		mem.Prompts = append(mem.Prompts, p)
 		return nil
 	})
 	return tableErr("user_prompts", err)

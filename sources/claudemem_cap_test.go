@@ -68,3 +68,36 @@ func tail(s string) string {
 	}
 	return s
 }
+
+// A prompt claude-mem cut at its 4,000-unit cap may end in the head of a
+// word, and the head of a credential is no credential to the redaction
+// rules: what sources keeps of it drops the word the cap split, and says
+// that claude-mem cut it.
+func TestClaudeMemCutDropsTheSplitWord(t *testing.T) {
+	head := "ghp_Bf7sBf7sQx" // a GitHub token's first 14 characters
+	words := func(n int) string { return (strings.Repeat("word ", n/5+1))[:n] }
+	for _, c := range []struct {
+		name, text, want string
+		cut              bool
+	}{
+		{"inside a word", words(4000-len(head)-1) + head + "…", strings.TrimRight(words(4000-len(head)-1), " ") + "…", true},
+		{"on a space", strings.Repeat("ab ", 1333) + "…", strings.TrimRight(strings.Repeat("ab ", 1333), " ") + "…", true},
+		{"one word", strings.Repeat("x", 3999) + "…", "…", true},
+		{"4,000 code points are more units", strings.Repeat("😀", 10) + words(3989) + "…", strings.Repeat("😀", 10) + words(3989) + "…", false},
+		{"counted in UTF-16", strings.Repeat("😀", 1000) + " " + words(1997-len(head)) + " " + head + "…",
+			strings.Repeat("😀", 1000) + " " + words(1997-len(head)) + "…", true},
+		{"shorter", "a prompt…", "a prompt…", false},
+		{"no ellipsis", strings.Repeat("x", 4000), strings.Repeat("x", 4000), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, cut := c.text, cutByClaudeMem(c.text)
+			if cut {
+				got = wholeWordsOfCut(got)
+			}
+			if cut != c.cut || got != c.want {
+				t.Errorf("cut %v, %d characters ending %q; want cut %v, %d ending %q", cut,
+					utf8.RuneCountInString(got), tail(got), c.cut, utf8.RuneCountInString(c.want), tail(c.want))
+			}
+		})
+	}
+}

@@ -151,6 +151,9 @@ type Prompt struct {
 	// Clipped reports that the stored text was longer than bottled reads
 	// (rows written before claude-mem capped prompts can be megabytes).
 	Clipped bool `json:"clipped,omitempty"`
+	// CutByClaudeMem reports that claude-mem's cap cut the prompt: Text is
+	// its start, ended with "…" after its last whole word.
+	CutByClaudeMem bool `json:"cutByClaudeMem,omitempty"`
 }
 
 // Observation is a row of observations: claude-mem's one-paragraph account
