@@ -116,25 +116,14 @@ func TestBottledMCPRunsTheServer(t *testing.T) {
 // user ran: bottled-mcp's, or bottled mcp's when bottled ran it; the help
 // spells the flags as bottled's does.
 func TestUsageInBottledsWords(t *testing.T) {
-	for _, c := range []struct {
-		argv0 string
-		args  []string
-		want  string
-	}{
+	testbin.CheckUsage[binflags.UsageError](t, []testbin.UsageCase{
 		{"bottled-mcp", []string{"--bogus"}, "unknown flag --bogus (see bottled-mcp --help)"},
 		{"/usr/local/bin/bottled-mcp", []string{"--data-dir"}, "--data-dir needs a value (see bottled-mcp --help)"},
 		{"bottled", []string{"--bogus"}, "unknown flag --bogus (see bottled mcp --help)"},
 		{"bottled", []string{"--version=maybe"}, `--version takes true or false, not "maybe" (see bottled mcp --help)`},
-	} {
-		old := os.Args[0]
-		os.Args[0] = c.argv0
-		var out, errs bytes.Buffer
-		err := run(context.Background(), c.args, nil, &out, &errs)
-		os.Args[0] = old
-		if !errors.As(err, new(binflags.UsageError)) || err.Error() != c.want || out.Len()+errs.Len() > 0 {
-			t.Errorf("%s %q: %v, stdout %q, stderr %q; want %q alone", c.argv0, c.args, err, out.String(), errs.String(), c.want)
-		}
-	}
+	}, func(args []string, stdout, stderr io.Writer) error {
+		return run(context.Background(), args, nil, stdout, stderr)
+	})
 	var help bytes.Buffer
 	if err := run(context.Background(), []string{"--help"}, nil, &help, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("--help: %v", err)

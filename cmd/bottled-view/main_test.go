@@ -103,27 +103,16 @@ func TestExportWithUnusablePatterns(t *testing.T) {
 // to the help of the program the user ran: bottled-view's, or the bottled
 // command's when bottled ran it.
 func TestUsageInBottledsWords(t *testing.T) {
-	for _, c := range []struct {
-		argv0 string
-		args  []string
-		want  string
-	}{
+	testbin.CheckUsage[binflags.UsageError](t, []testbin.UsageCase{
 		{"bottled-view", []string{"view", "--port", "abc"}, `--port takes a whole number, not "abc" (see bottled-view --help)`},
 		{"bottled-view", []string{"view", "--no-open=perhaps"}, `--no-open takes true or false, not "perhaps" (see bottled-view --help)`},
 		{"bottled-view", []string{"export", "--bogus", "abcdef"}, "unknown flag --bogus (see bottled-view --help)"},
 		{"bottled-view", []string{"--frobnicate", "view"}, "unknown flag --frobnicate (see bottled-view --help)"},
 		{"bottled", []string{"export", "-o"}, "-o needs a value (see bottled export --help)"},
 		{"bottled", []string{"view", "-x"}, "unknown flag -x (see bottled view --help)"},
-	} {
-		old := os.Args[0]
-		os.Args[0] = c.argv0
-		var out, errs bytes.Buffer
-		err := run(context.Background(), c.args, &out, &errs)
-		os.Args[0] = old
-		if !errors.As(err, new(binflags.UsageError)) || err.Error() != c.want || out.Len()+errs.Len() > 0 {
-			t.Errorf("%s %q: %v, stdout %q, stderr %q; want %q alone", c.argv0, c.args, err, out.String(), errs.String(), c.want)
-		}
-	}
+	}, func(args []string, stdout, stderr io.Writer) error {
+		return run(context.Background(), args, stdout, stderr)
+	})
 }
 
 // TestExportOutIsNoFile: an -o that names no file that can be written is

@@ -1,8 +1,10 @@
 // Package testbin is test support for the tests and benchmarks that run
 // bottled's binaries as processes: building them (with the race detector
 // when the test has it), the builds the start-up benchmarks compare, a Go
-// hello-world binary to compare them with, the median of timed runs, and
-// a buffer a process can write its log to while a test reads it.
+// hello-world binary to compare them with, the median of timed runs, a
+// buffer a process can write its log to while a test reads it; and, for
+// the tests that call a binary's run in process, the directories a bad
+// flag names (FileForDir) and the check of its bad usage (CheckUsage).
 package testbin
 
 import (

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bottled-dev/bottled/internal/testbin"
 	"github.com/bottled-dev/bottled/sources"
 )
 
@@ -91,11 +92,7 @@ func TestExit(t *testing.T) {
 // the program the user ran: the binary, or bottled, which runs it with
 // argv[0] "bottled".
 func TestReword(t *testing.T) {
-	for _, c := range []struct {
-		argv0 string
-		args  []string
-		want  string
-	}{
+	testbin.CheckUsage[UsageError](t, []testbin.UsageCase{
 		{"bottled-x", []string{"--bogus"}, "unknown flag --bogus (see bottled-x --help)"},
 		{"/opt/bin/bottled-x", []string{"-q"}, "unknown flag -q (see bottled-x --help)"},
 		{"bottled", []string{"--bogus"}, "unknown flag --bogus (see bottled x --help)"},
@@ -106,18 +103,13 @@ func TestReword(t *testing.T) {
 		{"bottled", []string{"--version=maybe"}, `--version takes true or false, not "maybe" (see bottled x --help)`},
 		{"bottled", []string{"--claude-dir"}, "--claude-dir needs a value (see bottled x --help)"},
 		{"bottled", []string{"---x"}, `"---x" is no flag: put it after -- to give it as an argument (see bottled x --help)`},
-	} {
-		old := os.Args[0]
-		os.Args[0] = c.argv0
+	}, func(args []string, stdout, stderr io.Writer) error {
 		s := New("bottled-x", "x", "usage: bottled-x\n\n")
 		s.Int("n", 0, "how many")
 		s.Duration("every", 0, "how often")
-		_, _, err := s.Parse(c.args, io.Discard, io.Discard)
-		os.Args[0] = old
-		if !errors.As(err, new(UsageError)) || err.Error() != c.want {
-			t.Errorf("%s %q: %v, want the usage error %q", c.argv0, c.args, err, c.want)
-		}
-	}
+		_, _, err := s.Parse(args, stdout, stderr)
+		return err
+	})
 }
 
 // TestParseCommand: a command's flags before and after its arguments;
