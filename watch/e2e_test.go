@@ -323,6 +323,20 @@ func firstTurn(t testing.TB, claude, project, id, prompt, answer string) string 
 	return path
 }
 
+// promptedSessions writes n sessions whose transcripts hold one prompt,
+// each in a project directory of its own (-home-dev-p0, -p1…), session i
+// with the id idFormat makes of i. It returns the ids and the paths.
+func promptedSessions(t testing.TB, claude, idFormat string, n int, prompt string) (ids, paths []string) {
+	t.Helper()
+	for i := range n {
+		id := fmt.Sprintf(idFormat, i)
+		path := transcriptIn(t, claude, fmt.Sprintf("-home-dev-p%d", i), id)
+		synth.Append(t, path, userRec(id, "u1", "", prompt))
+		ids, paths = append(ids, id), append(paths, path)
+	}
+	return ids, paths
+}
+
 // watchedFirstTurn writes a session's first turn, starts the daemon and
 // waits until the session's bottle shows the answer. It returns the
 // transcript's path and the daemon.

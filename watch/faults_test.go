@@ -657,13 +657,7 @@ func TestFaultInotifyLimit(t *testing.T) {
 	requireNamespaces(t)
 	t.Parallel()
 	claude, data := dirs(t)
-	var ids []string
-	for i := range 5 {
-		id := fmt.Sprintf("1e070000-0000-4000-8000-00000000000%d", i)
-		ids = append(ids, id)
-		path := transcriptIn(t, claude, fmt.Sprintf("-home-dev-p%d", i), id)
-		synth.Append(t, path, userRec(id, "u1", "", "LIMIT-P1 go"))
-	}
+	ids, paths := promptedSessions(t, claude, "1e070000-0000-4000-8000-00000000000%d", 5, "LIMIT-P1 go")
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -688,9 +682,8 @@ func TestFaultInotifyLimit(t *testing.T) {
 		}
 	}
 	// Changes in every directory still arrive, through the rescan.
-	for _, id := range ids {
-		matches, _ := filepath.Glob(filepath.Join(claude, "projects", "*", id+".jsonl"))
-		synth.Append(t, matches[0], userRec(id, "u2", "u1", "LIMIT-P2 still followed"))
+	for i, id := range ids {
+		synth.Append(t, paths[i], userRec(id, "u2", "u1", "LIMIT-P2 still followed"))
 	}
 	for _, id := range ids {
 		d.waitContains(id, "LIMIT-P2 still followed")
@@ -950,13 +943,7 @@ func TestFaultSIGHUP(t *testing.T) {
 func TestFaultStatusAsksTheDaemon(t *testing.T) {
 	t.Parallel()
 	claude, data := dirs(t)
-	var ids []string
-	for i := range 3 {
-		id := fmt.Sprintf("57a70000-0000-4000-8000-00000000000%d", i)
-		ids = append(ids, id)
-		path := transcriptIn(t, claude, "-p", id)
-		synth.Append(t, path, userRec(id, "u1", "", "STATUS-P1 go"))
-	}
+	ids, _ := promptedSessions(t, claude, "57a70000-0000-4000-8000-00000000000%d", 3, "STATUS-P1 go")
 	d := startDaemon(t, claude, data)
 	for _, id := range ids {
 		d.waitContains(id, "STATUS-P1 go")
