@@ -248,6 +248,21 @@ func temporaries(data string) int {
 	return n
 }
 
+// busyDaemon starts the daemon with the bottles held (holdBottles) and
+// waits until busy says of the renders waiting to put their bottle in
+// place that the daemon is as busy as the test needs, its start-up
+// catch-up not over: a busy daemon until release.
+func busyDaemon(t *testing.T, claude, data string, busy func(waiting int) bool, extra ...string) (d *daemon, release func()) {
+	t.Helper()
+	release = holdBottles(t, data)
+	d = startDaemon(t, claude, data, extra...)
+	eventually(t, "the daemon has its renders in flight", func() bool { return busy(temporaries(data)) })
+	if st, err := d.status(); err != nil || st.CatchUp.Over {
+		t.Fatalf("catch-up over (status err %v) with every render waiting: the test no longer has a busy daemon", err)
+	}
+	return d, release
+}
+
 func (d *daemon) bottle(id string) string {
 	b, _ := os.ReadFile(bottles.BottlePath(bottles.BottlesDir(d.data), id))
 	return string(b)
@@ -479,12 +494,7 @@ func TestDaemonSIGTERMWhileBusy(t *testing.T) {
 		id := fmt.Sprintf("b0000000-0000-4000-8000-%012d", i)
 		firstTurn(t, claude, "-p", id, fmt.Sprintf("BUSY %d prompt", i), fmt.Sprintf("BUSY %d answer", i))
 	}
-	release := holdBottles(t, data)
-	d := startDaemon(t, claude, data, "--workers", fmt.Sprint(workers))
-	eventually(t, "every worker has a render in flight", func() bool { return temporaries(data) == workers })
-	if st, err := d.status(); err != nil || st.CatchUp.Over {
-		t.Fatalf("catch-up over (status err %v) with every render waiting: the test no longer stops a busy daemon", err)
-	}
+	d, release := busyDaemon(t, claude, data, func(waiting int) bool { return waiting == workers }, "--workers", fmt.Sprint(workers))
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	const stopping = `msg="stopping once the renders in flight finish" renders=`
 	d.logged(stopping, 1)
