@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -188,6 +189,14 @@ type exitError struct {
 }
 
 func (e exitError) Error() string { return e.msg }
+
+// writeJSON prints v in the form of every command's --json output:
+// indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
 
 // dirs are the directories every command works on.
 type dirs struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -112,9 +111,7 @@ func runSearch(ctx context.Context, cmd *cli.Command) error {
 			}
 			out = append(out, j)
 		}
-		enc := json.NewEncoder(cmd.Root().Writer)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(cmd.Root().Writer, out); err != nil {
 			return err
 		}
 	} else {

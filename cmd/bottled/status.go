@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -83,9 +82,7 @@ func runStatus(ctx context.Context, cmd *cli.Command) error {
 	rep.Install = inject.CheckInstallation(filepath.Join(d.claude, "settings.json"), d.data, home)
 	if cmd.Bool("json") {
 		projectsOf(rep.Disk.Sessions, d.data)
-		enc := json.NewEncoder(cmd.Root().Writer)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(cmd.Root().Writer, rep)
 	}
 	shown := len(rep.Disk.Sessions)
 	if !all {
