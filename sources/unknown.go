@@ -205,13 +205,8 @@ func set(names ...string) map[string]bool {
 }
 
 func knownName(name string, known map[string]bool, prefixes, suffixes []string) bool {
-	if known[name] {
+	if known[name] || hasAnyPrefix(name, prefixes) {
 		return true
-	}
-	for _, p := range prefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
 	}
 	for _, s := range suffixes {
 		if strings.HasSuffix(name, s) {
