@@ -242,11 +242,7 @@ func fixedWidth(rows [][]string, all bool) int {
 	if all {
 		fixed--
 	}
-	n := 0
-	for i := range fixed {
-		n += columnWidth(rows, i) + 2
-	}
-	return n
+	return leadWidth(rows, fixed)
 }
 
 // minRest is the fewest columns a row needs after its fixed ones.
@@ -255,14 +251,6 @@ func minRest(all bool) int {
 		return minProjectColumns + 2 + minPromptColumns
 	}
 	return minPromptColumns
-}
-
-func columnWidth(rows [][]string, i int) int {
-	n := 0
-	for _, row := range rows {
-		n = max(n, textcut.Width(row[i]))
-	}
-	return n
 }
 
 // cutProjects cuts the project column (the last but one) of rows so that

@@ -281,10 +281,7 @@ func printSessions(out io.Writer, disk *watch.Survey, shown int, listAll string,
 // leaving it no fewer than minProjectColumns.
 func cutLastLeft(rows [][]string, width int) {
 	last := len(rows[0]) - 1
-	lead := 0
-	for i := range last {
-		lead += columnWidth(rows, i) + 2
-	}
+	lead := leadWidth(rows, last)
 	for _, row := range rows {
 		row[last] = cutLeft(row[last], max(width-lead, minProjectColumns))
 	}

@@ -66,3 +66,22 @@ func terminalWidth(w io.Writer) int {
 	}
 	return ttyColumns(f)
 }
+
+// columnWidth is how many terminal columns column i of rows takes.
+func columnWidth(rows [][]string, i int) int {
+	n := 0
+	for _, row := range rows {
+		n = max(n, textcut.Width(row[i]))
+	}
+	return n
+}
+
+// leadWidth is how many terminal columns the first n columns of rows
+// take, each with the two spaces after it.
+func leadWidth(rows [][]string, n int) int {
+	w := 0
+	for i := range n {
+		w += columnWidth(rows, i) + 2
+	}
+	return w
+}
