@@ -37,7 +37,12 @@
 // and whatever their lines are dressed in: a markdown quote or list
 // ("> ", "  - "), a comment ("# ", "// ", " * "), a string built in code
 // ("…" +, '…\n' +), a backslash at each line's end (what precedes the
-// first line stays: "> [redacted: private key]"). JWTs: three base64url
+// first line stays: "> [redacted: private key]"); with line breaks
+// written as escapes, as a JSON file holds a key (a Google service
+// account's "private_key": "-----BEGIN PRIVATE KEY-----\nMIIE…", \r\n
+// too, and escaped again, \\n, in a JSON string inside another), and with
+// base64's characters escaped as some JSON encoders write them (\/,
+// \u002b, \u002f, \u003d). JWTs: three base64url
 // parts whose first decodes to a JSON header with "alg" or "typ", of any
 // length (a first part over 8 KiB is taken for a header unread).
 //

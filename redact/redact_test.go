@@ -456,7 +456,7 @@ func TestDressedKeysManySeeds(t *testing.T) {
 	rules := redact.Builtin()
 	pres := []string{"", "> ", "> > ", "# ", "// ", " * ", "  - ", `"`, "'", "\t"}
 	posts := []string{"", `" +`, `\n' +`, `\`, ",", `\n"`}
-	seps := []string{"\n", "\r\n", `\n`, "\n  ", " "}
+	seps := []string{"\n", "\r\n", `\n`, `\r\n`, `\\n`, `\\r\\n`, "\n  ", " "}
 	for seed := uint64(0); seed < 40; seed++ {
 		f := fakecred.New(300 + seed)
 		body := keyLines(f, 1+int(seed%7))
@@ -473,6 +473,72 @@ func TestDressedKeysManySeeds(t *testing.T) {
 							}
 						}
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestEscapedKeyLines: a private key whose line breaks are escapes, as a
+// JSON file holds it (a Google service account's "private_key"), is
+// redacted whole, with its BEGIN and END lines, in a JSON file, in prose,
+// in a code block, escaped twice (\\n, a JSON string inside another) and
+// with \r\n escapes; the JSON around it stays.
+func TestEscapedKeyLines(t *testing.T) {
+	f := fakecred.New(23)
+	body := append([]string{"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ" + f.Str(fakecred.B64, 14)}, keyLines(f, 24)...)
+	id := f.Str(fakecred.Hex, 40)
+	key := func(nl string) string {
+		return "-----BEGIN PRIVATE KEY-----" + nl + strings.Join(body, nl) + nl + "-----END PRIVATE KEY-----" + nl
+	}
+	account := func(nl, q string) string {
+		return "{" + nl + `  ` + q + `"type` + q + `": ` + q + `"service_account` + q + `",` + nl +
+			`  ` + q + `"private_key_id` + q + `": ` + q + `"` + id + q + `",` + nl +
+			`  ` + q + `"private_key` + q + `": ` + q + `"%s` + q + `",` + nl +
+			`  ` + q + `"client_email` + q + `": ` + q + `"ci@proj.iam.gserviceaccount.com` + q + `"` + nl + "}"
+	}
+	slashes := strings.NewReplacer("/", `\/`)
+	unicode := strings.NewReplacer("=", `\u003d`, "+", `\u002B`, "/", `\u002f`)
+	P := R("private key")
+	file := account("\n", "")
+	tests := []contextCase{
+		{"service account file", fmt.Sprintf(file, key(`\n`)),
+			fmt.Sprintf(file, P+`\n`)},
+		{"service account on one line", fmt.Sprintf(account("", ""), key(`\n`)),
+			fmt.Sprintf(account("", ""), P+`\n`)},
+		{"in prose", "the key is -----BEGIN PRIVATE KEY-----\\n" + strings.Join(body, `\n`) + `\n-----END PRIVATE KEY-----\n and it works`,
+			"the key is " + P + `\n and it works`},
+		{"in prose, no trailing escape", "use -----BEGIN PRIVATE KEY-----\\n" + strings.Join(body, `\n`) + `\n-----END PRIVATE KEY----- now`,
+			"use " + P + " now"},
+		{"in a code block", "```json\n" + fmt.Sprintf(file, key(`\n`)) + "\n```\nthen run it",
+			"```json\n" + fmt.Sprintf(file, P+`\n`) + "\n```\nthen run it"},
+		{"escaped twice", fmt.Sprintf(account(`\n`, `\`), key(`\\n`)),
+			fmt.Sprintf(account(`\n`, `\`), P+`\\n`)},
+		{"escaped twice, in echo", `echo '{"private_key": "` + key(`\\n`) + `"}' > sa.json`,
+			`echo '{"private_key": "` + P + `\\n"}' > sa.json`},
+		{"crlf escapes", `"private_key": "` + key(`\r\n`) + `"`, `"private_key": "` + P + `\r\n"`},
+		{"crlf escaped twice", `\"private_key\": \"` + key(`\\r\\n`) + `\"`, `\"private_key\": \"` + P + `\\r\\n\"`},
+		{"no BEGIN line", `"rest": "` + strings.Join(body, `\n`) + `\n-----END PRIVATE KEY-----\n"`, `"rest": "` + P + `\n"`},
+		{"no BEGIN line, escaped twice", `\"rest\": \"` + strings.Join(body, `\\n`) + `\\n-----END PRIVATE KEY-----\\n\"`, `\"rest\": \"` + P + `\\n\"`},
+		{"no BEGIN line, crlf escapes", `"rest": "` + strings.Join(body, `\r\n`) + `\r\n-----END PRIVATE KEY-----"`, `"rest": "` + P + `"`},
+		// Encoders that escape base64's characters: PHP's json_encode
+		// writes / as \/, Gson = as \u003d.
+		{"escaped slashes", `{"private_key":"` + slashes.Replace(key(`\n`)) + `"}`, `{"private_key":"` + P + `\n"}`},
+		{"escaped slashes, no END", `{"private_key":"` + slashes.Replace(key(`\n`)[:len(key(`\n`))/2]) + `"}`, `{"private_key":"` + P + `"}`},
+		{"escaped slashes, no BEGIN", `{"rest":"` + slashes.Replace(strings.Join(body, `\n`)) + `\n-----END PRIVATE KEY-----\n"}`, `{"rest":"` + P + `\n"}`},
+		{"escaped slashes escaped twice", `\"private_key\":\"` + strings.ReplaceAll(key(`\\n`), "/", `\\\/`) + `\"`, `\"private_key\":\"` + P + `\\n\"`},
+		{"unicode escapes", `"private_key": "` + unicode.Replace(key(`\n`)) + `"`, `"private_key": "` + P + `\n"`},
+		{"unicode escapes, no END", `"private_key": "` + unicode.Replace(key(`\n`)[:len(key(`\n`))/2]) + `"`, `"private_key": "` + P + `"`},
+		{"unicode escapes, no BEGIN", `"rest": "` + unicode.Replace(strings.Join(body, `\n`)) + `\n-----END PRIVATE KEY-----"`, `"rest": "` + P + `"`},
+	}
+	runContextCases(t, tests)
+	rules := redact.Builtin()
+	for _, tt := range tests {
+		got := rules.Redact(tt.in)
+		for _, l := range body {
+			for _, part := range []string{l[:16], l[len(l)-16:]} {
+				if strings.Contains(got, part) || strings.Contains(got, slashes.Replace(part)) || strings.Contains(got, unicode.Replace(part)) {
+					t.Errorf("%s: part of a body line survived: %q in %.300q", tt.name, part, got)
 				}
 			}
 		}

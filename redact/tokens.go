@@ -270,13 +270,7 @@ func matchKeyTail(s string, hit int) (found, bool) {
 	start, full := -1, false
 	for i, last := hit, true; ; last = false {
 		j := keyGapBack(s, i)
-		k := j
-		for k > 0 && b64pad[s[k-1]] {
-			k--
-		}
-		if k > 0 && s[k-1] == '\\' && k < j && isKeySpace(s, k-1) {
-			k++ // the n of an escaped newline
-		}
+		k := keyChunkBack(s, j)
 		n := j - k
 		if n < minKeyLine && (!last || n == 0 || !strings.ContainsAny(s[k:j], digitChars+"+/=")) {
 			break
@@ -372,7 +366,7 @@ func keyBody(s string, i int) (end, stop int) {
 			i = lineEnd(s, j, len(s))
 			continue
 		}
-		k := run(s, j, b64pad)
+		k := keyChunk(s, j)
 		if n := k - j; n >= minKeyLine && (end >= 0 || !dressed || n >= minDressedLine) {
 			end, headers, i = k, false, k
 			continue
@@ -383,6 +377,69 @@ func keyBody(s string, i int) (end, stop int) {
 		}
 		return end, j
 	}
+}
+
+// keyChunk returns the end of the chunk of a key's body at i: base64,
+// and the base64 characters that a JSON string may hold escaped (\/,
+// \u002b, \u002f, \u003d, escaped again or not), so that a key in a file
+// written by an encoder that escapes them (PHP's escapes /, Gson's =) is
+// read whole.
+func keyChunk(s string, i int) int {
+	for i < len(s) {
+		if b64pad[s[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '\\' {
+			j++
+		}
+		n := escapedB64(s, j)
+		if j == i || n == 0 {
+			break
+		}
+		i = j + n
+	}
+	return i
+}
+
+// keyChunkBack returns the start of the chunk of a key's body that ends
+// at j (exclusive), keyChunk backwards: without the letter of an escaped
+// newline before it (the n of \n).
+func keyChunkBack(s string, j int) int {
+	k := j
+	for k > 0 {
+		if b64pad[s[k-1]] {
+			k--
+			continue
+		}
+		if s[k-1] != '\\' || escapedB64(s, k) == 0 {
+			break
+		}
+		for k > 0 && s[k-1] == '\\' {
+			k--
+		}
+	}
+	if k > 0 && s[k-1] == '\\' && k < j && isKeySpace(s, k-1) {
+		k++ // the n of an escaped newline
+	}
+	return k
+}
+
+// escapedB64 returns the length of the escape of a base64 character at
+// s[i:], past the backslashes it follows: / or u002b, u002f, u003d in
+// either case; 0 if there is none.
+func escapedB64(s string, i int) int {
+	if i < len(s) && s[i] == '/' {
+		return 1
+	}
+	if len(s)-i < 5 || s[i] != 'u' || s[i+1] != '0' || s[i+2] != '0' {
+		return 0
+	}
+	if h, l := s[i+3], lowerByte[s[i+4]]; h == '2' && (l == 'b' || l == 'f') || h == '3' && l == 'd' {
+		return 5
+	}
+	return 0
 }
 
 // keyGap skips the whitespace and dress from i to a key's next chunk,
