@@ -57,7 +57,13 @@
 // cookie's value that is a secret by the generic rule below: sid=x goes,
 // theme=dark and Path=/ stay), the sig= of an Azure shared access
 // signature's query (its value, percent-decoded, the base64 of an
-// HMAC-SHA256: 43 characters and an =), and the value of an
+// HMAC-SHA256: 43 characters and an =), the signature of a presigned URL
+// (AWS's X-Amz-Signature, and the Signature= of a SigV4 Authorization
+// header, AWS4-HMAC-SHA256 Credential=…, Google's X-Goog-Signature: hex of
+// at least 64 digits; the Signature= of a query, S3's version 2, Google's
+// and CloudFront's signed URLs: base64, percent-decoded, of at least 27
+// characters with a digit; X-Amz-Security-Token is a token by the rule
+// below, X-Amz-Credential a credential), and the value of an
 // assignment whose key names a secret: KEY=value, "token": "value",
 // password: value, --api-key value, <password>value</password>, with
 // the value in straight, escaped or typographic quotes (“…”, ‘…’, „…“,

@@ -134,3 +134,59 @@ func TestLongAuthorization(t *testing.T) {
 		{"basic", "Authorization: Basic " + b64, "Authorization: Basic " + R("basic auth credentials")},
 	})
 }
+
+// TestPresignedURLs: the signature of a presigned URL grants what the URL
+// grants to whoever holds it until it expires: AWS's SigV4
+// X-Amz-Signature and its session token, Google's X-Goog-Signature, and
+// the Signature= of S3's version 2, Google's and CloudFront's signed URLs
+// go, the rest of the URL stays (X-Amz-Credential, a credential by its
+// name, goes whole, named by the access key ID at its start).
+func TestPresignedURLs(t *testing.T) {
+	f := fakecred.New(34)
+	pct := strings.NewReplacer("+", "%2B", "/", "%2F", "=", "%3D")
+	sigV4, hmacGoog, rsaGoog := f.Str(fakecred.Hex, 64), f.Str(fakecred.Hex, 64), f.Str(fakecred.Hex, 512)
+	session := pct.Replace("IQoJb3JpZ2luX2Vj" + f.Str(fakecred.B64, 700) + "==")
+	v2 := pct.Replace(f.Str(fakecred.B64, 27) + "=")
+	googV2 := pct.Replace(f.Str(fakecred.B64, 342) + "==")
+	cloudFront := f.Str(fakecred.Alnum+"-~", 170) + "__"
+	keyID := "ASIA" + f.Str(fakecred.Base32U, 16)
+	A, G, U := R("AWS signature"), R("Google signature"), R("URL signature")
+	s3 := "https://b.s3.us-east-1.amazonaws.com/k.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential="
+	cred := "%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600"
+	goog := "https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Credential=sa%40p.iam.gserviceaccount.com%2F20240101%2Fauto%2Fstorage%2Fgoog4_request&X-Goog-Date=20240101T000000Z&X-Goog-Expires=900&X-Goog-SignedHeaders=host"
+	runContextCases(t, []contextCase{
+		{"SigV4", s3 + keyID + cred + "&X-Amz-Security-Token=" + session + "&X-Amz-SignedHeaders=host&X-Amz-Signature=" + sigV4,
+			s3 + R("AWS access key ID") + cred[strings.Index(cred, "&"):] + "&X-Amz-Security-Token=" + R("secret") + "&X-Amz-SignedHeaders=host&X-Amz-Signature=" + A},
+		{"SigV4, signature first, quoted", "curl 'https://b.s3.amazonaws.com/k?X-Amz-Signature=" + sigV4 + "&X-Amz-Date=20240101T000000Z' -o k",
+			"curl 'https://b.s3.amazonaws.com/k?X-Amz-Signature=" + A + "&X-Amz-Date=20240101T000000Z' -o k"},
+		{"SigV4, lower case", "?x-amz-signature=" + sigV4 + "\n", "?x-amz-signature=" + A + "\n"},
+		{"SigV4 in JSON", `{"url": "https://b.s3.amazonaws.com/k?X-Amz-Expires=60\u0026X-Amz-Signature=` + sigV4 + `"}`,
+			`{"url": "https://b.s3.amazonaws.com/k?X-Amz-Expires=60\u0026X-Amz-Signature=` + A + `"}`},
+		{"SigV4 header", "Authorization: AWS4-HMAC-SHA256 Credential=" + keyID + "/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;range;x-amz-date, Signature=" + sigV4,
+			"Authorization: AWS4-HMAC-SHA256 " + R("AWS access key ID") + ", SignedHeaders=host;range;x-amz-date, Signature=" + A},
+		{"Google V4, RSA", goog + "&X-Goog-Signature=" + rsaGoog, goog + "&X-Goog-Signature=" + G},
+		{"Google V4, HMAC", "?X-Goog-Signature=" + hmacGoog + "&X-Goog-Date=20240101T000000Z", "?X-Goog-Signature=" + G + "&X-Goog-Date=20240101T000000Z"},
+		{"S3 version 2", "https://b.s3.amazonaws.com/k?AWSAccessKeyId=" + keyID + "&Expires=1700000000&Signature=" + v2,
+			"https://b.s3.amazonaws.com/k?AWSAccessKeyId=" + R("AWS access key ID") + "&Expires=1700000000&Signature=" + U},
+		{"S3 version 2, example key", "https://b.s3.amazonaws.com/k?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Signature=" + v2 + "&Expires=1700000000",
+			"https://b.s3.amazonaws.com/k?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Signature=" + U + "&Expires=1700000000"},
+		{"S3 version 2, not encoded", "wget 'https://b.s3.amazonaws.com/k?Signature=" + strings.NewReplacer("%2B", "+", "%2F", "/", "%3D", "=").Replace(v2) + "&Expires=1700000000'",
+			"wget 'https://b.s3.amazonaws.com/k?Signature=" + U + "&Expires=1700000000'"},
+		{"Google version 2", "https://storage.googleapis.com/b/o?GoogleAccessId=sa@p.iam.gserviceaccount.com&Expires=1700000000&Signature=" + googV2,
+			"https://storage.googleapis.com/b/o?GoogleAccessId=sa@p.iam.gserviceaccount.com&Expires=1700000000&Signature=" + U},
+		{"CloudFront", "https://d1.cloudfront.net/v.mp4?Expires=1700000000&Signature=" + cloudFront + "&Key-Pair-Id=K2JCJMDEHXQW5F",
+			"https://d1.cloudfront.net/v.mp4?Expires=1700000000&Signature=" + U + "&Key-Pair-Id=K2JCJMDEHXQW5F"},
+	})
+	keptAsIs(t,
+		"?X-Amz-Signature=<signature>&X-Amz-Date=x",
+		"&X-Amz-Signature=...",
+		"X-Amz-Signature="+strings.Repeat("0", 64),
+		"X-Amz-Signature="+sigV4[:40],
+		"the X-Amz-Signature= parameter holds the signature",
+		"X-Goog-Signature=${SIGNATURE}",
+		"https://example.com/?signature=required&page=2",
+		"?signature="+f.Str(fakecred.Lower, 30),
+		"&Signature=%3Csignature%3E",
+		"Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=<sig>",
+	)
+}
