@@ -67,30 +67,53 @@ const maxCommand = 1 << 10
 // matchToolPassword finds the password after a tool's flag, looked for
 // along its command (through backslash-continued lines, up to && || | ;).
 func matchToolPassword(s string, hit, from int) (found, int, bool) {
-	if !boundaryBefore(s, hit) || hit > 0 && s[hit-1] == '-' {
+	e, ok := commandName(s, hit)
+	if !ok {
 		return found{}, 0, false
 	}
-	e := run(s, hit, toolChars)
 	t, ok := toolNamed(s[hit:e])
 	if !ok {
 		return found{}, 0, false
 	}
-	line := s[:commandEnd(s, e, min(len(s), e+maxCommand))]
-	line = line[:nextCommand(line, e, t.name)] // which is its own hit's
-	if i := strings.IndexAny(line[e:], "|;&"); i >= 0 {
-		line = line[:e+i]
-	}
-	p := max(from, e)
+	line := toolLine(s, e, t.name)
 	if t.sub != "" && !hasWord(line[e:], t.sub) {
 		return found{}, 0, false
 	}
+	return eachFlag(line, max(from, e), func(p int) (found, bool) { return toolFlag(s, line, p, t) })
+}
+
+// commandName returns the end of the word at hit if it can be a command's
+// name: a word of its own, not the end of a flag (--mysql).
+func commandName(s string, hit int) (int, bool) {
+	if !boundaryBefore(s, hit) || hit > 0 && s[hit-1] == '-' {
+		return 0, false
+	}
+	return run(s, hit, toolChars), true
+}
+
+// toolLine is s up to the end of the command of the tool name, whose name
+// ends at e: through backslash-continued lines, up to where the tool runs
+// again, && || | or ;.
+func toolLine(s string, e int, name string) string {
+	line := s[:commandEnd(s, e, min(len(s), e+maxCommand))]
+	line = line[:nextCommand(line, e, name)] // which is its own hit's
+	if i := strings.IndexAny(line[e:], "|;&"); i >= 0 {
+		line = line[:e+i]
+	}
+	return line
+}
+
+// eachFlag calls flag at each dash of line from p on, outside a flag's
+// name, and returns the first secret it finds, with where to look for
+// the next.
+func eachFlag(line string, p int, flag func(p int) (found, bool)) (found, int, bool) {
 	for p < len(line) {
 		i := strings.IndexByte(line[p:], '-')
 		if i < 0 {
 			break
 		}
 		p += i
-		if f, ok := toolFlag(s, line, p, t); ok {
+		if f, ok := flag(p); ok {
 			return f, f.End, true
 		}
 		p = run(line, p, toolChars)
@@ -126,7 +149,7 @@ func toolNamed(name string) (tool, bool) {
 
 // toolFlag reads the password of t's flag that starts at p, if one does.
 func toolFlag(s, line string, p int, t tool) (found, bool) {
-	if c := line[p-1]; c != ' ' && c != '\t' && c != '\n' {
+	if !flagStart(line, p) {
 		return found{}, false
 	}
 	for _, flag := range t.flags {
@@ -151,4 +174,88 @@ func toolFlag(s, line string, p int, t tool) (found, bool) {
 		return found{Finding{start, end, t.kind}, context}, true
 	}
 	return found{}, false
+}
+
+// flagStart reports whether a flag may start at p, after a blank.
+func flagStart(line string, p int) bool {
+	c := line[p-1]
+	return c == ' ' || c == '\t' || c == '\n'
+}
+
+func init() { register("openssl", matchOpenSSLSecret) }
+
+// matchOpenSSLSecret finds what openssl's flags give it of a secret
+// beyond enc's -k (a tool's password flag): the raw key of -K (enc and
+// the cipher commands) and -psk (s_client, s_server), in hex, and the
+// password of -pass, -passin and -passout, given as pass:x. The IV and
+// salt (-iv, -S) are no secret, and env:NAME, file:path, fd:n and stdin
+// say where the password is.
+func matchOpenSSLSecret(s string, hit, from int) (found, int, bool) {
+	e, ok := commandName(s, hit)
+	if !ok || s[hit:e] != "openssl" {
+		return found{}, 0, false
+	}
+	line := toolLine(s, e, "openssl")
+	return eachFlag(line, max(from, e), func(p int) (found, bool) { return opensslFlag(line, p) })
+}
+
+// minHexKey is the shortest -K taken for a key: a DES key's 16 digits.
+const minHexKey = 16
+
+// opensslFlag reads the secret of the openssl flag at p, if it is one
+// that takes a secret and has one.
+func opensslFlag(line string, p int) (found, bool) {
+	if !flagStart(line, p) {
+		return found{}, false
+	}
+	e := run(line, p, toolChars)
+	q := skipBlanks(line, e, 4)
+	if q == e || q == len(line) {
+		return found{}, false
+	}
+	switch line[p:e] {
+	case "-K", "-psk":
+		start := q + quoteLen(line, q)
+		end := run(line, start, hexChars)
+		if end-start < minHexKey || end < len(line) && word[line[end]] {
+			return found{}, false
+		}
+		return found{Finding{start, end, "encryption key"}, context}, true
+	case "-pass", "-passin", "-passout":
+		return passArg(line, q)
+	}
+	return found{}, false
+}
+
+// passArg reads the password of an openssl pass phrase argument at q,
+// pass:x, quoted whole or after pass: or not. Given so, a password is one
+// however short or plain (pass:x, pass:secret), unless it is a reference
+// or a stand-in ($PW, pass:changeme).
+func passArg(line string, q int) (found, bool) {
+	n := quoteLen(line, q)
+	start := q + n
+	if !strings.HasPrefix(line[start:], "pass:") {
+		return found{}, false
+	}
+	start += len("pass:")
+	if n == 0 {
+		n = quoteLen(line, start)
+		q, start = start, start+n
+	}
+	end := start
+	if n > 0 {
+		e := strings.Index(line[start:min(len(line), start+maxQuoted)], line[q:q+n])
+		if e < 0 {
+			return found{}, false
+		}
+		end += e
+	} else {
+		for end < len(line) && !isKeySpace(line, end) && quoteLen(line, end) == 0 {
+			end++
+		}
+	}
+	if v := line[start:end]; reference(v) || hasStopword(v) {
+		return found{}, false
+	}
+	return found{Finding{start, end, "password"}, context}, true
 }

@@ -104,8 +104,13 @@
 // -w, sqlcmd -P, mongosh (mongo, mongodump…) -p, az login -p, keytool
 // -storepass, -keypass, -srcstorepass, -deststorepass, -srckeypass,
 // -destkeypass and -new, jarsigner -storepass and -keypass, openssl enc
-// -k (after a blank only: -kfile is another flag; -passin and -passout
-// take pass:x, an assignment) and gh secret set --body or -b (a secret),
+// -k (after a blank only: -kfile is another flag), openssl's -pass,
+// -passin and -passout pass:x (a password however short or plain,
+// pass:x, pass:secret, quoted with blanks in it too, unless a reference
+// or a stand-in; env:NAME, file:path, fd:n and stdin say where one is)
+// and its raw keys, -K and -psk (an encryption key: hex of at least 16
+// digits; the -iv and the salt -S are no secret), and gh secret set
+// --body or -b (a secret),
 // looked for along the command up to && || | or ;. A flag of more than
 // one letter followed by more of a flag's characters, or by a colon
 // (keytool's -storepass:env NAME), is another flag. A key

@@ -190,3 +190,49 @@ func TestPresignedURLs(t *testing.T) {
 		"Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=<sig>",
 	)
 }
+
+// TestOpenSSLSecrets: openssl's raw key flags take the key itself (-K of
+// enc and the cipher commands, -psk of s_client and s_server: hex), and
+// -pass, -passin and -passout take pass:x, a password however short; the
+// IV, salt and where a password is read from (env:, file:, fd:, stdin)
+// are no secret.
+func TestOpenSSLSecrets(t *testing.T) {
+	f := fakecred.New(35)
+	key256, key128, iv := f.Str(fakecred.Hex, 64), f.Str(fakecred.Hex, 32), f.Str(fakecred.Hex, 32)
+	pw := f.Str(fakecred.Alnum, 7) + "!q7Z"
+	K, P := R("encryption key"), R("password")
+	runContextCases(t, []contextCase{
+		{"enc -K", "openssl enc -aes-256-cbc -K " + key256 + " -iv " + iv + " -in a -out b",
+			"openssl enc -aes-256-cbc -K " + K + " -iv " + iv + " -in a -out b"},
+		{"cipher command -K", "openssl aes-128-cbc -nosalt -K " + strings.ToUpper(key128) + " -iv 000102030405060708090a0b0c0d0e0f -in a",
+			"openssl aes-128-cbc -nosalt -K " + K + " -iv 000102030405060708090a0b0c0d0e0f -in a"},
+		{"-K quoted, last", `openssl enc -d -aes-256-ctr -iv ` + iv + ` -K "` + key256 + `"`, `openssl enc -d -aes-256-ctr -iv ` + iv + ` -K "` + K + `"`},
+		{"-K continued line", "openssl enc -aes-256-cbc \\\n  -K " + key256 + " \\\n  -iv " + iv,
+			"openssl enc -aes-256-cbc \\\n  -K " + K + " \\\n  -iv " + iv},
+		{"-psk", "openssl s_client -connect h:443 -psk_identity id -psk " + key128, "openssl s_client -connect h:443 -psk_identity id -psk " + K},
+		{"-pass pass:", "openssl enc -aes-256-cbc -pbkdf2 -pass pass:" + pw + " -in a", "openssl enc -aes-256-cbc -pbkdf2 -pass pass:" + P + " -in a"},
+		{"-pass pass: a word", "openssl enc -aes-256-cbc -pass pass:secret -in a", "openssl enc -aes-256-cbc -pass pass:" + P + " -in a"},
+		{"-passin pass: short", "openssl pkcs12 -in k.p12 -passin pass:x -nodes", "openssl pkcs12 -in k.p12 -passin pass:" + P + " -nodes"},
+		{"-passout pass: short", "openssl genrsa -aes256 -passout pass:x -out k.pem 2048", "openssl genrsa -aes256 -passout pass:" + P + " -out k.pem 2048"},
+		{"-K in a JSON string", `{"command": "openssl enc -aes-256-cbc -K ` + key256 + `"}`, `{"command": "openssl enc -aes-256-cbc -K ` + K + `"}`},
+		{"-pass pass: in a JSON string", `{"command": "openssl enc -pass pass:` + pw + `"}`, `{"command": "openssl enc -pass pass:` + P + `"}`},
+		{"-pass 'pass:…' with a blank", "openssl enc -aes-256-cbc -pass 'pass:my long phrase' -in a", "openssl enc -aes-256-cbc -pass 'pass:" + P + "' -in a"},
+		{"-pass pass:'…' with a blank", `openssl enc -aes-256-cbc -pass pass:"my long phrase" -in a`, `openssl enc -aes-256-cbc -pass pass:"` + P + `" -in a`},
+	})
+	keptAsIs(t,
+		"openssl enc -aes-256-cbc -pass env:MYPASS -in a",
+		"openssl enc -aes-256-cbc -pass file:pw.txt -in a",
+		"openssl rsa -in k.pem -passin fd:3",
+		"openssl rsa -in k.pem -passin stdin",
+		`openssl enc -aes-256-cbc -pass "pass:$PASSWORD" -in a`,
+		"openssl enc -aes-256-cbc -pass pass:${PW} -in a",
+		"openssl enc -aes-256-cbc -K $KEY -iv $IV",
+		`openssl enc -aes-256-cbc -K "$(cat key.hex)" -iv `+iv,
+		"openssl enc -aes-256-cbc -K <key> -iv <iv>",
+		"openssl enc -aes-256-cbc -iv "+iv+" -S 0102030405060708",
+		"openssl enc -aes-128-cbc -kfile k.txt -iv "+iv,
+		"openssl s_client -connect h:443 -psk_identity client1",
+		"sort -K "+key256,
+		"openssl enc -aes-256-cbc -K "+key256+"g -iv "+iv,
+	)
+}

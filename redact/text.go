@@ -177,18 +177,7 @@ func wordEnds(v string, i int) bool {
 // for a secret rather than one: a variable or template reference, a mask,
 // a word that says so, or the name of the thing itself.
 func placeholder(v string) bool {
-	if v == "" {
-		return true
-	}
-	switch v[0] {
-	case '$':
-		if variable(v) {
-			return true // $VAR ${VAR} $(cmd) $VAR/path
-		}
-	case '<', '{', '[', '(', '%', '@':
-		return true // <your-token> {{ x }} [redacted: …] (…) %VAR% @VAR@
-	}
-	if strings.Contains(v, "${") || strings.Contains(v, "{{") || strings.Contains(v, "$(") {
+	if reference(v) {
 		return true
 	}
 	if strings.Trim(v, v[:1]) == "" {
@@ -203,6 +192,23 @@ func placeholder(v string) bool {
 		}
 	}
 	return false
+}
+
+// reference reports whether v stands for a secret kept elsewhere: it is
+// empty, or a variable or template reference.
+func reference(v string) bool {
+	if v == "" {
+		return true
+	}
+	switch v[0] {
+	case '$':
+		if variable(v) {
+			return true // $VAR ${VAR} $(cmd) $VAR/path
+		}
+	case '<', '{', '[', '(', '%', '@':
+		return true // <your-token> {{ x }} [redacted: …] (…) %VAR% @VAR@
+	}
+	return strings.Contains(v, "${") || strings.Contains(v, "{{") || strings.Contains(v, "$(")
 }
 
 // variable reports whether v, starting with $, is a reference: ${…},
