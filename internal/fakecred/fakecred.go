@@ -227,6 +227,23 @@ func (f *Gen) SAS() Credential {
 		f.Str(Alnum, 20)+"%2B"+f.Str(Alnum, 20)+"%2F"+f.Str(Alnum, 1)+"%3D", "")
 }
 
+// PresignedS3 is the signature of an S3 URL presigned with SigV4.
+func (f *Gen) PresignedS3() Credential {
+	return keyed("AWS signature", "https://b.s3.amazonaws.com/k.txt?X-Amz-Date=20240101T000000Z&X-Amz-Expires=3600&X-Amz-Signature=",
+		f.Str(Hex, 64), "")
+}
+
+// SignedURL is the signature of an S3 URL signed the version 2 way.
+func (f *Gen) SignedURL() Credential {
+	return keyed("URL signature", "https://b.s3.amazonaws.com/k.txt?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Expires=1700000000&Signature=",
+		f.Str(Alnum, 12)+"%2B"+f.Str(Alnum, 12)+"%2F"+f.Str(Alnum, 3)+"%3D", "")
+}
+
+// OpenSSLKey is a raw key on openssl enc's command line.
+func (f *Gen) OpenSSLKey() Credential {
+	return keyed("encryption key", "openssl enc -aes-256-cbc -K ", f.Str(Hex, 64), " -iv 000102030405060708090a0b0c0d0e0f -in a")
+}
+
 // EscapedGitHub is a GitHub token with its underscore escaped for
 // markdown, as a markdown renderer shows it live.
 func (f *Gen) EscapedGitHub() Credential {
@@ -275,6 +292,6 @@ func (f *Gen) Every() []Credential {
 	}
 	out = append(out, f.NPM(), f.PyPI(), f.HuggingFace(), f.PrivateKey("RSA ", 4), f.PrivateKey("", 3),
 		f.PrivateKey("OPENSSH ", 5), f.JWT(), f.URLPassword(), f.Bearer(), f.Generic(), f.Password(), f.JSONToken(),
-		f.Cookie(), f.Keytool(), f.SAS(), f.EscapedGitHub())
+		f.Cookie(), f.Keytool(), f.SAS(), f.EscapedGitHub(), f.PresignedS3(), f.SignedURL(), f.OpenSSLKey())
 	return out
 }
