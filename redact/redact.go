@@ -17,8 +17,10 @@ import (
 // SAS signatures, Authorization credentials of any length and escaped
 // tokens; 4 keeps a value after a blank that holds a quote or a backslash
 // (only one that closes a JSON string is no secret) and a double-quoted
-// value past an escaped quote.
-const Version = 4
+// value past an escaped quote; 5 added presigned URLs' signatures,
+// openssl's raw keys and pass: passwords of any length, and private keys
+// with base64's characters JSON-escaped.
+const Version = 5
 
 // Placeholder is what a credential of kind is replaced by.
 func Placeholder(kind string) string { return "[redacted: " + kind + "]" }
