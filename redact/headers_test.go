@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bottled-dev/bottled/internal/fakecred"
+	"github.com/bottled-dev/bottled/redact"
 )
 
 // TestCookies: the session values of a Cookie or Set-Cookie header, and
@@ -177,6 +178,10 @@ func TestPresignedURLs(t *testing.T) {
 		{"CloudFront", "https://d1.cloudfront.net/v.mp4?Expires=1700000000&Signature=" + cloudFront + "&Key-Pair-Id=K2JCJMDEHXQW5F",
 			"https://d1.cloudfront.net/v.mp4?Expires=1700000000&Signature=" + U + "&Key-Pair-Id=K2JCJMDEHXQW5F"},
 	})
+	header := "Authorization: GOOG4-HMAC-SHA256 Credential=GOOG1E" + f.Str(fakecred.Alnum, 20) + "/20240101/auto/storage/goog4_request, SignedHeaders=host, Signature=" + hmacGoog
+	if got := redact.Builtin().Redact(header); !strings.HasSuffix(got, ", Signature="+G) {
+		t.Errorf("Google's HMAC header: got %q", got)
+	}
 	keptAsIs(t,
 		"?X-Amz-Signature=<signature>&X-Amz-Date=x",
 		"&X-Amz-Signature=...",

@@ -12,8 +12,9 @@ func init() {
 	register("x-goog-signature=", one(matchHexSignature))
 	register("?signature=", one(matchQuerySignature))
 	register("&signature=", one(matchQuerySignature))
-	register("aws4-hmac-sha256 ", one(matchSigV4Header))
-	register("goog4-hmac-sha256 ", one(matchSigV4Header))
+	// Past the algorithm's name, AWS4- or GOOG4-, whose first bytes
+	// start common words (good, google).
+	register("-hmac-sha256 credential=", one(matchSigV4Header))
 }
 
 // hexSignatures are the parameters whose value is a signature in hex:
@@ -84,10 +85,14 @@ const maxSigV4Header = 2 << 10
 // with SigV4 (AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…,
 // Signature=<hex>), or Google's HMAC version of it, on the header's line.
 func matchSigV4Header(s string, hit int) (found, bool) {
-	i := strings.IndexByte(s[hit:], ' ') + hit + 1
-	if !hasFoldPrefix(s[i:], "credential=") {
+	kind := "AWS signature"
+	switch {
+	case hit >= 5 && strings.EqualFold(s[hit-5:hit], "goog4"):
+		kind = "Google signature"
+	case hit < 4 || !strings.EqualFold(s[hit-4:hit], "aws4"):
 		return found{}, false
 	}
+	i := hit + len("-hmac-sha256 credential=")
 	line := s[i:lineEnd(s, i, min(len(s), i+maxSigV4Header))]
 	j := strings.Index(line, "Signature=")
 	if j < 0 {
@@ -97,10 +102,6 @@ func matchSigV4Header(s string, hit int) (found, bool) {
 	end, ok := hexSignature(s, start)
 	if !ok {
 		return found{}, false
-	}
-	kind := "AWS signature"
-	if lowerByte[s[hit]] == 'g' {
-		kind = "Google signature"
 	}
 	return found{Finding{start, end, kind}, context}, true
 }
