@@ -222,22 +222,30 @@ func opensslFlag(line string, p int) (found, bool) {
 		}
 		return found{Finding{start, end, "encryption key"}, context}, true
 	case "-pass", "-passin", "-passout":
-		return passArg(line, q)
+		return prefixedArg(line, q, "pass:", "password")
+	case "-hmac":
+		return prefixedArg(line, q, "", "HMAC key")
+	case "-macopt":
+		if f, ok := prefixedArg(line, q, "key:", "HMAC key"); ok {
+			return f, true
+		}
+		return prefixedArg(line, q, "hexkey:", "HMAC key")
 	}
 	return found{}, false
 }
 
-// passArg reads the password of an openssl pass phrase argument at q,
-// pass:x, quoted whole or after pass: or not. Given so, a password is one
-// however short or plain (pass:x, pass:secret), unless it is a reference
-// or a stand-in ($PW, pass:changeme).
-func passArg(line string, q int) (found, bool) {
+// prefixedArg reads the secret of an openssl argument at q that starts
+// with prefix, as pass:x of a pass phrase argument or key:x of -macopt,
+// quoted whole or after the prefix or not, and names it kind. Given so, a
+// secret is one however short or plain (pass:x, pass:secret, -hmac key),
+// unless it is a reference or a stand-in ($PW, pass:changeme, <key>).
+func prefixedArg(line string, q int, prefix, kind string) (found, bool) {
 	n := quoteLen(line, q)
 	start := q + n
-	if !strings.HasPrefix(line[start:], "pass:") {
+	if !strings.HasPrefix(line[start:], prefix) {
 		return found{}, false
 	}
-	start += len("pass:")
+	start += len(prefix)
 	if n == 0 {
 		n = quoteLen(line, start)
 		q, start = start, start+n
@@ -254,8 +262,8 @@ func passArg(line string, q int) (found, bool) {
 			end++
 		}
 	}
-	if v := line[start:end]; reference(v) || hasStopword(v) {
+	if v := line[start:end]; v == "" || reference(v) || hasStopword(v) {
 		return found{}, false
 	}
-	return found{Finding{start, end, "password"}, context}, true
+	return found{Finding{start, end, kind}, context}, true
 }

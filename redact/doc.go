@@ -109,7 +109,9 @@
 // pass:x, pass:secret, quoted with blanks in it too, unless a reference
 // or a stand-in; env:NAME, file:path, fd:n and stdin say where one is)
 // and its raw keys, -K and -psk (an encryption key: hex of at least 16
-// digits; the -iv and the salt -S are no secret), and gh secret set
+// digits; the -iv and the salt -S are no secret), the key of an HMAC,
+// dgst's -hmac x and -macopt key:x or hexkey:x (however short, as pass:),
+// and gh secret set
 // --body or -b (a secret),
 // looked for along the command up to && || | or ;. A flag of more than
 // one letter followed by more of a flag's characters, or by a colon

@@ -198,14 +198,15 @@ func TestPresignedURLs(t *testing.T) {
 
 // TestOpenSSLSecrets: openssl's raw key flags take the key itself (-K of
 // enc and the cipher commands, -psk of s_client and s_server: hex), and
-// -pass, -passin and -passout take pass:x, a password however short; the
+// -pass, -passin and -passout take pass:x, a password however short, and
+// dgst's -hmac and -macopt key: or hexkey: an HMAC's key, however short; the
 // IV, salt and where a password is read from (env:, file:, fd:, stdin)
 // are no secret.
 func TestOpenSSLSecrets(t *testing.T) {
 	f := fakecred.New(35)
 	key256, key128, iv := f.Str(fakecred.Hex, 64), f.Str(fakecred.Hex, 32), f.Str(fakecred.Hex, 32)
 	pw := f.Str(fakecred.Alnum, 7) + "!q7Z"
-	K, P := R("encryption key"), R("password")
+	K, P, H := R("encryption key"), R("password"), R("HMAC key")
 	runContextCases(t, []contextCase{
 		{"enc -K", "openssl enc -aes-256-cbc -K " + key256 + " -iv " + iv + " -in a -out b",
 			"openssl enc -aes-256-cbc -K " + K + " -iv " + iv + " -in a -out b"},
@@ -223,6 +224,12 @@ func TestOpenSSLSecrets(t *testing.T) {
 		{"-pass pass: in a JSON string", `{"command": "openssl enc -pass pass:` + pw + `"}`, `{"command": "openssl enc -pass pass:` + P + `"}`},
 		{"-pass 'pass:…' with a blank", "openssl enc -aes-256-cbc -pass 'pass:my long phrase' -in a", "openssl enc -aes-256-cbc -pass 'pass:" + P + "' -in a"},
 		{"-pass pass:'…' with a blank", `openssl enc -aes-256-cbc -pass pass:"my long phrase" -in a`, `openssl enc -aes-256-cbc -pass pass:"` + P + `" -in a`},
+		{"dgst -hmac", "openssl dgst -sha256 -hmac " + pw + " body.json", "openssl dgst -sha256 -hmac " + H + " body.json"},
+		{"dgst -hmac quoted, a word", `echo -n "$body" | openssl dgst -sha256 -hmac "secret"`, `echo -n "$body" | openssl dgst -sha256 -hmac "` + H + `"`},
+		{"dgst -hmac piped, last", "printf %s \"$payload\" | openssl sha256 -hmac '" + key128 + "'", "printf %s \"$payload\" | openssl sha256 -hmac '" + H + "'"},
+		{"-macopt key:", "openssl dgst -sha256 -mac HMAC -macopt key:" + pw + " f", "openssl dgst -sha256 -mac HMAC -macopt key:" + H + " f"},
+		{"-macopt hexkey:", "openssl mac -digest SHA256 -macopt hexkey:" + key256 + " HMAC", "openssl mac -digest SHA256 -macopt hexkey:" + H + " HMAC"},
+		{"-macopt 'key:…' quoted", "openssl dgst -mac hmac -macopt 'key:my long phrase' f", "openssl dgst -mac hmac -macopt 'key:" + H + "' f"},
 	})
 	keptAsIs(t,
 		"openssl enc -aes-256-cbc -pass env:MYPASS -in a",
@@ -237,6 +244,11 @@ func TestOpenSSLSecrets(t *testing.T) {
 		"openssl enc -aes-256-cbc -iv "+iv+" -S 0102030405060708",
 		"openssl enc -aes-128-cbc -kfile k.txt -iv "+iv,
 		"openssl s_client -connect h:443 -psk_identity client1",
+		`openssl dgst -sha256 -hmac "$WEBHOOK_SECRET" body.json`,
+		"openssl dgst -sha256 -hmac ${KEY} f",
+		"openssl dgst -sha256 -mac HMAC -macopt digest:SHA256 f",
+		"openssl mac -cipher AES-128-CBC -macopt hexkey:$KEY CMAC",
+		"openssl dgst -sha256 -hmac <key> f",
 		"sort -K "+key256,
 		"openssl enc -aes-256-cbc -K "+key256+"g -iv "+iv,
 	)

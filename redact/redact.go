@@ -19,8 +19,9 @@ import (
 // (only one that closes a JSON string is no secret) and a double-quoted
 // value past an escaped quote; 5 added presigned URLs' signatures,
 // openssl's raw keys and pass: passwords of any length, and private keys
-// with base64's characters JSON-escaped.
-const Version = 5
+// with base64's characters JSON-escaped; 6 added the key of an HMAC given
+// to openssl (-hmac, -macopt key: and hexkey:).
+const Version = 6
 
 // Placeholder is what a credential of kind is replaced by.
 func Placeholder(kind string) string { return "[redacted: " + kind + "]" }

@@ -244,6 +244,11 @@ func (f *Gen) OpenSSLKey() Credential {
 	return keyed("encryption key", "openssl enc -aes-256-cbc -K ", f.Str(Hex, 64), " -iv 000102030405060708090a0b0c0d0e0f -in a")
 }
 
+// OpenSSLHMAC is an HMAC's key on openssl dgst's command line.
+func (f *Gen) OpenSSLHMAC() Credential {
+	return keyed("HMAC key", "openssl dgst -sha256 -hmac ", f.Str(Alnum, 24), " body.json")
+}
+
 // EscapedGitHub is a GitHub token with its underscore escaped for
 // markdown, as a markdown renderer shows it live.
 func (f *Gen) EscapedGitHub() Credential {
@@ -292,6 +297,6 @@ func (f *Gen) Every() []Credential {
 	}
 	out = append(out, f.NPM(), f.PyPI(), f.HuggingFace(), f.PrivateKey("RSA ", 4), f.PrivateKey("", 3),
 		f.PrivateKey("OPENSSH ", 5), f.JWT(), f.URLPassword(), f.Bearer(), f.Generic(), f.Password(), f.JSONToken(),
-		f.Cookie(), f.Keytool(), f.SAS(), f.EscapedGitHub(), f.PresignedS3(), f.SignedURL(), f.OpenSSLKey())
+		f.Cookie(), f.Keytool(), f.SAS(), f.EscapedGitHub(), f.PresignedS3(), f.SignedURL(), f.OpenSSLKey(), f.OpenSSLHMAC())
 	return out
 }
