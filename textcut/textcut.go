@@ -110,11 +110,25 @@ func clusterLength(cluster string, width int, u Unit) int {
 
 // Len is the length of s in u.
 func Len(s string, u Unit) int {
-	n := 0
-	for _, length := range clusters(s, u) {
+	n := asciiRun(s, len(s))
+	for _, length := range clusters(s[n:], u) {
 		n += length
 	}
 	return n
+}
+
+// asciiRun is how many of the first bytes of s, at most limit, are each a
+// printable ASCII character in a cluster of its own: one long in every
+// unit. Most text is, and is measured so without the cluster iterator,
+// which costs several times as much a byte. The run ends before a byte
+// the next may join (a combining mark after a letter).
+func asciiRun(s string, limit int) int {
+	limit = min(limit, len(s))
+	i := 0
+	for i < limit && ' ' <= s[i] && s[i] < 0x7f && (i+1 == len(s) || s[i+1] < utf8.RuneSelf) {
+		i++
+	}
+	return i
 }
 
 // Width is how many terminal columns s takes.
@@ -131,8 +145,9 @@ func Head(s string, n int, u Unit) string {
 // whether all of s is at most whole long (n ≤ whole). It stops reading s
 // past whole.
 func head(s string, n, whole int, u Unit) (end int, fits bool) {
-	at, used := 0, 0
-	for size, length := range clusters(s, u) {
+	at := asciiRun(s, whole)
+	end, used := min(at, max(n, 0)), at
+	for size, length := range clusters(s[at:], u) {
 		if used+length > whole {
 			return end, false
 		}

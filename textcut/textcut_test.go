@@ -230,3 +230,30 @@ func TestWholeWords(t *testing.T) {
 		}
 	}
 }
+
+// FuzzASCIIRun: Len and Head, which measure a run of ASCII without the
+// cluster iterator, agree with measuring every cluster by it.
+func FuzzASCIIRun(f *testing.F) {
+	for _, s := range append(samples, "", "a", "ab\u0301c", "a\r\nb", "tab\there", "x\x7fy", "e\u0301", "ok 👍🏽 ok", "abc\x00") {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n = n%(len(s)+2) - 1 // from -1 to past the end
+		for _, u := range []Unit{Bytes, Runes, Columns, Graphemes} {
+			want, used, end := 0, 0, 0
+			for size, length := range clusters(s, u) {
+				want += length
+				if used+length <= n {
+					end += size
+				}
+				used = min(used+length, n+1) // once past n, stays past
+			}
+			if got := Len(s, u); got != want {
+				t.Fatalf("Len(%q, %v) = %d, counted by cluster %d", s, u, got, want)
+			}
+			if got := Head(s, n, u); got != s[:max(end, 0)] {
+				t.Fatalf("Head(%q, %d, %v) = %q, by cluster %q", s, n, u, got, s[:end])
+			}
+		}
+	})
+}
