@@ -1,47 +1,73 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // A tool is a command that takes a password after a flag.
 type tool struct {
 	name     string   // the command
-	sub      string   // a word that must follow it (docker login), or ""
+	subs     []string // words one of which must follow it (docker login, 7z a), or none
 	flags    []string // the flags the password follows
 	attached bool     // the password follows the flag only without a blank (mysql -pX; -p alone asks)
 	blank    bool     // the password follows the flag only after a blank (openssl enc -k X; -kfile is another flag)
+	plain    bool     // the flag takes nothing but a password, which is one however short or plain (zip -P x)
 	kind     string
 }
 
-// keyword is what the tool is looked for by: its name, with its
-// subcommand when the name is shorter than a keyword.
-func (t tool) keyword() string {
-	if len(t.name) < 3 {
-		return t.name + " " + t.sub
+// minToolKeyword is the shortest name a tool is looked for by alone.
+const minToolKeyword = 4
+
+// keywords are what the tool is looked for by: its name, or, when the
+// name is shorter than minToolKeyword, the name with each of its
+// subcommands, or with the dash of a flag after it (zip -P, zip -r -P):
+// a short name alone (zip, gh) starts common words, and the keyword scan
+// would stop at each.
+func (t tool) keywords() []string {
+	switch {
+	case len(t.name) >= minToolKeyword:
+		return []string{t.name}
+	case len(t.subs) == 0:
+		return []string{t.name + " -"}
 	}
-	return t.name
+	ws := make([]string, len(t.subs))
+	for i, sub := range t.subs {
+		ws[i] = t.name + " " + sub
+	}
+	return ws
 }
 
 // tools are the commands whose password flags are common in a session's
 // commands and in the instructions it reads.
 var tools = func() []tool {
+	login := []string{"login"}
 	ts := []tool{
 		{name: "sshpass", flags: []string{"-p"}},
 		{name: "redis-cli", flags: []string{"-a"}},
 		{name: "security", flags: []string{"-w"}}, // macOS add-generic-password, add-internet-password
 		{name: "sqlcmd", flags: []string{"-P"}},
-		{name: "gh", sub: "secret", flags: []string{"--body", "-b"}, kind: "secret"},
-		{name: "az", sub: "login", flags: []string{"-p"}},
+		{name: "gh", subs: []string{"secret"}, flags: []string{"--body", "-b"}, kind: "secret"},
+		{name: "az", subs: login, flags: []string{"-p"}},
 		// keytool -storepasswd and -keypasswd take the new one after -new.
 		{name: "keytool", flags: []string{"-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-new"}},
 		{name: "jarsigner", flags: []string{"-storepass", "-keypass"}},
 		// openssl's -passin and -passout take pass:X, an assignment.
-		{name: "openssl", sub: "enc", flags: []string{"-k"}, blank: true},
+		{name: "openssl", subs: []string{"enc"}, flags: []string{"-k"}, blank: true},
+		// ssh-keygen's -N is the new passphrase, -P the old one.
+		{name: "ssh-keygen", flags: []string{"-N", "-P"}, plain: true, kind: "passphrase"},
+		{name: "zip", flags: []string{"-P", "--password"}, blank: true, plain: true},
+		{name: "unzip", flags: []string{"-P"}, blank: true, plain: true},
+	}
+	// 7-Zip's commands that read an archive or write one; -p alone asks.
+	for _, n := range []string{"7z", "7za", "7zz"} {
+		ts = append(ts, tool{name: n, subs: []string{"a", "e", "x", "t", "u", "l"}, flags: []string{"-p"}, attached: true, plain: true})
 	}
 	for _, n := range []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mariadb", "mariadb-dump"} {
 		ts = append(ts, tool{name: n, flags: []string{"-p"}, attached: true})
 	}
 	for _, n := range []string{"docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras"} {
-		ts = append(ts, tool{name: n, sub: "login", flags: []string{"-p"}})
+		ts = append(ts, tool{name: n, subs: login, flags: []string{"-p"}})
 	}
 	for _, n := range []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd", "ldapcompare"} {
 		ts = append(ts, tool{name: n, flags: []string{"-w"}})
@@ -72,11 +98,11 @@ func matchToolPassword(s string, hit, from int) (found, int, bool) {
 		return found{}, 0, false
 	}
 	t, ok := toolNamed(s[hit:e])
-	if !ok {
-		return found{}, 0, false
+	if !ok || t.plain && !commandStart(s, hit) {
+		return found{}, 0, false // a password however short is looked for only in a command, not in prose (the zip -P flag)
 	}
 	line := toolLine(s, e, t.name)
-	if t.sub != "" && !hasWord(line[e:], t.sub) {
+	if len(t.subs) > 0 && !slices.ContainsFunc(t.subs, func(sub string) bool { return hasWord(line[e:], sub) }) {
 		return found{}, 0, false
 	}
 	return eachFlag(line, max(from, e), func(p int) (found, bool) { return toolFlag(s, line, p, t) })
@@ -89,6 +115,28 @@ func commandName(s string, hit int) (int, bool) {
 		return 0, false
 	}
 	return run(s, hit, toolChars), true
+}
+
+// runners are the commands that run the command after them.
+var runners = []string{"sudo", "exec", "nohup", "time", "env", "then", "do", "xargs", "command"}
+
+// commandStart reports whether the word at hit starts a command: at the
+// start of the string or a line (an escaped one too), after a shell
+// operator, a prompt's $, a quote, a backtick or a path's slash, or after
+// a word that runs the next (sudo, then, xargs).
+func commandStart(s string, hit int) bool {
+	i := hit
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	if i == 0 || strings.IndexByte("\n;&|($`\"'/{", s[i-1]) >= 0 || strings.HasSuffix(s[:i], `\n`) {
+		return true
+	}
+	w := i
+	for w > 0 && isLowerByte(s[w-1]) {
+		w--
+	}
+	return boundaryBefore(s, w) && slices.Contains(runners, s[w:i])
 }
 
 // toolLine is s up to the end of the command of the tool name, whose name
@@ -167,6 +215,9 @@ func toolFlag(s, line string, p int, t tool) (found, bool) {
 		if blank {
 			q = skipBlanks(line, q, 4)
 		}
+		if t.plain {
+			return plainArg(line, q, t.kind)
+		}
 		start, end, head, ok := value(line, p, q)
 		if !ok || line[start] == '-' || !passwordValue(line[start:end]) && (head == end || !passwordValue(line[start:head])) {
 			return found{}, false
@@ -240,30 +291,153 @@ func opensslFlag(line string, p int) (found, bool) {
 // secret is one however short or plain (pass:x, pass:secret, -hmac key),
 // unless it is a reference or a stand-in ($PW, pass:changeme, <key>).
 func prefixedArg(line string, q int, prefix, kind string) (found, bool) {
-	n := quoteLen(line, q)
-	start := q + n
-	if !strings.HasPrefix(line[start:], prefix) {
+	start, end, ok := argSpan(line, q, prefix)
+	if v := line[start:end]; !ok || v == "" || reference(v) || hasStopword(v) {
 		return found{}, false
+	}
+	return found{Finding{start, end, kind}, context}, true
+}
+
+// plainArg reads the argument at q of a flag that takes nothing but a
+// secret (zip -P x, ssh-keygen -N x), quoted or not, and names it kind:
+// one however short, unless it is empty, a flag, or a stand-in ($PW,
+// <passphrase>, password itself).
+func plainArg(line string, q int, kind string) (found, bool) {
+	start, end, ok := argSpan(line, q, "")
+	if v := line[start:end]; !ok || v == "" || v[0] == '-' || placeholder(v) {
+		return found{}, false
+	}
+	return found{Finding{start, end, kind}, context}, true
+}
+
+// argSpan returns the span of the argument at q after prefix: inside its
+// quotes if it is quoted whole or after the prefix, else up to a blank or
+// a quote; ok is false if it does not start with prefix or its quote
+// does not close.
+func argSpan(line string, q int, prefix string) (start, end int, ok bool) {
+	n := quoteLen(line, q)
+	start = q + n
+	if !strings.HasPrefix(line[start:], prefix) {
+		return 0, 0, false
 	}
 	start += len(prefix)
 	if n == 0 {
 		n = quoteLen(line, start)
 		q, start = start, start+n
 	}
-	end := start
+	end = start
 	if n > 0 {
 		e := strings.Index(line[start:min(len(line), start+maxQuoted)], line[q:q+n])
 		if e < 0 {
-			return found{}, false
+			return 0, 0, false
 		}
-		end += e
-	} else {
-		for end < len(line) && !isKeySpace(line, end) && quoteLen(line, end) == 0 {
-			end++
+		return start, start + e, true
+	}
+	for end < len(line) && !isKeySpace(line, end) && quoteLen(line, end) == 0 {
+		end++
+	}
+	return start, end, true
+}
+
+func init() {
+	register("htpasswd", matchHtpasswd)
+	for _, n := range sambaTools {
+		register(n, matchSambaPassword)
+	}
+}
+
+// matchHtpasswd finds the password htpasswd -b takes as its last word,
+// after the file and the user (after the user alone with -n). Only a
+// command that ends there is read: prose about the flag goes on past it.
+// Words before a flag are no arguments of htpasswd's, whose flags come
+// first (docker run --entrypoint htpasswd httpd:2 -Bbn user x).
+func matchHtpasswd(s string, hit, _ int) (found, int, bool) {
+	e, ok := commandName(s, hit)
+	if !ok || s[hit:e] != "htpasswd" {
+		return found{}, 0, false
+	}
+	line := toolLine(s, e, "htpasswd")
+	var words [3][2]int
+	n, batch, noFile, stdin := 0, false, false, false
+	for i := skipBlanks(line, e, len(line)); i < len(line) && line[i] != '>' && line[i] != '<'; i = skipBlanks(line, i, len(line)) {
+		start, end, ok := argSpan(line, i, "")
+		if !ok {
+			return found{}, 0, false
+		}
+		next := end + quoteLen(line, end)
+		if f := line[i:end]; start == i && len(f) > 1 && f[0] == '-' {
+			n = 0
+			if f[1] != '-' { // htpasswd has no long flags
+				batch = batch || strings.IndexByte(f, 'b') > 0
+				noFile = noFile || strings.IndexByte(f, 'n') > 0
+				stdin = stdin || strings.IndexByte(f, 'i') > 0
+			}
+			if f == "-C" || f == "-r" { // a cost, a number of rounds
+				next = skipBlanks(line, next, len(line))
+				next = run(line, next, digits)
+			}
+		} else if n++; n <= len(words) {
+			words[n-1] = [2]int{start, end}
+		}
+		if next < len(line) && !isKeySpace(line, next) {
+			break // the end of the string the command is quoted in
+		}
+		i = next
+		if i < len(line) && line[i] == '\\' {
+			i += 2 // an escaped newline
 		}
 	}
-	if v := line[start:end]; v == "" || reference(v) || hasStopword(v) {
+	want := 3
+	if noFile {
+		want = 2
+	}
+	if !batch || stdin || n != want {
+		return found{}, 0, false
+	}
+	pw := words[want-1]
+	if v := line[pw[0]:pw[1]]; v == "" || placeholder(v) {
+		return found{}, 0, false
+	}
+	return found{Finding{pw[0], pw[1], "password"}, context}, 0, true
+}
+
+// sambaTools are Samba's clients, whose -U and --user take user%password.
+var sambaTools = []string{"smbclient", "rpcclient", "smbcacls"}
+
+// matchSambaPassword finds the password of a Samba client's -U or --user
+// user%password (DOM\user%password): what follows the %, however short.
+func matchSambaPassword(s string, hit, from int) (found, int, bool) {
+	e, ok := commandName(s, hit)
+	if !ok || !slices.Contains(sambaTools, s[hit:e]) {
+		return found{}, 0, false
+	}
+	line := toolLine(s, e, s[hit:e])
+	return eachFlag(line, max(from, e), func(p int) (found, bool) { return sambaUser(line, p) })
+}
+
+// sambaUser reads the password of the -U or --user flag at p, if it is
+// one and is given one.
+func sambaUser(line string, p int) (found, bool) {
+	if !flagStart(line, p) {
 		return found{}, false
 	}
-	return found{Finding{start, end, kind}, context}, true
+	var q int
+	switch {
+	case strings.HasPrefix(line[p:], "-U"):
+		q = skipBlanks(line, p+len("-U"), 4)
+	case strings.HasPrefix(line[p:], "--user=") || strings.HasPrefix(line[p:], "--user "):
+		q = skipBlanks(line, p+len("--user="), 4)
+	default:
+		return found{}, false
+	}
+	start, end, ok := argSpan(line, q, "")
+	pct := strings.IndexByte(line[start:end], '%')
+	if !ok || pct < 0 {
+		return found{}, false
+	}
+	start += pct + 1
+	if v := line[start:end]; v == "" || placeholder(v) {
+		return found{}, false
+	}
+	return found{Finding{start, end, "password"}, context}, true
 }

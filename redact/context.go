@@ -30,7 +30,9 @@ func init() {
 	register("://", one(matchURLPassword))
 	register("curl", matchCurlUsers)
 	for _, t := range tools {
-		register(t.keyword(), matchToolPassword)
+		for _, w := range t.keywords() {
+			register(w, matchToolPassword)
+		}
 	}
 }
 

@@ -22,10 +22,15 @@
 // (glpat- and the other gl…- tokens, GR1348941…), AWS access key IDs
 // (AKIA, ASIA, ABIA, ACCA), Google API keys (AIza…) and OAuth secrets and
 // tokens (GOCSPX-, ya29.), Slack tokens (xox?-, xapp-) and webhook paths,
-// Stripe secret and restricted keys, live and test (sk_live_, sk_test_,
+// Discord webhooks' tokens (discord.com or discordapp.com/api/webhooks/,
+// the id of 17 to 20 digits, which stays, and 68 bytes of base64url),
+// Telegram bots' tokens (an id of 8 to 10 digits, :AA and 33 bytes of
+// base64url; in the Bot API's URLs, /bot<token>/, too), Stripe secret and
+// restricted keys, live and test (sk_live_, sk_test_,
 // rk_live_, rk_test_; test keys too, since they act as the account in
 // test mode and secret scanning treats them as secrets; publishable pk_
-// keys are public and kept), npm and PyPI tokens, and the tokens of
+// keys are public and kept) and webhook signing secrets (whsec_ and 32
+// bytes of base64 or more), npm and PyPI tokens, and the tokens of
 // Hugging Face, Groq, xAI, Perplexity, Replicate, SendGrid, DigitalOcean,
 // Shopify, HashiCorp Vault, Linear, Postman, Sentry, Databricks, Doppler,
 // Grafana, Heroku, Supabase and age secret keys.
@@ -111,9 +116,18 @@
 // and its raw keys, -K and -psk (an encryption key: hex of at least 16
 // digits; the -iv and the salt -S are no secret), the key of an HMAC,
 // dgst's -hmac x and -macopt key:x or hexkey:x (however short, as pass:),
-// and gh secret set
-// --body or -b (a secret),
-// looked for along the command up to && || | or ;. A flag of more than
+// gh secret set --body or -b (a secret), and the flags that take nothing
+// but a password, which is one however short or plain unless empty or a
+// stand-in, where the command starts (a line, a quote, after && ; | or
+// sudo; "the zip -P flag" is prose): ssh-keygen -N (the new passphrase)
+// and -P (the old; -N "" is none), zip -P and --password, unzip -P and 7z
+// (7za, 7zz) -pX (only attached: -p alone asks for it);
+// looked for along the command up to && || | or ;. htpasswd -b takes the
+// password as its last word, after the file and the user (the user alone
+// with -n), in a command that ends there (prose goes on past it); without
+// -b, or with -i, none is on the line. smbclient's (rpcclient's,
+// smbcacls') -U and --user take user%password: the password after the %
+// goes however short, the user (DOM\user) stays. A flag of more than
 // one letter followed by more of a flag's characters, or by a colon
 // (keytool's -storepass:env NAME), is another flag. A key
 // names a secret when one of its words (split at _ . - and camelCase, in
@@ -215,6 +229,7 @@
 // (and its EXAMPLE allowlist), gcp-api-key, slack-bot-token,
 // slack-user-token, slack-app-token, slack-config-access-token,
 // slack-legacy-*, slack-webhook-url, stripe-access-token,
+// telegram-bot-api-token (narrowed to BotFather's ids and AA),
 // npm-access-token, pypi-upload-token, huggingface-access-token,
 // sendgrid-api-token, digitalocean-*, shopify-*, vault-service-token,
 // vault-batch-token, linear-api-key, postman-api-token, sentry-*-token,

@@ -253,3 +253,106 @@ func TestOpenSSLSecrets(t *testing.T) {
 		"openssl enc -aes-256-cbc -K "+key256+"g -iv "+iv,
 	)
 }
+
+// TestPositionalPasswords: htpasswd -b takes the password as its last
+// word, after the file and the user (after the user alone with -n); the
+// user and the file stay, and without -b there is no password on the line.
+func TestPositionalPasswords(t *testing.T) {
+	pw := fakecred.New(36).Str(fakecred.Alnum, 9) + "!q7Z"
+	P := R("password")
+	runContextCases(t, []contextCase{
+		{"-b", "htpasswd -b /etc/nginx/.htpasswd alice " + pw, "htpasswd -b /etc/nginx/.htpasswd alice " + P},
+		{"-bc", "sudo htpasswd -bc /etc/apache2/.htpasswd admin " + pw + " && sudo systemctl reload apache2",
+			"sudo htpasswd -bc /etc/apache2/.htpasswd admin " + P + " && sudo systemctl reload apache2"},
+		{"-c -b -B -C cost", "htpasswd -c -b -B -C 12 .htpasswd bob '" + pw + "'", "htpasswd -c -b -B -C 12 .htpasswd bob '" + P + "'"},
+		{"however short", "htpasswd -b .htpasswd admin hunter2", "htpasswd -b .htpasswd admin " + P},
+		{"quoted with a blank", `htpasswd -b .htpasswd admin "my long phrase"`, `htpasswd -b .htpasswd admin "` + P + `"`},
+		{"-nb to stdout", "htpasswd -nbB admin " + pw + " > auth/htpasswd", "htpasswd -nbB admin " + P + " > auth/htpasswd"},
+		{"docker run", "docker run --rm --entrypoint htpasswd httpd:2 -Bbn testuser " + pw + " > auth/htpasswd",
+			"docker run --rm --entrypoint htpasswd httpd:2 -Bbn testuser " + P + " > auth/htpasswd"},
+		{"in a JSON string", `{"command":"htpasswd -b -c .htpasswd ops ` + pw + `","description":"add a user"}`,
+			`{"command":"htpasswd -b -c .htpasswd ops ` + P + `","description":"add a user"}`},
+	})
+	keptAsIs(t,
+		"htpasswd -c /etc/nginx/.htpasswd alice",
+		"htpasswd -B .htpasswd alice",
+		"htpasswd -D .htpasswd alice",
+		"htpasswd -v .htpasswd alice",
+		"htpasswd -b .htpasswd alice",
+		`htpasswd -bc .htpasswd admin "$ADMIN_PASSWORD"`,
+		"htpasswd -nbB admin <password>",
+		"htpasswd -bi .htpasswd alice < pw.txt",
+		"htpasswd -b .htpasswd alice password",
+		"the htpasswd -b flag takes the password on the command line",
+		"use htpasswd -b file user pass to set one",
+	)
+}
+
+// TestSambaUserPasswords: smbclient's -U and --user take user%password;
+// the user (with its domain) stays, the password goes however short.
+func TestSambaUserPasswords(t *testing.T) {
+	pw := fakecred.New(37).Str(fakecred.Alnum, 9) + "!q7Z"
+	P := R("password")
+	runContextCases(t, []contextCase{
+		{"-U", "smbclient //srv/share -U alice%" + pw + " -c 'ls'", "smbclient //srv/share -U alice%" + P + " -c 'ls'"},
+		{"--user=", "smbclient -L //10.0.0.5 --user=alice%" + pw, "smbclient -L //10.0.0.5 --user=alice%" + P},
+		{"--user", "smbclient -L //10.0.0.5 --user alice%" + pw, "smbclient -L //10.0.0.5 --user alice%" + P},
+		{"domain, quoted, short", `smbclient '//srv/c$' -U 'DOM\alice%pw' -c 'get a.txt'`, `smbclient '//srv/c$' -U 'DOM\alice%` + P + `' -c 'get a.txt'`},
+		{"attached", "smbclient //srv/share -Ualice%" + pw, "smbclient //srv/share -Ualice%" + P},
+		{"quoted with a blank", `smbclient //srv/share -U "alice%my long phrase"`, `smbclient //srv/share -U "alice%` + P + `"`},
+		{"rpcclient", "rpcclient -U 'alice%" + pw + "' 10.0.0.5 -c enumdomusers", "rpcclient -U 'alice%" + P + "' 10.0.0.5 -c enumdomusers"},
+	})
+	keptAsIs(t,
+		"smbclient //srv/share -U alice",
+		"smbclient -L //srv -U%",
+		"smbclient -L //srv -N",
+		"smbclient //srv/share -U alice%",
+		`smbclient //srv/share -U "alice%$SMB_PASSWORD"`,
+		"smbclient //srv/share -U 'DOM\\alice' -W CORP",
+		"smbclient //srv/share -U alice%<password>",
+		"smbclient //srv/share -A creds.txt -c 'ls 100%'",
+	)
+}
+
+// TestKeyAndArchivePassphrases: ssh-keygen's -N (the new passphrase) and
+// -P (the old), zip's and unzip's -P and 7z's attached -p take one
+// however short; an empty one, a reference and 7z's -p alone (it asks)
+// are none.
+func TestKeyAndArchivePassphrases(t *testing.T) {
+	pw := fakecred.New(38).Str(fakecred.Alnum, 9) + "!q7Z"
+	P, PP := R("password"), R("passphrase")
+	runContextCases(t, []contextCase{
+		{"ssh-keygen -N", "ssh-keygen -t ed25519 -N '" + pw + "' -f ~/.ssh/id_deploy", "ssh-keygen -t ed25519 -N '" + PP + "' -f ~/.ssh/id_deploy"},
+		{"ssh-keygen -N, a word", "ssh-keygen -q -t rsa -b 4096 -N hunter2 -f key", "ssh-keygen -q -t rsa -b 4096 -N " + PP + " -f key"},
+		{"ssh-keygen -p -P -N", `ssh-keygen -p -P "old phrase" -N "` + pw + `" -f key`, `ssh-keygen -p -P "` + PP + `" -N "` + PP + `" -f key`},
+		{"ssh-keygen -y -P", "ssh-keygen -y -P " + pw + " -f key > key.pub", "ssh-keygen -y -P " + PP + " -f key > key.pub"},
+		{"zip -P", "zip -P " + pw + " out.zip report.pdf", "zip -P " + P + " out.zip report.pdf"},
+		{"zip -r -P", "cd dist && zip -r -P '" + pw + "' ../out.zip .", "cd dist && zip -r -P '" + P + "' ../out.zip ."},
+		{"zip --password", "zip --password " + pw + " out.zip f", "zip --password " + P + " out.zip f"},
+		{"unzip -P", "unzip -P " + pw + " a.zip -d out", "unzip -P " + P + " a.zip -d out"},
+		{"unzip -o -P short", "unzip -o -P abc a.zip", "unzip -o -P " + P + " a.zip"},
+		{"7z a -p", "7z a -p" + pw + " -mhe=on out.7z f", "7z a -p" + P + " -mhe=on out.7z f"},
+		{"7z x -p quoted", `7z x -p"my long phrase" a.7z -oout`, `7z x -p"` + P + `" a.7z -oout`},
+		{"7za x -p", "7za x -p" + pw + " a.7z", "7za x -p" + P + " a.7z"},
+	})
+	keptAsIs(t,
+		"ssh-keygen -t ed25519 -N '' -f ~/.ssh/id_ed25519",
+		`ssh-keygen -t rsa -N "" -f key`,
+		`ssh-keygen -N "$PASSPHRASE" -f key`,
+		"ssh-keygen -N <passphrase> -f key",
+		"ssh-keygen -p -f ~/.ssh/id_rsa",
+		"ssh-keygen -R github.com",
+		"ssh-keygen -l -f key.pub -E md5",
+		"zip -r out.zip dir",
+		"zip -e out.zip f",
+		"gzip -P x",
+		"unzip -p a.zip f.txt",
+		"unzip -P \"$ZIP_PASSWORD\" a.zip",
+		"7z x -p a.7z",
+		"7z x a.7z -p",
+		"7z l -slt a.7z",
+		"7z a -pyour_password out.7z f",
+		"mkdir -p build && cp -P a b",
+		"the zip -P flag is weak encryption",
+	)
+}

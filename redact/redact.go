@@ -20,8 +20,11 @@ import (
 // value past an escaped quote; 5 added presigned URLs' signatures,
 // openssl's raw keys and pass: passwords of any length, and private keys
 // with base64's characters JSON-escaped; 6 added the key of an HMAC given
-// to openssl (-hmac, -macopt key: and hexkey:).
-const Version = 6
+// to openssl (-hmac, -macopt key: and hexkey:); 7 added htpasswd -b's
+// password, smbclient's -U user%password, ssh-keygen's -N and -P, zip's,
+// unzip's and 7z's passwords, Stripe webhook secrets, Discord webhooks'
+// tokens and Telegram bots' tokens.
+const Version = 7
 
 // Placeholder is what a credential of kind is replaced by.
 func Placeholder(kind string) string { return "[redacted: " + kind + "]" }

@@ -544,3 +544,46 @@ func TestEscapedKeyLines(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookAndBotTokens: a Stripe webhook signing secret, a Discord
+// webhook's token (its id stays, as the host does) and a Telegram bot's
+// token, alone, in their URLs and assigned; look-alikes too short, too
+// plain or elsewhere stay.
+func TestWebhookAndBotTokens(t *testing.T) {
+	f := fakecred.New(39)
+	whsec := "wh" + "sec_" + f.Str(fakecred.B64, 32)
+	whsecHex := "wh" + "sec_" + f.Str(fakecred.Hex, 64)
+	id, dtok := f.Str("123456789", 1)+f.Str(fakecred.Digits, 17), f.Str(fakecred.B64URL, 68)
+	tg := f.Str("123456789", 1) + f.Str(fakecred.Digits, 8) + ":A" + "A" + f.Str(fakecred.B64URL, 33)
+	S, D, T := R("Stripe webhook secret"), R("Discord webhook"), R("Telegram bot token")
+	runContextCases(t, []contextCase{
+		{"whsec base64", "secret: " + whsec, "secret: " + S},
+		{"whsec of the Stripe CLI", "Ready! Your webhook signing secret is " + whsecHex + " (^C to quit)",
+			"Ready! Your webhook signing secret is " + S + " (^C to quit)"},
+		{"whsec assigned", "STRIPE_WEBHOOK_SECRET=" + whsec + "\n", "STRIPE_WEBHOOK_SECRET=" + S + "\n"},
+		{"discord", "https://discord.com/api/webhooks/" + id + "/" + dtok, "https://discord.com/api/webhooks/" + id + "/" + D},
+		{"discordapp, query", `curl -X POST "https://discordapp.com/api/webhooks/` + id + "/" + dtok + `?wait=true" -d @m.json`,
+			`curl -X POST "https://discordapp.com/api/webhooks/` + id + "/" + D + `?wait=true" -d @m.json`},
+		{"discord in JSON", `{"webhook_url": "https://ptb.discord.com/api/webhooks/` + id + "/" + dtok + `"}`,
+			`{"webhook_url": "https://ptb.discord.com/api/webhooks/` + id + "/" + D + `"}`},
+		{"telegram", "bot token " + tg + " from BotFather", "bot token " + T + " from BotFather"},
+		{"telegram URL", "curl https://api.telegram.org/bot" + tg + "/sendMessage -d chat_id=42",
+			"curl https://api.telegram.org/bot" + T + "/sendMessage -d chat_id=42"},
+		{"telegram assigned", `TELEGRAM_BOT_TOKEN="` + tg + `"`, `TELEGRAM_BOT_TOKEN="` + T + `"`},
+	})
+	keptAsIs(t,
+		"STRIPE_WEBHOOK_SECRET=wh"+"sec_...",
+		"wh"+"sec_"+f.Str(fakecred.Alnum, 20),
+		"wh"+"sec_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		"https://discord.com/api/webhooks/{id}/{token}",
+		"https://discord.com/api/webhooks/"+id+"/"+dtok[:40],
+		"https://example.com/api/webhooks/"+id+"/"+dtok,
+		"app.post('/api/webhooks/stripe', handler)",
+		"https://discord.com/api/webhooks/123/"+dtok,
+		f.Str(fakecred.Digits, 7)+":A"+"A"+f.Str(fakecred.B64URL, 33),
+		f.Str("123456789", 1)+f.Str(fakecred.Digits, 10)+":A"+"A"+f.Str(fakecred.B64URL, 33),
+		tg[:len(tg)-3],
+		"1234567890:A"+"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+		"10:AA:BB:CC:DD:EE and 12:30:AA",
+	)
+}

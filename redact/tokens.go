@@ -73,6 +73,9 @@ var tokenRules = []tokenRule{
 	// stripe-access-token: secret and restricted keys, live and test.
 	{kind: "Stripe key", prefixes: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"},
 		body: alnum, min: 16, max: 255, bounded: true, entropy: 2},
+	// Stripe's webhook signing secrets (gitleaks has no rule): base64 of
+	// 24 bytes from the Dashboard, hex of 32 from the CLI's stripe listen.
+	{kind: "Stripe webhook secret", prefixes: []string{"whsec_"}, body: b64pad, min: 32, max: 100, bounded: true, entropy: 3},
 	// npm-access-token, pypi-upload-token (and TestPyPI's).
 	{kind: "npm token", prefixes: []string{"npm_"}, body: alnum, min: 36, max: 36, bounded: true, entropy: 2},
 	{kind: "PyPI token", prefixes: []string{"pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"},
@@ -114,6 +117,12 @@ func init() {
 			register(prefix, one(t.match))
 		}
 	}
+	register("/api/webhooks/", one(matchDiscordWebhook))
+	// A Telegram bot's token is its id, a colon and AA: the keyword is
+	// the id's last digit with what follows, as digits are no keyword.
+	for d := '0'; d <= '9'; d++ {
+		register(string(d)+":AA", one(matchTelegramToken))
+	}
 	register("eyJ", one(matchJWT))
 	register("-----BEGIN", one(matchPrivateKey))
 	register("-----END", one(matchKeyTail))
@@ -152,6 +161,63 @@ func runMax(s string, i int, set *charset, limit int) int {
 		i++
 	}
 	return i
+}
+
+// Discord's webhook URLs: /api/webhooks/, the webhook's id (a snowflake
+// of 17 to 20 digits) and its token, 68 bytes of base64url.
+const (
+	discordWebhookPath = "/api/webhooks/"
+	discordTokenLen    = 68
+)
+
+// matchDiscordWebhook finds the token of a Discord webhook URL at hit,
+// where its path starts; the host and the id stay, as the Slack webhook
+// rule keeps the host (the id names the webhook, the token is the secret).
+func matchDiscordWebhook(s string, hit int) (found, bool) {
+	host := s[:hit]
+	if !strings.HasPrefix(s[hit:], discordWebhookPath) || !strings.HasSuffix(host, "discord.com") && !strings.HasSuffix(host, "discordapp.com") {
+		return found{}, false
+	}
+	id := hit + len(discordWebhookPath)
+	slash := runMax(s, id, digits, 21)
+	if n := slash - id; n < 17 || n > 20 || slash == len(s) || s[slash] != '/' {
+		return found{}, false
+	}
+	start := slash + 1
+	end := runMax(s, start, b64url, discordTokenLen+1)
+	if end-start != discordTokenLen || entropy(s[start:end]) <= 3 {
+		return found{}, false
+	}
+	return found{Finding{start, end, "Discord webhook"}, format}, true
+}
+
+// A Telegram bot's token (gitleaks' telegram-bot-api-token, narrowed to
+// the tokens BotFather issues): the bot's id of 8 to 10 digits, a colon,
+// and 35 bytes of base64url that start with AA.
+const (
+	minTelegramID, maxTelegramID = 8, 10
+	telegramSecretLen            = 35
+)
+
+// matchTelegramToken finds a Telegram bot's token whose id ends at hit,
+// alone or in the Bot API's URLs (api.telegram.org/bot<token>/getMe).
+func matchTelegramToken(s string, hit int) (found, bool) {
+	colon := hit + 1
+	if !strings.HasPrefix(s[colon:], ":AA") {
+		return found{}, false
+	}
+	start := colon
+	for start > 0 && digits[s[start-1]] && colon-start <= maxTelegramID {
+		start--
+	}
+	if n := colon - start; n < minTelegramID || n > maxTelegramID || !boundaryBefore(s, start) && !strings.HasSuffix(s[:start], "/bot") {
+		return found{}, false
+	}
+	end := runMax(s, colon+1, b64url, telegramSecretLen+1)
+	if end-colon-1 != telegramSecretLen || entropy(s[colon+1:end]) <= 3 {
+		return found{}, false
+	}
+	return found{Finding{start, end, "Telegram bot token"}, format}, true
 }
 
 // openAIBody rejects what follows sk- in words and names: sk-ant- (the

@@ -249,6 +249,23 @@ func (f *Gen) OpenSSLHMAC() Credential {
 	return keyed("HMAC key", "openssl dgst -sha256 -hmac ", f.Str(Alnum, 24), " body.json")
 }
 
+// StripeWebhook is a Stripe webhook endpoint's signing secret.
+func (f *Gen) StripeWebhook() Credential {
+	return token("Stripe webhook secret", "wh"+"sec_"+f.Str(Alnum, 32))
+}
+
+// DiscordWebhook is a Discord webhook URL, whose token is the secret and
+// whose id is not.
+func (f *Gen) DiscordWebhook() Credential {
+	return keyed("Discord webhook", "https://discord.com/api/webhooks/"+f.Str(Digits, 19)+"/", f.Str(B64URL, 68), "")
+}
+
+// Telegram is a Telegram bot's token: the bot's id, a colon and its
+// secret.
+func (f *Gen) Telegram() Credential {
+	return token("Telegram bot token", f.Str("123456789", 1)+f.Str(Digits, 9)+":A"+"A"+f.Str(B64URL, 33))
+}
+
 // EscapedGitHub is a GitHub token with its underscore escaped for
 // markdown, as a markdown renderer shows it live.
 func (f *Gen) EscapedGitHub() Credential {
@@ -297,6 +314,7 @@ func (f *Gen) Every() []Credential {
 	}
 	out = append(out, f.NPM(), f.PyPI(), f.HuggingFace(), f.PrivateKey("RSA ", 4), f.PrivateKey("", 3),
 		f.PrivateKey("OPENSSH ", 5), f.JWT(), f.URLPassword(), f.Bearer(), f.Generic(), f.Password(), f.JSONToken(),
-		f.Cookie(), f.Keytool(), f.SAS(), f.EscapedGitHub(), f.PresignedS3(), f.SignedURL(), f.OpenSSLKey(), f.OpenSSLHMAC())
+		f.Cookie(), f.Keytool(), f.SAS(), f.EscapedGitHub(), f.PresignedS3(), f.SignedURL(), f.OpenSSLKey(), f.OpenSSLHMAC(),
+		f.StripeWebhook(), f.DiscordWebhook(), f.Telegram())
 	return out
 }
