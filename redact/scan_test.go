@@ -37,6 +37,8 @@ func FuzzKeywordScan(f *testing.F) {
 		"curl -b 'session=" + gh + "' https://x",
 		"Cookie: sid=" + ant + "; Path=/",
 		"https://u:" + gh + "@host/?sig=" + ant + "&sig=x",
+		g.Telegram().Text + gh + " " + g.DiscordWebhook().Text + "/" + g.StripeWebhook().Text,
+		"7z a -p" + gh + " zip -P " + ant + " x.zip",
 		strings.Join(keywords.words, ""),
 		strings.Join(keywords.words, " ") + "=" + gh,
 	} {
