@@ -23,7 +23,8 @@
 // (AKIA, ASIA, ABIA, ACCA), Google API keys (AIza…) and OAuth secrets and
 // tokens (GOCSPX-, ya29.), Slack tokens (xox?-, xapp-) and webhook paths,
 // Discord webhooks' tokens (discord.com or discordapp.com/api/webhooks/,
-// the id of 17 to 20 digits, which stays, and 68 bytes of base64url),
+// the id of 17 to 20 digits, which stays, and a token of base64url, 68
+// bytes today, 60 to 256 taken),
 // Telegram bots' tokens (an id of 8 to 10 digits, :AA and 33 bytes of
 // base64url; in the Bot API's URLs, /bot<token>/, too), Stripe secret and
 // restricted keys, live and test (sk_live_, sk_test_,

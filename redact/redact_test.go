@@ -562,6 +562,8 @@ func TestWebhookAndBotTokens(t *testing.T) {
 			"Ready! Your webhook signing secret is " + S + " (^C to quit)"},
 		{"whsec assigned", "STRIPE_WEBHOOK_SECRET=" + whsec + "\n", "STRIPE_WEBHOOK_SECRET=" + S + "\n"},
 		{"discord", "https://discord.com/api/webhooks/" + id + "/" + dtok, "https://discord.com/api/webhooks/" + id + "/" + D},
+		{"discord, a longer token", "https://discord.com/api/webhooks/" + id + "/" + dtok + dtok[:16] + " ok",
+			"https://discord.com/api/webhooks/" + id + "/" + D + " ok"},
 		{"discordapp, query", `curl -X POST "https://discordapp.com/api/webhooks/` + id + "/" + dtok + `?wait=true" -d @m.json`,
 			`curl -X POST "https://discordapp.com/api/webhooks/` + id + "/" + D + `?wait=true" -d @m.json`},
 		{"discord in JSON", `{"webhook_url": "https://ptb.discord.com/api/webhooks/` + id + "/" + dtok + `"}`,

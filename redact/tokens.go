@@ -164,10 +164,12 @@ func runMax(s string, i int, set *charset, limit int) int {
 }
 
 // Discord's webhook URLs: /api/webhooks/, the webhook's id (a snowflake
-// of 17 to 20 digits) and its token, 68 bytes of base64url.
+// of 17 to 20 digits) and its token of base64url. Its tokens are 68 bytes
+// today; one of 60 to 256 is taken, so that a longer token of a later
+// format still goes.
 const (
-	discordWebhookPath = "/api/webhooks/"
-	discordTokenLen    = 68
+	discordWebhookPath               = "/api/webhooks/"
+	minDiscordToken, maxDiscordToken = 60, 256
 )
 
 // matchDiscordWebhook finds the token of a Discord webhook URL at hit,
@@ -184,8 +186,8 @@ func matchDiscordWebhook(s string, hit int) (found, bool) {
 		return found{}, false
 	}
 	start := slash + 1
-	end := runMax(s, start, b64url, discordTokenLen+1)
-	if end-start != discordTokenLen || entropy(s[start:end]) <= 3 {
+	end := runMax(s, start, b64url, maxDiscordToken+1)
+	if n := end - start; n < minDiscordToken || n > maxDiscordToken || entropy(s[start:end]) <= 3 {
 		return found{}, false
 	}
 	return found{Finding{start, end, "Discord webhook"}, format}, true
