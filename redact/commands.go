@@ -141,14 +141,34 @@ func commandStart(s string, hit int) bool {
 
 // toolLine is s up to the end of the command of the tool name, whose name
 // ends at e: through backslash-continued lines, up to where the tool runs
-// again, && || | or ;.
+// again, && || | or ; outside an argument's quotes.
 func toolLine(s string, e int, name string) string {
 	line := s[:commandEnd(s, e, min(len(s), e+maxCommand))]
 	line = line[:nextCommand(line, e, name)] // which is its own hit's
-	if i := strings.IndexAny(line[e:], "|;&"); i >= 0 {
-		line = line[:e+i]
+	return line[:separatorAt(line, e)]
+}
+
+// separatorAt is where the first | ; or & after e in line is that is not
+// inside a quoted argument ('k3y|x', "a;b"), or len(line). A quote opens
+// an argument only at its start, after a blank, = or :, so that an
+// apostrophe in prose (mysql's) opens none; one that does not close on
+// the line quotes nothing.
+func separatorAt(line string, e int) int {
+	for i := e; i < len(line); i++ {
+		switch line[i] {
+		case '|', ';', '&':
+			return i
+		case ' ', '\t', '=', ':':
+			n, q := quoteAt(line, i+1)
+			if n == 0 {
+				continue
+			}
+			if c, size := closeQuote(line[i+1+n:], q); c >= 0 {
+				i += n + c + size
+			}
+		}
 	}
-	return line
+	return len(line)
 }
 
 // eachFlag calls flag at each dash of line from p on, outside a flag's
@@ -246,16 +266,19 @@ func matchOpenSSLSecret(s string, hit, from int) (found, int, bool) {
 	if !ok || s[hit:e] != "openssl" {
 		return found{}, 0, false
 	}
-	line := toolLine(s, e, "openssl")
-	return eachFlag(line, max(from, e), func(p int) (found, bool) { return opensslFlag(line, p) })
+	line, atCommand := toolLine(s, e, "openssl"), commandStart(s, hit)
+	return eachFlag(line, max(from, e), func(p int) (found, bool) { return opensslFlag(line, p, atCommand) })
 }
 
 // minHexKey is the shortest -K taken for a key: a DES key's 16 digits.
 const minHexKey = 16
 
 // opensslFlag reads the secret of the openssl flag at p, if it is one
-// that takes a secret and has one.
-func opensslFlag(line string, p int) (found, bool) {
+// that takes a secret and has one. An -hmac key with no quotes is taken
+// however short only from a command (atCommand: openssl starts one);
+// elsewhere only one of a password's shape, since prose about the flag
+// goes on with a word ("-hmac with your key").
+func opensslFlag(line string, p int, atCommand bool) (found, bool) {
 	if !flagStart(line, p) {
 		return found{}, false
 	}
@@ -275,7 +298,11 @@ func opensslFlag(line string, p int) (found, bool) {
 	case "-pass", "-passin", "-passout":
 		return prefixedArg(line, q, "pass:", "password")
 	case "-hmac":
-		return prefixedArg(line, q, "", "HMAC key")
+		f, ok := prefixedArg(line, q, "", "HMAC key")
+		if ok && !atCommand && quoteLen(line, q) == 0 && !passwordValue(line[f.Start:f.End]) {
+			return found{}, false
+		}
+		return f, ok
 	case "-macopt":
 		if f, ok := prefixedArg(line, q, "key:", "HMAC key"); ok {
 			return f, true
@@ -327,7 +354,8 @@ func argSpan(line string, q int, prefix string) (start, end int, ok bool) {
 	}
 	end = start
 	if n > 0 {
-		e := strings.Index(line[start:min(len(line), start+maxQuoted)], line[q:q+n])
+		_, quote := quoteAt(line, q)
+		e, _ := closeQuote(line[start:min(len(line), start+maxQuoted)], quote)
 		if e < 0 {
 			return 0, 0, false
 		}

@@ -430,7 +430,7 @@ var schemeChars = chars(alnumChars, "-")
 func isScheme(w string) bool {
 	switch strings.ToLower(w) {
 	case "bearer", "basic", "token", "digest", "bot", "apikey", "api-key", "key", "sso-key",
-		"negotiate", "ntlm", "dpop", "hoba", "mutual", "aws4-hmac-sha256", "splunk", "jwt":
+		"negotiate", "ntlm", "dpop", "hoba", "mutual", "aws4-hmac-sha256", "goog4-hmac-sha256", "splunk", "jwt":
 		return true
 	}
 	return len(w) <= 16 && onlyWordish(w)

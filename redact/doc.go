@@ -65,10 +65,13 @@
 // signature's query (its value, percent-decoded, the base64 of an
 // HMAC-SHA256: 43 characters and an =), the signature of a presigned URL
 // (AWS's X-Amz-Signature, and the Signature= of a SigV4 Authorization
-// header, AWS4-HMAC-SHA256 Credential=…, Google's X-Goog-Signature: hex of
-// at least 64 digits; the Signature= of a query, S3's version 2, Google's
-// and CloudFront's signed URLs: base64, percent-decoded, of at least 27
-// characters with a digit; X-Amz-Security-Token is a token by the rule
+// header, AWS4-HMAC-SHA256 or GOOG4-HMAC-SHA256 Credential=…, in any
+// case, Google's X-Goog-Signature: hex of at least 64 digits; the
+// Signature= of a query, after ? or & or an & escaped as &amp; or \u0026,
+// S3's version 2, Google's and CloudFront's signed URLs: base64,
+// percent-decoded, of at least 27 characters with a digit; in an
+// Authorization header the credential scope goes with the header's
+// credentials, the algorithm stays; X-Amz-Security-Token is a token by the rule
 // below, X-Amz-Credential a credential), and the value of an
 // assignment whose key names a secret: KEY=value, "token": "value",
 // password: value, --api-key value, <password>value</password>, with

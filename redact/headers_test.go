@@ -175,12 +175,22 @@ func TestPresignedURLs(t *testing.T) {
 			"wget 'https://b.s3.amazonaws.com/k?Signature=" + U + "&Expires=1700000000'"},
 		{"Google version 2", "https://storage.googleapis.com/b/o?GoogleAccessId=sa@p.iam.gserviceaccount.com&Expires=1700000000&Signature=" + googV2,
 			"https://storage.googleapis.com/b/o?GoogleAccessId=sa@p.iam.gserviceaccount.com&Expires=1700000000&Signature=" + U},
+		{"S3 version 2 in HTML", `<a href="https://b.s3.amazonaws.com/k?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&amp;Expires=1700000000&amp;Signature=` + v2 + `">`,
+			`<a href="https://b.s3.amazonaws.com/k?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&amp;Expires=1700000000&amp;Signature=` + U + `">`},
+		{"S3 version 2 in Go's JSON", `{"url":"https://b.s3.amazonaws.com/k?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE\u0026Expires=1700000000\u0026Signature=` + v2 + `"}`,
+			`{"url":"https://b.s3.amazonaws.com/k?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE\u0026Expires=1700000000\u0026Signature=` + U + `"}`},
 		{"CloudFront", "https://d1.cloudfront.net/v.mp4?Expires=1700000000&Signature=" + cloudFront + "&Key-Pair-Id=K2JCJMDEHXQW5F",
 			"https://d1.cloudfront.net/v.mp4?Expires=1700000000&Signature=" + U + "&Key-Pair-Id=K2JCJMDEHXQW5F"},
 	})
 	header := "Authorization: GOOG4-HMAC-SHA256 Credential=GOOG1E" + f.Str(fakecred.Alnum, 20) + "/20240101/auto/storage/goog4_request, SignedHeaders=host, Signature=" + hmacGoog
-	if got := redact.Builtin().Redact(header); !strings.HasSuffix(got, ", Signature="+G) {
-		t.Errorf("Google's HMAC header: got %q", got)
+	// As of SigV4's, the credential scope goes whole with the header's
+	// credentials, and the algorithm stays.
+	if got, want := redact.Builtin().Redact(header), "Authorization: GOOG4-HMAC-SHA256 "+R("authorization")+", SignedHeaders=host, Signature="+G; got != want {
+		t.Errorf("Google's HMAC header:\n got %q\nwant %q", got, want)
+	}
+	lower := "authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20240101/us-east-1/s3/aws4_request, signedheaders=host, signature=" + sigV4
+	if got, want := redact.Builtin().Redact(lower), strings.TrimSuffix(lower, sigV4)+R("AWS signature"); got != want {
+		t.Errorf("SigV4 header in lower case:\n got %q\nwant %q", got, want)
 	}
 	keptAsIs(t,
 		"?X-Amz-Signature=<signature>&X-Amz-Date=x",
@@ -230,6 +240,15 @@ func TestOpenSSLSecrets(t *testing.T) {
 		{"-macopt key:", "openssl dgst -sha256 -mac HMAC -macopt key:" + pw + " f", "openssl dgst -sha256 -mac HMAC -macopt key:" + H + " f"},
 		{"-macopt hexkey:", "openssl mac -digest SHA256 -macopt hexkey:" + key256 + " HMAC", "openssl mac -digest SHA256 -macopt hexkey:" + H + " HMAC"},
 		{"-macopt 'key:…' quoted", "openssl dgst -mac hmac -macopt 'key:my long phrase' f", "openssl dgst -mac hmac -macopt 'key:" + H + "' f"},
+		{"-hmac quoted, with | and ;", "openssl dgst -sha256 -hmac 'k3y|with;pipe' file", "openssl dgst -sha256 -hmac '" + H + "' file"},
+		{"-hmac quoted, with &, piped on", `openssl dgst -hmac "k&ey" f | xxd`, `openssl dgst -hmac "` + H + `" f | xxd`},
+		{"-macopt quoted, with &", "openssl dgst -mac hmac -macopt 'key:a&b' f", "openssl dgst -mac hmac -macopt 'key:" + H + "' f"},
+		{"-pass quoted, with ;", `openssl enc -pass "pass:x;y" -in a`, `openssl enc -pass "pass:` + P + `" -in a`},
+		{"-pass quoted, with | and a blank", `openssl enc -pass "pass:a|b c" -in a`, `openssl enc -pass "pass:` + P + `" -in a`},
+		{"-hmac, an escaped quote", `openssl dgst -sha256 -hmac "ab\"cdSECRETTAIL" f`, `openssl dgst -sha256 -hmac "` + H + `" f`},
+		{"-pass, an escaped quote", `openssl enc -pass "pass:ab\"SECRETTAIL" -in a`, `openssl enc -pass "pass:` + P + `" -in a`},
+		{"-hmac, typographic quotes", "openssl dgst -hmac “s3cr3tkey” f", "openssl dgst -hmac “" + H + "” f"},
+		{"-hmac in a JSON string, escaped quotes", `{"command": "openssl dgst -hmac \"k3y|x\" f"}`, `{"command": "openssl dgst -hmac \"` + H + `\" f"}`},
 	})
 	keptAsIs(t,
 		"openssl enc -aes-256-cbc -pass env:MYPASS -in a",
@@ -245,6 +264,9 @@ func TestOpenSSLSecrets(t *testing.T) {
 		"openssl enc -aes-128-cbc -kfile k.txt -iv "+iv,
 		"openssl s_client -connect h:443 -psk_identity client1",
 		`openssl dgst -sha256 -hmac "$WEBHOOK_SECRET" body.json`,
+		"Use openssl dgst -hmac with your key",
+		"pipe the body into openssl dgst -sha256 -hmac and compare",
+		"The openssl -hmac flag takes the key",
 		"openssl dgst -sha256 -hmac ${KEY} f",
 		"openssl dgst -sha256 -mac HMAC -macopt digest:SHA256 f",
 		"openssl mac -cipher AES-128-CBC -macopt hexkey:$KEY CMAC",

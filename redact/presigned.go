@@ -12,6 +12,9 @@ func init() {
 	register("x-goog-signature=", one(matchHexSignature))
 	register("?signature=", one(matchQuerySignature))
 	register("&signature=", one(matchQuerySignature))
+	// The & escaped: in HTML and XML (&amp;) and by Go's JSON encoder.
+	register(";signature=", one(matchQuerySignature))
+	register(`\u0026signature=`, one(matchQuerySignature))
 	// Past the algorithm's name, AWS4- or GOOG4-, whose first bytes
 	// start common words (good, google).
 	register("-hmac-sha256 credential=", one(matchSigV4Header))
@@ -67,7 +70,7 @@ var (
 // shape, once percent-decoded base64 of at least 20 bytes (27
 // characters) with a digit, of a secret's entropy.
 func matchQuerySignature(s string, hit int) (found, bool) {
-	start := hit + len("?signature=")
+	start := hit + strings.IndexByte(s[hit:], '=') + 1
 	end := runMax(s, start, querySigChars, maxValue+1)
 	v, ok := percentDecoded(s[start:end])
 	if !ok || end-start > maxValue || len(v) < 27 || run(v, 0, sigB64) != len(v) || !hasDigit(v) || entropy(v) <= secretBits {
@@ -94,14 +97,25 @@ func matchSigV4Header(s string, hit int) (found, bool) {
 	}
 	i := hit + len("-hmac-sha256 credential=")
 	line := s[i:lineEnd(s, i, min(len(s), i+maxSigV4Header))]
-	j := strings.Index(line, "Signature=")
+	j := indexFold(line, "signature=")
 	if j < 0 {
 		return found{}, false
 	}
-	start := i + j + len("Signature=")
+	start := i + j + len("signature=")
 	end, ok := hexSignature(s, start)
 	if !ok {
 		return found{}, false
 	}
 	return found{Finding{start, end, kind}, context}, true
+}
+
+// indexFold is the first index of word (lower case) in s, matched
+// case-insensitively, -1 if it is not there.
+func indexFold(s, word string) int {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if lowerByte[s[i]] == word[0] && hasFoldPrefix(s[i:], word) {
+			return i
+		}
+	}
+	return -1
 }
