@@ -898,6 +898,10 @@ func TestFaultSIGHUP(t *testing.T) {
 		d.cmd.Process.Signal(syscall.SIGHUP)
 		d.logged(hup, i+1)
 	}
+	// The signals did not end the catch-up they came in.
+	if st, err := d.status(); err != nil || st.CatchUp.Over {
+		t.Fatalf("catch-up over (status err %v) after SIGHUP, with every render still waiting", err)
+	}
 	release()
 	eventually(t, "catch-up is over", func() bool {
 		st, err := d.status()
