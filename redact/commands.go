@@ -52,8 +52,6 @@ var tools = func() []tool {
 		// keytool -storepasswd and -keypasswd take the new one after -new.
 		{name: "keytool", flags: []string{"-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-new"}},
 		{name: "jarsigner", flags: []string{"-storepass", "-keypass"}},
-		// openssl's -passin and -passout take pass:X, an assignment.
-		{name: "openssl", subs: []string{"enc"}, flags: []string{"-k"}, blank: true},
 		// ssh-keygen's -N is the new passphrase, -P the old one.
 		{name: "ssh-keygen", flags: []string{"-N", "-P"}, plain: true, kind: "passphrase"},
 		{name: "zip", flags: []string{"-P", "--password"}, blank: true, plain: true},
@@ -238,13 +236,20 @@ func toolFlag(s, line string, p int, t tool) (found, bool) {
 		if t.plain {
 			return plainArg(line, q, t.kind)
 		}
-		start, end, head, ok := value(line, p, q)
-		if !ok || line[start] == '-' || !passwordValue(line[start:end]) && (head == end || !passwordValue(line[start:head])) {
-			return found{}, false
-		}
-		return found{Finding{start, end, t.kind}, context}, true
+		return flagPassword(line, p, q, t.kind)
 	}
 	return found{}, false
+}
+
+// flagPassword reads the value at q of the password flag at p, named
+// kind, if it is a password: not a flag, and of a password's shape (see
+// passwordValue), whole or up to where a quote it holds ends (head).
+func flagPassword(line string, p, q int, kind string) (found, bool) {
+	start, end, head, ok := value(line, p, q)
+	if !ok || line[start] == '-' || !passwordValue(line[start:end]) && (head == end || !passwordValue(line[start:head])) {
+		return found{}, false
+	}
+	return found{Finding{start, end, kind}, context}, true
 }
 
 // flagStart reports whether a flag may start at p, after a blank.
@@ -255,10 +260,11 @@ func flagStart(line string, p int) bool {
 
 func init() { register("openssl", matchOpenSSLSecret) }
 
-// matchOpenSSLSecret finds what openssl's flags give it of a secret
-// beyond enc's -k (a tool's password flag): the raw key of -K (enc and
-// the cipher commands) and -psk (s_client, s_server), in hex, and the
-// password of -pass, -passin and -passout, given as pass:x. The IV and
+// matchOpenSSLSecret finds what openssl's flags give it of a secret: enc's
+// -k password (after a blank: -kfile is another flag), the raw key of -K
+// (enc and the cipher commands) and -psk (s_client, s_server), in hex,
+// the password of -pass, -passin and -passout, given as pass:x, and the
+// key of an HMAC (dgst's -hmac, -macopt key: and hexkey:). The IV and
 // salt (-iv, -S) are no secret, and env:NAME, file:path, fd:n and stdin
 // say where the password is.
 func matchOpenSSLSecret(s string, hit, from int) (found, int, bool) {
@@ -266,19 +272,28 @@ func matchOpenSSLSecret(s string, hit, from int) (found, int, bool) {
 	if !ok || s[hit:e] != "openssl" {
 		return found{}, 0, false
 	}
-	line, atCommand := toolLine(s, e, "openssl"), commandStart(s, hit)
-	return eachFlag(line, max(from, e), func(p int) (found, bool) { return opensslFlag(line, p, atCommand) })
+	line := toolLine(s, e, "openssl")
+	c := opensslCommand{line: line, atCommand: commandStart(s, hit), enc: hasWord(line[e:], "enc")}
+	return eachFlag(line, max(from, e), c.flag)
+}
+
+// opensslCommand is the line of an openssl command, whether openssl starts
+// a command there (rather than standing in prose), and whether it is enc.
+type opensslCommand struct {
+	line           string
+	atCommand, enc bool
 }
 
 // minHexKey is the shortest -K taken for a key: a DES key's 16 digits.
 const minHexKey = 16
 
-// opensslFlag reads the secret of the openssl flag at p, if it is one
-// that takes a secret and has one. An -hmac key with no quotes is taken
-// however short only from a command (atCommand: openssl starts one);
-// elsewhere only one of a password's shape, since prose about the flag
-// goes on with a word ("-hmac with your key").
-func opensslFlag(line string, p int, atCommand bool) (found, bool) {
+// flag reads the secret of the openssl flag at p, if it is one that takes
+// a secret and has one. An -hmac key with no quotes is taken however short
+// only from a command (atCommand); elsewhere only one of a password's
+// shape, since prose about the flag goes on with a word ("-hmac with your
+// key").
+func (c opensslCommand) flag(p int) (found, bool) {
+	line := c.line
 	if !flagStart(line, p) {
 		return found{}, false
 	}
@@ -295,11 +310,15 @@ func opensslFlag(line string, p int, atCommand bool) (found, bool) {
 			return found{}, false
 		}
 		return found{Finding{start, end, "encryption key"}, context}, true
+	case "-k":
+		if c.enc {
+			return flagPassword(line, p, q, "password")
+		}
 	case "-pass", "-passin", "-passout":
 		return prefixedArg(line, q, "pass:", "password")
 	case "-hmac":
-		f, ok := prefixedArg(line, q, "", "HMAC key")
-		if ok && !atCommand && quoteLen(line, q) == 0 && !passwordValue(line[f.Start:f.End]) {
+		f, ok := plainArg(line, q, "HMAC key")
+		if ok && !c.atCommand && quoteLen(line, q) == 0 && !passwordValue(line[f.Start:f.End]) {
 			return found{}, false
 		}
 		return f, ok
@@ -319,23 +338,28 @@ func opensslFlag(line string, p int, atCommand bool) (found, bool) {
 // unless it is a reference or a stand-in ($PW, pass:changeme, <key>).
 func prefixedArg(line string, q int, prefix, kind string) (found, bool) {
 	start, end, ok := argSpan(line, q, prefix)
-	if v := line[start:end]; !ok || v == "" || reference(v) || hasStopword(v) {
+	if !ok || !givenSecret(line[start:end]) {
 		return found{}, false
 	}
 	return found{Finding{start, end, kind}, context}, true
 }
 
 // plainArg reads the argument at q of a flag that takes nothing but a
-// secret (zip -P x, ssh-keygen -N x), quoted or not, and names it kind:
-// one however short, unless it is empty, a flag, or a stand-in ($PW,
-// <passphrase>, password itself).
+// secret (zip -P x, ssh-keygen -N x, openssl -hmac x), quoted or not, and
+// names it kind, as prefixedArg does; a flag there is none (the secret is
+// asked for).
 func plainArg(line string, q int, kind string) (found, bool) {
-	start, end, ok := argSpan(line, q, "")
-	if v := line[start:end]; !ok || v == "" || v[0] == '-' || placeholder(v) {
+	if q < len(line) && line[q] == '-' {
 		return found{}, false
 	}
-	return found{Finding{start, end, kind}, context}, true
+	return prefixedArg(line, q, "", kind)
 }
+
+// givenSecret reports whether v, given where only a secret goes (pass:x,
+// zip -P x, htpasswd -b's last word), is one: however short or plain
+// (x, secret, hunter2), unless it is empty, a reference or a stand-in
+// ($PW, <key>, changeme, xxxx).
+func givenSecret(v string) bool { return v != "" && !reference(v) && !hasStopword(v) }
 
 // argSpan returns the span of the argument at q after prefix: inside its
 // quotes if it is quoted whole or after the prefix, else up to a blank or
@@ -423,7 +447,7 @@ func matchHtpasswd(s string, hit, _ int) (found, int, bool) {
 		return found{}, 0, false
 	}
 	pw := words[want-1]
-	if v := line[pw[0]:pw[1]]; v == "" || placeholder(v) {
+	if !givenSecret(line[pw[0]:pw[1]]) {
 		return found{}, 0, false
 	}
 	return found{Finding{pw[0], pw[1], "password"}, context}, 0, true
@@ -464,7 +488,7 @@ func sambaUser(line string, p int) (found, bool) {
 		return found{}, false
 	}
 	start += pct + 1
-	if v := line[start:end]; v == "" || placeholder(v) {
+	if !givenSecret(line[start:end]) {
 		return found{}, false
 	}
 	return found{Finding{start, end, "password"}, context}, true

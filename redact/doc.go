@@ -126,7 +126,8 @@
 // sudo; "the zip -P flag" is prose): ssh-keygen -N (the new passphrase)
 // and -P (the old; -N "" is none), zip -P and --password, unzip -P and 7z
 // (7za, 7zz) -pX (only attached: -p alone asks for it);
-// looked for along the command up to && || | or ;. htpasswd -b takes the
+// looked for along the command up to && || | or ; (outside an argument's
+// quotes: -hmac 'k|x' is one argument). htpasswd -b takes the
 // password as its last word, after the file and the user (the user alone
 // with -n), in a command that ends there (prose goes on past it); without
 // -b, or with -i, none is on the line. smbclient's (rpcclient's,

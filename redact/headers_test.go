@@ -288,6 +288,7 @@ func TestPositionalPasswords(t *testing.T) {
 			"sudo htpasswd -bc /etc/apache2/.htpasswd admin " + P + " && sudo systemctl reload apache2"},
 		{"-c -b -B -C cost", "htpasswd -c -b -B -C 12 .htpasswd bob '" + pw + "'", "htpasswd -c -b -B -C 12 .htpasswd bob '" + P + "'"},
 		{"however short", "htpasswd -b .htpasswd admin hunter2", "htpasswd -b .htpasswd admin " + P},
+		{"a plain word", "htpasswd -b .htpasswd alice password", "htpasswd -b .htpasswd alice " + P},
 		{"quoted with a blank", `htpasswd -b .htpasswd admin "my long phrase"`, `htpasswd -b .htpasswd admin "` + P + `"`},
 		{"-nb to stdout", "htpasswd -nbB admin " + pw + " > auth/htpasswd", "htpasswd -nbB admin " + P + " > auth/htpasswd"},
 		{"docker run", "docker run --rm --entrypoint htpasswd httpd:2 -Bbn testuser " + pw + " > auth/htpasswd",
@@ -304,7 +305,6 @@ func TestPositionalPasswords(t *testing.T) {
 		`htpasswd -bc .htpasswd admin "$ADMIN_PASSWORD"`,
 		"htpasswd -nbB admin <password>",
 		"htpasswd -bi .htpasswd alice < pw.txt",
-		"htpasswd -b .htpasswd alice password",
 		"the htpasswd -b flag takes the password on the command line",
 		"use htpasswd -b file user pass to set one",
 	)

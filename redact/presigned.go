@@ -108,14 +108,3 @@ func matchSigV4Header(s string, hit int) (found, bool) {
 	}
 	return found{Finding{start, end, kind}, context}, true
 }
-
-// indexFold is the first index of word (lower case) in s, matched
-// case-insensitively, -1 if it is not there.
-func indexFold(s, word string) int {
-	for i := 0; i+len(word) <= len(s); i++ {
-		if lowerByte[s[i]] == word[0] && hasFoldPrefix(s[i:], word) {
-			return i
-		}
-	}
-	return -1
-}
