@@ -67,9 +67,7 @@ func clusters(s string, u Unit) iter.Seq2[int, int] {
 	return func(yield func(size, length int) bool) {
 		state := -1
 		for i := 0; i < len(s); {
-			// Two ASCII bytes always have a boundary between them, but for
-			// CR LF: most text needs no look-up.
-			if c := s[i]; c < utf8.RuneSelf && (i+1 == len(s) || s[i+1] < utf8.RuneSelf && (c != '\r' || s[i+1] != '\n')) {
+			if c := s[i]; asciiAlone(s, i) {
 				if !yield(1, asciiLength(c, u)) {
 					return
 				}
@@ -85,6 +83,14 @@ func clusters(s string, u Unit) iter.Seq2[int, int] {
 			i += len(cluster)
 		}
 	}
+}
+
+// asciiAlone reports whether s[i] is an ASCII character in a cluster of
+// its own: two ASCII bytes always have a boundary between them, but for
+// CR LF, so most text needs no look-up.
+func asciiAlone(s string, i int) bool {
+	c := s[i]
+	return c < utf8.RuneSelf && (i+1 == len(s) || s[i+1] < utf8.RuneSelf && (c != '\r' || s[i+1] != '\n'))
 }
 
 // asciiLength is the length in u of an ASCII character alone in its
@@ -125,7 +131,7 @@ func Len(s string, u Unit) int {
 func asciiRun(s string, limit int) int {
 	limit = min(limit, len(s))
 	i := 0
-	for i < limit && ' ' <= s[i] && s[i] < 0x7f && (i+1 == len(s) || s[i+1] < utf8.RuneSelf) {
+	for i < limit && ' ' <= s[i] && s[i] < 0x7f && asciiAlone(s, i) {
 		i++
 	}
 	return i
