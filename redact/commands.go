@@ -13,6 +13,7 @@ type tool struct {
 	attached bool     // the password follows the flag only without a blank (mysql -pX; -p alone asks)
 	blank    bool     // the password follows the flag only after a blank (openssl enc -k X; -kfile is another flag)
 	plain    bool     // the flag takes nothing but a password, which is one however short or plain (zip -P x)
+	cluster  bool     // a one-letter flag may end a cluster of them (zip -rP x), as getopt reads them
 	kind     string
 }
 
@@ -21,15 +22,15 @@ const minToolKeyword = 4
 
 // keywords are what the tool is looked for by: its name, or, when the
 // name is shorter than minToolKeyword, the name with each of its
-// subcommands, or with the dash of a flag after it (zip -P, zip -r -P):
-// a short name alone (zip, gh) starts common words, and the keyword scan
+// subcommands, or with the blank after it (zip -P, zip out.zip -P): a
+// short name alone (zip, gh) starts common words, and the keyword scan
 // would stop at each.
 func (t tool) keywords() []string {
 	switch {
 	case len(t.name) >= minToolKeyword:
 		return []string{t.name}
 	case len(t.subs) == 0:
-		return []string{t.name + " -"}
+		return []string{t.name + " "}
 	}
 	ws := make([]string, len(t.subs))
 	for i, sub := range t.subs {
@@ -53,9 +54,9 @@ var tools = func() []tool {
 		{name: "keytool", flags: []string{"-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-new"}},
 		{name: "jarsigner", flags: []string{"-storepass", "-keypass"}},
 		// ssh-keygen's -N is the new passphrase, -P the old one.
-		{name: "ssh-keygen", flags: []string{"-N", "-P"}, plain: true, kind: "passphrase"},
-		{name: "zip", flags: []string{"-P", "--password"}, blank: true, plain: true},
-		{name: "unzip", flags: []string{"-P"}, blank: true, plain: true},
+		{name: "ssh-keygen", flags: []string{"-N", "-P"}, plain: true, cluster: true, kind: "passphrase"},
+		{name: "zip", flags: []string{"-P", "--password"}, blank: true, plain: true, cluster: true},
+		{name: "unzip", flags: []string{"-P"}, blank: true, plain: true, cluster: true},
 	}
 	// 7-Zip's commands that read an archive or write one; -p alone asks.
 	for _, n := range []string{"7z", "7za", "7zz"} {
@@ -121,7 +122,8 @@ var runners = []string{"sudo", "exec", "nohup", "time", "env", "then", "do", "xa
 // commandStart reports whether the word at hit starts a command: at the
 // start of the string or a line (an escaped one too), after a shell
 // operator, a prompt's $, a quote, a backtick or a path's slash, or after
-// a word that runs the next (sudo, then, xargs).
+// a word that runs the next (sudo, then, xargs) and starts a command
+// itself ("then unzip it" in prose starts none).
 func commandStart(s string, hit int) bool {
 	i := hit
 	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
@@ -134,7 +136,7 @@ func commandStart(s string, hit int) bool {
 	for w > 0 && isLowerByte(s[w-1]) {
 		w--
 	}
-	return boundaryBefore(s, w) && slices.Contains(runners, s[w:i])
+	return w < i && boundaryBefore(s, w) && slices.Contains(runners, s[w:i]) && commandStart(s, w)
 }
 
 // toolLine is s up to the end of the command of the tool name, whose name
@@ -149,13 +151,18 @@ func toolLine(s string, e int, name string) string {
 // separatorAt is where the first | ; or & after e in line is that is not
 // inside a quoted argument ('k3y|x', "a;b"), or len(line). A quote opens
 // an argument only at its start, after a blank, = or :, so that an
-// apostrophe in prose (mysql's) opens none; one that does not close on
-// the line quotes nothing.
+// apostrophe in prose (mysql's) opens none; a double quote, which prose
+// does not put inside a word, anywhere, as in the shell (pw"a|b"); one
+// that does not close on the line quotes nothing.
 func separatorAt(line string, e int) int {
 	for i := e; i < len(line); i++ {
 		switch line[i] {
 		case '|', ';', '&':
 			return i
+		case '"':
+			if c, size := closeQuote(line[i+1:], asciiQuotes[0]); c >= 0 {
+				i += c + size
+			}
 		case ' ', '\t', '=', ':':
 			n, q := quoteAt(line, i+1)
 			if n == 0 {
@@ -218,6 +225,9 @@ func toolFlag(s, line string, p int, t tool) (found, bool) {
 	if !flagStart(line, p) {
 		return found{}, false
 	}
+	if q, ok := clusterFlag(line, p, t); ok {
+		return toolValue(line, p, skipBlanks(line, q, 4), t)
+	}
 	for _, flag := range t.flags {
 		if !strings.HasPrefix(line[p:], flag) {
 			continue
@@ -233,12 +243,37 @@ func toolFlag(s, line string, p int, t tool) (found, bool) {
 		if blank {
 			q = skipBlanks(line, q, 4)
 		}
-		if t.plain {
-			return plainArg(line, q, t.kind)
-		}
-		return flagPassword(line, p, q, t.kind)
+		return toolValue(line, p, q, t)
 	}
 	return found{}, false
+}
+
+// toolValue reads the value at q of t's password flag at p.
+func toolValue(line string, p, q int, t tool) (found, bool) {
+	if t.plain {
+		return plainArg(line, q, t.kind)
+	}
+	return flagPassword(line, p, q, t.kind)
+}
+
+// clusterFlag returns where the value's blank starts after a cluster of
+// one-letter flags at p that ends with one of t's (zip -rP x, -9rP x,
+// ssh-keygen -qN x), if t reads clusters: only the last flag of a cluster
+// can take a value, and it takes the next word.
+func clusterFlag(line string, p int, t tool) (int, bool) {
+	if !t.cluster {
+		return 0, false
+	}
+	e := run(line, p+1, alnum)
+	if e-p < 3 || e == len(line) || line[e] != ' ' && line[e] != '\t' {
+		return 0, false
+	}
+	for _, f := range t.flags {
+		if len(f) == 2 && line[e-1] == f[1] {
+			return e, true
+		}
+	}
+	return 0, false
 }
 
 // flagPassword reads the value at q of the password flag at p, named
@@ -285,6 +320,8 @@ type opensslCommand struct {
 }
 
 // minHexKey is the shortest -K taken for a key: a DES key's 16 digits.
+// A -psk is a key however short: TLS sets it no floor, and its examples
+// are short (-psk 1a2b3c4d).
 const minHexKey = 16
 
 // flag reads the secret of the openssl flag at p, if it is one that takes
@@ -306,7 +343,7 @@ func (c opensslCommand) flag(p int) (found, bool) {
 	case "-K", "-psk":
 		start := q + quoteLen(line, q)
 		end := run(line, start, hexChars)
-		if end-start < minHexKey || end < len(line) && word[line[end]] {
+		if end == start || line[p:e] == "-K" && end-start < minHexKey || end < len(line) && word[line[end]] {
 			return found{}, false
 		}
 		return found{Finding{start, end, "encryption key"}, context}, true
@@ -386,9 +423,26 @@ func argSpan(line string, q int, prefix string) (start, end int, ok bool) {
 		return start, start + e, true
 	}
 	for end < len(line) && !isKeySpace(line, end) && quoteLen(line, end) == 0 {
+		if l := placeholderLen(line[end:]); l > 0 {
+			end += l // in the word, the blank in it too
+			continue
+		}
 		end++
 	}
 	return start, end, true
+}
+
+// placeholderLen is the length of the placeholder s starts with, or 0.
+func placeholderLen(s string) int {
+	const open = "[redacted: "
+	if s == "" || s[0] != '[' || !strings.HasPrefix(s, open) {
+		return 0
+	}
+	i := strings.IndexByte(s[len(open):min(len(s), len(open)+maxKind+1)], ']')
+	if i < 0 {
+		return 0
+	}
+	return len(open) + i + 1
 }
 
 func init() {
@@ -411,10 +465,10 @@ func matchHtpasswd(s string, hit, _ int) (found, int, bool) {
 	line := toolLine(s, e, "htpasswd")
 	var words [3][2]int
 	n, batch, noFile, stdin := 0, false, false, false
-	for i := skipBlanks(line, e, len(line)); i < len(line) && line[i] != '>' && line[i] != '<'; i = skipBlanks(line, i, len(line)) {
+	for i := skipContinued(line, e); i < len(line) && line[i] != '>' && line[i] != '<'; i = skipContinued(line, i) {
 		start, end, ok := argSpan(line, i, "")
-		if !ok {
-			return found{}, 0, false
+		if !ok || end == i {
+			return found{}, 0, false // no word here: nothing the command ends with is read
 		}
 		next := end + quoteLen(line, end)
 		if f := line[i:end]; start == i && len(f) > 1 && f[0] == '-' {
@@ -435,9 +489,6 @@ func matchHtpasswd(s string, hit, _ int) (found, int, bool) {
 			break // the end of the string the command is quoted in
 		}
 		i = next
-		if i < len(line) && line[i] == '\\' {
-			i += 2 // an escaped newline
-		}
 	}
 	want := 3
 	if noFile {
@@ -448,6 +499,59 @@ func matchHtpasswd(s string, hit, _ int) (found, int, bool) {
 	}
 	pw := words[want-1]
 	if !givenSecret(line[pw[0]:pw[1]]) {
+		return found{}, 0, false
+	}
+	return found{Finding{pw[0], pw[1], "password"}, context}, 0, true
+}
+
+// skipContinued skips the blanks at i in line and the escaped line breaks
+// among them, which join a command's lines.
+func skipContinued(line string, i int) int {
+	for {
+		i = skipBlanks(line, i, len(line))
+		if !strings.HasPrefix(line[i:], "\\\n") {
+			return i
+		}
+		i += len("\\\n")
+	}
+}
+
+func init() { register("net use", matchNetUse) }
+
+// matchNetUse finds the password Windows' net use takes as a word of its
+// own after the share (net use Z: \\srv\share password /user:DOM\alice,
+// or after /user:), however short, in a command that starts at hit and
+// holds no other word besides the device (Z:, *) and /options: prose
+// about it goes on with more. A * asks for the password.
+func matchNetUse(s string, hit, _ int) (found, int, bool) {
+	e := hit + len("net use")
+	if !boundaryBefore(s, hit) || e < len(s) && s[e] != ' ' && s[e] != '\t' || !commandStart(s, hit) {
+		return found{}, 0, false
+	}
+	line := toolLine(s, e, s[hit:e])
+	var pw [2]int
+	share, words := false, 0
+	for i := skipContinued(line, e); i < len(line); i = skipContinued(line, i) {
+		start, end, ok := argSpan(line, i, "")
+		if !ok || end == i {
+			return found{}, 0, false
+		}
+		switch w := line[start:end]; {
+		case start == i && w[0] == '/': // an option: /user:DOM\alice, /persistent:no
+		case strings.HasPrefix(w, `\\`):
+			share = true
+		case !share && (w == "*" || len(w) >= 2 && w[len(w)-1] == ':'): // the device
+		case !share:
+			return found{}, 0, false // a word before the share: prose
+		default:
+			pw, words = [2]int{start, end}, words+1
+		}
+		i = end + quoteLen(line, end)
+		if i < len(line) && !isKeySpace(line, i) {
+			break // the end of the string the command is quoted in
+		}
+	}
+	if !share || words != 1 || line[pw[0]:pw[1]] == "*" || !givenSecret(line[pw[0]:pw[1]]) {
 		return found{}, 0, false
 	}
 	return found{Finding{pw[0], pw[1], "password"}, context}, 0, true

@@ -590,7 +590,7 @@ func curlPassword(s string, p int) (found, bool) {
 		return found{}, false
 	}
 	start := q + colon + 1
-	if pw := s[start:e]; len(pw) < 3 || placeholder(pw) || colon > 0 && strings.IndexByte("$<{%", s[q]) >= 0 {
+	if pw := s[start:e]; len(pw) < 3 || quoteLen(pw, 0) == len(pw) || placeholder(pw) || colon > 0 && strings.IndexByte("$<{%", s[q]) >= 0 {
 		return found{}, false
 	}
 	return found{Finding{start, e, "password"}, context}, true

@@ -192,8 +192,17 @@ func TestPresignedURLs(t *testing.T) {
 	if got, want := redact.Builtin().Redact(lower), strings.TrimSuffix(lower, sigV4)+R("AWS signature"); got != want {
 		t.Errorf("SigV4 header in lower case:\n got %q\nwant %q", got, want)
 	}
+	// As AWS's documentation and request logs print it, a field a line
+	// after a comma; in a JSON string, the line break escaped.
+	for _, br := range []string{"\n  ", "\r\n\t", `\n  `} {
+		folded := "Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request," + br +
+			"SignedHeaders=host;range;x-amz-date," + br + "Signature=" + sigV4
+		if got, want := redact.Builtin().Redact(folded), strings.TrimSuffix(folded, sigV4)+R("AWS signature"); got != want {
+			t.Errorf("SigV4 header folded at its commas:\n got %q\nwant %q", got, want)
+		}
+	}
 	keptAsIs(t,
-		"?X-Amz-Signature=<signature>&X-Amz-Date=x",
+		"Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request\n\nSignature="+sigV4,
 		"&X-Amz-Signature=...",
 		"X-Amz-Signature="+strings.Repeat("0", 64),
 		"X-Amz-Signature="+sigV4[:40],
@@ -226,6 +235,7 @@ func TestOpenSSLSecrets(t *testing.T) {
 		{"-K continued line", "openssl enc -aes-256-cbc \\\n  -K " + key256 + " \\\n  -iv " + iv,
 			"openssl enc -aes-256-cbc \\\n  -K " + K + " \\\n  -iv " + iv},
 		{"-psk", "openssl s_client -connect h:443 -psk_identity id -psk " + key128, "openssl s_client -connect h:443 -psk_identity id -psk " + K},
+		{"-psk short", "openssl s_server -accept 4433 -nocert -psk 1a2b3c4d -psk_hint h", "openssl s_server -accept 4433 -nocert -psk " + K + " -psk_hint h"},
 		{"-pass pass:", "openssl enc -aes-256-cbc -pbkdf2 -pass pass:" + pw + " -in a", "openssl enc -aes-256-cbc -pbkdf2 -pass pass:" + P + " -in a"},
 		{"-pass pass: a word", "openssl enc -aes-256-cbc -pass pass:secret -in a", "openssl enc -aes-256-cbc -pass pass:" + P + " -in a"},
 		{"-passin pass: short", "openssl pkcs12 -in k.p12 -passin pass:x -nodes", "openssl pkcs12 -in k.p12 -passin pass:" + P + " -nodes"},
@@ -263,6 +273,8 @@ func TestOpenSSLSecrets(t *testing.T) {
 		"openssl enc -aes-256-cbc -iv "+iv+" -S 0102030405060708",
 		"openssl enc -aes-128-cbc -kfile k.txt -iv "+iv,
 		"openssl s_client -connect h:443 -psk_identity client1",
+		"openssl s_client -connect h:443 -psk $PSK",
+		"openssl s_server -psk_hint 1a2b3c4d",
 		`openssl dgst -sha256 -hmac "$WEBHOOK_SECRET" body.json`,
 		"Use openssl dgst -hmac with your key",
 		"pipe the body into openssl dgst -sha256 -hmac and compare",
@@ -295,6 +307,8 @@ func TestPositionalPasswords(t *testing.T) {
 			"docker run --rm --entrypoint htpasswd httpd:2 -Bbn testuser " + P + " > auth/htpasswd"},
 		{"in a JSON string", `{"command":"htpasswd -b -c .htpasswd ops ` + pw + `","description":"add a user"}`,
 			`{"command":"htpasswd -b -c .htpasswd ops ` + P + `","description":"add a user"}`},
+		{"continued after the flag", "htpasswd -b \\\n  /etc/nginx/.htpasswd alice " + pw, "htpasswd -b \\\n  /etc/nginx/.htpasswd alice " + P},
+		{"continued before each word", "htpasswd -bc /etc/nginx/.htpasswd \\\n  alice \\\n  " + pw, "htpasswd -bc /etc/nginx/.htpasswd \\\n  alice \\\n  " + P},
 	})
 	keptAsIs(t,
 		"htpasswd -c /etc/nginx/.htpasswd alice",
@@ -302,6 +316,9 @@ func TestPositionalPasswords(t *testing.T) {
 		"htpasswd -D .htpasswd alice",
 		"htpasswd -v .htpasswd alice",
 		"htpasswd -b .htpasswd alice",
+		"htpasswd -b \\\n .htpasswd alice",
+		"htpasswd -nbB admin [redacted: password]",
+		"htpasswd -b .htpasswd alice \\\n",
 		`htpasswd -bc .htpasswd admin "$ADMIN_PASSWORD"`,
 		"htpasswd -nbB admin <password>",
 		"htpasswd -bi .htpasswd alice < pw.txt",
@@ -336,6 +353,33 @@ func TestSambaUserPasswords(t *testing.T) {
 	)
 }
 
+// TestNetUsePasswords: Windows' net use takes the password as a word of
+// its own after the share, before or after /user:; the device, the share
+// and the user stay, and * (it asks) or a reference is none.
+func TestNetUsePasswords(t *testing.T) {
+	pw := fakecred.New(39).Str(fakecred.Alnum, 9) + "!q7Z"
+	P := R("password")
+	runContextCases(t, []contextCase{
+		{"device, share, password, user", `net use Z: \\fileserver\share ` + pw + ` /user:CORP\alice`, `net use Z: \\fileserver\share ` + P + ` /user:CORP\alice`},
+		{"however short", `net use \\10.0.0.5\ipc$ hunter2 /user:administrator`, `net use \\10.0.0.5\ipc$ ` + P + ` /user:administrator`},
+		{"after /user:", `net use \\srv\share /user:alice ` + pw, `net use \\srv\share /user:alice ` + P},
+		{"quoted", `net use Z: "\\srv\my share" "` + pw + `" /user:alice /persistent:no`, `net use Z: "\\srv\my share" "` + P + `" /user:alice /persistent:no`},
+		{"upper case, after &&", `cd C:\ && NET USE Y: \\srv\d ` + pw, `cd C:\ && NET USE Y: \\srv\d ` + P},
+	})
+	keptAsIs(t,
+		`net use Z: \\srv\share /user:alice *`,
+		`net use Z: \\srv\share`,
+		`net use Z: /delete`,
+		`net use \\srv\share /user:alice /savecred`,
+		`net use Z: \\srv\share %SHARE_PASSWORD% /user:alice`,
+		`net use \\srv\share to map the drive`,
+		`net use the drive letter, then \\srv\share hunter2`,
+		"use net use \\\\srv\\share /user:alice and type it",
+		"net user alice "+pw,
+		"net use",
+	)
+}
+
 // TestKeyAndArchivePassphrases: ssh-keygen's -N (the new passphrase) and
 // -P (the old), zip's and unzip's -P and 7z's attached -p take one
 // however short; an empty one, a reference and 7z's -p alone (it asks)
@@ -356,6 +400,15 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		{"7z a -p", "7z a -p" + pw + " -mhe=on out.7z f", "7z a -p" + P + " -mhe=on out.7z f"},
 		{"7z x -p quoted", `7z x -p"my long phrase" a.7z -oout`, `7z x -p"` + P + `" a.7z -oout`},
 		{"7za x -p", "7za x -p" + pw + " a.7z", "7za x -p" + P + " a.7z"},
+		{"zip, -P after the archive", "zip out.zip -P " + pw + " report.pdf", "zip out.zip -P " + P + " report.pdf"},
+		{"zip -rP", "zip -rP " + pw + " out.zip dir", "zip -rP " + P + " out.zip dir"},
+		{"zip -9erP", "zip -9rP hunter2 out.zip dir", "zip -9rP " + P + " out.zip dir"},
+		{"unzip -oP", "unzip -oP " + pw + " a.zip", "unzip -oP " + P + " a.zip"},
+		{"unzip, -P after the archive", "unzip a.zip -P " + pw, "unzip a.zip -P " + P},
+		{"ssh-keygen -qN", "ssh-keygen -qN " + pw + " -f key", "ssh-keygen -qN " + PP + " -f key"},
+		{"after then", "if [ -f a ]; then zip -P hunter2 a.zip a; fi", "if [ -f a ]; then zip -P " + P + " a.zip a; fi"},
+		{"after sudo, after xargs", "find . -name '*.log' | xargs zip -P abc logs.zip && sudo unzip -P xyz b.zip",
+			"find . -name '*.log' | xargs zip -P " + P + " logs.zip && sudo unzip -P " + P + " b.zip"},
 	})
 	keptAsIs(t,
 		"ssh-keygen -t ed25519 -N '' -f ~/.ssh/id_ed25519",
@@ -376,5 +429,10 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		"7z a -pyour_password out.7z f",
 		"mkdir -p build && cp -P a b",
 		"the zip -P flag is weak encryption",
+		"zip -Pr out.zip dir",
+		"zip -r out.zip dir -x '*.git*'",
+		"zip -rq out.zip dir",
+		"Zip the folder, then unzip it with -P and the password",
+		"zip -eP",
 	)
 }

@@ -86,7 +86,8 @@ const maxSigV4Header = 2 << 10
 
 // matchSigV4Header finds the signature of an Authorization header signed
 // with SigV4 (AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…,
-// Signature=<hex>), or Google's HMAC version of it, on the header's line.
+// Signature=<hex>), or Google's HMAC version of it, on the header's line
+// or the lines its commas fold it onto.
 func matchSigV4Header(s string, hit int) (found, bool) {
 	kind := "AWS signature"
 	switch {
@@ -96,7 +97,7 @@ func matchSigV4Header(s string, hit int) (found, bool) {
 		return found{}, false
 	}
 	i := hit + len("-hmac-sha256 credential=")
-	line := s[i:lineEnd(s, i, min(len(s), i+maxSigV4Header))]
+	line := s[i:foldedLineEnd(s, i, min(len(s), i+maxSigV4Header))]
 	j := indexFold(line, "signature=")
 	if j < 0 {
 		return found{}, false
@@ -107,4 +108,20 @@ func matchSigV4Header(s string, hit int) (found, bool) {
 		return found{}, false
 	}
 	return found{Finding{start, end, kind}, context}, true
+}
+
+// foldedLineEnd is where the line at i ends, or, past each line break
+// (escaped too: \n) that a comma ends a line before, the line after it:
+// a header whose fields a log or a document prints a line each.
+func foldedLineEnd(s string, i, limit int) int {
+	for {
+		e := lineEnd(s, i, limit)
+		if e >= limit || !strings.HasSuffix(strings.TrimRight(s[i:e], " \t\r"), ",") {
+			return e
+		}
+		i = e + 1
+		if s[e] == '\\' {
+			i++ // the n of an escaped line break
+		}
+	}
 }

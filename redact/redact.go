@@ -23,8 +23,12 @@ import (
 // to openssl (-hmac, -macopt key: and hexkey:); 7 added htpasswd -b's
 // password, smbclient's -U user%password, ssh-keygen's -N and -P, zip's,
 // unzip's and 7z's passwords, Stripe webhook secrets, Discord webhooks'
-// tokens and Telegram bots' tokens.
-const Version = 7
+// tokens and Telegram bots' tokens; 8 read openssl's -k and the plain
+// flags' values by one rule (htpasswd -b's "password", zip -P x), and
+// added net use's password, zip -P after the archive and in a cluster
+// (zip -rP), htpasswd across continued lines, a -psk however short and a
+// SigV4 header folded at its commas.
+const Version = 8
 
 // Placeholder is what a credential of kind is replaced by.
 func Placeholder(kind string) string { return "[redacted: " + kind + "]" }
