@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bottled-dev/bottled/sources"
+	"github.com/bottled-dev/bottled/textcut"
 )
 
 // reconstructed renders from the database alone: the transcript is gone,
@@ -116,7 +117,7 @@ func promptText(p *sources.Prompt, msg string) string {
 	case msg == "":
 		return ""
 	case p.Clipped:
-		msg += fmt.Sprintf("\n\n[truncated at %d chars]", utf16Len(p.Text))
+		msg += fmt.Sprintf("\n\n[truncated at %d chars]", textcut.Len(p.Text, textcut.UTF16))
 	case p.CutByClaudeMem:
 		msg += "\n\n[truncated at 4000 chars]"
 	}

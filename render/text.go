@@ -3,7 +3,6 @@ package render
 import (
 	"strings"
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/bottled-dev/bottled/redact"
@@ -165,15 +164,6 @@ func firstWords(s string, n int) string {
 		s = textcut.Head(s, limit, textcut.Bytes)
 	}
 	return clip(oneLine(s), n)
-}
-
-// utf16Len is the length JavaScript would report for s.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
 }
 
 // clauseMax bounds an observation line's clause; narratives are paragraphs.

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/ncruces/go-sqlite3"
@@ -477,14 +476,7 @@ func endOnWord(s string, n int) string {
 // cap: exactly 4,000 UTF-16 units ending in "…". (A prompt of exactly that
 // length ending in "…" would look the same; no column records the cut.)
 func cutByClaudeMem(s string) bool {
-	if !strings.HasSuffix(s, "…") {
-		return false
-	}
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n == claudeMemPromptUnits
+	return strings.HasSuffix(s, "…") && textcut.Len(s, textcut.UTF16) == claudeMemPromptUnits
 }
 
 // claudeMemPromptUnits is claude-mem's cap on a stored prompt, in UTF-16

@@ -1,6 +1,6 @@
 // Package textcut owns shortening text for display: a start, an end, or a
 // window around a match, at most so many bytes, code points, terminal
-// columns or characters, cut only between grapheme clusters (UAX #29),
+// columns, characters or UTF-16 units, cut only between grapheme clusters (UAX #29),
 // the characters a reader sees. A cut by code point or byte splits a
 // family emoji at a zero-width joiner, leaves a skin tone or a combining
 // accent alone, halves a flag, parts a Hangul syllable's jamo or drops a
@@ -12,6 +12,7 @@ import (
 	"iter"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
@@ -25,6 +26,7 @@ const (
 	Runes                 // code points: what the bottle's format bounds its lines by
 	Columns               // terminal columns: two for East Asian wide characters and emoji
 	Graphemes             // grapheme clusters: characters as a reader counts them
+	UTF16                 // UTF-16 code units: what JavaScript's length counts, and claude-mem's cap
 )
 
 // Ellipsis marks the side of a text that was cut.
@@ -33,7 +35,7 @@ const Ellipsis = "…"
 // ellipsisLens holds Ellipsis's length in each unit. Every cut asks for
 // it, and measuring it anew asked uniseg each time: most of what clipping
 // ASCII text cost.
-var ellipsisLens = func() (n [Graphemes + 1]int) {
+var ellipsisLens = func() (n [UTF16 + 1]int) {
 	for u := range n {
 		n[u] = Len(Ellipsis, Unit(u))
 	}
@@ -57,6 +59,8 @@ func (u Unit) String() string {
 		return "columns"
 	case Graphemes:
 		return "graphemes"
+	case UTF16:
+		return "UTF-16 units"
 	}
 	return "unit?"
 }
@@ -110,6 +114,12 @@ func clusterLength(cluster string, width int, u Unit) int {
 		return utf8.RuneCountInString(cluster)
 	case Columns:
 		return width
+	case UTF16:
+		n := 0
+		for _, r := range cluster {
+			n += utf16.RuneLen(r)
+		}
+		return n
 	}
 	return 1
 }

@@ -3,6 +3,7 @@ package textcut
 import (
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
@@ -159,7 +160,10 @@ func TestEveryCutBetweenClusters(t *testing.T) {
 		if got := Len(s, Runes); got != utf8.RuneCountInString(s) {
 			t.Errorf("Len(%q, Runes) = %d", s, got)
 		}
-		for _, u := range []Unit{Bytes, Runes, Columns, Graphemes} {
+		if got, want := Len(s, UTF16), len(utf16.Encode([]rune(s))); got != want {
+			t.Errorf("Len(%q, UTF16) = %d, UTF-16 has %d units", s, got, want)
+		}
+		for _, u := range []Unit{Bytes, Runes, Columns, Graphemes, UTF16} {
 			for n := 0; n <= len(s)+1; n++ {
 				h, tl := Head(s, n, u), Tail(s, n, u)
 				if !bounds[len(h)] || Len(h, u) > n {
@@ -239,7 +243,7 @@ func FuzzASCIIRun(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, n int) {
 		n = n%(len(s)+2) - 1 // from -1 to past the end
-		for _, u := range []Unit{Bytes, Runes, Columns, Graphemes} {
+		for _, u := range []Unit{Bytes, Runes, Columns, Graphemes, UTF16} {
 			want, used, end := 0, 0, 0
 			for size, length := range clusters(s, u) {
 				want += length
