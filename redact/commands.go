@@ -97,7 +97,7 @@ func matchToolPassword(s string, hit, from int) (found, int, bool) {
 		return found{}, 0, false
 	}
 	t, ok := toolNamed(s[hit:e])
-	if !ok || t.plain && !commandStart(s, hit) {
+	if !ok || t.plain && (!commandStart(s, hit) || len(t.subs) == 0 && !argumentsStart(s, e)) {
 		return found{}, 0, false // a password however short is looked for only in a command, not in prose (the zip -P flag)
 	}
 	line := toolLine(s, e, t.name)
@@ -107,29 +107,45 @@ func matchToolPassword(s string, hit, from int) (found, int, bool) {
 	return eachFlag(line, max(from, e), func(p int) (found, bool) { return toolFlag(s, line, p, t) })
 }
 
+// argumentsStart reports whether the word after a command's name that
+// ends at e can be its first argument: a flag or a path (zip -r x.zip,
+// zip out.zip -P x, unzip ~/a.zip), not a word of prose ("zip the folder
+// with -P and a password").
+func argumentsStart(s string, e int) bool {
+	i := skipBlanks(s, e, 4)
+	i += quoteLen(s, i)
+	w := s[i:run(s, i, pathChars)]
+	return w != "" && (w[0] == '-' || strings.ContainsAny(w, "./~"))
+}
+
 // commandName returns the end of the word at hit if it can be a command's
 // name: a word of its own, not the end of a flag (--mysql).
 func commandName(s string, hit int) (int, bool) {
-	if !boundaryBefore(s, hit) || hit > 0 && s[hit-1] == '-' {
+	if !commandBoundary(s, hit) || hit > 0 && s[hit-1] == '-' {
 		return 0, false
 	}
 	return run(s, hit, toolChars), true
+}
+
+// commandBoundary reports whether a command's name may start at i in s:
+// after no letter or digit, or after an escaped line break or tab, whose
+// letter is none (a script in a JSON string, "\nhtpasswd -b …").
+func commandBoundary(s string, i int) bool {
+	return boundaryBefore(s, i) || i >= 2 && s[i-2] == '\\' && strings.IndexByte("nrt", s[i-1]) >= 0
 }
 
 // runners are the commands that run the command after them.
 var runners = []string{"sudo", "exec", "nohup", "time", "env", "then", "do", "xargs", "command"}
 
 // commandStart reports whether the word at hit starts a command: at the
-// start of the string or a line (an escaped one too), after a shell
-// operator, a prompt's $, a quote, a backtick or a path's slash, or after
+// start of the string or a line (an escaped one too, and after an escaped
+// tab: a Makefile's recipe in JSON), after a shell operator, a prompt
+// ($, #, %, >, ❯), a quote, a backtick or a path's slash, or after
 // a word that runs the next (sudo, then, xargs) and starts a command
 // itself ("then unzip it" in prose starts none).
 func commandStart(s string, hit int) bool {
-	i := hit
-	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
-		i--
-	}
-	if i == 0 || strings.IndexByte("\n;&|($`\"'/{", s[i-1]) >= 0 || strings.HasSuffix(s[:i], `\n`) {
+	i := blanksBefore(s, hit)
+	if i == 0 || strings.IndexByte("\n;&|($`\"'/{#%>", s[i-1]) >= 0 || strings.HasSuffix(s[:i], `\n`) || strings.HasSuffix(s[:i], "❯") {
 		return true
 	}
 	w := i
@@ -137,6 +153,21 @@ func commandStart(s string, hit int) bool {
 		w--
 	}
 	return w < i && boundaryBefore(s, w) && slices.Contains(runners, s[w:i]) && commandStart(s, w)
+}
+
+// blanksBefore is where the blanks before i in s start, tabs escaped as
+// \t among them.
+func blanksBefore(s string, i int) int {
+	for {
+		switch {
+		case i > 0 && (s[i-1] == ' ' || s[i-1] == '\t'):
+			i--
+		case strings.HasSuffix(s[:i], `\t`):
+			i -= len(`\t`)
+		default:
+			return i
+		}
+	}
 }
 
 // toolLine is s up to the end of the command of the tool name, whose name
@@ -151,18 +182,15 @@ func toolLine(s string, e int, name string) string {
 // separatorAt is where the first | ; or & after e in line is that is not
 // inside a quoted argument ('k3y|x', "a;b"), or len(line). A quote opens
 // an argument only at its start, after a blank, = or :, so that an
-// apostrophe in prose (mysql's) opens none; a double quote, which prose
-// does not put inside a word, anywhere, as in the shell (pw"a|b"); one
-// that does not close on the line quotes nothing.
+// apostrophe in prose (mysql's) opens none; one that does not close on
+// the line quotes nothing. (The shell opens one inside a word too, pw"a|b",
+// but a quote that closes a string the command is quoted in would then
+// pair with the next one and hide the ; or && between them.)
 func separatorAt(line string, e int) int {
 	for i := e; i < len(line); i++ {
 		switch line[i] {
 		case '|', ';', '&':
 			return i
-		case '"':
-			if c, size := closeQuote(line[i+1:], asciiQuotes[0]); c >= 0 {
-				i += c + size
-			}
 		case ' ', '\t', '=', ':':
 			n, q := quoteAt(line, i+1)
 			if n == 0 {
@@ -320,9 +348,21 @@ type opensslCommand struct {
 }
 
 // minHexKey is the shortest -K taken for a key: a DES key's 16 digits.
-// A -psk is a key however short: TLS sets it no floor, and its examples
-// are short (-psk 1a2b3c4d).
 const minHexKey = 16
+
+// minPSK is the shortest -psk taken for a key: TLS sets it no floor, and
+// its examples are short (-psk 1a2b3c4d), but a word of hex letters
+// alone is prose ("pass -psk a hex key", "-psk be careful"), so it holds
+// a digit too.
+const minPSK = 4
+
+// hexKey reports whether v, given to flag (-K or -psk), is a key.
+func hexKey(v, flag string) bool {
+	if flag == "-K" {
+		return len(v) >= minHexKey
+	}
+	return len(v) >= minPSK && strings.ContainsAny(v, digitChars)
+}
 
 // flag reads the secret of the openssl flag at p, if it is one that takes
 // a secret and has one. An -hmac key with no quotes is taken however short
@@ -343,7 +383,7 @@ func (c opensslCommand) flag(p int) (found, bool) {
 	case "-K", "-psk":
 		start := q + quoteLen(line, q)
 		end := run(line, start, hexChars)
-		if end == start || line[p:e] == "-K" && end-start < minHexKey || end < len(line) && word[line[end]] {
+		if !hexKey(line[start:end], line[p:e]) || end < len(line) && word[line[end]] {
 			return found{}, false
 		}
 		return found{Finding{start, end, "encryption key"}, context}, true
@@ -465,7 +505,7 @@ func matchHtpasswd(s string, hit, _ int) (found, int, bool) {
 	line := toolLine(s, e, "htpasswd")
 	var words [3][2]int
 	n, batch, noFile, stdin := 0, false, false, false
-	for i := skipContinued(line, e); i < len(line) && line[i] != '>' && line[i] != '<'; i = skipContinued(line, i) {
+	for i := skipContinued(line, e); !argumentsEnd(line, i); i = skipContinued(line, i) {
 		start, end, ok := argSpan(line, i, "")
 		if !ok || end == i {
 			return found{}, 0, false // no word here: nothing the command ends with is read
@@ -478,7 +518,7 @@ func matchHtpasswd(s string, hit, _ int) (found, int, bool) {
 				noFile = noFile || strings.IndexByte(f, 'n') > 0
 				stdin = stdin || strings.IndexByte(f, 'i') > 0
 			}
-			if f == "-C" || f == "-r" { // a cost, a number of rounds
+			if c := f[len(f)-1]; c == 'C' || c == 'r' { // a cost, a number of rounds: -C 10, -bnBC 10
 				next = skipBlanks(line, next, len(line))
 				next = run(line, next, digits)
 			}
@@ -516,6 +556,24 @@ func skipContinued(line string, i int) int {
 	}
 }
 
+// argumentsEnd reports whether a command's arguments have ended at i in
+// line: at its end, a line break (a CR of CRLF, an escaped \n or \r of a
+// script in a JSON string) or a redirection (> f, <f, 2>&1).
+func argumentsEnd(line string, i int) bool {
+	if i >= len(line) {
+		return true
+	}
+	switch c := line[i]; {
+	case c == '\r' || c == '\n' || c == '>' || c == '<':
+		return true
+	case c == '\\':
+		return i+1 < len(line) && (line[i+1] == 'n' || line[i+1] == 'r')
+	case c >= '0' && c <= '9':
+		return i+1 < len(line) && line[i+1] == '>'
+	}
+	return false
+}
+
 func init() { register("net use", matchNetUse) }
 
 // matchNetUse finds the password Windows' net use takes as a word of its
@@ -525,13 +583,13 @@ func init() { register("net use", matchNetUse) }
 // about it goes on with more. A * asks for the password.
 func matchNetUse(s string, hit, _ int) (found, int, bool) {
 	e := hit + len("net use")
-	if !boundaryBefore(s, hit) || e < len(s) && s[e] != ' ' && s[e] != '\t' || !commandStart(s, hit) {
+	if !commandBoundary(s, hit) || e < len(s) && s[e] != ' ' && s[e] != '\t' || !commandStart(s, hit) {
 		return found{}, 0, false
 	}
 	line := toolLine(s, e, s[hit:e])
 	var pw [2]int
 	share, words := false, 0
-	for i := skipContinued(line, e); i < len(line); i = skipContinued(line, i) {
+	for i := skipContinued(line, e); !argumentsEnd(line, i); i = skipContinued(line, i) {
 		start, end, ok := argSpan(line, i, "")
 		if !ok || end == i {
 			return found{}, 0, false

@@ -20,6 +20,7 @@ var commandWords = []string{
 	"alice", "DOM\\alice%", "file.htpasswd", `\\srv\share`, "Z:", "hunter2", "S3cr3t!Zq9", "12", "$PW",
 	"<password>", "''", `""`, "'a b'", `"a|b"`, `\"`, "“", "”",
 	" ", " ", "  ", "\t", "\\\n", "\\\r\n", "\n", " | ", "; ", " && ", ">", "<", "=", ":", "%", "'", `"`, "`",
+	`\n`, `\r\n`, `\t`, ">nul", "2>&1", "-bnBC", "10", "❯ ", "# ", "AWS4-HMAC-SHA256", "Credential=", ",", "Signature=",
 }
 
 // hangLimit is how long FuzzCommandLines waits for one Redact of a line of

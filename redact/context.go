@@ -403,7 +403,11 @@ func headerValue(s string, p int) (found, bool) {
 	}
 	p = skipQuote(s, p)
 	kind, start := "authorization", p
-	if w := run(s, p, schemeChars); w > p && w < len(s) && s[w] == ' ' && isScheme(s[p:w]) {
+	w := run(s, p, schemeChars)
+	if w > p && isScheme(s[p:w]) && lineBreakAt(s, skipBlanks(s, w, 4)) {
+		return found{}, false // the credentials, if any, are on a line of their own (AWS4-HMAC-SHA256\nCredential=…)
+	}
+	if w > p && w < len(s) && s[w] == ' ' && isScheme(s[p:w]) {
 		switch strings.ToLower(s[p:w]) {
 		case "bearer":
 			kind = "bearer token"
@@ -424,6 +428,11 @@ func headerValue(s string, p int) (found, bool) {
 }
 
 var schemeChars = chars(alnumChars, "-")
+
+// lineBreakAt reports whether a line break, raw or escaped, is at i in s.
+func lineBreakAt(s string, i int) bool {
+	return i < len(s) && (s[i] == '\n' || s[i] == '\r' || s[i] == '\\' && i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 'r'))
+}
 
 // isScheme reports whether w is an authentication scheme rather than the
 // credentials themselves: one of the registered ones, or a short word.

@@ -66,7 +66,8 @@
 // HMAC-SHA256: 43 characters and an =), the signature of a presigned URL
 // (AWS's X-Amz-Signature, and the Signature= of a SigV4 Authorization
 // header, AWS4-HMAC-SHA256 or GOOG4-HMAC-SHA256 Credential=…, in any
-// case, its fields on one line or a line each after their commas,
+// case, its fields on one line or a line each after the algorithm and
+// each comma (the algorithm stays),
 // Google's X-Goog-Signature: hex of at least 64 digits; the
 // Signature= of a query, after ? or & or an & escaped as &amp; or \u0026,
 // S3's version 2, Google's and CloudFront's signed URLs: base64,
@@ -119,28 +120,32 @@
 // pass:x, pass:secret, quoted with blanks in it too, unless a reference
 // or a stand-in; env:NAME, file:path, fd:n and stdin say where one is)
 // and its raw keys, -K (an encryption key: hex of at least 16 digits) and
-// -psk (hex however short; the -iv and the salt -S are no secret), the
-// key of an HMAC,
+// -psk (hex of 4 digits or more, one of them a decimal digit: -psk
+// 1a2b3c4d; "-psk a hex key" is prose; the -iv and the salt -S are no
+// secret), the key of an HMAC,
 // dgst's -hmac x and -macopt key:x or hexkey:x (however short, as pass:),
 // gh secret set --body or -b (a secret), and the flags that take nothing
 // but a password, which is one however short or plain unless empty or a
-// stand-in, where the command starts (a line, a quote, after && ; | or
-// a runner such as sudo or then that starts one itself; "the zip -P flag"
-// and "then unzip it with -P" are prose): ssh-keygen -N (the new
-// passphrase) and -P (the old; -N "" is none), zip -P and --password,
+// stand-in, where the command starts (a line, escaped too, \n, \t in
+// JSON, a quote, a prompt's $ # % > or ❯, after && ; | or a runner such
+// as sudo or then that starts one itself; "the zip -P flag" and "then
+// unzip it with -P" are prose) and its first argument is a flag or a path
+// ("zip the folder with -P and a password" is prose): ssh-keygen -N (the
+// new passphrase) and -P (the old; -N "" is none), zip -P and --password,
 // unzip -P, anywhere along the command (zip out.zip -P x) and as the last
 // of a cluster of one-letter flags (zip -rP x, unzip -oP x, ssh-keygen
 // -qN x), and 7z (7za, 7zz) -pX (only attached: -p alone asks for it);
 // looked for along the command up to && || | or ; (outside an argument's
-// quotes: -hmac 'k|x' is one argument, and pw"a|b" holds one, as the shell
-// reads it). htpasswd -b takes the password as its last word, after the
-// file and the user (the user alone with -n), in a command that ends
-// there (prose goes on past it), its lines joined by backslashes too;
-// without -b, or with -i, none is on the line. Windows' net use takes one
-// as a word of its own after the share (net use Z: \\srv\share x
-// /user:DOM\alice, or after /user:), however short, in a command that
-// holds no other word than the device, the share and /options; * asks for
-// it. smbclient's (rpcclient's,
+// quotes: -hmac 'k|x' is one argument). htpasswd -b takes the password
+// as its last word, after the file and the user (the user alone with -n;
+// a cost, -C 10 or -bnBC 10, is no word), in a command that ends there
+// (prose goes on past it; a line break, raw, escaped or CRLF, or a
+// redirection ends it), its lines joined by backslashes too; without -b,
+// or with -i, none is on the line. Windows' net use takes one as a word
+// of its own after the share (net use Z: \\srv\share x /user:DOM\alice,
+// or after /user:), however short, in a command that holds no other word
+// than the device, the share and /options, up to its end or a
+// redirection (>nul 2>&1); * asks for it. smbclient's (rpcclient's,
 // smbcacls') -U and --user take user%password: the password after the %
 // goes however short, the user (DOM\user) stays. A flag of more than
 // one letter followed by more of a flag's characters, or by a colon

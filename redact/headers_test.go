@@ -192,16 +192,18 @@ func TestPresignedURLs(t *testing.T) {
 	if got, want := redact.Builtin().Redact(lower), strings.TrimSuffix(lower, sigV4)+R("AWS signature"); got != want {
 		t.Errorf("SigV4 header in lower case:\n got %q\nwant %q", got, want)
 	}
-	// As AWS's documentation and request logs print it, a field a line
-	// after a comma; in a JSON string, the line break escaped.
-	for _, br := range []string{"\n  ", "\r\n\t", `\n  `} {
-		folded := "Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request," + br +
+	// A field a line, after the algorithm and each comma, as request logs
+	// and AWS's own page on the header print it (a blank before each line
+	// break there); in a JSON string, the line break escaped.
+	for _, br := range []string{"\n  ", "\r\n\t", " \n", "\n", `\n  `, `\r\n  `} {
+		folded := "Authorization: AWS4-HMAC-SHA256" + br + "Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request," + br +
 			"SignedHeaders=host;range;x-amz-date," + br + "Signature=" + sigV4
 		if got, want := redact.Builtin().Redact(folded), strings.TrimSuffix(folded, sigV4)+R("AWS signature"); got != want {
 			t.Errorf("SigV4 header folded at its commas:\n got %q\nwant %q", got, want)
 		}
 	}
 	keptAsIs(t,
+		"?X-Amz-Signature=<signature>&X-Amz-Date=x",
 		"Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request\n\nSignature="+sigV4,
 		"&X-Amz-Signature=...",
 		"X-Amz-Signature="+strings.Repeat("0", 64),
@@ -275,6 +277,8 @@ func TestOpenSSLSecrets(t *testing.T) {
 		"openssl s_client -connect h:443 -psk_identity client1",
 		"openssl s_client -connect h:443 -psk $PSK",
 		"openssl s_server -psk_hint 1a2b3c4d",
+		"With openssl s_client, pass -psk a hex key",
+		"openssl s_server -psk be careful",
 		`openssl dgst -sha256 -hmac "$WEBHOOK_SECRET" body.json`,
 		"Use openssl dgst -hmac with your key",
 		"pipe the body into openssl dgst -sha256 -hmac and compare",
@@ -307,6 +311,11 @@ func TestPositionalPasswords(t *testing.T) {
 			"docker run --rm --entrypoint htpasswd httpd:2 -Bbn testuser " + P + " > auth/htpasswd"},
 		{"in a JSON string", `{"command":"htpasswd -b -c .htpasswd ops ` + pw + `","description":"add a user"}`,
 			`{"command":"htpasswd -b -c .htpasswd ops ` + P + `","description":"add a user"}`},
+		{"cost in the cluster, to stdout", `htpasswd -bnBC 10 "" ` + pw + ` | tr -d ':\n'`, `htpasswd -bnBC 10 "" ` + P + ` | tr -d ':\n'`},
+		{"-bBC cost", "htpasswd -bBC 12 /etc/nginx/.htpasswd admin " + pw, "htpasswd -bBC 12 /etc/nginx/.htpasswd admin " + P},
+		{"a script in a JSON string", `{"content":"#!/bin/sh\nhtpasswd -bc /etc/nginx/.htpasswd admin ` + pw + `\nnginx -s reload\n"}`,
+			`{"content":"#!/bin/sh\nhtpasswd -bc /etc/nginx/.htpasswd admin ` + P + `\nnginx -s reload\n"}`},
+		{"CRLF", "htpasswd -b f alice " + pw + "\r\nnext", "htpasswd -b f alice " + P + "\r\nnext"},
 		{"continued after the flag", "htpasswd -b \\\n  /etc/nginx/.htpasswd alice " + pw, "htpasswd -b \\\n  /etc/nginx/.htpasswd alice " + P},
 		{"continued before each word", "htpasswd -bc /etc/nginx/.htpasswd \\\n  alice \\\n  " + pw, "htpasswd -bc /etc/nginx/.htpasswd \\\n  alice \\\n  " + P},
 	})
@@ -317,7 +326,8 @@ func TestPositionalPasswords(t *testing.T) {
 		"htpasswd -v .htpasswd alice",
 		"htpasswd -b .htpasswd alice",
 		"htpasswd -b \\\n .htpasswd alice",
-		"htpasswd -nbB admin [redacted: password]",
+		"htpasswd -nbB [redacted: password]",
+		"htpasswd -nbB admin -p[redacted: password] alice",
 		"htpasswd -b .htpasswd alice \\\n",
 		`htpasswd -bc .htpasswd admin "$ADMIN_PASSWORD"`,
 		"htpasswd -nbB admin <password>",
@@ -364,6 +374,12 @@ func TestNetUsePasswords(t *testing.T) {
 		{"however short", `net use \\10.0.0.5\ipc$ hunter2 /user:administrator`, `net use \\10.0.0.5\ipc$ ` + P + ` /user:administrator`},
 		{"after /user:", `net use \\srv\share /user:alice ` + pw, `net use \\srv\share /user:alice ` + P},
 		{"quoted", `net use Z: "\\srv\my share" "` + pw + `" /user:alice /persistent:no`, `net use Z: "\\srv\my share" "` + P + `" /user:alice /persistent:no`},
+		{"CRLF", "net use Z: \\\\srv\\share " + pw + " /user:alice\r\nZ:", "net use Z: \\\\srv\\share " + P + " /user:alice\r\nZ:"},
+		{"output redirected", `net use Z: \\srv\share ` + pw + ` /user:CORP\alice >nul 2>&1`, `net use Z: \\srv\share ` + P + ` /user:CORP\alice >nul 2>&1`},
+		{"after cmd's prompt", `C:\Users\alice>net use Z: \\srv\share ` + pw, `C:\Users\alice>net use Z: \\srv\share ` + P},
+		{"after PowerShell's prompt", `PS C:\> net use Z: \\srv\share ` + pw, `PS C:\> net use Z: \\srv\share ` + P},
+		{"a batch file in JSON", `{"content":"@echo off\r\nnet use Z: \\\\srv\\share ` + pw + ` /user:CORP\\alice\r\ndir Z:\r\n"}`,
+			`{"content":"@echo off\r\nnet use Z: \\\\srv\\share ` + P + ` /user:CORP\\alice\r\ndir Z:\r\n"}`},
 		{"upper case, after &&", `cd C:\ && NET USE Y: \\srv\d ` + pw, `cd C:\ && NET USE Y: \\srv\d ` + P},
 	})
 	keptAsIs(t,
@@ -406,6 +422,10 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		{"unzip -oP", "unzip -oP " + pw + " a.zip", "unzip -oP " + P + " a.zip"},
 		{"unzip, -P after the archive", "unzip a.zip -P " + pw, "unzip a.zip -P " + P},
 		{"ssh-keygen -qN", "ssh-keygen -qN " + pw + " -f key", "ssh-keygen -qN " + PP + " -f key"},
+		{"after a root prompt", "root@box:~# sudo unzip -P " + pw + " a.zip", "root@box:~# sudo unzip -P " + P + " a.zip"},
+		{"after a zsh prompt", "% sudo zip -P " + pw + " a.zip f", "% sudo zip -P " + P + " a.zip f"},
+		{"after a starship prompt", "❯ sudo zip -P " + pw + " a.zip f", "❯ sudo zip -P " + P + " a.zip f"},
+		{"a Makefile recipe in JSON", `{"content":"dist:\n\tzip -P ` + pw + ` dist.zip build\n"}`, `{"content":"dist:\n\tzip -P ` + P + ` dist.zip build\n"}`},
 		{"after then", "if [ -f a ]; then zip -P hunter2 a.zip a; fi", "if [ -f a ]; then zip -P " + P + " a.zip a; fi"},
 		{"after sudo, after xargs", "find . -name '*.log' | xargs zip -P abc logs.zip && sudo unzip -P xyz b.zip",
 			"find . -name '*.log' | xargs zip -P " + P + " logs.zip && sudo unzip -P " + P + " b.zip"},
@@ -434,5 +454,11 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		"zip -rq out.zip dir",
 		"Zip the folder, then unzip it with -P and the password",
 		"zip -eP",
+		`ssh web1 "zip -qr /tmp/site.zip /var/www"; scp -P 2222 "web1:/tmp/site.zip" .`,
+		`{"command":"ssh web1 \"zip -qr /tmp/site.zip /var/www\" && scp -P 2222 web1:/tmp/site.zip ."}`,
+		`bash -c "unzip -o a.zip" && scp -P 2022 "b" c`,
+		"zip the folder with -P and a password",
+		"(zip files made with -P are weakly encrypted)",
+		"zip archives support -P passwords, but weakly",
 	)
 }

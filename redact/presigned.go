@@ -17,7 +17,7 @@ func init() {
 	register(`\u0026signature=`, one(matchQuerySignature))
 	// Past the algorithm's name, AWS4- or GOOG4-, whose first bytes
 	// start common words (good, google).
-	register("-hmac-sha256 credential=", one(matchSigV4Header))
+	register("-hmac-sha256", one(matchSigV4Header))
 }
 
 // hexSignatures are the parameters whose value is a signature in hex:
@@ -96,7 +96,11 @@ func matchSigV4Header(s string, hit int) (found, bool) {
 	case hit < 4 || !strings.EqualFold(s[hit-4:hit], "aws4"):
 		return found{}, false
 	}
-	i := hit + len("-hmac-sha256 credential=")
+	i := skipLineBreaks(s, hit+len("-hmac-sha256"))
+	if !hasFoldPrefix(s[i:], "credential=") {
+		return found{}, false
+	}
+	i += len("credential=")
 	line := s[i:foldedLineEnd(s, i, min(len(s), i+maxSigV4Header))]
 	j := indexFold(line, "signature=")
 	if j < 0 {
@@ -116,7 +120,7 @@ func matchSigV4Header(s string, hit int) (found, bool) {
 func foldedLineEnd(s string, i, limit int) int {
 	for {
 		e := lineEnd(s, i, limit)
-		if e >= limit || !strings.HasSuffix(strings.TrimRight(s[i:e], " \t\r"), ",") {
+		if e >= limit || !strings.HasSuffix(strings.TrimRight(strings.TrimSuffix(s[i:e], `\r`), " \t\r"), ",") {
 			return e
 		}
 		i = e + 1
@@ -124,4 +128,17 @@ func foldedLineEnd(s string, i, limit int) int {
 			i++ // the n of an escaped line break
 		}
 	}
+}
+
+// skipLineBreaks skips the blanks at i in s and at most one line break
+// among them, raw or escaped (\n, \r\n): the algorithm of a header a field
+// a line.
+func skipLineBreaks(s string, i int) int {
+	i = skipBlanks(s, i, 4)
+	for _, br := range []string{"\r\n", "\n", `\r\n`, `\n`} {
+		if strings.HasPrefix(s[i:], br) {
+			return skipBlanks(s, i+len(br), 4)
+		}
+	}
+	return i
 }

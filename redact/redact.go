@@ -26,8 +26,9 @@ import (
 // tokens and Telegram bots' tokens; 8 read openssl's -k and the plain
 // flags' values by one rule (htpasswd -b's "password", zip -P x), and
 // added net use's password, zip -P after the archive and in a cluster
-// (zip -rP), htpasswd across continued lines, a -psk however short and a
-// SigV4 header folded at its commas.
+// (zip -rP), htpasswd across continued lines and with a cost in its
+// flags, commands in scripts held in JSON and after a prompt, a short
+// -psk and a SigV4 header a field a line.
 const Version = 8
 
 // Placeholder is what a credential of kind is replaced by.
