@@ -148,11 +148,29 @@ func commandStart(s string, hit int) bool {
 	if i == 0 || strings.IndexByte("\n;&|($`\"'/{#%>", s[i-1]) >= 0 || strings.HasSuffix(s[:i], `\n`) || strings.HasSuffix(s[:i], "❯") {
 		return true
 	}
+	if c, ok := cmdBefore(s, i); ok {
+		return commandStart(s, c)
+	}
 	w := i
 	for w > 0 && isLowerByte(s[w-1]) {
 		w--
 	}
 	return w < i && boundaryBefore(s, w) && slices.Contains(runners, s[w:i]) && commandStart(s, w)
+}
+
+// cmdBefore returns where Windows' cmd (cmd.exe) starts if s before i ends
+// with it and its /c or /k, which run the command after them.
+func cmdBefore(s string, i int) (int, bool) {
+	if i < 2 || s[i-2] != '/' || s[i-1]|0x20 != 'c' && s[i-1]|0x20 != 'k' {
+		return 0, false
+	}
+	j := blanksBefore(s, i-2)
+	for _, name := range []string{"cmd", "cmd.exe"} {
+		if c := j - len(name); c >= 0 && strings.EqualFold(s[c:j], name) && boundaryBefore(s, c) {
+			return c, true
+		}
+	}
+	return 0, false
 }
 
 // blanksBefore is where the blanks before i in s start, tabs escaped as

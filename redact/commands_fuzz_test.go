@@ -21,6 +21,7 @@ var commandWords = []string{
 	"<password>", "''", `""`, "'a b'", `"a|b"`, `\"`, "“", "”",
 	" ", " ", "  ", "\t", "\\\n", "\\\r\n", "\n", " | ", "; ", " && ", ">", "<", "=", ":", "%", "'", `"`, "`",
 	`\n`, `\r\n`, `\t`, ">nul", "2>&1", "-bnBC", "10", "❯ ", "# ", "AWS4-HMAC-SHA256", "Credential=", ",", "Signature=",
+	"cmd /c", "cmd.exe /C", "/c", "cmd",
 }
 
 // hangLimit is how long FuzzCommandLines waits for one Redact of a line of

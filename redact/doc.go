@@ -128,7 +128,7 @@
 // but a password, which is one however short or plain unless empty or a
 // stand-in, where the command starts (a line, escaped too, \n, \t in
 // JSON, a quote, a prompt's $ # % > or ❯, after && ; | or a runner such
-// as sudo or then that starts one itself; "the zip -P flag" and "then
+// as sudo, then or cmd /c that starts one itself; "the zip -P flag" and "then
 // unzip it with -P" are prose) and its first argument is a flag or a path
 // ("zip the folder with -P and a password" is prose): ssh-keygen -N (the
 // new passphrase) and -P (the old; -N "" is none), zip -P and --password,

@@ -380,6 +380,8 @@ func TestNetUsePasswords(t *testing.T) {
 		{"after PowerShell's prompt", `PS C:\> net use Z: \\srv\share ` + pw, `PS C:\> net use Z: \\srv\share ` + P},
 		{"a batch file in JSON", `{"content":"@echo off\r\nnet use Z: \\\\srv\\share ` + pw + ` /user:CORP\\alice\r\ndir Z:\r\n"}`,
 			`{"content":"@echo off\r\nnet use Z: \\\\srv\\share ` + P + ` /user:CORP\\alice\r\ndir Z:\r\n"}`},
+		{"after cmd /c", `cmd /c net use Z: \\srv\share ` + pw + ` /user:alice`, `cmd /c net use Z: \\srv\share ` + P + ` /user:alice`},
+		{"after cmd.exe /C", `cmd.exe /C "net use Z: \\srv\share ` + pw + `"`, `cmd.exe /C "net use Z: \\srv\share ` + P + `"`},
 		{"upper case, after &&", `cd C:\ && NET USE Y: \\srv\d ` + pw, `cd C:\ && NET USE Y: \\srv\d ` + P},
 	})
 	keptAsIs(t,
@@ -393,6 +395,7 @@ func TestNetUsePasswords(t *testing.T) {
 		"use net use \\\\srv\\share /user:alice and type it",
 		"net user alice "+pw,
 		"net use",
+		"run /c net use \\\\srv\\share "+pw,
 	)
 }
 
