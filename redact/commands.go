@@ -108,14 +108,25 @@ func matchToolPassword(s string, hit, from int) (found, int, bool) {
 }
 
 // argumentsStart reports whether the word after a command's name that
-// ends at e can be its first argument: a flag or a path (zip -r x.zip,
-// zip out.zip -P x, unzip ~/a.zip), not a word of prose ("zip the folder
-// with -P and a password").
+// ends at e can be its first argument (zip -r x.zip, zip out.zip -P x,
+// zip "my archive.zip", zip backup -P x), not a word of prose: one of
+// proseWords ("zip the folder with -P and a password").
 func argumentsStart(s string, e int) bool {
 	i := skipBlanks(s, e, 4)
-	i += quoteLen(s, i)
+	if quoteLen(s, i) > 0 {
+		return true
+	}
 	w := s[i:run(s, i, pathChars)]
-	return w != "" && (w[0] == '-' || strings.ContainsAny(w, "./~"))
+	return w != "" && !slices.Contains(proseWords, w)
+}
+
+// proseWords are the words that follow an archiver's name in prose about
+// it rather than in its command: articles, pronouns, conjunctions, the
+// things it makes.
+var proseWords = []string{
+	"a", "an", "the", "this", "that", "these", "those", "it", "its", "them", "all", "up", "and", "or",
+	"is", "are", "was", "with", "to", "of", "in", "on", "can", "will", "does", "file", "files",
+	"archive", "archives", "folder", "folders", "directory", "format", "command", "tool", "utility",
 }
 
 // commandName returns the end of the word at hit if it can be a command's

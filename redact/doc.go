@@ -129,8 +129,9 @@
 // stand-in, where the command starts (a line, escaped too, \n, \t in
 // JSON, a quote, a prompt's $ # % > or ❯, after && ; | or a runner such
 // as sudo, then or cmd /c that starts one itself; "the zip -P flag" and "then
-// unzip it with -P" are prose) and its first argument is a flag or a path
-// ("zip the folder with -P and a password" is prose): ssh-keygen -N (the
+// unzip it with -P" are prose) and its first word is no word of prose
+// (an article, a pronoun, a conjunction, file, archive, folder…: "zip the
+// folder with -P and a password", "zip files made with -P" are prose): ssh-keygen -N (the
 // new passphrase) and -P (the old; -N "" is none), zip -P and --password,
 // unzip -P, anywhere along the command (zip out.zip -P x) and as the last
 // of a cluster of one-letter flags (zip -rP x, unzip -oP x, ssh-keygen

@@ -420,6 +420,8 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		{"7z x -p quoted", `7z x -p"my long phrase" a.7z -oout`, `7z x -p"` + P + `" a.7z -oout`},
 		{"7za x -p", "7za x -p" + pw + " a.7z", "7za x -p" + P + " a.7z"},
 		{"zip, -P after the archive", "zip out.zip -P " + pw + " report.pdf", "zip out.zip -P " + P + " report.pdf"},
+		{"zip, a quoted archive", `zip "my archive.zip" -P ` + pw + ` f`, `zip "my archive.zip" -P ` + P + ` f`},
+		{"zip, an archive without .zip", "zip backup -P " + pw + " notes.txt", "zip backup -P " + P + " notes.txt"},
 		{"zip -rP", "zip -rP " + pw + " out.zip dir", "zip -rP " + P + " out.zip dir"},
 		{"zip -9erP", "zip -9rP hunter2 out.zip dir", "zip -9rP " + P + " out.zip dir"},
 		{"unzip -oP", "unzip -oP " + pw + " a.zip", "unzip -oP " + P + " a.zip"},
@@ -463,5 +465,7 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		"zip the folder with -P and a password",
 		"(zip files made with -P are weakly encrypted)",
 		"zip archives support -P passwords, but weakly",
+		"zip it up with -P and the password",
+		"zip them with -P and a password",
 	)
 }
