@@ -3,6 +3,7 @@ package redact
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // A tool is a command that takes a password after a flag.
@@ -112,11 +113,8 @@ func matchToolPassword(s string, hit, from int) (found, int, bool) {
 // zip "my archive.zip", zip backup -P x), not a word of prose: one of
 // proseWords ("zip the folder with -P and a password").
 func argumentsStart(s string, e int) bool {
-	i := skipBlanks(s, e, 4)
-	if quoteLen(s, i) > 0 {
-		return true
-	}
-	w := s[i:run(s, i, pathChars)]
+	i := skipContinued(s, e)
+	w := s[i : i+strings.IndexFunc(s[i:]+" ", unicode.IsSpace)]
 	return w != "" && !slices.Contains(proseWords, w)
 }
 
@@ -156,7 +154,7 @@ var runners = []string{"sudo", "exec", "nohup", "time", "env", "then", "do", "xa
 // itself ("then unzip it" in prose starts none).
 func commandStart(s string, hit int) bool {
 	i := blanksBefore(s, hit)
-	if i == 0 || strings.IndexByte("\n;&|($`\"'/{#%>", s[i-1]) >= 0 || strings.HasSuffix(s[:i], `\n`) || strings.HasSuffix(s[:i], "❯") {
+	if i == 0 || strings.IndexByte("\n;&|($`\"'/{", s[i-1]) >= 0 || strings.HasSuffix(s[:i], `\n`) || promptBefore(s, i) {
 		return true
 	}
 	if c, ok := cmdBefore(s, i); ok {
@@ -169,13 +167,45 @@ func commandStart(s string, hit int) bool {
 	return w < i && boundaryBefore(s, w) && slices.Contains(runners, s[w:i]) && commandStart(s, w)
 }
 
+// maxPrompt bounds how far back from a prompt's last character its line
+// start is looked for: a user, a host and a path.
+const maxPrompt = 128
+
+// promptBefore reports whether s before i ends with a shell prompt's last
+// character other than $ (which commandStart takes anywhere): % or ❯
+// alone at a line's start, or # % > after a prompt's user@host:path or a
+// drive's path with no blank in it (root@box:~#, alice@mac ~ % is none,
+// C:\Users\alice>, PS C:\>). A # or > alone is a markdown heading, a
+// comment or a quote, and after a word without : @ / \ ~ it is C#, ->,
+// => or <li>: prose.
+func promptBefore(s string, i int) bool {
+	n := 1
+	switch {
+	case strings.HasSuffix(s[:i], "❯"):
+		n = len("❯")
+	case s[i-1] != '#' && s[i-1] != '%' && s[i-1] != '>':
+		return false
+	}
+	from := max(0, i-n-maxPrompt)
+	prefix := s[from+strings.LastIndexByte(s[from:i-n], '\n')+1 : i-n]
+	prefix = strings.TrimPrefix(strings.TrimLeft(prefix, " \t"), "PS ")
+	if prefix == "" {
+		return n > 1 || s[i-1] == '%'
+	}
+	return !strings.ContainsAny(prefix, " \t") && strings.ContainsAny(prefix, ":@/\\~") && prefix[0] != '<'
+}
+
 // cmdBefore returns where Windows' cmd (cmd.exe) starts if s before i ends
-// with it and its /c or /k, which run the command after them.
+// with it and its /c or /k, which run the command after them, other
+// switches between them (cmd /q /c).
 func cmdBefore(s string, i int) (int, bool) {
 	if i < 2 || s[i-2] != '/' || s[i-1]|0x20 != 'c' && s[i-1]|0x20 != 'k' {
 		return 0, false
 	}
 	j := blanksBefore(s, i-2)
+	for j >= 3 && s[j-2] == '/' && isAlnum(s[j-1]) && (s[j-3] == ' ' || s[j-3] == '\t') {
+		j = blanksBefore(s, j-2) // another switch: /q, /s, /d
+	}
 	for _, name := range []string{"cmd", "cmd.exe"} {
 		if c := j - len(name); c >= 0 && strings.EqualFold(s[c:j], name) && boundaryBefore(s, c) {
 			return c, true
@@ -548,7 +578,7 @@ func matchHtpasswd(s string, hit, _ int) (found, int, bool) {
 				stdin = stdin || strings.IndexByte(f, 'i') > 0
 			}
 			if c := f[len(f)-1]; c == 'C' || c == 'r' { // a cost, a number of rounds: -C 10, -bnBC 10
-				next = skipBlanks(line, next, len(line))
+				next = skipContinued(line, next)
 				next = run(line, next, digits)
 			}
 		} else if n++; n <= len(words) {
@@ -587,13 +617,13 @@ func skipContinued(line string, i int) int {
 
 // argumentsEnd reports whether a command's arguments have ended at i in
 // line: at its end, a line break (a CR of CRLF, an escaped \n or \r of a
-// script in a JSON string) or a redirection (> f, <f, 2>&1).
+// script in a JSON string), a redirection (> f, <f, 2>&1) or a comment.
 func argumentsEnd(line string, i int) bool {
 	if i >= len(line) {
 		return true
 	}
 	switch c := line[i]; {
-	case c == '\r' || c == '\n' || c == '>' || c == '<':
+	case c == '\r' || c == '\n' || c == '>' || c == '<' || c == '#':
 		return true
 	case c == '\\':
 		return i+1 < len(line) && (line[i+1] == 'n' || line[i+1] == 'r')

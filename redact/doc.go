@@ -127,9 +127,11 @@
 // gh secret set --body or -b (a secret), and the flags that take nothing
 // but a password, which is one however short or plain unless empty or a
 // stand-in, where the command starts (a line, escaped too, \n, \t in
-// JSON, a quote, a prompt's $ # % > or ❯, after && ; | or a runner such
-// as sudo, then or cmd /c that starts one itself; "the zip -P flag" and "then
-// unzip it with -P" are prose) and its first word is no word of prose
+// JSON, a quote, a prompt: a $, a % or ❯ at a line's start, a # % or >
+// after a user@host:path or a drive's path, root@box:~#, C:\>, where a
+// bare # or > is a heading or a quote; after && ; | or a runner such as
+// sudo, then or cmd /c that starts one itself; "the zip -P flag" and
+// "then unzip it with -P" are prose) and its first word is no word of prose
 // (an article, a pronoun, a conjunction, file, archive, folder…: "zip the
 // folder with -P and a password", "zip files made with -P" are prose): ssh-keygen -N (the
 // new passphrase) and -P (the old; -N "" is none), zip -P and --password,

@@ -195,7 +195,7 @@ func TestPresignedURLs(t *testing.T) {
 	// A field a line, after the algorithm and each comma, as request logs
 	// and AWS's own page on the header print it (a blank before each line
 	// break there); in a JSON string, the line break escaped.
-	for _, br := range []string{"\n  ", "\r\n\t", " \n", "\n", `\n  `, `\r\n  `} {
+	for _, br := range []string{"\n  ", "\r\n\t", " \n", "\n", "\n        ", `\n  `, `\r\n  `} {
 		folded := "Authorization: AWS4-HMAC-SHA256" + br + "Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request," + br +
 			"SignedHeaders=host;range;x-amz-date," + br + "Signature=" + sigV4
 		if got, want := redact.Builtin().Redact(folded), strings.TrimSuffix(folded, sigV4)+R("AWS signature"); got != want {
@@ -315,6 +315,8 @@ func TestPositionalPasswords(t *testing.T) {
 		{"-bBC cost", "htpasswd -bBC 12 /etc/nginx/.htpasswd admin " + pw, "htpasswd -bBC 12 /etc/nginx/.htpasswd admin " + P},
 		{"a script in a JSON string", `{"content":"#!/bin/sh\nhtpasswd -bc /etc/nginx/.htpasswd admin ` + pw + `\nnginx -s reload\n"}`,
 			`{"content":"#!/bin/sh\nhtpasswd -bc /etc/nginx/.htpasswd admin ` + P + `\nnginx -s reload\n"}`},
+		{"cost on a continued line", "htpasswd -bnBC \\\n 10 alice " + pw, "htpasswd -bnBC \\\n 10 alice " + P},
+		{"a comment after it", "htpasswd -bc f alice " + pw + " # add alice", "htpasswd -bc f alice " + P + " # add alice"},
 		{"CRLF", "htpasswd -b f alice " + pw + "\r\nnext", "htpasswd -b f alice " + P + "\r\nnext"},
 		{"continued after the flag", "htpasswd -b \\\n  /etc/nginx/.htpasswd alice " + pw, "htpasswd -b \\\n  /etc/nginx/.htpasswd alice " + P},
 		{"continued before each word", "htpasswd -bc /etc/nginx/.htpasswd \\\n  alice \\\n  " + pw, "htpasswd -bc /etc/nginx/.htpasswd \\\n  alice \\\n  " + P},
@@ -380,6 +382,7 @@ func TestNetUsePasswords(t *testing.T) {
 		{"after PowerShell's prompt", `PS C:\> net use Z: \\srv\share ` + pw, `PS C:\> net use Z: \\srv\share ` + P},
 		{"a batch file in JSON", `{"content":"@echo off\r\nnet use Z: \\\\srv\\share ` + pw + ` /user:CORP\\alice\r\ndir Z:\r\n"}`,
 			`{"content":"@echo off\r\nnet use Z: \\\\srv\\share ` + P + ` /user:CORP\\alice\r\ndir Z:\r\n"}`},
+		{"after cmd /q /c", `cmd /q /c net use Z: \\srv\share ` + pw, `cmd /q /c net use Z: \\srv\share ` + P},
 		{"after cmd /c", `cmd /c net use Z: \\srv\share ` + pw + ` /user:alice`, `cmd /c net use Z: \\srv\share ` + P + ` /user:alice`},
 		{"after cmd.exe /C", `cmd.exe /C "net use Z: \\srv\share ` + pw + `"`, `cmd.exe /C "net use Z: \\srv\share ` + P + `"`},
 		{"upper case, after &&", `cd C:\ && NET USE Y: \\srv\d ` + pw, `cd C:\ && NET USE Y: \\srv\d ` + P},
@@ -395,6 +398,7 @@ func TestNetUsePasswords(t *testing.T) {
 		"use net use \\\\srv\\share /user:alice and type it",
 		"net user alice "+pw,
 		"net use",
+		`# net use Z: \\server\share password /user:name`,
 		"run /c net use \\\\srv\\share "+pw,
 	)
 }
@@ -420,6 +424,12 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		{"7z x -p quoted", `7z x -p"my long phrase" a.7z -oout`, `7z x -p"` + P + `" a.7z -oout`},
 		{"7za x -p", "7za x -p" + pw + " a.7z", "7za x -p" + P + " a.7z"},
 		{"zip, -P after the archive", "zip out.zip -P " + pw + " report.pdf", "zip out.zip -P " + P + " report.pdf"},
+		{"zip, continued", "zip \\\n  -r -P " + pw + " out.zip dir", "zip \\\n  -r -P " + P + " out.zip dir"},
+		{"ssh-keygen, continued", "ssh-keygen \\\n  -t ed25519 -N " + pw + " -f key", "ssh-keygen \\\n  -t ed25519 -N " + PP + " -f key"},
+		{"zip, a variable's archive", "zip $ARCHIVE -P " + pw + " dir", "zip $ARCHIVE -P " + P + " dir"},
+		{"zip, an archive of accents", "zip été.zip -P " + pw + " f", "zip été.zip -P " + P + " f"},
+		{"zip, blanks", "zip      -P " + pw + " a.zip", "zip      -P " + P + " a.zip"},
+		{"after a prompt with a path", "alice@box:~/src% zip -P " + pw + " a.zip f", "alice@box:~/src% zip -P " + P + " a.zip f"},
 		{"zip, a quoted archive", `zip "my archive.zip" -P ` + pw + ` f`, `zip "my archive.zip" -P ` + P + ` f`},
 		{"zip, an archive without .zip", "zip backup -P " + pw + " notes.txt", "zip backup -P " + P + " notes.txt"},
 		{"zip -rP", "zip -rP " + pw + " out.zip dir", "zip -rP " + P + " out.zip dir"},
@@ -467,5 +477,13 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		"zip archives support -P passwords, but weakly",
 		"zip it up with -P and the password",
 		"zip them with -P and a password",
+		"# zip -P flag",
+		"> zip -P is insecure",
+		"# ssh-keygen -N and -P",
+		"<li>zip -P flag sets a password</li>",
+		"Progress: 100% zip -P later",
+		"C# zip -P wrapper",
+		"-> zip -P flag",
+		"=> zip -P flag",
 	)
 }

@@ -134,10 +134,10 @@ func foldedLineEnd(s string, i, limit int) int {
 // among them, raw or escaped (\n, \r\n): the algorithm of a header a field
 // a line.
 func skipLineBreaks(s string, i int) int {
-	i = skipBlanks(s, i, 4)
+	i = skipBlanks(s, i, len(s))
 	for _, br := range []string{"\r\n", "\n", `\r\n`, `\n`} {
 		if strings.HasPrefix(s[i:], br) {
-			return skipBlanks(s, i+len(br), 4)
+			return skipBlanks(s, i+len(br), len(s))
 		}
 	}
 	return i
