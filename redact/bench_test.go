@@ -91,6 +91,9 @@ func BenchmarkRedact(b *testing.B) {
 		{"adversarial-value", strings.Repeat("(password=x%", 1<<16)},
 		{"adversarial-url", strings.Repeat("a://b:c(", 1<<17)},
 		{"adversarial-tool", strings.Repeat("mysql -pa sshpass -pa ", 1<<16)},
+		// A command's first word and a prompt's line are read within bounds.
+		{"adversarial-command", strings.Repeat("ssh-keygen;", 1<<15) + strings.Repeat("zip -P\n", 1<<15)},
+		{"adversarial-prompt", strings.Repeat("x/x# zip % ", 1<<15)},
 		// Each escaped word is decoded once, and the rest is not copied.
 		{"adversarial-escapes", strings.Repeat(`a\_b `, 1<<17)},
 		{"adversarial-escaped-word", strings.Repeat(`a\_b&#95;`, 1<<16)},

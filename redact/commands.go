@@ -3,7 +3,6 @@ package redact
 import (
 	"slices"
 	"strings"
-	"unicode"
 )
 
 // A tool is a command that takes a password after a flag.
@@ -114,9 +113,19 @@ func matchToolPassword(s string, hit, from int) (found, int, bool) {
 // proseWords ("zip the folder with -P and a password").
 func argumentsStart(s string, e int) bool {
 	i := skipContinued(s, e)
-	w := s[i : i+strings.IndexFunc(s[i:]+" ", unicode.IsSpace)]
+	end := i
+	for end < len(s) && end-i < maxProseWord && !isKeySpace(s, end) {
+		end++
+	}
+	w := strings.Trim(s[i:end], "*_()[],.;:!?\"'`")
 	return w != "" && !slices.Contains(proseWords, w)
 }
+
+// maxProseWord bounds how much of a command's first word argumentsStart
+// reads: past the longest of proseWords and the punctuation around it,
+// and so that a string of names without a blank is not read again at
+// each.
+const maxProseWord = 16
 
 // proseWords are the words that follow an archiver's name in prose about
 // it rather than in its command: articles, pronouns, conjunctions, the
@@ -172,27 +181,50 @@ func commandStart(s string, hit int) bool {
 const maxPrompt = 128
 
 // promptBefore reports whether s before i ends with a shell prompt's last
-// character other than $ (which commandStart takes anywhere): % or ❯
-// alone at a line's start, or # % > after a prompt's user@host:path or a
-// drive's path with no blank in it (root@box:~#, alice@mac ~ % is none,
-// C:\Users\alice>, PS C:\>). A # or > alone is a markdown heading, a
-// comment or a quote, and after a word without : @ / \ ~ it is C#, ->,
-// => or <li>: prose.
+// character other than $ (which commandStart takes anywhere): a ❯, or a %
+// after no digit (zsh's mac%, alice@mac ~ %; 100% is prose), anywhere;
+// a # or > only after what a prompt holds before it on its line (see
+// promptPrefix): alone it is a markdown heading, a comment or a quote,
+// and after a word it is C#, ->, => or <li>.
 func promptBefore(s string, i int) bool {
-	n := 1
 	switch {
 	case strings.HasSuffix(s[:i], "❯"):
-		n = len("❯")
-	case s[i-1] != '#' && s[i-1] != '%' && s[i-1] != '>':
+		return true
+	case s[i-1] == '%':
+		return i < 2 || !digits[s[i-2]]
+	case s[i-1] != '#' && s[i-1] != '>':
 		return false
 	}
-	from := max(0, i-n-maxPrompt)
-	prefix := s[from+strings.LastIndexByte(s[from:i-n], '\n')+1 : i-n]
-	prefix = strings.TrimPrefix(strings.TrimLeft(prefix, " \t"), "PS ")
-	if prefix == "" {
-		return n > 1 || s[i-1] == '%'
+	from := max(0, i-1-maxPrompt)
+	line := s[from : i-1]
+	start := strings.LastIndexByte(line, '\n') + 1
+	if j := strings.LastIndex(line, `\n`); j >= 0 {
+		start = max(start, j+len(`\n`))
 	}
-	return !strings.ContainsAny(prefix, " \t") && strings.ContainsAny(prefix, ":@/\\~") && prefix[0] != '<'
+	if start == 0 && from > 0 {
+		return false // no line start near: no prompt
+	}
+	return promptPrefix(strings.TrimLeft(line[start:], " \t"))
+}
+
+// promptPrefix reports whether p, what stands on a line before its # or
+// >, is a prompt's: a user@host (root@box:~, [root@box ~], alice@box ~), a
+// shell and its version (bash-5.1), a drive's path (C:\Program Files\App)
+// or PowerShell's PS and its path, in a few words.
+func promptPrefix(p string) bool {
+	first, _, _ := strings.Cut(p, " ")
+	switch {
+	case p == "" || strings.Count(p, " ") > 3:
+		return false
+	case first == "PS":
+		return true
+	case len(first) >= 3 && alpha[first[0]] && first[1] == ':' && first[2] == '\\':
+		return true // a drive's path
+	case strings.Contains(first, "@"):
+		return true
+	}
+	shell, version, ok := strings.Cut(p, "-")
+	return ok && slices.Contains([]string{"bash", "sh", "zsh", "ksh"}, shell) && version != "" && digits[version[0]]
 }
 
 // cmdBefore returns where Windows' cmd (cmd.exe) starts if s before i ends
@@ -564,7 +596,7 @@ func matchHtpasswd(s string, hit, _ int) (found, int, bool) {
 	line := toolLine(s, e, "htpasswd")
 	var words [3][2]int
 	n, batch, noFile, stdin := 0, false, false, false
-	for i := skipContinued(line, e); !argumentsEnd(line, i); i = skipContinued(line, i) {
+	for i := skipContinued(line, e); !argumentsEnd(line, i) && line[i] != '#'; i = skipContinued(line, i) {
 		start, end, ok := argSpan(line, i, "")
 		if !ok || end == i {
 			return found{}, 0, false // no word here: nothing the command ends with is read
@@ -617,13 +649,14 @@ func skipContinued(line string, i int) int {
 
 // argumentsEnd reports whether a command's arguments have ended at i in
 // line: at its end, a line break (a CR of CRLF, an escaped \n or \r of a
-// script in a JSON string), a redirection (> f, <f, 2>&1) or a comment.
+// script in a JSON string) or a redirection (> f, <f, 2>&1). (A shell's
+// comment, # at a word's start, ends htpasswd's; cmd has none.)
 func argumentsEnd(line string, i int) bool {
 	if i >= len(line) {
 		return true
 	}
 	switch c := line[i]; {
-	case c == '\r' || c == '\n' || c == '>' || c == '<' || c == '#':
+	case c == '\r' || c == '\n' || c == '>' || c == '<':
 		return true
 	case c == '\\':
 		return i+1 < len(line) && (line[i+1] == 'n' || line[i+1] == 'r')

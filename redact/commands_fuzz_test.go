@@ -22,6 +22,7 @@ var commandWords = []string{
 	" ", " ", "  ", "\t", "\\\n", "\\\r\n", "\n", " | ", "; ", " && ", ">", "<", "=", ":", "%", "'", `"`, "`",
 	`\n`, `\r\n`, `\t`, ">nul", "2>&1", "-bnBC", "10", "❯ ", "# ", "AWS4-HMAC-SHA256", "Credential=", ",", "Signature=",
 	"cmd /c", "cmd.exe /C", "/c", "cmd",
+	"mac%", "alice@mac ~ %", "[root@box ~]#", "bash-5.1#", `PS C:\>`, `C:\Program Files\App>`, "100%", "C#", "->",
 }
 
 // hangLimit is how long FuzzCommandLines waits for one Redact of a line of

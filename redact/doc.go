@@ -127,9 +127,11 @@
 // gh secret set --body or -b (a secret), and the flags that take nothing
 // but a password, which is one however short or plain unless empty or a
 // stand-in, where the command starts (a line, escaped too, \n, \t in
-// JSON, a quote, a prompt: a $, a % or ❯ at a line's start, a # % or >
-// after a user@host:path or a drive's path, root@box:~#, C:\>, where a
-// bare # or > is a heading or a quote; after && ; | or a runner such as
+// JSON, a quote, a prompt: a $ or ❯, a % after no digit (mac%; 100% is
+// prose), a # or > after a prompt's user@host, shell-version, drive path
+// or PS on its line ([root@box ~]#, bash-5.1#, C:\Program Files\App>, PS
+// C:\>), where a bare # or > is a heading or a quote, C# or -> prose;
+// after && ; | or a runner such as
 // sudo, then or cmd /c that starts one itself; "the zip -P flag" and
 // "then unzip it with -P" are prose) and its first word is no word of prose
 // (an article, a pronoun, a conjunction, file, archive, folder…: "zip the
@@ -142,8 +144,8 @@
 // quotes: -hmac 'k|x' is one argument). htpasswd -b takes the password
 // as its last word, after the file and the user (the user alone with -n;
 // a cost, -C 10 or -bnBC 10, is no word), in a command that ends there
-// (prose goes on past it; a line break, raw, escaped or CRLF, or a
-// redirection ends it), its lines joined by backslashes too; without -b,
+// (prose goes on past it; a line break, raw, escaped or CRLF, a
+// redirection or a # comment ends it), its lines joined by backslashes too; without -b,
 // or with -i, none is on the line. Windows' net use takes one as a word
 // of its own after the share (net use Z: \\srv\share x /user:DOM\alice,
 // or after /user:), however short, in a command that holds no other word
