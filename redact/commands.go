@@ -117,8 +117,14 @@ func argumentsStart(s string, e int) bool {
 	for end < len(s) && end-i < maxProseWord && !isKeySpace(s, end) {
 		end++
 	}
-	w := strings.Trim(s[i:end], "*_()[],.;:!?\"'`")
-	return w != "" && !slices.Contains(proseWords, w)
+	if end == i {
+		return false
+	}
+	if quoteLen(s, i) > 0 {
+		return true // a quoted name: prose does not quote the word after zip
+	}
+	w := strings.Trim(s[i:end], "*_()[],.;:!?")
+	return w == "" || !slices.Contains(proseWords, w)
 }
 
 // maxProseWord bounds how much of a command's first word argumentsStart
@@ -181,22 +187,18 @@ func commandStart(s string, hit int) bool {
 const maxPrompt = 128
 
 // promptBefore reports whether s before i ends with a shell prompt's last
-// character other than $ (which commandStart takes anywhere): a ❯, or a %
-// after no digit (zsh's mac%, alice@mac ~ %; 100% is prose), anywhere;
-// a # or > only after what a prompt holds before it on its line (see
-// promptPrefix): alone it is a markdown heading, a comment or a quote,
-// and after a word it is C#, ->, => or <li>.
+// character other than $ (which commandStart takes anywhere): # % > or ❯
+// after what a prompt holds before it on its line (see promptPrefix).
 func promptBefore(s string, i int) bool {
+	n := 1
 	switch {
 	case strings.HasSuffix(s[:i], "❯"):
-		return true
-	case s[i-1] == '%':
-		return i < 2 || !digits[s[i-2]]
-	case s[i-1] != '#' && s[i-1] != '>':
+		n = len("❯")
+	case strings.IndexByte("#%>", s[i-1]) < 0:
 		return false
 	}
-	from := max(0, i-1-maxPrompt)
-	line := s[from : i-1]
+	from := max(0, i-n-maxPrompt)
+	line := s[from : i-n]
 	start := strings.LastIndexByte(line, '\n') + 1
 	if j := strings.LastIndex(line, `\n`); j >= 0 {
 		start = max(start, j+len(`\n`))
@@ -204,26 +206,73 @@ func promptBefore(s string, i int) bool {
 	if start == 0 && from > 0 {
 		return false // no line start near: no prompt
 	}
-	return promptPrefix(strings.TrimLeft(line[start:], " \t"))
+	return promptPrefix(line[start:], s[i-n:i])
 }
 
-// promptPrefix reports whether p, what stands on a line before its # or
-// >, is a prompt's: a user@host (root@box:~, [root@box ~], alice@box ~), a
-// shell and its version (bash-5.1), a drive's path (C:\Program Files\App)
-// or PowerShell's PS and its path, in a few words.
-func promptPrefix(p string) bool {
-	first, _, _ := strings.Cut(p, " ")
+// promptPrefix reports whether p, what stands on its line before a
+// prompt's last character c, is a prompt's, after a virtualenv's (venv):
+//   - nothing, before % or ❯ (a bare # or > is a heading, a comment or a
+//     quote);
+//   - a host, before % (mac%, host1%; 100% and a% are prose);
+//   - a user@host, a host:path or a shell and its version, before #
+//     (root@box:~#, bash-5.1#; C# is prose);
+//   - a drive's path, PowerShell's PS and its path, before > (C:\Program
+//     Files\App>, PS C:\>; -> and <li> are prose);
+//   - a user@host or a path, and then paths (alice@mac ~ %, [root@box ~]#,
+//     alice@box ~>, box:~ #, ~/src ❯).
+func promptPrefix(p, c string) bool {
+	p = strings.TrimLeft(p, " \t")
+	if _, rest, ok := strings.Cut(p, ") "); ok && strings.HasPrefix(p, "(") {
+		p = rest
+	}
+	attached := p != "" && p[len(p)-1] != ' ' && p[len(p)-1] != '\t'
+	words := strings.Fields(p)
 	switch {
-	case p == "" || strings.Count(p, " ") > 3:
+	case len(words) == 0:
+		return c == "%" || c == "❯"
+	case len(words) > 4:
 		return false
-	case first == "PS":
-		return true
-	case len(first) >= 3 && alpha[first[0]] && first[1] == ':' && first[2] == '\\':
-		return true // a drive's path
-	case strings.Contains(first, "@"):
+	case words[0] == "PS":
+		return c == ">" && attached && (len(words) == 1 || drivePath(words[1]))
+	case drivePath(words[0]):
+		return c == ">" && attached
+	case len(words) == 1 && attached && c == "%":
+		return len(words[0]) >= 2 && strings.ContainsAny(words[0], lowerChars+upperChars)
+	case len(words) == 1 && attached && c == "#" && (strings.ContainsAny(words[0], "@:") || shellVersion(words[0])):
 		return true
 	}
-	shell, version, ok := strings.Cut(p, "-")
+	first := words[0]
+	switch {
+	case strings.Contains(first, "@"):
+		if len(words) == 1 && !attached && !strings.Contains(first, ":") {
+			return false // an address, not user@host:path (alice@x.com > …)
+		}
+	case !strings.Contains(first, ":~") && !pathWord(first):
+		return false
+	}
+	for _, w := range words[1:] {
+		if !pathWord(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// drivePath reports whether w starts with a Windows drive's path (C:\).
+func drivePath(w string) bool {
+	return len(w) >= 3 && alpha[w[0]] && w[1] == ':' && w[2] == '\\'
+}
+
+// pathWord reports whether w is the path a prompt shows: ~, ~/src, /etc,
+// or a directory's name closing a bracketed prompt ([alice@box src]).
+func pathWord(w string) bool {
+	return strings.HasPrefix(w, "~") || strings.HasPrefix(w, "/") || strings.HasSuffix(w, "]")
+}
+
+// shellVersion reports whether w is a shell's name and its version, as
+// bash shows itself without a PS1 (bash-5.1).
+func shellVersion(w string) bool {
+	shell, version, ok := strings.Cut(w, "-")
 	return ok && slices.Contains([]string{"bash", "sh", "zsh", "ksh"}, shell) && version != "" && digits[version[0]]
 }
 
@@ -650,7 +699,7 @@ func skipContinued(line string, i int) int {
 // argumentsEnd reports whether a command's arguments have ended at i in
 // line: at its end, a line break (a CR of CRLF, an escaped \n or \r of a
 // script in a JSON string) or a redirection (> f, <f, 2>&1). (A shell's
-// comment, # at a word's start, ends htpasswd's; cmd has none.)
+// comment, # at a word's start, ends htpasswd's; net use's a # alone.)
 func argumentsEnd(line string, i int) bool {
 	if i >= len(line) {
 		return true
@@ -681,7 +730,7 @@ func matchNetUse(s string, hit, _ int) (found, int, bool) {
 	line := toolLine(s, e, s[hit:e])
 	var pw [2]int
 	share, words := false, 0
-	for i := skipContinued(line, e); !argumentsEnd(line, i); i = skipContinued(line, i) {
+	for i := skipContinued(line, e); !argumentsEnd(line, i) && !commentAt(line, i); i = skipContinued(line, i) {
 		start, end, ok := argSpan(line, i, "")
 		if !ok || end == i {
 			return found{}, 0, false
@@ -705,6 +754,12 @@ func matchNetUse(s string, hit, _ int) (found, int, bool) {
 		return found{}, 0, false
 	}
 	return found{Finding{pw[0], pw[1], "password"}, context}, 0, true
+}
+
+// commentAt reports whether a comment starts at i in line: a # alone
+// (PowerShell's and the shell's; #pw is a word, cmd having no comments).
+func commentAt(line string, i int) bool {
+	return line[i] == '#' && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t')
 }
 
 // sambaTools are Samba's clients, whose -U and --user take user%password.

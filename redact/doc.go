@@ -127,11 +127,11 @@
 // gh secret set --body or -b (a secret), and the flags that take nothing
 // but a password, which is one however short or plain unless empty or a
 // stand-in, where the command starts (a line, escaped too, \n, \t in
-// JSON, a quote, a prompt: a $ or ❯, a % after no digit (mac%; 100% is
-// prose), a # or > after a prompt's user@host, shell-version, drive path
-// or PS on its line ([root@box ~]#, bash-5.1#, C:\Program Files\App>, PS
-// C:\>), where a bare # or > is a heading or a quote, C# or -> prose;
-// after && ; | or a runner such as
+// JSON, a quote, a prompt: a $, or # % > ❯ after what a shell prints
+// before them on their line (mac%, alice@mac ~ %, [root@box ~]#,
+// bash-5.1#, box:~ #, C:\Program Files\App>, PS C:\>, ~/src ❯, % or ❯
+// alone), where a bare # or > is a heading or a quote, and C#, ->, 100%
+// or Settings ❯ Security prose; after && ; | or a runner such as
 // sudo, then or cmd /c that starts one itself; "the zip -P flag" and
 // "then unzip it with -P" are prose) and its first word is no word of prose
 // (an article, a pronoun, a conjunction, file, archive, folder…: "zip the
@@ -149,8 +149,9 @@
 // or with -i, none is on the line. Windows' net use takes one as a word
 // of its own after the share (net use Z: \\srv\share x /user:DOM\alice,
 // or after /user:), however short, in a command that holds no other word
-// than the device, the share and /options, up to its end or a
-// redirection (>nul 2>&1); * asks for it. smbclient's (rpcclient's,
+// than the device, the share and /options, up to its end, a redirection
+// (>nul 2>&1) or a # alone (PowerShell's comment; #pw is a word); * asks
+// for it. smbclient's (rpcclient's,
 // smbcacls') -U and --user take user%password: the password after the %
 // goes however short, the user (DOM\user) stays. A flag of more than
 // one letter followed by more of a flag's characters, or by a colon
