@@ -407,6 +407,57 @@ func TestNetUsePasswords(t *testing.T) {
 	)
 }
 
+// TestPrompts: a command after the prompt a shell prints before it starts
+// there, whatever the shell; a # or > alone, or after prose, is a
+// heading, a quote, C# or an arrow, and starts none.
+func TestPrompts(t *testing.T) {
+	pw := fakecred.New(40).Str(fakecred.Alnum, 9) + "!q7Z"
+	var cases []contextCase
+	for _, p := range []struct{ name, before, after string }{
+		{"bash's", "alice@box:~/src$ ", ""},
+		{"root's, sudo", "root@box:~# sudo ", ""},
+		{"RHEL's root", "[root@box ~]# ", ""},
+		{"openSUSE's root", "box:~ # ", ""},
+		{"a virtualenv's", "(venv) root@box:~# ", ""},
+		{"bash's bare", "bash-5.1# ", ""},
+		{"zsh's, sudo", "% sudo ", ""},
+		{"zsh's default", "mac% ", ""},
+		{"macOS's", "alice@mac ~ % ", ""},
+		{"a path ending in a digit, %", "alice@box:~/proj1% ", ""},
+		{"a path, %", "alice@box:~/src% ", ""},
+		{"fish's", "alice@box ~> ", ""},
+		{"starship's, sudo", "❯ sudo ", ""},
+		{"a path, ❯", "~/src ❯ ", ""},
+		{"a JSON string's", `{"output": "done\n% `, `"}`},
+		{"a JSON string's root", `{"output": "done\nroot@box:~# `, `"}`},
+	} {
+		cmd := func(v string) string { return p.before + "zip -P " + v + " a.zip f" + p.after }
+		cases = append(cases, contextCase{"after " + p.name + " prompt", cmd(pw), cmd(R("password"))})
+	}
+	runContextCases(t, cases)
+	keptAsIs(t,
+		"# zip -P flag",
+		"> zip -P is insecure",
+		"# ssh-keygen -N and -P",
+		"<li>zip -P flag sets a password</li>",
+		"Progress: 100% zip -P later",
+		"C# zip -P wrapper",
+		"-> zip -P flag",
+		"=> zip -P flag",
+		"dev@x.com -> zip -P flag",
+		"@bob C# zip -P wrapper works",
+		"**alice@x.com** > zip -P is weak",
+		"alice@corp.com: C# zip -P wrapper",
+		"PS the C# zip -P wrapper is old",
+		"PS > zip -P flag is weak",
+		"bash-5 # zip -P is weak",
+		"Settings ❯ Security ❯ zip -P is weak",
+		"- ❯ zip -P is weak",
+		"French: 50 % zip -P est faible",
+		"a% zip -P is weak",
+	)
+}
+
 // TestKeyAndArchivePassphrases: ssh-keygen's -N (the new passphrase) and
 // -P (the old), zip's and unzip's -P and 7z's attached -p take one
 // however short; an empty one, a reference and 7z's -p alone (it asks)
@@ -433,20 +484,8 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		{"zip, a variable's archive", "zip $ARCHIVE -P " + pw + " dir", "zip $ARCHIVE -P " + P + " dir"},
 		{"zip, an archive of accents", "zip été.zip -P " + pw + " f", "zip été.zip -P " + P + " f"},
 		{"zip, blanks", "zip      -P " + pw + " a.zip", "zip      -P " + P + " a.zip"},
-		{"after a path ending in a digit and %", "alice@box:~/proj1% zip -P " + pw + " a.zip", "alice@box:~/proj1% zip -P " + P + " a.zip"},
-		{"after a virtualenv's prompt", "(venv) root@box:~# zip -P " + pw + " a.zip", "(venv) root@box:~# zip -P " + P + " a.zip"},
-		{"after openSUSE's root prompt", "box:~ # zip -P " + pw + " a.zip", "box:~ # zip -P " + P + " a.zip"},
 		{"a quoted archive named as prose", `zip "file" -P ` + pw, `zip "file" -P ` + P},
 		{"an archive of punctuation", "zip ... -P " + pw, "zip ... -P " + P},
-		{"after zsh's default prompt", "mac% zip -P " + pw + " a.zip f", "mac% zip -P " + P + " a.zip f"},
-		{"after macOS's prompt", "alice@mac ~ % zip -P " + pw + " a.zip f", "alice@mac ~ % zip -P " + P + " a.zip f"},
-		{"after fish's prompt", "alice@box ~> zip -P " + pw + " a.zip f", "alice@box ~> zip -P " + P + " a.zip f"},
-		{"after RHEL's root prompt", "[root@box ~]# zip -P " + pw + " a.zip f", "[root@box ~]# zip -P " + P + " a.zip f"},
-		{"after bash's bare prompt", "bash-5.1# ssh-keygen -t ed25519 -N " + pw + " -f k", "bash-5.1# ssh-keygen -t ed25519 -N " + PP + " -f k"},
-		{"after a path and ❯", "~/src ❯ zip -P " + pw + " a.zip f", "~/src ❯ zip -P " + P + " a.zip f"},
-		{"after a prompt in JSON", `{"output": "done\n% zip -P ` + pw + ` a.zip f"}`, `{"output": "done\n% zip -P ` + P + ` a.zip f"}`},
-		{"after a root prompt in JSON", `{"output": "done\nroot@box:~# zip -P ` + pw + ` a.zip f"}`, `{"output": "done\nroot@box:~# zip -P ` + P + ` a.zip f"}`},
-		{"after a prompt with a path", "alice@box:~/src% zip -P " + pw + " a.zip f", "alice@box:~/src% zip -P " + P + " a.zip f"},
 		{"zip, a quoted archive", `zip "my archive.zip" -P ` + pw + ` f`, `zip "my archive.zip" -P ` + P + ` f`},
 		{"zip, an archive without .zip", "zip backup -P " + pw + " notes.txt", "zip backup -P " + P + " notes.txt"},
 		{"zip -rP", "zip -rP " + pw + " out.zip dir", "zip -rP " + P + " out.zip dir"},
@@ -454,9 +493,6 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		{"unzip -oP", "unzip -oP " + pw + " a.zip", "unzip -oP " + P + " a.zip"},
 		{"unzip, -P after the archive", "unzip a.zip -P " + pw, "unzip a.zip -P " + P},
 		{"ssh-keygen -qN", "ssh-keygen -qN " + pw + " -f key", "ssh-keygen -qN " + PP + " -f key"},
-		{"after a root prompt", "root@box:~# sudo unzip -P " + pw + " a.zip", "root@box:~# sudo unzip -P " + P + " a.zip"},
-		{"after a zsh prompt", "% sudo zip -P " + pw + " a.zip f", "% sudo zip -P " + P + " a.zip f"},
-		{"after a starship prompt", "❯ sudo zip -P " + pw + " a.zip f", "❯ sudo zip -P " + P + " a.zip f"},
 		{"a Makefile recipe in JSON", `{"content":"dist:\n\tzip -P ` + pw + ` dist.zip build\n"}`, `{"content":"dist:\n\tzip -P ` + P + ` dist.zip build\n"}`},
 		{"after then", "if [ -f a ]; then zip -P hunter2 a.zip a; fi", "if [ -f a ]; then zip -P " + P + " a.zip a; fi"},
 		{"after sudo, after xargs", "find . -name '*.log' | xargs zip -P abc logs.zip && sudo unzip -P xyz b.zip",
@@ -494,26 +530,7 @@ func TestKeyAndArchivePassphrases(t *testing.T) {
 		"zip archives support -P passwords, but weakly",
 		"zip it up with -P and the password",
 		"zip them with -P and a password",
-		"# zip -P flag",
-		"> zip -P is insecure",
-		"# ssh-keygen -N and -P",
-		"<li>zip -P flag sets a password</li>",
-		"Progress: 100% zip -P later",
-		"C# zip -P wrapper",
-		"-> zip -P flag",
-		"=> zip -P flag",
 		"zip it, with -P and the password",
-		"dev@x.com -> zip -P flag",
-		"@bob C# zip -P wrapper works",
-		"**alice@x.com** > zip -P is weak",
-		"alice@corp.com: C# zip -P wrapper",
-		"PS the C# zip -P wrapper is old",
-		"PS > zip -P flag is weak",
-		"bash-5 # zip -P is weak",
-		"Settings ❯ Security ❯ zip -P is weak",
-		"- ❯ zip -P is weak",
-		"French: 50 % zip -P est faible",
-		"a% zip -P is weak",
 		"zip (the folder) with -P and a password",
 		"zip **the** folder with -P and a password",
 		"hello world "+strings.Repeat("x/", 70)+"# zip -P and a password",
