@@ -145,17 +145,10 @@ var proseWords = []string{
 // commandName returns the end of the word at hit if it can be a command's
 // name: a word of its own, not the end of a flag (--mysql).
 func commandName(s string, hit int) (int, bool) {
-	if !commandBoundary(s, hit) || hit > 0 && s[hit-1] == '-' {
+	if !boundaryBefore(s, hit) || hit > 0 && s[hit-1] == '-' {
 		return 0, false
 	}
 	return run(s, hit, toolChars), true
-}
-
-// commandBoundary reports whether a command's name may start at i in s:
-// after no letter or digit, or after an escaped line break or tab, whose
-// letter is none (a script in a JSON string, "\nhtpasswd -b …").
-func commandBoundary(s string, i int) bool {
-	return boundaryBefore(s, i) || i >= 2 && s[i-2] == '\\' && strings.IndexByte("nrt", s[i-1]) >= 0
 }
 
 // runners are the commands that run the command after them.
@@ -701,14 +694,12 @@ func skipContinued(line string, i int) int {
 // script in a JSON string) or a redirection (> f, <f, 2>&1). (A shell's
 // comment, # at a word's start, ends htpasswd's; net use's a # alone.)
 func argumentsEnd(line string, i int) bool {
-	if i >= len(line) {
+	if i >= len(line) || lineBreakAt(line, i) {
 		return true
 	}
 	switch c := line[i]; {
-	case c == '\r' || c == '\n' || c == '>' || c == '<':
+	case c == '>' || c == '<':
 		return true
-	case c == '\\':
-		return i+1 < len(line) && (line[i+1] == 'n' || line[i+1] == 'r')
 	case c >= '0' && c <= '9':
 		return i+1 < len(line) && line[i+1] == '>'
 	}
@@ -724,7 +715,7 @@ func init() { register("net use", matchNetUse) }
 // about it goes on with more. A * asks for the password.
 func matchNetUse(s string, hit, _ int) (found, int, bool) {
 	e := hit + len("net use")
-	if !commandBoundary(s, hit) || e < len(s) && s[e] != ' ' && s[e] != '\t' || !commandStart(s, hit) {
+	if !boundaryBefore(s, hit) || e < len(s) && s[e] != ' ' && s[e] != '\t' || !commandStart(s, hit) {
 		return found{}, 0, false
 	}
 	line := toolLine(s, e, s[hit:e])

@@ -404,10 +404,11 @@ func headerValue(s string, p int) (found, bool) {
 	p = skipQuote(s, p)
 	kind, start := "authorization", p
 	w := run(s, p, schemeChars)
-	if w > p && isScheme(s[p:w]) && lineBreakAt(s, skipBlanks(s, w, 4)) {
+	scheme := w > p && isScheme(s[p:w])
+	if scheme && lineBreakAt(s, skipBlanks(s, w, 4)) {
 		return found{}, false // the credentials, if any, are on a line of their own (AWS4-HMAC-SHA256\nCredential=…)
 	}
-	if w > p && w < len(s) && s[w] == ' ' && isScheme(s[p:w]) {
+	if scheme && w < len(s) && s[w] == ' ' {
 		switch strings.ToLower(s[p:w]) {
 		case "bearer":
 			kind = "bearer token"

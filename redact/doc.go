@@ -34,7 +34,10 @@
 // bytes of base64 or more), npm and PyPI tokens, and the tokens of
 // Hugging Face, Groq, xAI, Perplexity, Replicate, SendGrid, DigitalOcean,
 // Shopify, HashiCorp Vault, Linear, Postman, Sentry, Databricks, Doppler,
-// Grafana, Heroku, Supabase and age secret keys.
+// Grafana, Heroku, Supabase and age secret keys. A token, a JWT and a
+// command are looked for where a word starts: after no letter or digit,
+// or after an escaped line break or tab (\n, \r, \t, as a JSON string or
+// a log writes them), whose letter starts no word.
 //
 // Structures: private key blocks ("-----BEGIN … PRIVATE KEY-----" to its
 // END line; when the END line is missing, the base64 body that follows,

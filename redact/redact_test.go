@@ -28,6 +28,8 @@ func TestEveryKindInEveryContext(t *testing.T) {
 			{"markdown code", "Set it with `", "` then restart."},
 			{"private tag", "<private>", "</private>"},
 			{"line end", "first line\n", "\nlast line"},
+			{"escaped line end in JSON", `{"log": "first line\n`, `\nlast line"}`},
+			{"escaped tab in JSON", `{"log": "key:\t`, `"}`},
 		}
 		for _, ctx := range contexts {
 			t.Run(c.Kind+"/"+ctx.name, func(t *testing.T) {

@@ -74,8 +74,18 @@ func run(s string, i int, set *charset) int {
 func isAlnum(c byte) bool { return alnum[c] }
 
 // boundaryBefore reports whether a token may start at i: it is not glued
-// to a preceding letter or digit.
-func boundaryBefore(s string, i int) bool { return i == 0 || !isAlnum(s[i-1]) }
+// to a preceding letter or digit. The letter of an escaped line break or
+// tab (\n, \r, \t in a JSON string or a log) is none: what follows it
+// starts a line.
+func boundaryBefore(s string, i int) bool {
+	return i == 0 || !isAlnum(s[i-1]) || escapedBreak(s, i)
+}
+
+// escapedBreak reports whether s before i ends with \n, \r or \t, its
+// backslash not escaped itself (\\n is a backslash and an n).
+func escapedBreak(s string, i int) bool {
+	return i >= 2 && s[i-2] == '\\' && strings.IndexByte("nrt", s[i-1]) >= 0 && (i == 2 || s[i-3] != '\\')
+}
 
 // entropy is the Shannon entropy of s in bits a byte, as gitleaks computes
 // it.

@@ -257,7 +257,7 @@ const maxJWTHeader = 8 << 10
 // object naming "alg" or "typ" (gitleaks' jwt rule wants "ey" parts; the
 // decoded header is what makes one a JWT rather than base64 of JSON).
 func matchJWT(s string, hit int) (found, bool) {
-	if !strings.HasPrefix(s[hit:], "eyJ") || hit > 0 && (b64url[s[hit-1]] || s[hit-1] == '.') {
+	if !strings.HasPrefix(s[hit:], "eyJ") || hit > 0 && (b64url[s[hit-1]] || s[hit-1] == '.') && !escapedBreak(s, hit) {
 		return found{}, false
 	}
 	h := run(s, hit, b64url)
